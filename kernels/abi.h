@@ -1,0 +1,75 @@
+/* kernels/abi.h — the contract between a compiled kernel module and the host.
+ *
+ * Every kernel module croqtuner loads (baseline, family variant, or an agent's own
+ * source) defines:
+ *   extern "C" __global__ void croq_gemm_sp(const __grid_constant__ struct croq_gemm_args args);
+ *   extern "C" __device__ const struct croq_kernel_abi croq_abi = { ... };
+ * The runner reads `croq_abi` with cuModuleGetGlobal before launching, builds the
+ * tensor maps it describes, and derives the launch geometry from it. So the host
+ * needs no knowledge of how a kernel was written, only of this struct.
+ *
+ * Operation: C[M,N] = A[M,K] . B[N,K]^T, A 2:4 sparse along K.
+ * Global layouts (row-major, innermost contiguous):
+ *   A values  [M][K/2]            dtype elements (the kept values of each group of 4)
+ *   B         [N][K]              dtype elements ("K-major", TN)
+ *   metadata  [ceil(M/64)][K/64][128] u32, the "wgmma order" built by
+ *             sparse24_reorder_meta() (src/format/sparse24.h): one word per thread
+ *             of a consumer warpgroup per 64-row block and 64-wide dense K chunk.
+ *   C         [M][N]              f16
+ * Included by host C (C11) and device CUDA C++; keep it plain C.
+ */
+#ifndef CROQ_KERNELS_ABI_H
+#define CROQ_KERNELS_ABI_H
+
+#include <stdint.h>
+#include <cuda.h> /* CUtensorMap: 128-byte aligned opaque map (CUDA driver API) */
+
+#define CROQ_ABI_VERSION 1u
+#define CROQ_KERNEL_ENTRY "croq_gemm_sp"
+#define CROQ_ABI_SYMBOL "croq_abi"
+
+enum croq_dtype { CROQ_DTYPE_F16 = 0, CROQ_DTYPE_E4M3 = 1 };
+
+/* The tensors a kernel may ask a tensor map for. */
+enum croq_tensor { CROQ_T_A = 0, CROQ_T_B = 1, CROQ_T_META = 2, CROQ_T_C = 3, CROQ_T_COUNT = 4 };
+
+/* How the host must encode one tensor map (cuTensorMapEncodeTiled). box[] is in
+ * elements, innermost first, for the tensor's natural rank (A, B, C: 2; META: 3
+ * = {128 words, K/64 chunks, M/64 blocks}). box[0] == 0 means "no map needed". */
+struct croq_tmap_desc {
+    uint32_t box[3];
+    uint32_t swizzle_bytes; /* 0 (none), 32, 64 or 128 */
+    uint32_t l2_promotion;  /* CUtensorMapL2promotion value */
+};
+
+struct croq_kernel_abi {
+    uint32_t version;       /* CROQ_ABI_VERSION */
+    uint32_t dtype;         /* enum croq_dtype of A and B */
+    uint32_t threads;       /* threads per CTA */
+    uint32_t smem_bytes;    /* dynamic shared memory per CTA, bytes */
+    uint32_t tile_m;        /* output rows per CTA tile */
+    uint32_t tile_n;        /* output columns per CTA tile */
+    uint32_t tile_k;        /* dense K per pipeline stage; the kernel needs K % tile_k == 0 */
+    uint32_t split_k;       /* K partitions per output tile (1: none) */
+    uint32_t persistent;    /* 1: grid = SM count x ctas_per_sm, CTAs loop over tiles */
+    uint32_t cluster_m;     /* CTA cluster extent along M (1: no cluster) */
+    uint32_t cluster_n;     /* CTA cluster extent along N */
+    uint32_t workspace_bytes_per_tile; /* f32 split-K partials + counters, 0 if none */
+    struct croq_tmap_desc tmap[CROQ_T_COUNT];
+};
+
+/* Kernel parameter block, passed by value as one __grid_constant__ argument so the
+ * tensor maps stay in parameter space (PTX ISA: "Tensor-map" / cp.async.bulk.tensor
+ * requires the map in param, const or global space). */
+struct croq_gemm_args {
+    CUtensorMap tm_a;
+    CUtensorMap tm_b;
+    CUtensorMap tm_meta;
+    CUtensorMap tm_c;
+    const uint32_t *meta;   /* reordered metadata in global memory (direct-load path) */
+    void *c;                /* C, f16 [M][N] (direct-store epilogue) */
+    void *workspace;        /* split-K workspace, workspace_bytes_per_tile x tiles; zeroed once */
+    int32_t m, n, k;
+};
+
+#endif

@@ -1,0 +1,35 @@
+/* src/cli/main.c — croqtuner entry point: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct croq_command commands[] = {
+    {"bench", cmd_bench, "build, verify and time one kernel variant on one shape"},
+    {"knobs", cmd_knobs, "list the kernel family's knobs, or check a configuration"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: croqtuner <command> [options]   (croqtuner <command> --help)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "croqtuner: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,89 @@
+/* src/knobs/knobs.h — the kernel family's knob space (declared in knobs.def).
+ *
+ * A struct croq_config is one point of the space plus the operand dtype. It is the
+ * unit the code generator compiles, the proposer mutates, the engine records and the
+ * reports group by. Its canonical text form ("signature") is the dedup key.
+ */
+#ifndef CROQ_KNOBS_H
+#define CROQ_KNOBS_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+#include "../../kernels/abi.h"
+
+enum croq_knob_id {
+#define KNOB(id, name, macro, def, cat, meaning, ...) KNOB_##id,
+#include "knobs.def"
+#undef KNOB
+    KNOB_COUNT
+};
+
+#define CROQ_KNOB_MAX_VALUES 8
+
+struct croq_knob {
+    const char *name;
+    const char *macro;
+    int default_value;
+    const char *category;
+    const char *meaning;
+    int n_values;
+    int values[CROQ_KNOB_MAX_VALUES];
+};
+
+/* The table, indexed by enum croq_knob_id. */
+extern const struct croq_knob croq_knobs[KNOB_COUNT];
+
+struct croq_config {
+    int dtype; /* enum croq_dtype */
+    int v[KNOB_COUNT];
+};
+
+struct croq_shape {
+    long m, n, k;
+};
+
+/* Longest signature: every knob as "name=value," (see knobs_signature). */
+#define CROQ_SIG_MAX 512
+#define CROQ_WHY_MAX 256
+
+const char *croq_dtype_name(int dtype); /* "f16" / "e4m3" */
+int croq_dtype_parse(const char *s);    /* -1 if unknown */
+int croq_dtype_size(int dtype);         /* bytes per operand element */
+
+/* Fill every knob with its default and set the dtype. */
+void knobs_default(struct croq_config *cfg, int dtype);
+/* The simplest correct configuration: the baseline kernel (issue 2). */
+void knobs_baseline(struct croq_config *cfg, int dtype);
+
+int knobs_find(const char *name); /* knob id or -1 */
+bool knobs_value_allowed(int id, int value);
+
+/* Apply "name=value". Returns 0, or -1 with a message in err (unknown knob, value not
+ * an integer, value not in the knob's list). */
+int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t errlen);
+
+/* Check a configuration against the shape: every rule that would make it fail to
+ * compile, fail to launch, or compute a wrong result. Returns true if usable;
+ * otherwise false with the first violated rule in why. shape may be NULL to check
+ * only shape-independent rules. */
+bool knobs_validate(const struct croq_config *cfg, const struct croq_shape *shape,
+                    char *why, size_t whylen);
+
+/* Shape rules that hold for every kernel (K multiple of 64, N multiple of 8, ...). */
+bool shape_validate(int dtype, const struct croq_shape *shape, char *why, size_t whylen);
+
+/* Canonical "dtype=f16,kernel=1,tile_m=128,..." in table order. */
+void knobs_signature(const struct croq_config *cfg, char out[CROQ_SIG_MAX]);
+/* Parse a signature back (every knob must be present). 0 or -1 with err. */
+int knobs_parse_signature(struct croq_config *cfg, const char *sig, char *err, size_t errlen);
+
+/* Derived geometry (kernels/geometry.h). */
+long knobs_smem_bytes(const struct croq_config *cfg);
+int knobs_threads(const struct croq_config *cfg);
+int knobs_acc_regs(const struct croq_config *cfg);
+
+/* Parse "MxNxK". 0 or -1. */
+int shape_parse(const char *s, struct croq_shape *out);
+
+#endif

@@ -1,0 +1,22 @@
+/* src/util/atomicio.h — crash-safe file writes: write a temp file in the same
+ * directory, fsync it, rename over the target, fsync the directory. A reader (or a
+ * process restarted after kill -9) sees the old content or the new, never a torn file.
+ */
+#ifndef CROQ_UTIL_ATOMICIO_H
+#define CROQ_UTIL_ATOMICIO_H
+#include <stddef.h>
+#include <stdio.h>
+
+/* Replace path with data[0..len). 0, or -1 with errno (and the target untouched). */
+int atomic_write(const char *path, const void *data, size_t len);
+/* Append one record (a line ending in '\n') durably: O_APPEND write + fsync. A crash can
+ * leave a partial last line only if the record exceeds PIPE_BUF; readers must treat a
+ * final line without '\n' as torn and ignore it (see engine/storage.c). */
+int append_record(const char *path, const char *line, size_t len);
+/* mkdir -p with mode 0755. 0 or -1. */
+int mkdir_p(const char *path);
+/* Read a whole file (NUL-terminated). NULL with errno on failure; *len optional. */
+char *read_file(const char *path, size_t *len);
+/* Copy a file atomically. */
+int atomic_copy(const char *src, const char *dst);
+#endif
