@@ -41,7 +41,7 @@ void knobs_default(struct croq_config *cfg, int dtype)
         cfg->v[i] = croq_knobs[i].default_value;
     /* e4m3 moves half the bytes per K: twice the K per stage keeps stages equal in size. */
     if (dtype == CROQ_DTYPE_E4M3)
-        cfg->v[KNOB_TILE_K] = 256;
+        cfg->v[KNOB_TILE_K] *= 2;
 }
 
 void knobs_baseline(struct croq_config *cfg, int dtype)
@@ -157,7 +157,6 @@ bool shape_validate(int dtype, const struct croq_shape *s, char *why, size_t why
 static bool validate_structure(const struct croq_config *c, char *why, size_t whylen)
 {
     const int *v = c->v;
-    int esz = croq_dtype_size(c->dtype);
     for (int i = 0; i < KNOB_COUNT; i++)
         if (!knobs_value_allowed(i, v[i]))
             REJECT("knob '%s': value %d is not allowed", croq_knobs[i].name, v[i]);
@@ -166,11 +165,9 @@ static bool validate_structure(const struct croq_config *c, char *why, size_t wh
     /* One wgmma covers 64 rows; each consumer needs whole m64 slices. */
     if (v[KNOB_TILE_M] % (64 * v[KNOB_CONSUMERS]))
         REJECT("tile_m=%d must be a multiple of 64 x consumers (%d)", v[KNOB_TILE_M], v[KNOB_CONSUMERS]);
-    /* A k-step reads 32 B of packed A and 64 B of B per row; both must tile the
-     * swizzle atom exactly so every k-step lies inside one atom. */
-    if ((v[KNOB_TILE_K] / 2 * esz) % v[KNOB_SWIZZLE])
-        REJECT("tile_k=%d: packed A row per stage (%d B) must be a multiple of the %d-B swizzle",
-               v[KNOB_TILE_K], v[KNOB_TILE_K] / 2 * esz, v[KNOB_SWIZZLE]);
+    /* Swizzle needs no rule: a k-step reads 32 B of packed A and 64 B of B per row, and
+     * the kernel caps each operand's swizzle at its row bytes per stage
+     * (kernels/common.cuh), so a k-step always lies inside one atom. */
     /* Accumulators beyond 128 f32 per thread spill (wgmma D lives in registers). */
     if (knobs_acc_regs(c) > 128)
         REJECT("tile %dx%d with %d consumer(s) needs %d accumulator registers per thread (max 128)",

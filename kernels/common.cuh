@@ -1,0 +1,174 @@
+/* kernels/common.cuh — what every kernel of the family shares: knob macros checked,
+ * dtype constants, the ABI record, tile scheduling (raster order + CTA swizzle group),
+ * per-k-step shared-memory descriptors, the sparse MMA step, and the direct epilogue.
+ *
+ * The knob macros (CROQ_TILE_M, ...) come from the generated file's #defines, one per
+ * row of knobs.def (src/codegen). Derived quantities come from geometry.h, the same
+ * formulas the host uses to reject configurations before compiling them.
+ */
+#pragma once
+#include <stdint.h>
+#include <cuda_fp16.h>
+#include "abi.h"
+#include "geometry.h"
+#define KNOB(...)
+#include "knobs.def"
+#undef KNOB
+#include "ptx/mbarrier.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+#if !defined(CROQ_DTYPE) || !defined(CROQ_TILE_M) || !defined(CROQ_TILE_N) || !defined(CROQ_TILE_K) || \
+    !defined(CROQ_STAGES) || !defined(CROQ_SWIZZLE)
+#error "knob macros missing: compile the file croqtuner's code generator wrote"
+#endif
+
+#define CROQ_CAT_(a, b) a##b
+#define CROQ_CAT(a, b) CROQ_CAT_(a, b)
+
+/* Operand element size and the dense K of one sparse wgmma (PTX ISA: f16 m64nNk32,
+ * e4m3 m64nNk64). In bytes, one k-step is always 32 B of packed A and 64 B of B per row. */
+#if CROQ_DTYPE == 0
+#define CROQ_ESZ 2
+#define CROQ_INST_K 32
+#define CROQ_WGMMA CROQ_CAT(wgmma_sp_f16_n, CROQ_TILE_N)
+#else
+#define CROQ_ESZ 1
+#define CROQ_INST_K 64
+#define CROQ_WGMMA CROQ_CAT(wgmma_sp_e4m3_n, CROQ_TILE_N)
+#endif
+/* Swizzle span per operand: the knob, capped by the operand's row bytes per stage (a
+ * 64-wide f16 stage of packed A is only 64 B per row). */
+#define CROQ_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CROQ_SWIZZLE_A CROQ_MIN(CROQ_SWIZZLE, CROQ_TILE_K / 2 * CROQ_ESZ)
+#define CROQ_SWIZZLE_B CROQ_MIN(CROQ_SWIZZLE, CROQ_TILE_K * CROQ_ESZ)
+#define CROQ_A_STEP_BYTES 32
+#define CROQ_B_STEP_BYTES 64
+#define CROQ_STEPS (CROQ_TILE_K / CROQ_INST_K)   /* wgmma k-steps per stage */
+#define CROQ_CHUNKS (CROQ_TILE_K / 64)           /* metadata words per thread per m64 slice per stage */
+#define CROQ_ACC (CROQ_TILE_N / 2)               /* f32 accumulators per m64 slice per thread */
+
+#define CROQ_A_BYTES CROQ_ROUND_UP(CROQ_A_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K, CROQ_ESZ), CROQ_SMEM_ALIGN)
+#define CROQ_B_BYTES CROQ_ROUND_UP(CROQ_B_STAGE_BYTES(CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ), CROQ_SMEM_ALIGN)
+/* Bytes the TMA delivers per stage for A and B (full boxes, even when clipped). */
+#define CROQ_TX_AB (CROQ_A_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K, CROQ_ESZ) + \
+                    CROQ_B_STAGE_BYTES(CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ))
+
+static_assert(CROQ_SWIZZLE == 64 || CROQ_SWIZZLE == 128, "swizzle must be 64 or 128");
+static_assert(CROQ_SWIZZLE_A >= CROQ_A_STEP_BYTES && CROQ_SWIZZLE_B >= CROQ_B_STEP_BYTES, "a k-step lies in one atom");
+static_assert(CROQ_STEPS >= 1 && CROQ_TILE_K % 64 == 0, "tile_k must be a multiple of 64");
+
+/* L2 promotion knob (bytes) -> CUtensorMapL2promotion. */
+#define CROQ_L2_ENUM(b) ((b) == 256 ? 3 : (b) == 128 ? 2 : (b) == 64 ? 1 : 0)
+
+/* Tile coordinates of linear tile id t. RASTER 0 walks N first; GROUP > 1 visits tiles
+ * in bands of GROUP tile rows (or columns) so that concurrently running CTAs share A
+ * (or B) panels in L2. */
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int *tm, int *tn)
+{
+    const int major = CROQ_RASTER == CROQ_V_ROW ? tiles_m : tiles_n; /* dimension split into bands */
+    const int minor = CROQ_RASTER == CROQ_V_ROW ? tiles_n : tiles_m;
+    const int band_tiles = CROQ_GROUP * minor;
+    const int band = t / band_tiles;
+    const int in_band = t - band * band_tiles;
+    const int rows = min(CROQ_GROUP, major - band * CROQ_GROUP);
+    const int a = band * CROQ_GROUP + in_band % rows;
+    const int b = in_band / rows;
+    *tm = CROQ_RASTER == CROQ_V_ROW ? a : b;
+    *tn = CROQ_RASTER == CROQ_V_ROW ? b : a;
+}
+
+/* Shared-memory descriptors of k-step `step` of m64 slice `slice` in a stage whose A and B
+ * tiles start at a_base/b_base. A stage holds each operand as consecutive TMA boxes of
+ * [rows][SWIZZLE bytes]; a k-step lies inside one box (knobs.c rejects other layouts). */
+__device__ __forceinline__ uint64_t desc_a(uint32_t a_base, int slice, int step)
+{
+    const int off = step * CROQ_A_STEP_BYTES;
+    return smem_desc(a_base + (off / CROQ_SWIZZLE_A) * CROQ_TILE_M * CROQ_SWIZZLE_A + slice * 64 * CROQ_SWIZZLE_A +
+                         off % CROQ_SWIZZLE_A,
+                     CROQ_SWIZZLE_A);
+}
+
+__device__ __forceinline__ uint64_t desc_b(uint32_t b_base, int step)
+{
+    const int off = step * CROQ_B_STEP_BYTES;
+    return smem_desc(b_base + (off / CROQ_SWIZZLE_B) * CROQ_TILE_N * CROQ_SWIZZLE_B + off % CROQ_SWIZZLE_B,
+                     CROQ_SWIZZLE_B);
+}
+
+/* Issue the TMA loads of A and B for k tile kt into one stage. */
+__device__ __forceinline__ void load_ab(const croq_gemm_args &args, uint8_t *a_dst, uint8_t *b_dst,
+                                        uint64_t *bar, int kt, int m0, int n0)
+{
+#pragma unroll
+    for (int j = 0; j < CROQ_TILE_K / 2 * CROQ_ESZ / CROQ_SWIZZLE_A; j++)
+        tma_load_2d(a_dst + j * CROQ_TILE_M * CROQ_SWIZZLE_A, &args.tm_a, bar,
+                    kt * (CROQ_TILE_K / 2) + j * (CROQ_SWIZZLE_A / CROQ_ESZ), m0);
+#pragma unroll
+    for (int j = 0; j < CROQ_TILE_K * CROQ_ESZ / CROQ_SWIZZLE_B; j++)
+        tma_load_2d(b_dst + j * CROQ_TILE_N * CROQ_SWIZZLE_B, &args.tm_b, bar,
+                    kt * CROQ_TILE_K + j * (CROQ_SWIZZLE_B / CROQ_ESZ), n0);
+}
+
+/* All k-steps of one stage for one m64 slice. meta[c] is this thread's word for 64-K
+ * chunk c (wgmma order, src/format/sparse24.h): f16 uses it for two k32 steps with
+ * sparsity selectors 0 and 1, e4m3 for one k64 step with selector 0. */
+__device__ __forceinline__ void mma_stage(float (&acc)[CROQ_ACC], uint32_t a_base, uint32_t b_base, int slice,
+                                          const uint32_t (&meta)[CROQ_CHUNKS])
+{
+#pragma unroll
+    for (int s = 0; s < CROQ_STEPS; s++) {
+        const uint64_t da = desc_a(a_base, slice, s), db = desc_b(b_base, s);
+#if CROQ_DTYPE == 0
+        if (s & 1)
+            CROQ_WGMMA<1>(acc, da, db, meta[s / 2], 1);
+        else
+            CROQ_WGMMA<0>(acc, da, db, meta[s / 2], 1);
+#else
+        CROQ_WGMMA<0>(acc, da, db, meta[s], 1);
+#endif
+    }
+}
+
+/* Hoisted metadata: this thread's words for k tile kt and the m64 block mb, loaded from
+ * global memory (L2) before the stage barrier wait so their latency overlaps it. */
+__device__ __forceinline__ void load_meta(const croq_gemm_args &args, uint32_t (&meta)[CROQ_CHUNKS], int mb,
+                                          int kt, int tid_wg)
+{
+    const int kchunks = args.k / 64;
+    const uint32_t *p = args.meta + ((size_t)mb * kchunks + (size_t)kt * CROQ_CHUNKS) * 128 + tid_wg;
+#pragma unroll
+    for (int c = 0; c < CROQ_CHUNKS; c++)
+        meta[c] = __ldg(p + c * 128);
+}
+
+/* Accumulator element i of an m64nN fragment (PTX ISA, "wgmma .m64nNk* register
+ * fragment D"): row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2. */
+__device__ __forceinline__ void store_direct(const float (&acc)[CROQ_ACC], const croq_gemm_args &args,
+                                             int row0, int col0, int tid_wg)
+{
+    const int warp = tid_wg / 32, lane = tid_wg % 32;
+    __half *c = (__half *)args.c;
+#pragma unroll
+    for (int i = 0; i < CROQ_ACC; i += 2) {
+        const int row = row0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int col = col0 + 8 * (i / 4) + 2 * (lane % 4);
+        if (row < args.m && col < args.n) /* N % 8 == 0: col+1 < N too */
+            *(__half2 *)(c + (size_t)row * args.n + col) = __floats2half2_rn(acc[i], acc[i + 1]);
+    }
+}
+
+/* Test-only fault injection (src/codegen: --inject-fault), proving the tuner survives
+ * a trap, a deadlock on an mbarrier, and an out-of-bounds store. */
+#ifdef CROQ_INJECT_FAULT
+__device__ __forceinline__ void inject_fault(const croq_gemm_args &args, uint64_t *never_signalled)
+{
+#if CROQ_INJECT_FAULT == 1
+    asm volatile("trap;");
+#elif CROQ_INJECT_FAULT == 2
+    mbar_wait(never_signalled, 0);
+#elif CROQ_INJECT_FAULT == 3
+    ((volatile __half *)args.c)[(size_t)1 << 40] = __float2half(1.0f);
+#endif
+}
+#endif

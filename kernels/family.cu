@@ -1,0 +1,385 @@
+/* kernels/family.cu — the warp-specialized 2:4 sparse GEMM family (knob kernel=1).
+ *
+ * Warpgroup 0 is the producer: one thread issues TMA loads of packed A, B and (meta_path
+ * = 0) metadata into a ring of STAGES shared-memory stages; warpgroups 1..CONSUMERS are
+ * consumers, each owning TILE_M/CONSUMERS rows of the CTA tile in m64 slices. The ring
+ * is guarded by two mbarriers per stage: full[s] (TMA bytes landed) and empty[s] (every
+ * consumer warp of every CTA that reads this stage is done with it). A consumer keeps
+ * one wgmma group in flight: after issuing stage kt it waits until only that group is
+ * pending, so the wgmmas of stage kt-1 have completed, and only then releases kt-1.
+ *
+ * Knobs (knobs.def): tile, stages, consumers, swizzle, raster + CTA swizzle group,
+ * metadata path, epilogue (direct / stmatrix + TMA store), L2 promotion (host side),
+ * persistent tile loop, cluster with TMA multicast of A (along N) and B (along M), and
+ * split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
+ */
+#include "common.cuh"
+
+#if CROQ_KERNEL != CROQ_V_WS
+#error "family.cu is the kernel=1 structure"
+#endif
+
+#define CROQ_SPC (CROQ_TILE_M / 64 / CROQ_CONSUMERS) /* m64 slices per consumer */
+#define CROQ_META_TMA (CROQ_META_PATH == CROQ_V_META_TMA)
+#define CROQ_EPI_TMA (CROQ_EPILOGUE == CROQ_V_EPI_TMA)
+#define CROQ_META_BYTES (CROQ_META_TMA ? CROQ_ROUND_UP(CROQ_META_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K), CROQ_SMEM_ALIGN) : 0)
+#define CROQ_STAGE (CROQ_A_BYTES + CROQ_B_BYTES + CROQ_META_BYTES)
+#define CROQ_THREADS_ALL CROQ_THREADS(1, CROQ_CONSUMERS)
+#define CROQ_CSIZE (CROQ_CLUSTER_M * CROQ_CLUSTER_N)
+#define CROQ_DYN_SMEM \
+    CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, CROQ_META_TMA, CROQ_EPI_TMA)
+/* split-K workspace per output tile: a 256-B counter block, then split_k f32 partial tiles. */
+#define CROQ_WS_PER_TILE (CROQ_SPLIT_K > 1 ? 256 + CROQ_SPLIT_K * CROQ_TILE_M * CROQ_TILE_N * 4 : 0)
+#define CROQ_C_BOX_COLS 64 /* 128-B swizzled C staging: 64 f16 per box row */
+
+static_assert(CROQ_TILE_M % (64 * CROQ_CONSUMERS) == 0, "each consumer needs whole m64 slices");
+static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
+static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_CONSUMERS) <= 128, "accumulator registers");
+static_assert(!(CROQ_PERSISTENT && (CROQ_CSIZE > 1 || CROQ_SPLIT_K > 1)), "persistent excludes cluster/split-K");
+static_assert(CROQ_TILE_M % CROQ_CLUSTER_N == 0 && CROQ_TILE_N % CROQ_CLUSTER_M == 0, "multicast slices");
+
+extern "C" __device__ const struct croq_kernel_abi croq_abi = {
+    CROQ_ABI_VERSION, CROQ_DTYPE, CROQ_THREADS_ALL, CROQ_DYN_SMEM, CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K,
+    CROQ_SPLIT_K, CROQ_PERSISTENT, CROQ_CLUSTER_M, CROQ_CLUSTER_N, CROQ_WS_PER_TILE,
+    {{{CROQ_SWIZZLE_A / CROQ_ESZ, CROQ_TILE_M / CROQ_CLUSTER_N, 0}, CROQ_SWIZZLE_A, CROQ_L2_ENUM(CROQ_L2_A)},
+     {{CROQ_SWIZZLE_B / CROQ_ESZ, CROQ_TILE_N / CROQ_CLUSTER_M, 0}, CROQ_SWIZZLE_B, CROQ_L2_ENUM(CROQ_L2_B)},
+     {{CROQ_META_TMA ? 128 : 0, CROQ_CHUNKS, CROQ_TILE_M / 64}, 0, CROQ_L2_ENUM(CROQ_L2_A)},
+     {{CROQ_EPI_TMA ? CROQ_C_BOX_COLS : 0, 64, 0}, CROQ_EPI_TMA ? 128 : 0, 0}}};
+
+__device__ __forceinline__ uint32_t cluster_rank()
+{
+#if CROQ_CSIZE > 1
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+#if CROQ_CSIZE > 1
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+/* Named barrier among the 128 threads of one consumer warpgroup (id 0 is __syncthreads). */
+__device__ __forceinline__ void wg_barrier(int consumer)
+{
+    asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
+}
+
+/* The work unit a CTA does: one output tile, and its K range for split-K. */
+struct work {
+    int tm, tn, k_begin, k_tiles, tile_id;
+};
+
+__device__ __forceinline__ bool next_work(const croq_gemm_args &args, int iter, work *w)
+{
+    const int tiles_m = (args.m + CROQ_TILE_M - 1) / CROQ_TILE_M;
+    const int tiles_n = (args.n + CROQ_TILE_N - 1) / CROQ_TILE_N;
+    const int k_tiles = args.k / CROQ_TILE_K / CROQ_SPLIT_K;
+#if CROQ_PERSISTENT
+    const int t = blockIdx.x + iter * gridDim.x;
+    if (t >= tiles_m * tiles_n)
+        return false;
+    tile_coords(t, tiles_m, tiles_n, &w->tm, &w->tn);
+#else
+    if (iter > 0)
+        return false;
+    const int rank = (int)cluster_rank();
+    int cm, cn; /* cluster coordinates in units of clusters */
+    tile_coords(blockIdx.x / CROQ_CSIZE, (tiles_m + CROQ_CLUSTER_M - 1) / CROQ_CLUSTER_M,
+                (tiles_n + CROQ_CLUSTER_N - 1) / CROQ_CLUSTER_N, &cm, &cn);
+    w->tm = cm * CROQ_CLUSTER_M + rank % CROQ_CLUSTER_M;
+    w->tn = cn * CROQ_CLUSTER_N + rank / CROQ_CLUSTER_M;
+#endif
+    w->tile_id = w->tm * tiles_n + w->tn;
+    w->k_begin = blockIdx.y * k_tiles;
+    w->k_tiles = k_tiles;
+    return true;
+}
+
+struct smem_layout {
+    uint8_t *stages;
+    uint8_t *c_tile;
+    uint64_t *full, *empty, *fault;
+    int *flag; /* split-K: "this CTA reduces" broadcast */
+};
+
+__device__ __forceinline__ smem_layout carve(uint8_t *raw)
+{
+    smem_layout l;
+    l.stages = (uint8_t *)(((uintptr_t)raw + CROQ_SMEM_ALIGN - 1) & ~(uintptr_t)(CROQ_SMEM_ALIGN - 1));
+    l.c_tile = l.stages + CROQ_STAGES * CROQ_STAGE;
+    l.full = (uint64_t *)(l.c_tile + CROQ_C_TILE_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_EPI_TMA));
+    l.empty = l.full + CROQ_STAGES;
+    l.fault = l.empty + CROQ_STAGES;
+    l.flag = (int *)(l.fault + 1);
+    return l;
+}
+
+/* ---- producer ------------------------------------------------------------------ */
+
+__device__ __forceinline__ void produce_stage(const croq_gemm_args &args, const smem_layout &l, int s, int kt,
+                                              const work &w)
+{
+    uint8_t *a = l.stages + s * CROQ_STAGE, *b = a + CROQ_A_BYTES, *meta = b + CROQ_B_BYTES;
+    const int m0 = w.tm * CROQ_TILE_M, n0 = w.tn * CROQ_TILE_N;
+    mbar_arrive_expect_tx(&l.full[s], CROQ_TX_AB + (CROQ_META_TMA ? CROQ_META_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K) : 0));
+#if CROQ_CSIZE > 1
+    const int rank = (int)cluster_rank();
+    const int a_part = rank / CROQ_CLUSTER_M, b_part = rank % CROQ_CLUSTER_M;
+    uint16_t a_mask = 0, b_mask = 0;
+    for (int j = 0; j < CROQ_CLUSTER_N; j++)
+        a_mask |= 1u << (rank % CROQ_CLUSTER_M + CROQ_CLUSTER_M * j);
+    for (int i = 0; i < CROQ_CLUSTER_M; i++)
+        b_mask |= 1u << (CROQ_CLUSTER_M * (rank / CROQ_CLUSTER_M) + i);
+    const int a_rows = CROQ_TILE_M / CROQ_CLUSTER_N, b_rows = CROQ_TILE_N / CROQ_CLUSTER_M;
+#pragma unroll
+    for (int j = 0; j < CROQ_TILE_K / 2 * CROQ_ESZ / CROQ_SWIZZLE_A; j++)
+        tma_load_2d_multicast(a + j * CROQ_TILE_M * CROQ_SWIZZLE_A + a_part * a_rows * CROQ_SWIZZLE_A, &args.tm_a,
+                              &l.full[s], kt * (CROQ_TILE_K / 2) + j * (CROQ_SWIZZLE_A / CROQ_ESZ),
+                              m0 + a_part * a_rows, a_mask);
+#pragma unroll
+    for (int j = 0; j < CROQ_TILE_K * CROQ_ESZ / CROQ_SWIZZLE_B; j++)
+        tma_load_2d_multicast(b + j * CROQ_TILE_N * CROQ_SWIZZLE_B + b_part * b_rows * CROQ_SWIZZLE_B, &args.tm_b,
+                              &l.full[s], kt * CROQ_TILE_K + j * (CROQ_SWIZZLE_B / CROQ_ESZ), n0 + b_part * b_rows,
+                              b_mask);
+#else
+    load_ab(args, a, b, &l.full[s], kt, m0, n0);
+#endif
+#if CROQ_META_TMA
+    tma_load_3d(meta, &args.tm_meta, &l.full[s], 0, kt * CROQ_CHUNKS, m0 / 64);
+#else
+    (void)meta;
+#endif
+}
+
+__device__ void producer(const croq_gemm_args &args, const smem_layout &l)
+{
+    int it = 0; /* stage use counter across tiles: stage = it % STAGES, phase = it / STAGES */
+    work w;
+    for (int iter = 0; next_work(args, iter, &w); iter++)
+        for (int kt = w.k_begin; kt < w.k_begin + w.k_tiles; kt++, it++) {
+            const int s = it % CROQ_STAGES;
+            if (it >= CROQ_STAGES)
+                mbar_wait(&l.empty[s], ((it / CROQ_STAGES) - 1) & 1);
+            produce_stage(args, l, s, kt, w);
+        }
+}
+
+/* ---- consumers ----------------------------------------------------------------- */
+
+__device__ __forceinline__ void stage_meta(const croq_gemm_args &args, const smem_layout &l, int s, int kt,
+                                           const work &w, int c, int tid_wg, uint32_t (&meta)[CROQ_SPC][CROQ_CHUNKS])
+{
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++) {
+        const int slice = c * CROQ_SPC + i;
+#if CROQ_META_TMA
+        const uint32_t *m = (const uint32_t *)(l.stages + s * CROQ_STAGE + CROQ_A_BYTES + CROQ_B_BYTES);
+#pragma unroll
+        for (int ch = 0; ch < CROQ_CHUNKS; ch++)
+            meta[i][ch] = m[(slice * CROQ_CHUNKS + ch) * 128 + tid_wg];
+#else
+        load_meta(args, meta[i], w.tm * (CROQ_TILE_M / 64) + slice, kt, tid_wg);
+#endif
+    }
+}
+
+__device__ __forceinline__ void release(const smem_layout &l, int s, int lane)
+{
+    if (lane == 0) {
+#if CROQ_CSIZE > 1
+        for (int r = 0; r < CROQ_CSIZE; r++)
+            mbar_arrive_cluster(&l.empty[s], r);
+#else
+        mbar_arrive(&l.empty[s]);
+#endif
+    }
+}
+
+/* Stores this consumer's slices through 128-B swizzled shared memory and TMA: stmatrix
+ * writes 8x8 f16 matrices whose 16-B rows land at the swizzled address (row r, 16-B
+ * unit u) -> r * 128 + ((u ^ (r % 8)) * 16) inside a 64-column box. */
+__device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], const croq_gemm_args &args,
+                                          const smem_layout &l, const work &w, int c, int tid_wg)
+{
+    const int warp = tid_wg / 32, lane = tid_wg % 32;
+    uint8_t *region = l.c_tile + c * CROQ_SPC * 64 * CROQ_TILE_N * 2;
+    if (tid_wg == 0)
+        tma_store_wait_read(); /* the previous tile's stores have read the region */
+    wg_barrier(c);
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+        for (int j = 0; j < CROQ_ACC / 4; j += 2) { /* two n8 blocks per stmatrix.x4 */
+            uint32_t r[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const int blk = j + q / 2, half = q % 2;
+                __half2 h = __floats2half2_rn(acc[i][4 * blk + 2 * half], acc[i][4 * blk + 2 * half + 1]);
+                r[q] = *(uint32_t *)&h;
+            }
+            const int q = lane / 8, row = 16 * warp + (q % 2) * 8 + lane % 8;
+            const int col = 8 * (j + q / 2), box = col / CROQ_C_BOX_COLS, unit = (col % CROQ_C_BOX_COLS) / 8;
+            uint8_t *p = region + (i * (CROQ_TILE_N / CROQ_C_BOX_COLS) + box) * 64 * 128 + row * 128 +
+                         ((unit ^ (row % 8)) * 16);
+            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(p)),
+                         "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                         : "memory");
+        }
+    fence_proxy_async_smem();
+    wg_barrier(c);
+    if (tid_wg == 0) {
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+            for (int box = 0; box < CROQ_TILE_N / CROQ_C_BOX_COLS; box++)
+                tma_store_2d(&args.tm_c, region + (i * (CROQ_TILE_N / CROQ_C_BOX_COLS) + box) * 64 * 128,
+                             w.tn * CROQ_TILE_N + box * CROQ_C_BOX_COLS,
+                             w.tm * CROQ_TILE_M + (c * CROQ_SPC + i) * 64);
+        tma_store_commit();
+    }
+}
+
+#if CROQ_SPLIT_K > 1
+/* Split-K: every CTA of a tile writes its f32 partial (in fragment order, so the writes
+ * are coalesced), the last to arrive sums all partials into its registers and stores C,
+ * then resets the tile's counter for the next launch. */
+__device__ __forceinline__ bool reduce_split_k(float (&acc)[CROQ_SPC][CROQ_ACC], const croq_gemm_args &args,
+                                               const smem_layout &l, const work &w, int c, int tid_wg)
+{
+    uint8_t *tile_ws = (uint8_t *)args.workspace + (size_t)w.tile_id * CROQ_WS_PER_TILE;
+    unsigned *counter = (unsigned *)tile_ws;
+    float *parts = (float *)(tile_ws + 256);
+    const int per_split = CROQ_TILE_M * CROQ_TILE_N;
+    float *mine = parts + blockIdx.y * per_split + c * CROQ_SPC * CROQ_ACC * 128;
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+        for (int j = 0; j < CROQ_ACC; j++)
+            mine[(i * CROQ_ACC + j) * 128 + tid_wg] = acc[i][j];
+    __threadfence();
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
+    if (c == 0 && tid_wg == 0)
+        *l.flag = atomicAdd(counter, 1u) == CROQ_SPLIT_K - 1;
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
+    if (!*l.flag)
+        return false;
+    __threadfence();
+    for (int sp = 0; sp < CROQ_SPLIT_K; sp++) {
+        if (sp == (int)blockIdx.y)
+            continue;
+        const float *other = parts + sp * per_split + c * CROQ_SPC * CROQ_ACC * 128;
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+            for (int j = 0; j < CROQ_ACC; j++)
+                acc[i][j] += __ldcg(other + (i * CROQ_ACC + j) * 128 + tid_wg);
+    }
+    if (c == 0 && tid_wg == 0)
+        *counter = 0;
+    return true;
+}
+#endif
+
+__device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c, int tid_wg)
+{
+    const int lane = tid_wg % 32;
+    int it = 0;
+    work w;
+    for (int iter = 0; next_work(args, iter, &w); iter++) {
+        float acc[CROQ_SPC][CROQ_ACC];
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+            for (int j = 0; j < CROQ_ACC; j++)
+                acc[i][j] = 0.0f;
+        for (int kt = w.k_begin; kt < w.k_begin + w.k_tiles; kt++, it++) {
+            const int s = it % CROQ_STAGES;
+            uint32_t meta[CROQ_SPC][CROQ_CHUNKS];
+#if !CROQ_META_TMA
+            stage_meta(args, l, s, kt, w, c, tid_wg, meta); /* hoisted: before the wait */
+#endif
+            mbar_wait(&l.full[s], (it / CROQ_STAGES) & 1);
+#if CROQ_META_TMA
+            stage_meta(args, l, s, kt, w, c, tid_wg, meta);
+#endif
+            const uint32_t a_base = smem_u32(l.stages + s * CROQ_STAGE), b_base = a_base + CROQ_A_BYTES;
+#pragma unroll
+            for (int i = 0; i < CROQ_SPC; i++)
+                wgmma_fence_regs(acc[i]);
+            wgmma_fence();
+#pragma unroll
+            for (int i = 0; i < CROQ_SPC; i++)
+                mma_stage(acc[i], a_base, b_base, c * CROQ_SPC + i, meta[i]);
+            wgmma_commit();
+            wgmma_wait<1>(); /* the previous stage's wgmmas are complete ... */
+#pragma unroll
+            for (int i = 0; i < CROQ_SPC; i++)
+                wgmma_fence_regs(acc[i]);
+            if (kt > w.k_begin)
+                release(l, (it - 1) % CROQ_STAGES, lane); /* ... so it may be refilled */
+        }
+        wgmma_wait<0>();
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+            wgmma_fence_regs(acc[i]);
+        release(l, (it - 1) % CROQ_STAGES, lane);
+#if CROQ_SPLIT_K > 1
+        if (!reduce_split_k(acc, args, l, w, c, tid_wg))
+            continue;
+#endif
+#if CROQ_EPI_TMA
+        store_tma(acc, args, l, w, c, tid_wg);
+#else
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+            store_direct(acc[i], args, w.tm * CROQ_TILE_M + (c * CROQ_SPC + i) * 64, w.tn * CROQ_TILE_N, tid_wg);
+#endif
+    }
+#if CROQ_EPI_TMA
+    if (tid_wg == 0)
+        tma_store_wait_read();
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(CROQ_THREADS_ALL, 1)
+    croq_gemm_sp(const __grid_constant__ croq_gemm_args args)
+{
+    extern __shared__ uint8_t smem_raw[];
+    const smem_layout l = carve(smem_raw);
+    const int wg = threadIdx.x / 128, tid_wg = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < CROQ_STAGES; s++) {
+            mbar_init(&l.full[s], 1);
+            mbar_init(&l.empty[s], 4 * CROQ_CONSUMERS * CROQ_CSIZE); /* one arrive per consumer warp */
+        }
+        mbar_init(l.fault, 1);
+        mbar_fence_init();
+    }
+    __syncthreads();
+    cluster_sync(); /* peers' barriers are initialized before any multicast lands */
+#ifdef CROQ_INJECT_FAULT
+    inject_fault(args, l.fault);
+#endif
+    if (wg == 0) {
+        setmaxnreg_dec_40();
+        if (tid_wg == 0) {
+            tma_prefetch_map(&args.tm_a);
+            tma_prefetch_map(&args.tm_b);
+            producer(args, l);
+        }
+    } else {
+#if CROQ_CONSUMERS == 2
+        setmaxnreg_inc_232();
+#else
+        setmaxnreg_inc_240();
+#endif
+        consumer(args, l, wg - 1, tid_wg);
+    }
+    cluster_sync(); /* no CTA exits while a peer may still multicast into it or arrive on it */
+}
