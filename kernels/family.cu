@@ -125,7 +125,7 @@ __device__ __forceinline__ smem_layout carve(uint8_t *raw)
 __device__ __forceinline__ void produce_stage(const croq_gemm_args &args, const smem_layout &l, int s, int kt,
                                               const work &w)
 {
-    uint8_t *a = l.stages + s * CROQ_STAGE, *b = a + CROQ_A_BYTES, *meta = b + CROQ_B_BYTES;
+    uint8_t *a = l.stages + s * CROQ_STAGE, *b = a + CROQ_A_BYTES;
     const int m0 = w.tm * CROQ_TILE_M, n0 = w.tn * CROQ_TILE_N;
     mbar_arrive_expect_tx(&l.full[s], CROQ_TX_AB + (CROQ_META_TMA ? CROQ_META_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K) : 0));
 #if CROQ_CSIZE > 1
@@ -151,9 +151,7 @@ __device__ __forceinline__ void produce_stage(const croq_gemm_args &args, const 
     load_ab(args, a, b, &l.full[s], kt, m0, n0);
 #endif
 #if CROQ_META_TMA
-    tma_load_3d(meta, &args.tm_meta, &l.full[s], 0, kt * CROQ_CHUNKS, m0 / 64);
-#else
-    (void)meta;
+    tma_load_3d(b + CROQ_B_BYTES, &args.tm_meta, &l.full[s], 0, kt * CROQ_CHUNKS, m0 / 64);
 #endif
 }
 

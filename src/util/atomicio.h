@@ -9,14 +9,20 @@
 
 /* Replace path with data[0..len). 0, or -1 with errno (and the target untouched). */
 int atomic_write(const char *path, const void *data, size_t len);
-/* Append one record (a line ending in '\n') durably: O_APPEND write + fsync. A crash can
- * leave a partial last line only if the record exceeds PIPE_BUF; readers must treat a
- * final line without '\n' as torn and ignore it (see engine/storage.c). */
+/* atomic_write of a NUL-terminated string (without the NUL). */
+int atomic_write_str(const char *path, const char *s);
+/* Append one record (a line ending in '\n'; one is added when missing) durably:
+ * O_APPEND write + fsync (+ fsync of the directory when the file was created). A crash
+ * can leave a partial last line only if the record exceeds PIPE_BUF; readers must treat a
+ * final line without '\n' as torn and ignore it (see engine/storage.c). 0 or -1/errno. */
 int append_record(const char *path, const char *line, size_t len);
-/* mkdir -p with mode 0755. 0 or -1. */
+/* mkdir -p with mode 0755. 0 (also when it exists) or -1 with errno (ENOTDIR when a
+ * component is a file). */
 int mkdir_p(const char *path);
-/* Read a whole file (NUL-terminated). NULL with errno on failure; *len optional. */
+/* Read a whole file (NUL-terminated; free() it). NULL with errno on failure (EISDIR for
+ * a directory); *len (bytes, without the NUL) optional. */
 char *read_file(const char *path, size_t *len);
-/* Copy a file atomically. */
+/* Copy a file atomically (whole file in memory: meant for sources and cubins, a few
+ * MB). 0 or -1 with errno. */
 int atomic_copy(const char *src, const char *dst);
 #endif

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+#define SPAWN_KILL_GRACE_S 2.0
+#define SPAWN_DEFAULT_CAP ((size_t)1 << 20)
+
 struct spawn_opts {
     const char *const *argv;   /* argv[0] is looked up in PATH if it has no '/' */
     const char *cwd;           /* NULL: inherit */
@@ -25,12 +28,20 @@ struct spawn_result {
     bool timed_out;     /* killed because timeout_s passed */
     bool exec_failed;   /* the program could not be started (errno in exec_errno) */
     int exec_errno;
-    double wall_s;
+    double wall_s;      /* seconds from start to reaping */
+    double limit_s;     /* the timeout_s it ran under (0: none), for spawn_describe */
     char *out, *err;    /* captured, NUL-terminated (empty when redirected); free with spawn_result_release */
+    bool out_truncated; /* more than out_cap bytes arrived; the rest was read and dropped */
+    bool err_truncated;
 };
 
 /* Runs to completion. Returns 0 if the child was started and reaped (whatever its
- * status), -1 on a local failure (fork/pipe) with errno set. */
+ * status), also when it could not be started (exec_failed), -1 on a local failure
+ * (fork/pipe, opening a redirect file) with errno set.
+ * The child runs in a new process group; when it exits, or on timeout, whatever is left
+ * of that group (grandchildren holding the pipes) is killed, so nothing outlives the
+ * call. On timeout the group gets SIGTERM, then SIGKILL 2 s later
+ * (SPAWN_KILL_GRACE_S). A relative argv[0] with a '/' is taken relative to cwd. */
 int spawn_run(const struct spawn_opts *opts, struct spawn_result *res);
 void spawn_result_release(struct spawn_result *res);
 /* "exit 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s", "could not start: ..." */
