@@ -12,9 +12,13 @@
  * Global layouts (row-major, innermost contiguous):
  *   A values  [M][K/2]            dtype elements (the kept values of each group of 4)
  *   B         [N][K]              dtype elements ("K-major", TN)
- *   metadata  [ceil(M/64)][K/64][128] u32, the "wgmma order" built by
+ *   metadata  [CROQ_META_BLOCKS(M)][K/64][128] u32, the "wgmma order" built by
  *             sparse24_reorder_meta() (src/format/sparse24.h): one word per thread
  *             of a consumer warpgroup per 64-row block and 64-wide dense K chunk.
+ *             Blocks past ceil(M/64) hold 0x44444444 (valid nibble (0,1) on rows whose
+ *             values TMA zero-fills): a tile may overhang M by up to 3 m64 blocks, and
+ *             kernels read their metadata unguarded, because a nibble with equal
+ *             indices (what a zero-filled word holds) is undefined for the sparse MMA.
  *   C         [M][N]              f16
  * Included by host C (C11) and device CUDA C++; keep it plain C.
  */
@@ -25,6 +29,8 @@
 #include <cuda.h> /* CUtensorMap: 128-byte aligned opaque map (CUDA driver API) */
 
 #define CROQ_ABI_VERSION 1u
+/* m64 metadata blocks the host allocates for M rows (see the layout above). */
+#define CROQ_META_BLOCKS(m) (((m) + 63) / 64 + 3)
 #define CROQ_KERNEL_ENTRY "croq_gemm_sp"
 #define CROQ_ABI_SYMBOL "croq_abi"
 
