@@ -57,10 +57,12 @@ __device__ __forceinline__ uint32_t cluster_rank()
 #endif
 }
 
+/* Not .aligned: at the end of the kernel the producer thread arrives later than the rest
+ * of its warp, and .aligned requires the whole warp to execute the instruction together. */
 __device__ __forceinline__ void cluster_sync()
 {
 #if CROQ_CSIZE > 1
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 #endif
 }
 
@@ -261,10 +263,11 @@ __device__ __forceinline__ bool reduce_split_k(float (&acc)[CROQ_SPC][CROQ_ACC],
         for (int j = 0; j < CROQ_ACC; j++)
             mine[(i * CROQ_ACC + j) * 128 + tid_wg] = acc[i][j];
     __threadfence();
-    asm volatile("bar.sync 1, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
+    /* barrier 3: all consumer threads (ids 1-2 are the per-consumer epilogue barriers) */
+    asm volatile("bar.sync 3, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
     if (c == 0 && tid_wg == 0)
         *l.flag = atomicAdd(counter, 1u) == CROQ_SPLIT_K - 1;
-    asm volatile("bar.sync 1, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
+    asm volatile("bar.sync 3, %0;" ::"n"(128 * CROQ_CONSUMERS) : "memory");
     if (!*l.flag)
         return false;
     __threadfence();
