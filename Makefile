@@ -1,0 +1,32 @@
+# Makefile — thin wrapper over scripts/setup-deps.sh and CMake (CMakeLists.txt).
+#   make test    install dependencies, configure build/, build, run every test
+#   make build   the same without the tests (binaries in build/bin)
+#   make tune    build, then tune
+SHELL := /bin/bash
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps configure build test tune clean
+
+all: build
+
+deps:
+	bash scripts/setup-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# ctest prints skipped tests after its summary; the summary line is repeated last so the
+# final line of the output is the result.
+test: build
+	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; \
+	  rc=$${PIPESTATUS[0]}; grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1; exit $$rc
+
+tune: build
+	$(BUILD)/bin/croqtuner bench --dtype f16 --shape 4096x8192x8192
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,99 @@
+/* src/build/nvcc.h — compile one self-contained kernel source to a cubin for sm_90a and
+ * check it statically: ptxas resource report (registers, spills, stack, static smem)
+ * and the SASS (does it really issue sparse tensor-core MMA?).
+ *
+ * nvcc: path from opts.nvcc, else $CROQ_NVCC, else the CROQ_NVCC_DEFAULT compile
+ * definition (CMake's CUDAToolkit_NVCC_EXECUTABLE), else "nvcc" on PATH. Command:
+ *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo
+ *        -Xptxas -v,--warn-on-local-memory-usage,--warn-on-spills [-D...] -o TMP SRC
+ * (--warn-on-* are ptxas options, hence -Xptxas.) The cubin is written to a temp file in
+ * the output directory and renamed into place, so a reader never sees half a cubin.
+ *
+ * Cache: key = FNV-1a 64 (src/util/hash.h) of a schema tag, `nvcc --version` output,
+ * the flags and the source text. A hit copies the cached cubin and restores the
+ * recorded static check without running nvcc. The key does not cover files the source
+ * includes with quotes: the source must be self-contained (codegen output is).
+ *
+ * SASS: `cuobjdump -sass` (path from $CROQ_CUOBJDUMP, else PATH, else the
+ * CROQ_CUOBJDUMP_DEFAULT compile definition, else <exe>/../.deps or <exe>/../../.deps
+ * pip copy; it needs nvdisasm next to it or on PATH). Sparse wgmma shows up as
+ * `HGMMA.SP.<shape>.F32` (f16) and `QGMMA.SP.<shape>.F32.E4M3.E4M3` (e4m3) — checked
+ * by compiling wgmma.mma_async.sp with nvcc 13.0 for sm_90a and disassembling with
+ * cuobjdump 13.5 — so "sparse" = a *GMMA mnemonic with an `SP` dot-component. Dense
+ * wgmma is the same mnemonic without `.SP`; HMMA is the legacy mma.sync path.
+ */
+#ifndef CROQ_BUILD_NVCC_H
+#define CROQ_BUILD_NVCC_H
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define BUILD_DEFAULT_TIMEOUT_S 600.0 /* the largest family variants take ~1-2 min on 2 cores */
+#define BUILD_SASS_TIMEOUT_S 120.0
+#define BUILD_ERROR_MAX 2048
+#define BUILD_MNEMONICS_MAX 512
+
+struct build_opts {
+    const char *out_dir;        /* where <name>.cubin goes; NULL: the source's directory */
+    const char *cache_dir;      /* NULL: $CROQ_CACHE_DIR, else $XDG_CACHE_HOME/croqtuner, else
+                                   $HOME/.cache/croqtuner; "" disables the cache */
+    const char *const *defines; /* "NAME=VALUE" / "NAME" passed as -D, NULL-terminated, or NULL */
+    double timeout_s;           /* nvcc wall-clock limit, s; <= 0: BUILD_DEFAULT_TIMEOUT_S */
+    bool no_sass;               /* skip the cuobjdump check */
+    const char *nvcc;           /* NULL: see above */
+};
+
+/* From ptxas -v, for the entry function croq_gemm_sp (CROQ_KERNEL_ENTRY), or the first
+ * entry function when there is no such one. -1: not reported. */
+struct build_ptxas {
+    bool parsed;
+    char function[128];
+    int registers;
+    int spill_store_bytes, spill_load_bytes;
+    int stack_frame_bytes;
+    int smem_bytes;             /* static shared memory; the kernel's dynamic smem is in croq_abi */
+    int barriers;
+    bool local_memory_warning;  /* ptxas warned about local memory in some function */
+    bool spills;                /* some function spills registers or uses local memory */
+};
+
+struct build_sass {
+    bool checked;               /* cuobjdump ran; when false, note says why */
+    char note[512];
+    bool has_gmma;              /* any *GMMA instruction (HGMMA, QGMMA, ...) */
+    bool has_sparse_gmma;       /* a *GMMA with the .SP modifier */
+    int gmma_count, sparse_gmma_count;
+    bool has_hmma;              /* legacy mma.sync tensor-core path (HMMA) */
+    char mnemonics[BUILD_MNEMONICS_MAX]; /* distinct *GMMA mnemonics, space-separated */
+};
+
+struct build_result {
+    bool ok;                    /* the cubin is at cubin_path */
+    bool cache_hit;
+    char cubin_path[PATH_MAX];
+    char key[17];               /* cache key, hex */
+    double compile_s;           /* nvcc wall time (0 on a cache hit) */
+    struct build_ptxas ptxas;
+    struct build_sass sass;
+    char *log;                  /* nvcc's output (the ptxas report), malloc'd, never NULL after build_compile */
+    char error[BUILD_ERROR_MAX];/* why not ok: nvcc's own error lines, truncated */
+};
+
+/* Compile src_path. Not thread-safe (it remembers `nvcc --version` per process): run
+ * parallel builds as separate processes. Returns 0 with r->ok, or -1 with r->error (cannot read the source,
+ * nvcc missing / failed / timed out with its message, cannot write the output). Spills
+ * and a missing sparse MMA do not fail the build: they are in r->ptxas and r->sass for
+ * the caller to judge. Release r with build_result_release either way. */
+int build_compile(const char *src_path, const struct build_opts *o, struct build_result *r);
+void build_result_release(struct build_result *r);
+
+/* The static-check record: {"ok", "cache_hit", "cubin", "key", "compile_s", "ptxas": {...},
+ * "sass": {...}, "error"}; with_log adds "log". New reference. */
+json_t *build_result_json(const struct build_result *r, bool with_log);
+
+/* Parsers, exposed for tests. */
+void build_parse_ptxas(const char *log, const char *entry, struct build_ptxas *p);
+void build_scan_sass(const char *sass, struct build_sass *s);
+#endif

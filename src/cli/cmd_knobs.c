@@ -1,0 +1,214 @@
+/* src/cli/cmd_knobs.c — `croqtuner knobs`: list the knob table, or check one
+ * configuration against every rule (src/knobs/knobs.c, knobs_validate). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "knobs/knobs.h"
+#include "knobs/knobs_json.h"
+#include "util/args.h"
+#include "util/log.h"
+
+#define KNOBS_MAX_SETS 64
+
+static const char knobs_usage[] =
+    "usage: croqtuner knobs [--json]\n"
+    "       croqtuner knobs --check --dtype f16|e4m3 [--shape MxNxK] [--config FILE]\n"
+    "                       [--set knob=value ...] [--json]\n"
+    "\n"
+    "Without --check: list the kernel family's compile-time knobs (src/knobs/knobs.def):\n"
+    "name, default, allowed values, idea category and meaning.\n"
+    "\n"
+    "With --check: build a configuration from the dtype's defaults, then --config FILE\n"
+    "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}), then each --set (repeatable; one\n"
+    "--set may hold several assignments separated by blanks or commas), and say whether\n"
+    "it is valid: every rule that would make it fail to compile, launch or compute\n"
+    "correctly, and with --shape the rules that depend on the problem size.\n"
+    "\n"
+    "Exit status: 0 listed / valid, 1 invalid (the reason is printed), 2 bad usage.\n";
+
+struct knobs_args {
+    bool json, check;
+    const char *dtype, *shape, *config;
+    const char *sets[KNOBS_MAX_SETS];
+    int nsets;
+};
+
+/* An option with a value: 1 taken, 0 not one of ours, -1 bad (message printed). */
+static int knobs_value_opt(int argc, char **argv, int *i, struct knobs_args *a)
+{
+    const char *v;
+    int r;
+    if ((r = args_value(argc, argv, i, "--dtype", &v)) > 0)
+        a->dtype = v;
+    else if (!r && (r = args_value(argc, argv, i, "--shape", &v)) > 0)
+        a->shape = v;
+    else if (!r && (r = args_value(argc, argv, i, "--config", &v)) > 0)
+        a->config = v;
+    else if (!r && (r = args_value(argc, argv, i, "--set", &v)) > 0) {
+        if (a->nsets == KNOBS_MAX_SETS) {
+            log_error("knobs: too many --set options (at most %d)", KNOBS_MAX_SETS);
+            return -1;
+        }
+        a->sets[a->nsets++] = v;
+    }
+    return r;
+}
+
+/* 0 parsed, 1 --help shown, 2 bad usage. */
+static int knobs_parse(int argc, char **argv, struct knobs_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(knobs_usage, stdout);
+            return 1;
+        } else if (args_flag(argv, i, "--json")) {
+            a->json = true;
+        } else if (args_flag(argv, i, "--check")) {
+            a->check = true;
+        } else if ((r = knobs_value_opt(argc, argv, &i, a)) < 0) {
+            return 2;
+        } else if (r == 0) {
+            log_error("knobs: unknown option '%s' (see 'croqtuner knobs --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (!a->check && (a->dtype || a->shape || a->config || a->nsets)) {
+        log_error("knobs: --dtype, --shape, --config and --set need --check");
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- listing ------------------------------------------------------------------ */
+
+/* The default under dtype: knobs_default may differ from the table (e4m3 tile_k). */
+static int default_for(int id, int dtype)
+{
+    struct croq_config c;
+    knobs_default(&c, dtype);
+    return c.v[id];
+}
+
+static json_t *knob_json(int id)
+{
+    const struct croq_knob *k = &croq_knobs[id];
+    json_t *vals = json_array();
+    for (int j = 0; j < k->n_values; j++)
+        json_array_append_new(vals, json_integer(k->values[j]));
+    return json_pack("{s:s, s:s, s:i, s:{s:i, s:i}, s:o, s:s, s:s}", "name", k->name, "macro", k->macro,
+                     "default", k->default_value, "defaults", "f16", default_for(id, CROQ_DTYPE_F16), "e4m3",
+                     default_for(id, CROQ_DTYPE_E4M3), "values", vals, "category", k->category, "meaning",
+                     k->meaning);
+}
+
+static void list_json(void)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < KNOB_COUNT; i++)
+        json_array_append_new(arr, knob_json(i));
+    json_t *root = json_pack("{s:i, s:o}", "schema", 1, "knobs", arr);
+    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(root);
+}
+
+static void list_text(void)
+{
+    printf("%-11s %-14s %-20s %-11s %s\n", "knob", "default", "values", "category", "meaning");
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const struct croq_knob *k = &croq_knobs[i];
+        char def[32], vals[64];
+        int f16 = default_for(i, CROQ_DTYPE_F16), e4m3 = default_for(i, CROQ_DTYPE_E4M3);
+        if (f16 == e4m3)
+            snprintf(def, sizeof def, "%d", f16);
+        else
+            snprintf(def, sizeof def, "%d (e4m3 %d)", f16, e4m3);
+        size_t n = 0;
+        vals[0] = '\0';
+        for (int j = 0; j < k->n_values && n < sizeof vals; j++)
+            n += (size_t)snprintf(vals + n, sizeof vals - n, "%s%d", j ? "," : "", k->values[j]);
+        printf("%-11s %-14s %-20s %-11s %s\n", k->name, def, vals, k->category, k->meaning);
+    }
+}
+
+/* ---- check -------------------------------------------------------------------- */
+
+static void check_report(const struct croq_config *cfg, bool valid, const char *why,
+                         const struct croq_shape *shape, bool json)
+{
+    char sig[CROQ_SIG_MAX];
+    knobs_signature(cfg, sig);
+    if (json) {
+        json_t *o = json_pack("{s:i, s:b, s:o, s:s, s:o, s:I, s:i, s:i}", "schema", 1, "valid", valid, "reason",
+                              valid ? json_null() : json_string(why), "signature", sig, "config",
+                              knobs_to_json(cfg), "smem_bytes", (json_int_t)knobs_smem_bytes(cfg), "threads",
+                              knobs_threads(cfg), "acc_regs", knobs_acc_regs(cfg));
+        if (shape)
+            json_object_set_new(o, "shape", json_pack("[I, I, I]", (json_int_t)shape->m, (json_int_t)shape->n,
+                                                      (json_int_t)shape->k));
+        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(o);
+        return;
+    }
+    if (valid)
+        printf("valid: %s\n  %ld B shared memory, %d threads, %d accumulator registers per thread\n", sig,
+               knobs_smem_bytes(cfg), knobs_threads(cfg), knobs_acc_regs(cfg));
+    else
+        printf("invalid: %s\n  config: %s\n", why, sig);
+}
+
+static int knobs_check(const struct knobs_args *a)
+{
+    struct croq_config cfg;
+    struct croq_shape shape;
+    char err[512], why[CROQ_WHY_MAX];
+    if (!a->dtype && !a->config) {
+        log_error("knobs --check: --dtype is required (f16 or e4m3)");
+        return 2;
+    }
+    if (a->shape && shape_parse(a->shape, &shape)) {
+        log_error("knobs --check: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
+        return 2;
+    }
+    if (a->dtype && croq_dtype_parse(a->dtype) < 0) {
+        log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
+        return 2;
+    }
+    /* A bad knob name or value makes the configuration invalid: reported like a failed
+     * rule, so scripts see one kind of answer. */
+    if (knobs_from_args(&cfg, a->dtype, a->config, a->sets, a->nsets, err, sizeof err)) {
+        if (a->json) {
+            json_t *o = json_pack("{s:i, s:b, s:s}", "schema", 1, "valid", 0, "reason", err);
+            json_dumpf(o, stdout, JSON_INDENT(2));
+            fputc('\n', stdout);
+            json_decref(o);
+        } else {
+            printf("invalid: %s\n", err);
+        }
+        return 1;
+    }
+    bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, why, sizeof why);
+    check_report(&cfg, valid, why, a->shape ? &shape : NULL, a->json);
+    return valid ? 0 : 1;
+}
+
+int cmd_knobs(int argc, char **argv)
+{
+    struct knobs_args a = {0};
+    int rc = knobs_parse(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (a.check)
+        return knobs_check(&a);
+    if (a.json)
+        list_json();
+    else
+        list_text();
+    return 0;
+}

@@ -1,0 +1,170 @@
+/* src/knobs/knobs_json.c — config <-> JSON, and the CLI's config options (knobs_json.h). */
+#include "knobs_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomicio.h"
+
+json_t *knobs_to_json(const struct croq_config *cfg)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dtype", json_string(croq_dtype_name(cfg->dtype)));
+    for (int i = 0; i < KNOB_COUNT; i++)
+        json_object_set_new(o, croq_knobs[i].name, json_integer(cfg->v[i]));
+    return o;
+}
+
+static int dtype_of(const json_t *obj, char *err, size_t errlen)
+{
+    const json_t *d = json_object_get(obj, "dtype");
+    if (!d) {
+        snprintf(err, errlen, "missing \"dtype\" (\"f16\" or \"e4m3\")");
+        return -1;
+    }
+    int dtype = croq_dtype_parse(json_string_value(d));
+    if (dtype < 0)
+        snprintf(err, errlen, "\"dtype\" must be \"f16\" or \"e4m3\"");
+    return dtype;
+}
+
+static int knob_from_json(struct croq_config *cfg, const char *key, const json_t *v, char *err, size_t errlen)
+{
+    int id = knobs_find(key);
+    if (id < 0) {
+        snprintf(err, errlen, "unknown key \"%s\" (not a knob; see 'croqtuner knobs')", key);
+        return -1;
+    }
+    if (!json_is_integer(v)) {
+        snprintf(err, errlen, "knob \"%s\" must be an integer", key);
+        return -1;
+    }
+    json_int_t x = json_integer_value(v);
+    if (x < -1000000 || x > 1000000 || !knobs_value_allowed(id, (int)x)) {
+        snprintf(err, errlen, "knob \"%s\": value %lld is not one of its allowed values", key, (long long)x);
+        return -1;
+    }
+    cfg->v[id] = (int)x;
+    return 0;
+}
+
+int knobs_from_json(struct croq_config *cfg, const json_t *obj, char *err, size_t errlen)
+{
+    if (!json_is_object(obj)) {
+        snprintf(err, errlen, "a configuration must be a JSON object");
+        return -1;
+    }
+    int dtype = dtype_of(obj, err, errlen);
+    if (dtype < 0)
+        return -1;
+    knobs_default(cfg, dtype);
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        if (!strcmp(key, "dtype"))
+            continue;
+        if (knob_from_json(cfg, key, v, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errlen)
+{
+    json_error_t je;
+    char why[256];
+    json_t *obj = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!obj) {
+        if (je.line < 0) /* not a syntax error: the file itself */
+            snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
+        else
+            snprintf(err, errlen, "cannot parse '%s' line %d: %s", path, je.line, je.text);
+        return -1;
+    }
+    int rc = knobs_from_json(cfg, obj, why, sizeof why);
+    if (rc)
+        snprintf(err, errlen, "bad configuration in '%s': %s", path, why);
+    json_decref(obj);
+    return rc;
+}
+
+int knobs_save(const char *path, const struct croq_config *cfg, char *err, size_t errlen)
+{
+    json_t *obj = knobs_to_json(cfg);
+    char *text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(obj);
+    int rc = -1;
+    if (text) {
+        size_t n = strlen(text);
+        char *line = malloc(n + 2);
+        if (line) {
+            memcpy(line, text, n);
+            memcpy(line + n, "\n", 2);
+            rc = atomic_write(path, line, n + 1);
+            free(line);
+        }
+    }
+    if (rc)
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    free(text);
+    return rc;
+}
+
+static int base_config(struct croq_config *cfg, const char *dtype_name, const char *config_path, char *err,
+                       size_t errlen)
+{
+    int dtype = -1;
+    if (dtype_name && (dtype = croq_dtype_parse(dtype_name)) < 0) {
+        snprintf(err, errlen, "unknown dtype '%s' (f16 or e4m3)", dtype_name);
+        return -1;
+    }
+    if (!config_path) {
+        if (dtype < 0) {
+            snprintf(err, errlen, "--dtype is required (f16 or e4m3)");
+            return -1;
+        }
+        knobs_default(cfg, dtype);
+        return 0;
+    }
+    if (knobs_load(config_path, cfg, err, errlen))
+        return -1;
+    if (dtype >= 0 && dtype != cfg->dtype) {
+        snprintf(err, errlen, "--dtype %s disagrees with '%s' (dtype %s)", dtype_name, config_path,
+                 croq_dtype_name(cfg->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+/* "a=1 b=2" or "a=1,b=2": one --set may carry a whole variants.txt line. */
+static int apply_list(struct croq_config *cfg, const char *list, char *err, size_t errlen)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) {
+        snprintf(err, errlen, "--set list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++)
+        if (knobs_set(cfg, t, err, errlen))
+            return -1;
+    if (!n) {
+        snprintf(err, errlen, "empty --set (expected knob=value)");
+        return -1;
+    }
+    return 0;
+}
+
+int knobs_from_args(struct croq_config *cfg, const char *dtype_name, const char *config_path,
+                    const char *const *sets, int nsets, char *err, size_t errlen)
+{
+    if (base_config(cfg, dtype_name, config_path, err, errlen))
+        return -1;
+    for (int i = 0; i < nsets; i++)
+        if (apply_list(cfg, sets[i], err, errlen))
+            return -1;
+    return 0;
+}

@@ -1,0 +1,248 @@
+/* src/util/atomicio.c — crash-safe writes (see atomicio.h). */
+#include "atomicio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Split path into its directory ("." when none) and last component. */
+static int path_split(const char *path, char *dir, size_t dirlen, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (!*path || (slash && !slash[1])) {
+        errno = EINVAL; /* "" or "dir/": no file name to write */
+        return -1;
+    }
+    if (!slash) {
+        snprintf(dir, dirlen, ".");
+        *base = path;
+        return 0;
+    }
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= dirlen) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    *base = slash + 1;
+    return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* fsync a directory so a rename or a new entry in it survives a power cut. */
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+static int write_temp(const char *tmp, const void *data, size_t len)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write_all(fd, data, len) || fsync(fd)) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return close(fd);
+}
+
+int atomic_write(const char *path, const void *data, size_t len)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX];
+    const char *base;
+    if (path_split(path, dir, sizeof dir, &base))
+        return -1;
+    /* Same directory as the target: rename(2) is atomic only within one file system.
+     * The pid keeps two writers of the same file from sharing a temp file. */
+    if (snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, base, (long)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (write_temp(tmp, data, len) || rename(tmp, path)) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return fsync_dir(dir);
+}
+
+int atomic_write_str(const char *path, const char *s) { return atomic_write(path, s, strlen(s)); }
+
+int append_record(const char *path, const char *line, size_t len)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    if (path_split(path, dir, sizeof dir, &base))
+        return -1;
+    bool created = false;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        created = true;
+    }
+    if (fd < 0)
+        return -1;
+    /* One write of the whole record: O_APPEND makes each write land at the end as a
+     * unit, so concurrent appenders do not interleave inside a record. The newline
+     * is added here when missing so a record can never run into the next one. */
+    bool need_nl = !len || line[len - 1] != '\n';
+    char *rec = malloc(len + 1);
+    if (!rec) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(rec, line, len);
+    if (need_nl)
+        rec[len] = '\n';
+    int rc = write_all(fd, rec, len + need_nl);
+    if (!rc)
+        rc = fsync(fd);
+    int saved = errno;
+    free(rec);
+    close(fd);
+    errno = saved;
+    if (!rc && created)
+        rc = fsync_dir(dir);
+    return rc;
+}
+
+static int mkdir_one(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0755) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    if (stat(path, &st))
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    size_t n = strlen(path);
+    if (!n) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/' || p[-1] == '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir_one(buf);
+        *p = '/';
+        if (rc)
+            return -1;
+    }
+    return mkdir_one(buf);
+}
+
+char *read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        errno = EISDIR;
+        return NULL;
+    }
+    /* Read to EOF rather than trusting st_size: /proc files report 0 and a file may
+     * grow while we read. */
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, used = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        if (used + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + used, cap - used - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int saved = errno;
+            free(buf);
+            close(fd);
+            errno = saved;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+    }
+    close(fd);
+    if (!buf) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    buf[used] = '\0';
+    if (len)
+        *len = used;
+    return buf;
+}
+
+int atomic_copy(const char *src, const char *dst)
+{
+    size_t len;
+    char *data = read_file(src, &len);
+    if (!data)
+        return -1;
+    int rc = atomic_write(dst, data, len);
+    int saved = errno;
+    free(data);
+    errno = saved;
+    return rc;
+}

@@ -1,0 +1,293 @@
+/* tests/unit/test_build.c — ptxas report and SASS parsers on real tool output, and
+ * build_compile end to end with the real nvcc (cache hit, errors, time limit). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build/nvcc.h"
+#include "util/atomicio.h"
+#include "util/spawn.h"
+
+/* ptxas -v output of nvcc 13.0 for a cubin with three entry functions, one of which
+ * uses local memory (copied from a real run). */
+static const char ptxas_log[] =
+    "ptxas warning : Local memory used for function 'dense', size of stack frame: 1200 bytes\n"
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function 'spfp8' for 'sm_90a'\n"
+    "ptxas info    : Function properties for spfp8\n"
+    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 31 registers, used 0 barriers\n"
+    "ptxas info    : Compile time = 25.248 ms\n"
+    "ptxas info    : Compiling entry function 'dense' for 'sm_90a'\n"
+    "ptxas info    : Function properties for dense\n"
+    "    1200 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 40 registers, used 0 barriers, 1200 bytes cumulative stack size\n"
+    "ptxas info    : Compile time = 207.991 ms\n"
+    "ptxas info    : Compiling entry function 'croq_gemm_sp' for 'sm_90a'\n"
+    "ptxas info    : Function properties for croq_gemm_sp\n"
+    "    0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+    "ptxas info    : Used 168 registers, used 1 barriers, 2048 bytes smem, 928 bytes cmem[0]\n";
+
+/* cuobjdump -sass excerpt (cuobjdump 13.5, sm_90a). */
+static const char sass_text[] =
+    "\tcode for sm_90a\n"
+    "\t\tFunction : spfp8\n"
+    "        /*00f0*/                   QGMMA.SP.64x8x64.F32.E4M3.E4M3 R24, gdesc[UR8], R24, R28, gsb0 ;  /* 0x04001c00081879f3 */\n"
+    "\t\tFunction : dense\n"
+    "        /*d050*/                   QGMMA.64x8x32.F32.E4M3.E4M3 R24, gdesc[UR28], R24, gsb0 ;         /* 0x000000001c1879f3 */\n"
+    "        /*d060*/              @!P0 HGMMA.SP.64x128x32.F32 R24, gdesc[UR8], R24, R88, 0x0, gsb0 ;     /* 0x09e05800081879f0 */\n"
+    "        /*d070*/                   HGMMA.SP.64x128x32.F32 R24, gdesc[UR8], R24, R88, 0x0, gsb0 ;     /* 0x09e05800081879f0 */\n"
+    "        /*d080*/                   HMMA.16816.F32 R4, R8, R12, R4 ;  /* 0x0 */\n"
+    "        /*d090*/                   EXIT ;  /* 0x0 */\n";
+
+static void test_parse_ptxas(void **state)
+{
+    struct build_ptxas p;
+    build_parse_ptxas(ptxas_log, "croq_gemm_sp", &p);
+    assert_true(p.parsed);
+    assert_string_equal(p.function, "croq_gemm_sp");
+    assert_int_equal(p.registers, 168);
+    assert_int_equal(p.spill_store_bytes, 8);
+    assert_int_equal(p.spill_load_bytes, 12);
+    assert_int_equal(p.stack_frame_bytes, 0);
+    assert_int_equal(p.smem_bytes, 2048);
+    assert_int_equal(p.barriers, 1);
+    assert_true(p.local_memory_warning);
+    assert_true(p.spills);
+
+    /* No croq_gemm_sp: the first entry; spills still flagged from 'dense'. */
+    build_parse_ptxas(ptxas_log, "nope", &p);
+    assert_string_equal(p.function, "spfp8");
+    assert_int_equal(p.registers, 31);
+    assert_int_equal(p.smem_bytes, 0);
+    assert_true(p.spills);
+
+    build_parse_ptxas("ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+                      "ptxas info    : Function properties for k\n"
+                      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                      "ptxas info    : Used 90 registers, used 1 barriers, 16 bytes smem\n",
+                      "k", &p);
+    assert_int_equal(p.registers, 90);
+    assert_false(p.spills);
+    assert_false(p.local_memory_warning);
+
+    build_parse_ptxas("", "k", &p);
+    assert_false(p.parsed);
+    assert_int_equal(p.registers, -1);
+}
+
+static void test_scan_sass(void **state)
+{
+    struct build_sass s;
+    build_scan_sass(sass_text, &s);
+    assert_true(s.checked);
+    assert_true(s.has_gmma);
+    assert_true(s.has_sparse_gmma);
+    assert_int_equal(s.gmma_count, 4);
+    assert_int_equal(s.sparse_gmma_count, 3);
+    assert_true(s.has_hmma);
+    assert_string_equal(s.mnemonics,
+                        "QGMMA.SP.64x8x64.F32.E4M3.E4M3 QGMMA.64x8x32.F32.E4M3.E4M3 HGMMA.SP.64x128x32.F32");
+
+    build_scan_sass("        /*0010*/   QGMMA.64x8x32.F32.E4M3.E4M3 R24, gdesc[UR28], R24, gsb0 ;\n"
+                    "        /*0020*/   MOV R1, c[0x0][0x28] ;\n"
+                    "   SPGMMA is not an instruction line\n",
+                    &s);
+    assert_true(s.has_gmma);
+    assert_false(s.has_sparse_gmma);
+    assert_false(s.has_hmma);
+    assert_int_equal(s.gmma_count, 1);
+}
+
+/* ---- with the real compiler ---- */
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/croq-test-build.XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    const char *argv[] = {"rm", "-rf", tmpdir, NULL};
+    struct spawn_opts o = {.argv = argv};
+    struct spawn_result r;
+    int rc = spawn_run(&o, &r);
+    spawn_result_release(&r);
+    return rc;
+}
+
+static bool have_nvcc(void)
+{
+    const char *e = getenv("CROQ_NVCC");
+    const char *argv[] = {e && *e ? e : CROQ_NVCC_DEFAULT, "--version", NULL};
+    struct spawn_opts o = {.argv = argv, .timeout_s = 60};
+    struct spawn_result r;
+    bool ok = spawn_run(&o, &r) == 0 && r.exit_code == 0;
+    spawn_result_release(&r);
+    return ok;
+}
+
+/* One sparse f16 wgmma (m64n8k32) in the entry function, so the SASS must show
+ * HGMMA.SP; WIDTH selects the number of accumulators through -D. */
+static const char tiny_kernel[] =
+    "#include <stdint.h>\n"
+    "#ifndef WIDTH\n#define WIDTH 4\n#endif\n"
+    "extern \"C\" __global__ void __launch_bounds__(128) croq_gemm_sp(const float *in, float *out,\n"
+    "                                                   uint64_t da, uint64_t db, uint32_t meta)\n"
+    "{\n"
+    "    float d[4];\n"
+    "    for (int i = 0; i < 4; i++) d[i] = in[i];\n"
+    "    asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n"
+    "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+    "        \"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%0,%1,%2,%3}, %4, %5, %6, 0, p, 1, 1, 0, 0;\\n}\\n\"\n"
+    "        : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]) : \"l\"(da), \"l\"(db), \"r\"(meta));\n"
+    "    asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"
+    "    asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");\n"
+    "    for (int i = 0; i < WIDTH; i++) out[threadIdx.x * 4 + i] = d[i % 4];\n"
+    "}\n";
+
+static void test_compile_and_cache(void **state)
+{
+    if (!have_nvcc())
+        skip();
+    char src[300], cache[300], out[300];
+    snprintf(src, sizeof src, "%s/tiny.cu", tmpdir);
+    snprintf(cache, sizeof cache, "%s/cache", tmpdir);
+    snprintf(out, sizeof out, "%s/out", tmpdir);
+    assert_int_equal(mkdir_p(out), 0);
+    assert_int_equal(atomic_write_str(src, tiny_kernel), 0);
+    struct build_opts o = {.out_dir = out, .cache_dir = cache, .timeout_s = 300};
+    struct build_result r;
+    if (build_compile(src, &o, &r))
+        fail_msg("compile failed: %s", r.error);
+    assert_true(r.ok);
+    assert_false(r.cache_hit);
+    char cubin[320];
+    snprintf(cubin, sizeof cubin, "%s/tiny.cubin", out);
+    assert_string_equal(r.cubin_path, cubin);
+    struct stat st;
+    assert_int_equal(stat(cubin, &st), 0);
+    assert_true(st.st_size > 1000);
+    assert_true(r.compile_s > 0);
+    assert_true(r.ptxas.parsed);
+    assert_string_equal(r.ptxas.function, "croq_gemm_sp");
+    assert_true(r.ptxas.registers > 0);
+    assert_int_equal(r.ptxas.spill_store_bytes, 0);
+    assert_false(r.ptxas.spills);
+    /* With cuobjdump at hand (setup-deps.sh puts it in .deps) the SASS must be checked. */
+    const char *env = getenv("CROQ_CUOBJDUMP");
+    if ((env && *env) || access(CROQ_SOURCE_DIR "/.deps/pip/nvidia/cu13/bin/cuobjdump", X_OK) == 0)
+        assert_true(r.sass.checked);
+    if (r.sass.checked) {
+        assert_true(r.sass.has_sparse_gmma);
+        assert_string_equal(r.sass.mnemonics, "HGMMA.SP.64x8x32.F32");
+    } else {
+        print_message("SASS not checked: %s\n", r.sass.note);
+    }
+    char key[17];
+    memcpy(key, r.key, sizeof key);
+    int regs = r.ptxas.registers;
+    build_result_release(&r);
+
+    /* Same source and flags: a hit that restores the record without nvcc. */
+    unlink(cubin);
+    assert_int_equal(build_compile(src, &o, &r), 0);
+    assert_true(r.cache_hit);
+    assert_string_equal(r.key, key);
+    assert_int_equal(r.ptxas.registers, regs);
+    assert_int_equal(r.compile_s, 0);
+    assert_int_equal(stat(cubin, &st), 0);
+    assert_non_null(strstr(r.log, "croq_gemm_sp"));
+    json_t *j = build_result_json(&r, false);
+    assert_true(json_is_true(json_object_get(j, "cache_hit")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "ptxas"), "registers")), regs);
+    assert_null(json_object_get(j, "log"));
+    json_decref(j);
+    build_result_release(&r);
+
+    /* A -D changes the key: compiled again. */
+    const char *defs[] = {"WIDTH=2", NULL};
+    o.defines = defs;
+    assert_int_equal(build_compile(src, &o, &r), 0);
+    assert_false(r.cache_hit);
+    assert_string_not_equal(r.key, key);
+    build_result_release(&r);
+}
+
+static void test_compile_error_carries_message(void **state)
+{
+    if (!have_nvcc())
+        skip();
+    char src[300];
+    snprintf(src, sizeof src, "%s/broken.cu", tmpdir);
+    assert_int_equal(atomic_write_str(src, "__global__ void k() { undeclared_thing = 1; }\n"), 0);
+    struct build_opts o = {.cache_dir = ""};
+    struct build_result r;
+    assert_int_equal(build_compile(src, &o, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.error, "nvcc failed on '"));
+    assert_non_null(strstr(r.error, "undeclared_thing"));
+    char cubin[320];
+    snprintf(cubin, sizeof cubin, "%s/broken.cubin", tmpdir);
+    assert_int_equal(access(cubin, F_OK), -1);
+    build_result_release(&r);
+}
+
+static void test_time_limit_and_missing_tools(void **state)
+{
+    char fake[300], src[300];
+    snprintf(fake, sizeof fake, "%s/fake-nvcc", tmpdir);
+    snprintf(src, sizeof src, "%s/slow.cu", tmpdir);
+    /* Answers --version at once, then "compiles" forever. */
+    assert_int_equal(atomic_write_str(fake, "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 1.0; exit 0; }\n"
+                                            "exec sleep 100\n"), 0);
+    assert_int_equal(chmod(fake, 0755), 0);
+    assert_int_equal(atomic_write_str(src, "// slow\n"), 0);
+    struct build_opts o = {.nvcc = fake, .cache_dir = "", .timeout_s = 0.5};
+    struct build_result r;
+    assert_int_equal(build_compile(src, &o, &r), -1);
+    assert_non_null(strstr(r.error, "timed out after 0.5 s"));
+    build_result_release(&r);
+
+    o.nvcc = "/nonexistent/nvcc";
+    assert_int_equal(build_compile(src, &o, &r), -1);
+    assert_non_null(strstr(r.error, "cannot run nvcc '/nonexistent/nvcc'"));
+    build_result_release(&r);
+
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/missing.cu", tmpdir);
+    assert_int_equal(build_compile(missing, &o, &r), -1);
+    assert_non_null(strstr(r.error, "cannot read '"));
+    assert_non_null(strstr(r.error, "No such file or directory"));
+    build_result_release(&r);
+
+    const char *bad[] = {"-rf", NULL};
+    o.nvcc = fake;
+    o.defines = bad;
+    assert_int_equal(build_compile(src, &o, &r), -1);
+    assert_string_equal(r.error, "bad definition '-rf' (expected NAME or NAME=VALUE)");
+    build_result_release(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_ptxas),
+        cmocka_unit_test(test_scan_sass),
+        cmocka_unit_test(test_compile_and_cache),
+        cmocka_unit_test(test_compile_error_carries_message),
+        cmocka_unit_test(test_time_limit_and_missing_tools),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

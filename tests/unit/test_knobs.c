@@ -1,0 +1,266 @@
+/* tests/unit/test_knobs.c — the knob table, assignments, validation rules, signatures,
+ * derived geometry, and configurations as JSON (knobs_json.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "knobs/knobs.h"
+#include "knobs/knobs_json.h"
+#include "util/atomicio.h"
+
+static const struct croq_shape big = {4096, 8192, 8192};
+
+static void test_table_consistent(void **state)
+{
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const struct croq_knob *k = &croq_knobs[i];
+        assert_true(k->n_values >= 1 && k->n_values <= CROQ_KNOB_MAX_VALUES);
+        assert_true(knobs_value_allowed(i, k->default_value));
+        assert_int_equal(strncmp(k->macro, "CROQ_", 5), 0);
+        assert_int_equal(knobs_find(k->name), i);
+        assert_true(!strcmp(k->category, "macro") || !strcmp(k->category, "structural") ||
+                    !strcmp(k->category, "variant") || !strcmp(k->category, "micro"));
+        for (int j = 0; j < i; j++) {
+            assert_string_not_equal(croq_knobs[j].name, k->name);
+            assert_string_not_equal(croq_knobs[j].macro, k->macro);
+        }
+    }
+    assert_int_equal(knobs_find("no_such_knob"), -1);
+}
+
+static void test_defaults_and_baseline_valid(void **state)
+{
+    int dtypes[] = {CROQ_DTYPE_F16, CROQ_DTYPE_E4M3};
+    char why[CROQ_WHY_MAX];
+    for (int d = 0; d < 2; d++) {
+        struct croq_config c;
+        knobs_default(&c, dtypes[d]);
+        if (!knobs_validate(&c, &big, why, sizeof why))
+            fail_msg("default %s invalid: %s", croq_dtype_name(dtypes[d]), why);
+        knobs_baseline(&c, dtypes[d]);
+        if (!knobs_validate(&c, &big, why, sizeof why))
+            fail_msg("baseline %s invalid: %s", croq_dtype_name(dtypes[d]), why);
+        assert_int_equal(c.v[KNOB_KERNEL], CROQ_V_BASELINE);
+        assert_int_equal(knobs_threads(&c), 128);
+    }
+}
+
+static void test_set_errors(void **state)
+{
+    struct croq_config c;
+    char err[256];
+    knobs_default(&c, CROQ_DTYPE_F16);
+    assert_int_equal(knobs_set(&c, "stages=3", err, sizeof err), 0);
+    assert_int_equal(c.v[KNOB_STAGES], 3);
+    assert_int_equal(knobs_set(&c, "bogus=1", err, sizeof err), -1);
+    assert_string_equal(err, "unknown knob 'bogus' (see 'croqtuner knobs')");
+    assert_int_equal(knobs_set(&c, "stages=three", err, sizeof err), -1);
+    assert_string_equal(err, "knob 'stages': value 'three' is not an integer");
+    assert_int_equal(knobs_set(&c, "stages=9", err, sizeof err), -1);
+    assert_string_equal(err, "knob 'stages': value 9 is not one of its allowed values");
+    assert_int_equal(knobs_set(&c, "stages", err, sizeof err), -1);
+    assert_int_equal(knobs_set(&c, "=3", err, sizeof err), -1);
+    assert_int_equal(knobs_set(&c, "stages=", err, sizeof err), -1);
+    assert_int_equal(c.v[KNOB_STAGES], 3); /* failed sets change nothing */
+}
+
+static void expect_invalid(const char *const *sets, int n, const struct croq_shape *shape, const char *reason)
+{
+    struct croq_config c;
+    char err[256], why[CROQ_WHY_MAX];
+    knobs_default(&c, CROQ_DTYPE_F16);
+    for (int i = 0; i < n; i++)
+        if (knobs_set(&c, sets[i], err, sizeof err))
+            fail_msg("%s: %s", sets[i], err);
+    assert_false(knobs_validate(&c, shape, why, sizeof why));
+    if (!strstr(why, reason))
+        fail_msg("reason '%s' does not contain '%s'", why, reason);
+}
+
+static void test_validate_rejects(void **state)
+{
+    const char *consumers[] = {"tile_m=64", "consumers=2"};
+    expect_invalid(consumers, 2, NULL, "must be a multiple of 64 x consumers");
+    const char *base[] = {"kernel=0", "consumers=1", "tile_m=64", "stages=4"};
+    expect_invalid(base, 4, NULL, "kernel=0 (baseline) supports only");
+    const char *pers[] = {"persistent=1", "split_k=2"};
+    expect_invalid(pers, 2, NULL, "persistent=1 cannot be combined");
+    const char *acc[] = {"tile_m=256", "tile_n=256", "consumers=1"};
+    expect_invalid(acc, 3, NULL, "accumulator registers");
+    struct croq_shape oddk = {4096, 4096, 4000};
+    expect_invalid(NULL, 0, &oddk, "K must be a multiple of 64");
+    struct croq_shape oddn = {4096, 4100, 4096};
+    expect_invalid(NULL, 0, &oddn, "N must be a multiple of 8");
+    const char *split[] = {"tile_k=128", "stages=2", "split_k=8"};
+    struct croq_shape k512 = {4096, 4096, 512};
+    expect_invalid(split, 3, &k512, "not a multiple of tile_k x split_k");
+}
+
+static void test_signature_round_trip(void **state)
+{
+    struct croq_config a, b;
+    char sig[CROQ_SIG_MAX], err[256];
+    knobs_default(&a, CROQ_DTYPE_E4M3);
+    assert_int_equal(knobs_set(&a, "group=4", err, sizeof err), 0);
+    knobs_signature(&a, sig);
+    assert_int_equal(strncmp(sig, "dtype=e4m3,kernel=", 18), 0);
+    assert_non_null(strstr(sig, ",group=4,"));
+    assert_int_equal(knobs_parse_signature(&b, sig, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(knobs_parse_signature(&b, "dtype=f16,kernel=1", err, sizeof err), -1);
+    assert_non_null(strstr(err, "missing knob"));
+}
+
+static void test_geometry(void **state)
+{
+    struct croq_config c;
+    char err[256];
+    knobs_default(&c, CROQ_DTYPE_F16);
+    const char *sets[] = {"kernel=1", "tile_m=128", "tile_n=256", "tile_k=64", "stages=4", "consumers=2",
+                          "meta_path=1", "epilogue=0"};
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(knobs_set(&c, sets[i], err, sizeof err), 0);
+    /* A 128x32x2 = 8192, B 256x64x2 = 32768 per stage; + 1024 alignment + 1024 barriers. */
+    assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 32768) + 1024);
+    assert_int_equal(knobs_threads(&c), 384);
+    assert_int_equal(knobs_acc_regs(&c), 128);
+    c.v[KNOB_META_PATH] = CROQ_V_META_TMA; /* + 2 m64 blocks x 1 k64 chunk x 512 B */
+    assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 32768 + 1024) + 1024);
+    c.v[KNOB_EPILOGUE] = CROQ_V_EPI_TMA; /* + 128x256 f16 C tile */
+    assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 32768 + 1024) + 65536 + 1024);
+}
+
+static void test_shape_parse(void **state)
+{
+    struct croq_shape s;
+    assert_int_equal(shape_parse("4096x8192x1024", &s), 0);
+    assert_int_equal(s.m, 4096);
+    assert_int_equal(s.n, 8192);
+    assert_int_equal(s.k, 1024);
+    assert_int_equal(shape_parse("4096x8192", &s), -1);
+    assert_int_equal(shape_parse("0x8x64", &s), -1);
+    assert_int_equal(shape_parse("1x2x3x", &s), -1);
+    assert_int_equal(shape_parse("axbxc", &s), -1);
+}
+
+/* ---- JSON ---- */
+
+static void test_json_round_trip(void **state)
+{
+    struct croq_config a, b;
+    char err[256];
+    knobs_baseline(&a, CROQ_DTYPE_E4M3);
+    json_t *j = knobs_to_json(&a);
+    assert_string_equal(json_string_value(json_object_get(j, "dtype")), "e4m3");
+    assert_int_equal(json_integer_value(json_object_get(j, "kernel")), 0);
+    assert_int_equal(json_object_size(j), KNOB_COUNT + 1);
+    assert_int_equal(knobs_from_json(&b, j, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    json_decref(j);
+
+    /* Knobs left out take the dtype's defaults. */
+    j = json_pack("{s:s, s:i}", "dtype", "f16", "stages", 2);
+    assert_int_equal(knobs_from_json(&b, j, err, sizeof err), 0);
+    knobs_default(&a, CROQ_DTYPE_F16);
+    a.v[KNOB_STAGES] = 2;
+    assert_memory_equal(&a, &b, sizeof a);
+    json_decref(j);
+}
+
+static void expect_json_error(const char *text, const char *reason)
+{
+    struct croq_config c;
+    char err[256];
+    json_t *j = json_loads(text, JSON_DECODE_ANY, NULL);
+    assert_non_null(j);
+    assert_int_equal(knobs_from_json(&c, j, err, sizeof err), -1);
+    if (strcmp(err, reason))
+        fail_msg("for %s: got '%s', want '%s'", text, err, reason);
+    json_decref(j);
+}
+
+static void test_json_errors(void **state)
+{
+    expect_json_error("{\"dtype\":\"f16\",\"tile_q\":1}",
+                      "unknown key \"tile_q\" (not a knob; see 'croqtuner knobs')");
+    expect_json_error("{\"dtype\":\"f16\",\"persistent\":true}", "knob \"persistent\" must be an integer");
+    expect_json_error("{\"dtype\":\"f16\",\"tile_m\":128.0}", "knob \"tile_m\" must be an integer");
+    expect_json_error("{\"dtype\":\"f16\",\"tile_m\":\"128\"}", "knob \"tile_m\" must be an integer");
+    expect_json_error("{\"dtype\":\"f16\",\"tile_m\":96}", "knob \"tile_m\": value 96 is not one of its allowed values");
+    expect_json_error("{\"dtype\":\"f16\",\"tile_m\":99999999999}",
+                      "knob \"tile_m\": value 99999999999 is not one of its allowed values");
+    expect_json_error("{\"tile_m\":128}", "missing \"dtype\" (\"f16\" or \"e4m3\")");
+    expect_json_error("{\"dtype\":\"bf16\"}", "\"dtype\" must be \"f16\" or \"e4m3\"");
+    expect_json_error("[1,2]", "a configuration must be a JSON object");
+}
+
+static void test_json_files_and_args(void **state)
+{
+    char dir[] = "/tmp/croq-test-knobs.XXXXXX", path[64], bad[64], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/cfg.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    struct croq_config a, b;
+    knobs_default(&a, CROQ_DTYPE_F16);
+    a.v[KNOB_GROUP] = 8;
+    assert_int_equal(knobs_save(path, &a, err, sizeof err), 0);
+    char *text = read_file(path, NULL);
+    assert_int_equal(strncmp(text, "{\n  \"dtype\": \"f16\",\n  \"kernel\": ", 31), 0);
+    free(text);
+    assert_int_equal(knobs_load(path, &b, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+
+    /* CLI composition: file, then --set on top; --dtype must agree with the file. */
+    const char *sets[] = {"stages=2", "raster=1"};
+    assert_int_equal(knobs_from_args(&b, "f16", path, sets, 2, err, sizeof err), 0);
+    assert_int_equal(b.v[KNOB_GROUP], 8);
+    assert_int_equal(b.v[KNOB_STAGES], 2);
+    assert_int_equal(b.v[KNOB_RASTER], 1);
+    assert_int_equal(knobs_from_args(&b, "e4m3", path, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--dtype e4m3 disagrees with '"));
+    assert_int_equal(knobs_from_args(&b, NULL, NULL, NULL, 0, err, sizeof err), -1);
+    assert_string_equal(err, "--dtype is required (f16 or e4m3)");
+    assert_int_equal(knobs_from_args(&b, "f32", NULL, NULL, 0, err, sizeof err), -1);
+    assert_string_equal(err, "unknown dtype 'f32' (f16 or e4m3)");
+    assert_int_equal(knobs_from_args(&b, "e4m3", NULL, NULL, 0, err, sizeof err), 0);
+    knobs_default(&a, CROQ_DTYPE_E4M3);
+    assert_memory_equal(&a, &b, sizeof a);
+
+    assert_int_equal(atomic_write_str(bad, "{\"dtype\": \"f16\",\n \"stages\": 3,\n \"stages\": 4}\n"), 0);
+    assert_int_equal(knobs_load(bad, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot parse '"));
+    assert_non_null(strstr(err, "duplicate object key"));
+    assert_int_equal(atomic_write_str(bad, "{\"dtype\": \"f16\", \"stages\": 30}\n"), 0);
+    assert_int_equal(knobs_load(bad, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "bad configuration in '"));
+    assert_non_null(strstr(err, "value 30 is not one of its allowed values"));
+    unlink(bad);
+    assert_int_equal(knobs_load(bad, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot read '"));
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_consistent),
+        cmocka_unit_test(test_defaults_and_baseline_valid),
+        cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_validate_rejects),
+        cmocka_unit_test(test_signature_round_trip),
+        cmocka_unit_test(test_geometry),
+        cmocka_unit_test(test_shape_parse),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_errors),
+        cmocka_unit_test(test_json_files_and_args),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,435 @@
+/* tests/unit/test_util.c — spawn (exit codes, signals, time limits on a process
+ * group, literal argv, big output), atomic file I/O, strbuf and hash. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/atomicio.h"
+#include "util/hash.h"
+#include "util/spawn.h"
+#include "util/strbuf.h"
+
+static char tmpdir[256];
+
+static int make_tmpdir(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/croq-test-util.XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    const char *argv[] = {"rm", "-rf", tmpdir, NULL};
+    struct spawn_opts o = {.argv = argv};
+    struct spawn_result r;
+    int rc = spawn_run(&o, &r);
+    spawn_result_release(&r);
+    return rc;
+}
+
+static void run(const char *const *argv, double timeout, struct spawn_result *r)
+{
+    struct spawn_opts o = {.argv = argv, .timeout_s = timeout};
+    assert_int_equal(spawn_run(&o, r), 0);
+}
+
+/* ---- spawn ---- */
+
+static void test_spawn_exit_codes(void **state)
+{
+    struct spawn_result r;
+    const char *t[] = {"true", NULL};
+    run(t, 10, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.term_signal, 0);
+    assert_false(r.timed_out);
+    assert_false(r.exec_failed);
+    spawn_result_release(&r);
+
+    const char *e3[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    run(e3, 10, &r);
+    assert_int_equal(r.exit_code, 3);
+    assert_string_equal(r.out, "out\n");
+    assert_string_equal(r.err, "err\n");
+    char d[128];
+    spawn_describe(&r, d, sizeof d);
+    assert_string_equal(d, "exit 3");
+    spawn_result_release(&r);
+}
+
+static void test_spawn_signal(void **state)
+{
+    struct spawn_result r;
+    const char *argv[] = {"sh", "-c", "kill -SEGV $$", NULL};
+    run(argv, 10, &r);
+    assert_int_equal(r.exit_code, -1);
+    assert_int_equal(r.term_signal, SIGSEGV);
+    assert_false(r.timed_out);
+    char d[128];
+    spawn_describe(&r, d, sizeof d);
+    assert_non_null(strstr(d, "signal 11"));
+    spawn_result_release(&r);
+}
+
+static void test_spawn_exec_failure(void **state)
+{
+    struct spawn_result r;
+    const char *missing[] = {"/nonexistent/croq-no-such-program", NULL};
+    run(missing, 10, &r);
+    assert_true(r.exec_failed);
+    assert_int_equal(r.exec_errno, ENOENT);
+    assert_int_equal(r.exit_code, -1);
+    char d[128];
+    spawn_describe(&r, d, sizeof d);
+    assert_string_equal(d, "could not start: No such file or directory");
+    spawn_result_release(&r);
+
+    const char *unpathed[] = {"croq-no-such-program-in-path", NULL};
+    run(unpathed, 10, &r);
+    assert_true(r.exec_failed);
+    assert_int_equal(r.exec_errno, ENOENT);
+    spawn_result_release(&r);
+
+    /* A directory is not executable: the failure comes from execve in the child. */
+    const char *dir[] = {"/tmp", NULL};
+    run(dir, 10, &r);
+    assert_true(r.exec_failed);
+    assert_int_equal(r.exec_errno, EACCES);
+    spawn_result_release(&r);
+}
+
+static bool process_gone(long pid)
+{
+    /* Killed processes may linger as zombies until their new parent reaps them. */
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+static void test_spawn_timeout_kills_group(void **state)
+{
+    char pidfile[300], script[400];
+    snprintf(pidfile, sizeof pidfile, "%s/grandchild.pid", tmpdir);
+    /* Test only: a shell that starts a grandchild holding our pipes, then waits. */
+    snprintf(script, sizeof script, "sleep 100 & echo $! > '%s'; wait", pidfile);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    struct spawn_result r;
+    run(argv, 0.5, &r);
+    assert_true(r.timed_out);
+    assert_int_equal(r.term_signal, SIGTERM);
+    assert_true(r.wall_s >= 0.5 && r.wall_s < 2.0);
+    char d[128];
+    spawn_describe(&r, d, sizeof d);
+    assert_string_equal(d, "timed out after 0.5 s");
+    spawn_result_release(&r);
+
+    char *txt = read_file(pidfile, NULL);
+    assert_non_null(txt);
+    long gpid = atol(txt);
+    free(txt);
+    assert_true(gpid > 1);
+    for (int i = 0; i < 50 && !process_gone(gpid); i++)
+        usleep(20000);
+    assert_true(process_gone(gpid));
+}
+
+static void test_spawn_timeout_escalates_to_kill(void **state)
+{
+    /* Ignores SIGTERM: must be killed by SIGKILL after the grace period. */
+    const char *argv[] = {"sh", "-c", "trap '' TERM; sleep 100 & wait; wait", NULL};
+    struct spawn_result r;
+    run(argv, 0.3, &r);
+    assert_true(r.timed_out);
+    assert_int_equal(r.term_signal, SIGKILL);
+    assert_true(r.wall_s >= 0.3 + SPAWN_KILL_GRACE_S - 0.1);
+    assert_true(r.wall_s < 0.3 + SPAWN_KILL_GRACE_S + 2.0);
+    spawn_result_release(&r);
+}
+
+static void test_spawn_argv_is_literal(void **state)
+{
+    char marker[300];
+    snprintf(marker, sizeof marker, "%s/pwned", tmpdir);
+    char sub[400];
+    snprintf(sub, sizeof sub, "$(touch %s)", marker);
+    const char *quoted = "he said \"hi\" and 'bye'; `touch x` $HOME";
+    const char *newline = "line1\nline2";
+    const char *argv[] = {"printf", "[%s]", quoted, sub, newline, "", NULL};
+    struct spawn_result r;
+    run(argv, 10, &r);
+    assert_int_equal(r.exit_code, 0);
+    char expect[1200];
+    snprintf(expect, sizeof expect, "[%s][%s][%s][]", quoted, sub, newline);
+    assert_string_equal(r.out, expect);
+    spawn_result_release(&r);
+    struct stat st;
+    assert_int_equal(stat(marker, &st), -1);
+    assert_int_equal(errno, ENOENT);
+}
+
+static size_t seq_len(int n)
+{
+    size_t len = 0;
+    char b[16];
+    for (int i = 1; i <= n; i++)
+        len += (size_t)snprintf(b, sizeof b, "%d\n", i);
+    return len;
+}
+
+static void test_spawn_big_output(void **state)
+{
+    /* ~2.6 MB on each stream at once: a reader that drains one pipe at a time deadlocks. */
+    const char *argv[] = {"sh", "-c", "seq 1 400000; seq 1 400000 >&2; echo done", NULL};
+    struct spawn_opts o = {.argv = argv, .timeout_s = 30, .out_cap = 8 << 20, .err_cap = 8 << 20};
+    struct spawn_result r;
+    assert_int_equal(spawn_run(&o, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_false(r.timed_out);
+    assert_int_equal(strlen(r.out), seq_len(400000) + 5);
+    assert_int_equal(strlen(r.err), seq_len(400000));
+    assert_false(r.out_truncated);
+    assert_string_equal(r.out + strlen(r.out) - 12, "400000\ndone\n");
+    spawn_result_release(&r);
+
+    /* Over the cap: kept up to the cap, the rest read and dropped, no hang. */
+    struct spawn_opts small = {.argv = argv, .timeout_s = 30};
+    assert_int_equal(spawn_run(&small, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(r.out_truncated);
+    assert_true(r.err_truncated);
+    assert_int_equal(strlen(r.out), SPAWN_DEFAULT_CAP);
+    assert_memory_equal(r.out, "1\n2\n3\n", 6);
+    spawn_result_release(&r);
+}
+
+static void test_spawn_cwd_env_redirect(void **state)
+{
+    char outp[300], inp[300];
+    snprintf(outp, sizeof outp, "%s/out.txt", tmpdir);
+    snprintf(inp, sizeof inp, "%s/in.txt", tmpdir);
+    assert_int_equal(atomic_write_str(inp, "from stdin\n"), 0);
+    const char *env[] = {"CROQ_TEST_VAR=va lue", NULL};
+    const char *argv[] = {"sh", "-c", "pwd; echo \"$CROQ_TEST_VAR\"; cat", NULL};
+    struct spawn_opts o = {.argv = argv, .cwd = tmpdir, .env_add = env, .stdout_path = outp,
+                           .stdin_path = inp, .timeout_s = 10};
+    struct spawn_result r;
+    assert_int_equal(spawn_run(&o, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "");
+    spawn_result_release(&r);
+    char *txt = read_file(outp, NULL);
+    assert_non_null(txt);
+    char expect[400];
+    snprintf(expect, sizeof expect, "%s\nva lue\nfrom stdin\n", tmpdir);
+    assert_string_equal(txt, expect);
+    free(txt);
+
+    /* stdin defaults to /dev/null: cat ends at once instead of waiting for a terminal. */
+    const char *cat[] = {"cat", NULL};
+    run(cat, 5, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_false(r.timed_out);
+    assert_string_equal(r.out, "");
+    spawn_result_release(&r);
+}
+
+static void test_spawn_leftovers_killed_on_exit(void **state)
+{
+    /* The child exits at once but leaves a background grandchild holding stdout: the
+     * call must return promptly and the grandchild must not survive it. */
+    char pidfile[300], script[400];
+    snprintf(pidfile, sizeof pidfile, "%s/left.pid", tmpdir);
+    snprintf(script, sizeof script, "sleep 100 & echo $! > '%s'; echo bye", pidfile);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    struct spawn_result r;
+    run(argv, 30, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "bye\n");
+    assert_true(r.wall_s < 5);
+    spawn_result_release(&r);
+    char *txt = read_file(pidfile, NULL);
+    assert_non_null(txt);
+    long gpid = atol(txt);
+    free(txt);
+    for (int i = 0; i < 50 && !process_gone(gpid); i++)
+        usleep(20000);
+    assert_true(process_gone(gpid));
+}
+
+/* ---- atomicio ---- */
+
+static int count_temp_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp."))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_atomic_write_replaces(void **state)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/file.json", tmpdir);
+    assert_int_equal(atomic_write(p, "first version", 13), 0);
+    size_t len;
+    char *txt = read_file(p, &len);
+    assert_string_equal(txt, "first version");
+    assert_int_equal(len, 13);
+    free(txt);
+    assert_int_equal(atomic_write_str(p, "2nd"), 0);
+    txt = read_file(p, &len);
+    assert_string_equal(txt, "2nd");
+    assert_int_equal(len, 3);
+    free(txt);
+    assert_int_equal(count_temp_files(tmpdir), 0);
+
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/f", tmpdir);
+    assert_int_equal(atomic_write_str(bad, "x"), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(atomic_write_str("", "x"), -1);
+    assert_int_equal(errno, EINVAL);
+}
+
+static void test_read_file_errors(void **state)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/missing.txt", tmpdir);
+    errno = 0;
+    assert_null(read_file(p, NULL));
+    assert_int_equal(errno, ENOENT);
+    assert_null(read_file(tmpdir, NULL));
+    assert_int_equal(errno, EISDIR);
+    /* /proc files report size 0 but have content. */
+    char *s = read_file("/proc/self/status", NULL);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "Pid:"));
+    free(s);
+}
+
+static void test_append_record(void **state)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/log.tsv", tmpdir);
+    assert_int_equal(append_record(p, "a\t1\n", 4), 0);
+    assert_int_equal(append_record(p, "b\t2", 3), 0); /* newline added */
+    assert_int_equal(append_record(p, "c\n", 2), 0);
+    char *txt = read_file(p, NULL);
+    assert_string_equal(txt, "a\t1\nb\t2\nc\n");
+    free(txt);
+}
+
+static void test_mkdir_p(void **state)
+{
+    char p[300], f[320];
+    snprintf(p, sizeof p, "%s/a/b//c/", tmpdir);
+    assert_int_equal(mkdir_p(p), 0);
+    assert_int_equal(mkdir_p(p), 0); /* exists: fine */
+    struct stat st;
+    snprintf(f, sizeof f, "%s/a/b/c", tmpdir);
+    assert_int_equal(stat(f, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    snprintf(f, sizeof f, "%s/a/file", tmpdir);
+    assert_int_equal(atomic_write_str(f, "x"), 0);
+    snprintf(p, sizeof p, "%s/a/file/sub", tmpdir);
+    assert_int_equal(mkdir_p(p), -1);
+    assert_int_equal(errno, ENOTDIR);
+}
+
+static void test_atomic_copy(void **state)
+{
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s/src.bin", tmpdir);
+    snprintf(b, sizeof b, "%s/dst.bin", tmpdir);
+    unsigned char data[300];
+    for (int i = 0; i < 300; i++)
+        data[i] = (unsigned char)i; /* includes NUL bytes */
+    assert_int_equal(atomic_write(a, data, sizeof data), 0);
+    assert_int_equal(atomic_write_str(b, "old"), 0);
+    assert_int_equal(atomic_copy(a, b), 0);
+    size_t len;
+    char *got = read_file(b, &len);
+    assert_int_equal(len, 300);
+    assert_memory_equal(got, data, 300);
+    free(got);
+    snprintf(a, sizeof a, "%s/nope", tmpdir);
+    assert_int_equal(atomic_copy(a, b), -1);
+    assert_int_equal(errno, ENOENT);
+}
+
+/* ---- strbuf, hash ---- */
+
+static void test_strbuf(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    assert_string_equal(strbuf_str(&sb), "");
+    for (int i = 0; i < 1000; i++)
+        strbuf_addf(&sb, "%d,", i);
+    strbuf_adds(&sb, "end");
+    assert_int_equal(sb.len, strlen(sb.buf));
+    assert_memory_equal(sb.buf, "0,1,2,", 6);
+    assert_string_equal(sb.buf + sb.len - 7, "999,end");
+    char *s = strbuf_detach(&sb);
+    assert_null(sb.buf);
+    assert_int_equal(sb.len, 0);
+    free(s);
+}
+
+static void test_hash_fnv1a64(void **state)
+{
+    /* Reference values from the FNV test suite. */
+    assert_true(hash_fnv1a64(HASH_FNV1A64_INIT, "", 0) == UINT64_C(0xcbf29ce484222325));
+    assert_true(hash_fnv1a64(HASH_FNV1A64_INIT, "a", 1) == UINT64_C(0xaf63dc4c8601ec8c));
+    assert_true(hash_fnv1a64(HASH_FNV1A64_INIT, "foobar", 6) == UINT64_C(0x85944171f73967e8));
+    char hex[17];
+    hash_hex(UINT64_C(0x85944171f73967e8), hex);
+    assert_string_equal(hex, "85944171f73967e8");
+    uint64_t ab_c = hash_fnv1a64_str(hash_fnv1a64_str(HASH_FNV1A64_INIT, "ab"), "c");
+    uint64_t a_bc = hash_fnv1a64_str(hash_fnv1a64_str(HASH_FNV1A64_INIT, "a"), "bc");
+    assert_true(ab_c != a_bc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spawn_exit_codes),
+        cmocka_unit_test(test_spawn_signal),
+        cmocka_unit_test(test_spawn_exec_failure),
+        cmocka_unit_test(test_spawn_timeout_kills_group),
+        cmocka_unit_test(test_spawn_timeout_escalates_to_kill),
+        cmocka_unit_test(test_spawn_argv_is_literal),
+        cmocka_unit_test(test_spawn_big_output),
+        cmocka_unit_test(test_spawn_cwd_env_redirect),
+        cmocka_unit_test(test_spawn_leftovers_killed_on_exit),
+        cmocka_unit_test(test_atomic_write_replaces),
+        cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_append_record),
+        cmocka_unit_test(test_mkdir_p),
+        cmocka_unit_test(test_atomic_copy),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_hash_fnv1a64),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
