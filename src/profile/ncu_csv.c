@@ -1,0 +1,270 @@
+/* src/profile/ncu_csv.c — `ncu --csv --page raw --print-units base` output -> struct
+ * profile_metrics.
+ *
+ * The raw page is one wide table: a header record of column names (first "ID", then
+ * "Process ID", ..., "Kernel Name", ..., then one column per metric), a record of units
+ * ("" for the non-metric columns, "%", "nsecond", "block", ...), then one record per
+ * profiled launch. Values are quoted and may carry thousands separators ("1,234.5").
+ * ncu's own "==PROF==" lines may precede the table when it shares the log.
+ *
+ * Each field maps to a list of metric names, first present wins: ncu versions and
+ * chips differ in which of the equivalent names a section collects (docs/profiling.md).
+ */
+#include "profile.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+enum unit_kind { U_PLAIN, U_TIME_US };
+
+struct metric_map {
+    size_t offset; /* of the double in struct profile_metrics */
+    enum unit_kind kind;
+    const char *names[4];
+};
+
+#define FIELD(f) offsetof(struct profile_metrics, f)
+
+static const struct metric_map metric_maps[] = {
+    {FIELD(sm_throughput_pct), U_PLAIN, {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}},
+    /* The GMMA (wgmma) pipe is Hopper's tensor pipe; older names are fallbacks. */
+    {FIELD(tensor_pipe_pct), U_PLAIN,
+     {"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+      "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+      "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"}},
+    {FIELD(dram_throughput_pct), U_PLAIN,
+     {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+      "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}},
+    {FIELD(l2_throughput_pct), U_PLAIN, {"lts__throughput.avg.pct_of_peak_sustained_elapsed"}},
+    {FIELD(smem_throughput_pct), U_PLAIN,
+     {"l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"}},
+    {FIELD(achieved_occupancy_pct), U_PLAIN, {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
+    {FIELD(theoretical_occupancy_pct), U_PLAIN, {"sm__maximum_warps_per_active_cycle_pct"}},
+    {FIELD(duration_us), U_TIME_US, {"gpu__time_duration.sum", "gpu__time_duration.avg"}},
+    {FIELD(memory_throughput_pct), U_PLAIN,
+     {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
+    {FIELD(l1tex_throughput_pct), U_PLAIN,
+     {"l1tex__throughput.avg.pct_of_peak_sustained_active",
+      "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"}},
+    {FIELD(occ_limit_registers), U_PLAIN, {"launch__occupancy_limit_registers"}},
+    {FIELD(occ_limit_shared_mem), U_PLAIN, {"launch__occupancy_limit_shared_mem"}},
+    {FIELD(occ_limit_warps), U_PLAIN, {"launch__occupancy_limit_warps"}},
+    {FIELD(occ_limit_blocks), U_PLAIN, {"launch__occupancy_limit_blocks"}},
+    {FIELD(registers_per_thread), U_PLAIN, {"launch__registers_per_thread"}},
+};
+
+/* Stall reasons the struct names; the rest only count towards the total. */
+static const struct {
+    const char *reason;
+    size_t offset;
+} stall_fields[] = {
+    {"long_scoreboard", FIELD(stall_long_scoreboard_pct)},
+    {"barrier", FIELD(stall_barrier_pct)},
+    {"no_instruction", FIELD(stall_no_instruction_pct)},
+    {"wait", FIELD(stall_wait_pct)},
+    {"math_pipe_throttle", FIELD(stall_math_pipe_throttle_pct)},
+    {"mio_throttle", FIELD(stall_mio_throttle_pct)},
+    {"short_scoreboard", FIELD(stall_short_scoreboard_pct)},
+    {"sleeping", FIELD(stall_sleeping_pct)},
+};
+
+/* Per-reason stall metrics, in the order tried: WarpStateStats' average warp cycles per
+ * issued instruction spent in each state, then the newer latency form, then PC
+ * sampling counts. A family is used only if at least one of its columns is present. */
+static const struct {
+    const char *prefix, *suffix;
+} stall_families[] = {
+    {"smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"},
+    {"smsp__average_warp_latency_issue_stalled_", ".ratio"},
+    {"smsp__pcsamp_warps_issue_stalled_", ""},
+};
+
+void profile_metrics_init(struct profile_metrics *m)
+{
+    double *d = (double *)m;
+    /* Every member before top_stall is a double (checked below). */
+    for (size_t i = 0; i < offsetof(struct profile_metrics, top_stall) / sizeof(double); i++)
+        d[i] = NAN;
+    m->top_stall[0] = '\0';
+    m->top_stall_pct = NAN;
+}
+_Static_assert(offsetof(struct profile_metrics, top_stall) % sizeof(double) == 0,
+               "profile_metrics: doubles must precede top_stall");
+
+static double *field_at(struct profile_metrics *m, size_t offset)
+{
+    return (double *)((char *)m + offset);
+}
+
+/* "1,234.5" -> 1234.5; "", "n/a", text -> NAN. */
+static double parse_number(const char *s)
+{
+    char buf[64];
+    size_t n = 0;
+    for (; *s && n + 1 < sizeof buf; s++)
+        if (*s != ',' && *s != ' ')
+            buf[n++] = *s;
+    buf[n] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    return (n == 0 || *end) ? NAN : v;
+}
+
+static double time_to_us(double v, const char *unit)
+{
+    if (!strcmp(unit, "nsecond") || !strcmp(unit, "ns"))
+        return v / 1e3;
+    if (!strcmp(unit, "msecond") || !strcmp(unit, "ms"))
+        return v * 1e3;
+    if (!strcmp(unit, "second") || !strcmp(unit, "s"))
+        return v * 1e6;
+    /* usecond, or no unit row: ncu's base time unit with --print-units base is nsecond,
+     * but an explicit "usecond" is already right. */
+    return (!unit[0]) ? v / 1e3 : v;
+}
+
+struct table_view {
+    const struct csv_record *header, *units, *row;
+};
+
+static int column_of(const struct csv_record *header, const char *name)
+{
+    for (size_t i = 0; i < header->n; i++)
+        if (!strcmp(header->fields[i], name))
+            return (int)i;
+    return -1;
+}
+
+static const char *cell(const struct csv_record *r, int col)
+{
+    return (col >= 0 && (size_t)col < r->n) ? r->fields[col] : "";
+}
+
+static void read_mapped(const struct table_view *v, struct profile_metrics *m)
+{
+    for (size_t i = 0; i < sizeof metric_maps / sizeof *metric_maps; i++) {
+        const struct metric_map *mm = &metric_maps[i];
+        for (int k = 0; k < 4 && mm->names[k]; k++) {
+            int col = column_of(v->header, mm->names[k]);
+            if (col < 0)
+                continue;
+            double x = parse_number(cell(v->row, col));
+            if (mm->kind == U_TIME_US && !isnan(x))
+                x = time_to_us(x, v->units ? cell(v->units, col) : "");
+            *field_at(m, mm->offset) = x;
+            break;
+        }
+    }
+}
+
+/* Reason name of a stall column of one family ("long_scoreboard"), or NULL. */
+static const char *stall_reason(const char *col, const char *prefix, const char *suffix,
+                                char *out, size_t outlen)
+{
+    size_t lp = strlen(prefix), ls = strlen(suffix), lc = strlen(col);
+    if (lc <= lp + ls || strncmp(col, prefix, lp) || strcmp(col + lc - ls, suffix))
+        return NULL;
+    size_t n = lc - lp - ls;
+    /* "_not_issued" variants duplicate the issued ones; ".sum"-style sub-metrics of the
+     * sampling family would double count. */
+    if (n >= outlen || strstr(col + lp, "not_issued") || memchr(col + lp, '.', n))
+        return NULL;
+    memcpy(out, col + lp, n);
+    out[n] = '\0';
+    return out;
+}
+
+/* Shares of every stall reason of the first family present, in % of their sum. */
+static void read_stalls(const struct table_view *v, struct profile_metrics *m)
+{
+    char reason[64];
+    for (size_t f = 0; f < sizeof stall_families / sizeof *stall_families; f++) {
+        double total = 0, best = -1;
+        int count = 0;
+        for (size_t c = 0; c < v->header->n; c++) {
+            double x = parse_number(cell(v->row, (int)c));
+            if (!stall_reason(v->header->fields[c], stall_families[f].prefix,
+                              stall_families[f].suffix, reason, sizeof reason) || isnan(x))
+                continue;
+            total += x;
+            count++;
+        }
+        if (!count)
+            continue;
+        for (size_t c = 0; c < v->header->n; c++) {
+            double x = parse_number(cell(v->row, (int)c));
+            if (!stall_reason(v->header->fields[c], stall_families[f].prefix,
+                              stall_families[f].suffix, reason, sizeof reason) || isnan(x))
+                continue;
+            double share = total > 0 ? 100.0 * x / total : 0.0;
+            for (size_t s = 0; s < sizeof stall_fields / sizeof *stall_fields; s++)
+                if (!strcmp(reason, stall_fields[s].reason))
+                    *field_at(m, stall_fields[s].offset) = share;
+            /* "selected" is the issuing state, not a stall. */
+            if (share > best && strcmp(reason, "selected")) {
+                best = share;
+                snprintf(m->top_stall, sizeof m->top_stall, "%.47s", reason);
+                m->top_stall_pct = share;
+            }
+        }
+        return;
+    }
+}
+
+static bool is_header(const struct csv_record *r)
+{
+    return r->n > 1 && !strcmp(r->fields[0], "ID") && column_of(r, "Kernel Name") >= 0;
+}
+
+/* The first launch row of kernel_name after the header (and units row). */
+static int find_view(const struct csv_table *t, const char *kernel_name, struct table_view *v,
+                     char *err, size_t errlen)
+{
+    size_t h = 0;
+    while (h < t->n && !is_header(&t->rows[h]))
+        h++;
+    if (h == t->n) {
+        snprintf(err, errlen, "no ncu raw CSV header (\"ID\", ..., \"Kernel Name\") in the output");
+        return -1;
+    }
+    v->header = &t->rows[h];
+    size_t first = h + 1;
+    /* The units row has an empty "ID" cell; a launch row has a number there. */
+    if (first < t->n && !t->rows[first].fields[0][0]) {
+        v->units = &t->rows[first];
+        first++;
+    }
+    int kcol = column_of(v->header, "Kernel Name");
+    for (size_t i = first; i < t->n; i++) {
+        const char *name = cell(&t->rows[i], kcol);
+        if (!kernel_name || strstr(name, kernel_name)) {
+            v->row = &t->rows[i];
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "ncu profiled no launch of '%s'", kernel_name ? kernel_name : "any kernel");
+    return -1;
+}
+
+int profile_parse_ncu_csv(const char *text, const char *kernel_name, struct profile_metrics *m,
+                          char *err, size_t errlen)
+{
+    struct csv_table t;
+    struct table_view v = {0};
+    profile_metrics_init(m);
+    if (csv_parse(text, true, &t, err, errlen))
+        return -1;
+    int rc = find_view(&t, kernel_name, &v, err, errlen);
+    if (!rc) {
+        read_mapped(&v, m);
+        read_stalls(&v, m);
+    }
+    csv_release(&t);
+    return rc;
+}

@@ -1,0 +1,111 @@
+/* src/proposer/proposer.h — IDEATE step: choose the next configuration to try from
+ * the current best, grounded in the current bottleneck, never repeating a config
+ * signature, with the protocol's category-diversity and escalation rules.
+ *
+ * The proposer is a pure function of its context (no I/O, no clock, no global
+ * state), so the engine can re-derive an idea after a crash and tests can check every
+ * rule. Randomness, if any, comes from ctx->seed and ctx->iteration.
+ *
+ * How it chooses (docs/proposer.md has the full rules and the move table):
+ *   candidates  one-knob moves of the best to a neighbouring allowed value (repaired by
+ *               the fewest extra knob changes when the move alone is invalid: a
+ *               "coupled" move); when every neighbour was tried, two-knob moves, then
+ *               random valid configs, then an exhaustive walk of the space;
+ *               radical jumps and ports of other_bests at the escalation events.
+ *   hard rules  knobs_validate for the shape; signature not in history, not the best.
+ *   soft rules  diversity (never three ideas of one category in a row), then the
+ *               escalation rule of the discard streak, each dropped only when no
+ *               candidate satisfies it; the iteration before a jump keeps the jump's
+ *               category free so diversity never blocks the jump.
+ *   score       bottleneck move table + phase preference + grid fill - complexity;
+ *               ties broken by a hash of (signature, seed).
+ */
+#ifndef CROQ_PROPOSER_H
+#define CROQ_PROPOSER_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "knobs/knobs.h"
+#include "profile/profile.h"
+
+#define IDEA_TEXT_MAX 512
+
+/* Idea categories (docs/proposer.md): a one-knob or coupled move is filed under the
+ * category knobs.def gives its own knob; a radical jump under "structural"; any other
+ * multi-knob move (two-knob, random, port) under the category most of its changed
+ * knobs have (ties: macro, structural, variant, micro). */
+enum idea_category { IDEA_MACRO = 0, IDEA_STRUCTURAL, IDEA_VARIANT, IDEA_MICRO, IDEA_CAT_COUNT };
+const char *idea_category_name(enum idea_category c);
+int idea_category_parse(const char *s); /* -1 if unknown */
+
+/* Escalation on consecutive discards (the protocol's). From 3 and from 5 discards on,
+ * standing constraints; at 10 and 15 one-off jumps, repeated every period (radical at
+ * 10, 20, 30, ..., port at 15, 25, ...; a port with no untried other_best left falls
+ * back to a radical jump). */
+#define PROPOSER_SWITCH_CATEGORY 3 /* a category none of the last 3 ideas had */
+#define PROPOSER_SWITCH_FAMILY 5   /* only knob families the last 5 ideas left alone */
+#define PROPOSER_RADICAL 10        /* change >= 3 structural knobs at once */
+#define PROPOSER_PORT 15           /* the best config of another tuned shape */
+#define PROPOSER_ESCALATION_PERIOD 5
+#define PROPOSER_RADICAL_MIN_KNOBS 3
+/* SMs of the target (H200): a grid of fewer CTAs leaves SMs idle (docs/proposer.md). */
+#define PROPOSER_SM_COUNT 132
+
+/* Budget phases: first third explores macro/structural changes, the middle third
+ * data-path variants, the last third micro refinement (scheduling, cache hints). */
+enum proposer_phase { PHASE_EXPLORE = 0, PHASE_VARIANT, PHASE_REFINE };
+enum proposer_phase proposer_phase_of(int iteration, int budget);
+const char *proposer_phase_name(enum proposer_phase p);
+
+/* Knob family: the knob's name up to its first '_' ("tile" for tile_m/tile_n/tile_k,
+ * "cluster", "l2", ...), the whole name if it has none. Derived from knobs.def. */
+bool proposer_same_family(int knob_a, int knob_b);
+
+/* How an idea was built. */
+enum idea_kind { KIND_SINGLE = 0, KIND_COUPLED, KIND_PAIR, KIND_RADICAL, KIND_PORT, KIND_RANDOM };
+const char *idea_kind_name(enum idea_kind k);
+
+/* One past iteration, as the proposer needs it. */
+struct idea_history_entry {
+    char signature[CROQ_SIG_MAX];
+    enum idea_category category;
+    bool kept;            /* decision KEEP (or BASELINE) */
+};
+
+struct proposer_ctx {
+    struct croq_shape shape;
+    struct croq_config best;              /* current best configuration */
+    double best_tflops;
+    enum croq_bottleneck bottleneck;      /* of the current best; BN_UNKNOWN if not profiled */
+    const struct profile_metrics *metrics;/* may be NULL */
+    const struct idea_history_entry *history; /* every idea tried on this shape, oldest first */
+    size_t n_history;
+    int iteration;                        /* the iteration being proposed (1-based) */
+    int budget;                           /* total iterations of this run */
+    int consecutive_discards;
+    /* best configs of other tuned shapes (for the 15-discard port); entries of another
+     * dtype than best are ignored; earlier entries are preferred (engine: most similar
+     * shape first) */
+    const struct croq_config *other_bests;
+    size_t n_other_bests;
+    unsigned long long seed;
+};
+
+struct idea {
+    struct croq_config cfg;
+    enum idea_category category;
+    char text[IDEA_TEXT_MAX];       /* "stages 3 -> 4: latency_bound (top stall ...): ..." */
+    char justification[256];        /* the metric that justifies it */
+    /* added with the implementation (append-only) */
+    enum idea_kind kind;
+    enum proposer_phase phase;
+    int escalation;                 /* 0, 3, 5, 10 or 15: the escalation rule it follows */
+    int n_changed;                  /* knobs that differ from ctx->best */
+};
+
+/* 0 with *out filled; 1 when the reachable space is exhausted (every valid config of
+ * the shape tried); -1 on error (NULL argument, shape that fails shape_validate).
+ * Never returns a config whose signature is in history or equals the best's, or that
+ * fails knobs_validate for ctx->shape. Deterministic: equal ctx, equal idea. */
+int proposer_next(const struct proposer_ctx *ctx, struct idea *out);
+#endif

@@ -1,0 +1,569 @@
+/* tests/unit/test_profile.c — the PROFILE module without a GPU: the CSV reader, the ncu
+ * raw-page parser, the classifier on every fixture in tests/fixtures/ncu (synthetic-*
+ * written to the documented format, h200-* captured on the GPU machine; each with a
+ * <fixture>.expect holding the category), the profile cache, and profile_run around a
+ * fake ncu (success, ncu error, time-out, missing program, no launch profiled). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile/csv.h"
+#include "profile/profile.h"
+#include "util/atomicio.h"
+
+#define FIXTURE_DIR CROQ_SOURCE_DIR "/tests/fixtures/ncu"
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static char *make_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/croq-profile-XXXXXX", base && *base ? base : "/tmp");
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[1024];
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (!lstat(path, &sb) && S_ISDIR(sb.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static char *fixture_text(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", FIXTURE_DIR, name);
+    char *t = read_file(path, NULL);
+    if (!t)
+        fail_msg("cannot read fixture '%s'", path);
+    return t;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* ---- CSV reader --------------------------------------------------------------------- */
+
+static void test_csv_quotes_commas_and_newlines(void **state)
+{
+    (void)state;
+    struct csv_table t;
+    char err[128];
+    const char *text = "\"a\",\"1,234.5\",\"say \"\"hi\"\"\",plain\r\n"
+                       "\"multi\nline\",,\"\"\n"
+                       "\n"
+                       "last,\"(32, 32, 1)\"";
+    assert_int_equal(csv_parse(text, false, &t, err, sizeof err), 0);
+    assert_int_equal(t.n, 3);
+    assert_int_equal(t.rows[0].n, 4);
+    assert_string_equal(t.rows[0].fields[1], "1,234.5");
+    assert_string_equal(t.rows[0].fields[2], "say \"hi\"");
+    assert_string_equal(t.rows[0].fields[3], "plain");
+    assert_int_equal(t.rows[1].n, 3);
+    assert_string_equal(t.rows[1].fields[0], "multi\nline");
+    assert_string_equal(t.rows[1].fields[1], "");
+    assert_string_equal(t.rows[1].fields[2], "");
+    assert_int_equal(t.rows[2].n, 2);
+    assert_string_equal(t.rows[2].fields[1], "(32, 32, 1)");
+    csv_release(&t);
+}
+
+static void test_csv_skips_tool_lines_only_when_asked(void **state)
+{
+    (void)state;
+    struct csv_table t;
+    char err[128];
+    const char *text = "==PROF== Connected to process 1\n\"x\",\"y\"\n==WARNING== a, b\n\"1\",\"==2\"\n";
+    assert_int_equal(csv_parse(text, true, &t, err, sizeof err), 0);
+    assert_int_equal(t.n, 2);
+    assert_string_equal(t.rows[0].fields[0], "x");
+    assert_string_equal(t.rows[1].fields[1], "==2"); /* not at a line start: data */
+    csv_release(&t);
+    assert_int_equal(csv_parse(text, false, &t, err, sizeof err), 0);
+    assert_int_equal(t.n, 4);
+    assert_int_equal(t.rows[2].n, 2); /* "==WARNING== a" and " b" */
+    csv_release(&t);
+}
+
+static void test_csv_unterminated_quote_is_an_error(void **state)
+{
+    (void)state;
+    struct csv_table t;
+    char err[128] = "";
+    assert_int_equal(csv_parse("\"a\",\"b\n1,2\n", false, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "unterminated"));
+    assert_int_equal(t.n, 0);
+}
+
+/* ---- ncu parser ----------------------------------------------------------------------- */
+
+static void test_parse_values_from_fixture(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256];
+    char *text = fixture_text("synthetic-dram-throughput.csv");
+    assert_int_equal(profile_parse_ncu_csv(text, PROFILE_KERNEL_NAME, &m, err, sizeof err), 0);
+    /* the croq_gemm_sp row, not the cuBLAS reference row before it (all 5.0) */
+    assert_float_equal(m.dram_throughput_pct, 87.1, 1e-9);
+    assert_float_equal(m.l2_throughput_pct, 62.0, 1e-9);
+    assert_float_equal(m.tensor_pipe_pct, 48.0, 1e-9);
+    assert_float_equal(m.sm_throughput_pct, 50.0, 1e-9);
+    assert_float_equal(m.memory_throughput_pct, 87.1, 1e-9);
+    assert_float_equal(m.smem_throughput_pct, 10.0, 1e-9);
+    assert_float_equal(m.theoretical_occupancy_pct, 18.75, 1e-9);
+    assert_float_equal(m.achieved_occupancy_pct, 18.4, 1e-9);
+    /* "1,234,567" nsecond */
+    assert_float_equal(m.duration_us, 1234.567, 1e-9);
+    assert_float_equal(m.occ_limit_shared_mem, 1.0, 1e-9);
+    assert_float_equal(m.occ_limit_warps, 5.0, 1e-9);
+    assert_float_equal(m.registers_per_thread, 168.0, 1e-9);
+    /* stall ratios: long_scoreboard 6, barrier 2, selected 1, 15 others 0.01 each;
+     * the ".pct" columns (99 each) must not count */
+    double total = 6 + 2 + 1 + 15 * 0.01;
+    assert_float_equal(m.stall_long_scoreboard_pct, 100.0 * 6 / total, 1e-9);
+    assert_float_equal(m.stall_barrier_pct, 100.0 * 2 / total, 1e-9);
+    assert_float_equal(m.stall_no_instruction_pct, 100.0 * 0.01 / total, 1e-9);
+    assert_string_equal(m.top_stall, "long_scoreboard");
+    free(text);
+}
+
+static void test_parse_first_launch_of_any_kernel(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256];
+    char *text = fixture_text("synthetic-dram-throughput.csv");
+    assert_int_equal(profile_parse_ncu_csv(text, NULL, &m, err, sizeof err), 0);
+    assert_float_equal(m.dram_throughput_pct, 5.0, 1e-9); /* the reference kernel's row */
+    free(text);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256] = "";
+    assert_int_equal(profile_parse_ncu_csv("==PROF== nothing\n", NULL, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no ncu raw CSV header"));
+    const char *no_row = "\"ID\",\"Kernel Name\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+                         "\"\",\"\",\"%\"\n"
+                         "\"0\",\"other_kernel\",\"12\"\n";
+    assert_int_equal(profile_parse_ncu_csv(no_row, "croq_gemm_sp", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no launch of 'croq_gemm_sp'"));
+    assert_int_equal(profile_parse_ncu_csv(no_row, "other_kernel", &m, err, sizeof err), 0);
+    assert_float_equal(m.dram_throughput_pct, 12.0, 1e-9);
+    assert_true(isnan(m.l2_throughput_pct)); /* absent: NAN, not 0 */
+    assert_true(isnan(m.duration_us));
+}
+
+static void test_parse_time_units_and_missing_values(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256];
+    const char *text = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\","
+                       "\"lts__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+                       "\"\",\"\",\"msecond\",\"%\"\n"
+                       "\"0\",\"croq_gemm_sp\",\"1.5\",\"n/a\"\n";
+    assert_int_equal(profile_parse_ncu_csv(text, "croq_gemm_sp", &m, err, sizeof err), 0);
+    assert_float_equal(m.duration_us, 1500.0, 1e-9);
+    assert_true(isnan(m.l2_throughput_pct));
+}
+
+/* ---- classifier ----------------------------------------------------------------------- */
+
+static void test_every_fixture_classifies_as_expected(void **state)
+{
+    (void)state;
+    DIR *d = opendir(FIXTURE_DIR);
+    struct dirent *e;
+    int checked = 0;
+    assert_non_null(d);
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".csv"))
+            continue;
+        char expect_name[512], want[64] = "", err[256];
+        snprintf(expect_name, sizeof expect_name, "%s.expect", e->d_name);
+        char *expect = fixture_text(expect_name);
+        sscanf(expect, "%63s", want);
+        free(expect);
+        enum croq_bottleneck b = bottleneck_parse(want);
+        if (b == BN_UNKNOWN)
+            fail_msg("fixture '%s': expect file names no category ('%s')", e->d_name, want);
+        char *text = fixture_text(e->d_name);
+        struct profile_metrics m;
+        struct profile_result r = {0};
+        if (profile_parse_ncu_csv(text, PROFILE_KERNEL_NAME, &m, err, sizeof err))
+            fail_msg("fixture '%s': %s", e->d_name, err);
+        profile_classify(&m, &r);
+        if (r.category != b)
+            fail_msg("fixture '%s': classified %s (%s), expected %s", e->d_name,
+                     bottleneck_name(r.category), r.justification, want);
+        assert_true(strlen(r.justification) > 0);
+        free(text);
+        checked++;
+    }
+    closedir(d);
+    assert_true(checked >= 7); /* one synthetic fixture per category at least */
+}
+
+static struct profile_metrics quiet_metrics(void)
+{
+    struct profile_metrics m;
+    profile_metrics_init(&m);
+    m.sm_throughput_pct = 40;
+    m.tensor_pipe_pct = 35;
+    m.dram_throughput_pct = 30;
+    m.l2_throughput_pct = 30;
+    m.smem_throughput_pct = 10;
+    m.l1tex_throughput_pct = 20;
+    m.theoretical_occupancy_pct = 18.75;
+    m.stall_long_scoreboard_pct = 10;
+    m.stall_no_instruction_pct = 2;
+    m.occ_limit_registers = 2;
+    m.occ_limit_shared_mem = 1;
+    m.occ_limit_warps = 5;
+    m.occ_limit_blocks = 32;
+    strcpy(m.top_stall, "barrier");
+    m.top_stall_pct = 40;
+    return m;
+}
+
+static enum croq_bottleneck classify_of(const struct profile_metrics *m, char *just)
+{
+    struct profile_result r = {0};
+    profile_classify(m, &r);
+    if (just)
+        strcpy(just, r.justification);
+    return r.category;
+}
+
+static void test_classifier_thresholds_and_order(void **state)
+{
+    (void)state;
+    char just[256];
+    struct profile_metrics m = quiet_metrics();
+    assert_int_equal(classify_of(&m, just), BN_LATENCY_BOUND);
+    assert_non_null(strstr(just, "top stall barrier 40.0%"));
+    m.stall_long_scoreboard_pct = 30; /* occupancy rule: 18.75 < 50, smem binds */
+    assert_int_equal(classify_of(&m, just), BN_OCCUPANCY_LIMITED);
+    assert_non_null(strstr(just, "theoretical_occupancy 18.8% < 50%"));
+    m.occ_limit_warps = 0.5; /* warps bind instead: no longer occupancy_limited */
+    assert_int_equal(classify_of(&m, NULL), BN_LATENCY_BOUND);
+    m.stall_no_instruction_pct = 19.9;
+    assert_int_equal(classify_of(&m, NULL), BN_LATENCY_BOUND);
+    m.stall_no_instruction_pct = 20;
+    assert_int_equal(classify_of(&m, just), BN_INSTRUCTION_FETCH);
+    assert_string_equal(just, "stall_no_instruction 20.0% >= 20%");
+    m.l1tex_throughput_pct = 70;
+    assert_int_equal(classify_of(&m, just), BN_SMEM_THROUGHPUT);
+    assert_string_equal(just, "l1tex_throughput 70.0% >= 70%");
+    m.smem_throughput_pct = 71;
+    assert_int_equal(classify_of(&m, just), BN_SMEM_THROUGHPUT);
+    assert_string_equal(just, "smem_throughput 71.0% >= 70%");
+    m.l2_throughput_pct = 69.9;
+    assert_int_equal(classify_of(&m, NULL), BN_SMEM_THROUGHPUT);
+    m.l2_throughput_pct = 70;
+    assert_int_equal(classify_of(&m, NULL), BN_L2_THROUGHPUT);
+    m.dram_throughput_pct = 95;
+    assert_int_equal(classify_of(&m, just), BN_DRAM_THROUGHPUT);
+    assert_string_equal(just, "dram_throughput 95.0% >= 70%");
+    m.tensor_pipe_pct = 70;
+    assert_int_equal(classify_of(&m, just), BN_COMPUTE_BOUND);
+    assert_string_equal(just, "tensor_pipe 70.0% >= 70%");
+    /* sm_throughput stands in for compute only when the tensor metric is missing */
+    m = quiet_metrics();
+    m.sm_throughput_pct = 90;
+    assert_int_equal(classify_of(&m, NULL), BN_LATENCY_BOUND);
+    m.tensor_pipe_pct = NAN;
+    assert_int_equal(classify_of(&m, NULL), BN_COMPUTE_BOUND);
+}
+
+static void test_classifier_without_metrics_is_unknown(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char just[256];
+    profile_metrics_init(&m);
+    assert_int_equal(classify_of(&m, just), BN_UNKNOWN);
+    assert_non_null(strstr(just, "no throughput metric"));
+}
+
+static void test_bottleneck_names_round_trip(void **state)
+{
+    (void)state;
+    for (int b = 0; b < BN_COUNT; b++)
+        assert_int_equal(bottleneck_parse(bottleneck_name((enum croq_bottleneck)b)), b);
+    assert_string_equal(bottleneck_name(BN_DRAM_THROUGHPUT), "dram_throughput");
+    assert_string_equal(bottleneck_name(BN_UNKNOWN), "unknown");
+    assert_int_equal(bottleneck_parse("memory"), BN_UNKNOWN);
+    assert_int_equal(bottleneck_parse(NULL), BN_UNKNOWN);
+}
+
+/* ---- cache ---------------------------------------------------------------------------- */
+
+static void test_cache_store_lookup_replace(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char err[256];
+    struct profile_result a = {0}, b = {0}, got;
+    a.ok = true;
+    profile_metrics_init(&a.m);
+    a.m.dram_throughput_pct = 87.125;
+    a.m.stall_long_scoreboard_pct = 41.5;
+    strcpy(a.m.top_stall, "long_scoreboard");
+    profile_classify(&a.m, &a);
+    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 0); /* no file */
+    assert_int_equal(profile_cache_store(dir, "k1", &a, err, sizeof err), 0);
+    assert_int_equal(profile_cache_lookup(dir, "k2", &got, err, sizeof err), 0);
+    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
+    assert_true(got.ok);
+    assert_int_equal(got.category, BN_DRAM_THROUGHPUT);
+    assert_string_equal(got.justification, a.justification);
+    assert_float_equal(got.m.dram_throughput_pct, 87.125, 1e-12);
+    assert_float_equal(got.m.stall_long_scoreboard_pct, 41.5, 1e-12);
+    assert_true(isnan(got.m.l2_throughput_pct));
+    assert_string_equal(got.m.top_stall, "long_scoreboard");
+    /* a second key keeps the first; storing k1 again replaces it */
+    b.ok = false;
+    strcpy(b.reason, "ncu timed out");
+    b.category = BN_UNKNOWN;
+    profile_metrics_init(&b.m);
+    assert_int_equal(profile_cache_store(dir, "k2", &b, err, sizeof err), 0);
+    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
+    assert_int_equal(got.category, BN_DRAM_THROUGHPUT);
+    assert_int_equal(profile_cache_store(dir, "k1", &b, err, sizeof err), 0);
+    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
+    assert_false(got.ok);
+    assert_string_equal(got.reason, "ncu timed out");
+    assert_int_equal(got.category, BN_UNKNOWN);
+    remove_tree(dir);
+    free(dir);
+}
+
+static void test_cache_corrupt_file_is_an_error(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char path[1024], err[256] = "";
+    struct profile_result r = {0};
+    snprintf(path, sizeof path, "%s/%s", dir, PROFILE_CACHE_FILE);
+    write_text(path, "{\"schema\": 1, \"entries\": ");
+    assert_int_equal(profile_cache_lookup(dir, "k", &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, PROFILE_CACHE_FILE));
+    write_text(path, "{\"schema\": 7, \"entries\": {}}");
+    assert_int_equal(profile_cache_lookup(dir, "k", &r, err, sizeof err), -1);
+    assert_int_equal(profile_cache_store(dir, "k", &r, err, sizeof err), -1);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* ---- profile_run with a fake ncu -------------------------------------------------------- */
+
+/* The fake ncu records its arguments, then behaves as FAKE_MODE says. */
+static const char fake_ncu[] =
+    "#!/bin/sh\n"
+    "log=''; prev=''\n"
+    "for a in \"$@\"; do [ \"$prev\" = --log-file ] && log=\"$a\"; prev=\"$a\"; done\n"
+    "printf '%s\\n' \"$@\" > \"$FAKE_ARGS\"\n"
+    "case \"$FAKE_MODE\" in\n"
+    "ok) echo '==PROF== Connected' > \"$log\"; cat \"$FAKE_FIXTURE\" >> \"$log\";"
+    " echo '{\"status\": \"ok\"}'; exit 0;;\n"
+    "error) echo '==ERROR== ERR_NVGPUCTRPERM - no permission to access GPU counters' > \"$log\";"
+    " exit 1;;\n"
+    "hang) sleep 30;;\n"
+    "norow) printf '\"ID\",\"Kernel Name\"\\n\"\",\"\"\\n' > \"$log\";"
+    " echo '{\"status\": \"incorrect\"}'; exit 0;;\n"
+    "esac\n";
+
+struct fake {
+    char *dir;
+    char ncu[1024], args[1024], out[1024];
+};
+
+static void fake_setup(struct fake *f, const char *mode)
+{
+    f->dir = make_tmpdir();
+    snprintf(f->ncu, sizeof f->ncu, "%s/ncu", f->dir);
+    snprintf(f->args, sizeof f->args, "%s/args.txt", f->dir);
+    snprintf(f->out, sizeof f->out, "%s/perf/iter001", f->dir);
+    write_text(f->ncu, fake_ncu);
+    chmod(f->ncu, 0755);
+    setenv("CROQ_NCU", f->ncu, 1);
+    setenv("FAKE_ARGS", f->args, 1);
+    setenv("FAKE_MODE", mode, 1);
+    setenv("FAKE_FIXTURE", FIXTURE_DIR "/synthetic-latency-bound.csv", 1);
+}
+
+static void fake_teardown(struct fake *f)
+{
+    unsetenv("CROQ_NCU");
+    remove_tree(f->dir);
+    free(f->dir);
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* argv as one line per argument, each a whole line */
+static bool has_args(const char *args_text, const char *seq)
+{
+    char needle[512];
+    snprintf(needle, sizeof needle, "\n%s\n", seq);
+    char *t = malloc(strlen(args_text) + 2);
+    t[0] = '\n';
+    strcpy(t + 1, args_text);
+    bool found = strstr(t, needle) != NULL;
+    free(t);
+    return found;
+}
+
+static void test_run_success(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {4096, 8192, 8192};
+    fake_setup(&f, "ok");
+    assert_int_equal(profile_run("/opt/croq-runner", "/k/iter001.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), 0);
+    assert_true(r.ok);
+    assert_int_equal(r.category, BN_LATENCY_BOUND);
+    assert_float_equal(r.m.tensor_pipe_pct, 33.0, 1e-9);
+    char *args = read_file(f.args, NULL);
+    assert_non_null(args);
+    assert_true(has_args(args, "--target-processes\nall"));
+    assert_true(has_args(args, "--kernel-name\ncroq_gemm_sp"));
+    assert_true(has_args(args, "--launch-skip\n2\n--launch-count\n1"));
+    assert_true(has_args(args, "--clock-control\nnone"));
+    assert_true(has_args(args, "--section\nWarpStateStats"));
+    assert_true(has_args(args, "--csv\n--page\nraw\n--print-units\nbase"));
+    assert_true(has_args(args, "/opt/croq-runner\nrun\n--cubin\n/k/iter001.cubin\n--shape\n4096x8192x8192\n"
+                               "--warmup\n1\n--iters\n1\n--trials\n1"));
+    free(args);
+    assert_true(file_exists(f.out, "ncu-raw.csv"));
+    assert_true(file_exists(f.out, "runner.json"));
+    assert_true(file_exists(f.out, "profile.json"));
+    fake_teardown(&f);
+}
+
+static void test_run_ncu_error(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {512, 512, 512};
+    fake_setup(&f, "error");
+    assert_int_equal(profile_run("runner", "k.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "ERR_NVGPUCTRPERM"));
+    assert_non_null(strstr(r.reason, "exit 1"));
+    assert_true(file_exists(f.out, "profile.json")); /* the failure is on record too */
+    fake_teardown(&f);
+}
+
+static void test_run_timeout(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {512, 512, 512};
+    fake_setup(&f, "hang");
+    assert_int_equal(profile_run("runner", "k.cubin", &s, CROQ_DTYPE_E4M3, f.out, 0.5, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "timed out"));
+    fake_teardown(&f);
+}
+
+static void test_run_no_launch_names_runner_status(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {512, 512, 512};
+    fake_setup(&f, "norow");
+    assert_int_equal(profile_run("runner", "k.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "no launch of 'croq_gemm_sp'"));
+    assert_non_null(strstr(r.reason, "runner status 'incorrect'"));
+    fake_teardown(&f);
+}
+
+static void test_run_missing_ncu(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {512, 512, 512};
+    fake_setup(&f, "ok");
+    setenv("CROQ_NCU", "/nonexistent/ncu", 1);
+    assert_int_equal(profile_run("runner", "k.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "/nonexistent/ncu"));
+    assert_int_equal(profile_run(NULL, "k.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    fake_teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_quotes_commas_and_newlines),
+        cmocka_unit_test(test_csv_skips_tool_lines_only_when_asked),
+        cmocka_unit_test(test_csv_unterminated_quote_is_an_error),
+        cmocka_unit_test(test_parse_values_from_fixture),
+        cmocka_unit_test(test_parse_first_launch_of_any_kernel),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_time_units_and_missing_values),
+        cmocka_unit_test(test_every_fixture_classifies_as_expected),
+        cmocka_unit_test(test_classifier_thresholds_and_order),
+        cmocka_unit_test(test_classifier_without_metrics_is_unknown),
+        cmocka_unit_test(test_bottleneck_names_round_trip),
+        cmocka_unit_test(test_cache_store_lookup_replace),
+        cmocka_unit_test(test_cache_corrupt_file_is_an_error),
+        cmocka_unit_test(test_run_success),
+        cmocka_unit_test(test_run_ncu_error),
+        cmocka_unit_test(test_run_timeout),
+        cmocka_unit_test(test_run_no_launch_names_runner_status),
+        cmocka_unit_test(test_run_missing_ncu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
