@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../kernels/abi.h"
+#include "../../kernels/abi.h" /* CROQ_META_BLOCKS: the padded block count kernels read */
 #include "numeric.h"
 
 #define DIM_MAX (1L << 31)
@@ -90,7 +90,7 @@ size_t sparse24_meta_words(long m, long k) { return (size_t)m * (size_t)(k / 32)
 
 size_t sparse24_wgmma_meta_words(long m, long k)
 {
-    return (size_t)((m + 63) / 64) * (size_t)(k / 64) * 128;
+    return (size_t)CROQ_META_BLOCKS(m) * (size_t)(k / 64) * 128;
 }
 
 /* ---- groups ------------------------------------------------------------------ */
@@ -318,7 +318,7 @@ int sparse24_reorder_meta(int dtype, long m, long k, const uint32_t *meta,
     if (check_args(dtype, m, k, 64, e))
         return -1;
     size_t o = 0;
-    for (long mb = 0; mb < (m + 63) / 64; mb++)
+    for (long mb = 0; mb < CROQ_META_BLOCKS(m); mb++)
         for (long kc = 0; kc < k / 64; kc++)
             for (int tid = 0; tid < 128; tid++)
                 wgmma[o++] = reorder_word(dtype, m, k, meta, mb, kc, tid);
@@ -350,7 +350,7 @@ int sparse24_unorder_meta(int dtype, long m, long k, const uint32_t *wgmma,
     if (check_args(dtype, m, k, 64, e))
         return -1;
     size_t o = 0;
-    for (long mb = 0; mb < (m + 63) / 64; mb++)
+    for (long mb = 0; mb < CROQ_META_BLOCKS(m); mb++)
         for (long kc = 0; kc < k / 64; kc++)
             for (int tid = 0; tid < 128; tid++)
                 unorder_word(dtype, m, k, wgmma[o++], mb, kc, tid, meta);

@@ -56,7 +56,9 @@ struct sparse24_error {
 /* Sizes. No validation: pass dimensions that the functions below accept. */
 size_t sparse24_values_bytes(int dtype, long m, long k);  /* m * (k/2) * element bytes */
 size_t sparse24_meta_words(long m, long k);               /* m * (k/32) */
-size_t sparse24_wgmma_meta_words(long m, long k);         /* ceil(m/64) * (k/64) * 128 */
+/* CROQ_META_BLOCKS(m) * (k/64) * 128: ceil(m/64) blocks plus three of SPARSE24_META_PAD,
+ * because a CTA tile may overhang M by up to three m64 blocks (kernels/abi.h). */
+size_t sparse24_wgmma_meta_words(long m, long k);
 
 /* Dense [M][K] -> dense [M][K] 2:4: in every group the two largest magnitudes keep
  * their bit patterns (ties: the lower index wins), the other two become +0. out may

@@ -328,9 +328,9 @@ static void fill_distinct_meta(uint32_t *meta, long m, long words)
 static void test_reorder_hand_f16(void **state)
 {
     (void)state;
-    uint32_t meta[64 * 4], w[256];
+    uint32_t meta[64 * 4], w[4 * 256]; /* 1 block + 3 padding blocks (kernels/abi.h) */
     fill_distinct_meta(meta, 64, 4);
-    assert_int_equal(sparse24_wgmma_meta_words(64, 128), 256);
+    assert_int_equal(sparse24_wgmma_meta_words(64, 128), 4 * 256);
     assert_int_equal(sparse24_reorder_meta(F16, 64, 128, meta, w, NULL), 0);
     assert_int_equal(w[0], 0x00200000u);   /* kc0 t0: lo(0,0) | lo(8,0) << 16 */
     assert_int_equal(w[1], 0x80208000u);   /* kc0 t1: hi(0,0) | hi(8,0) << 16 */
@@ -357,7 +357,7 @@ static void test_reorder_hand_f16(void **state)
 static void test_reorder_hand_e4m3(void **state)
 {
     (void)state;
-    uint32_t meta[64 * 4], w[256];
+    uint32_t meta[64 * 4], w[4 * 256]; /* 1 block + 3 padding blocks */
     fill_distinct_meta(meta, 64, 4);
     assert_int_equal(sparse24_reorder_meta(E4M3, 64, 128, meta, w, NULL), 0);
     assert_int_equal(w[0], 0x80000000u);   /* t0: nat(0,0) */
@@ -379,15 +379,17 @@ static void test_reorder_hand_e4m3(void **state)
 static void test_reorder_padding_rows(void **state)
 {
     (void)state;
-    uint32_t meta[70 * 2], w[2 * 128];
+    uint32_t meta[70 * 2], w[5 * 128]; /* 2 blocks + 3 padding blocks (kernels/abi.h) */
     fill_distinct_meta(meta, 70, 2);
-    assert_int_equal(sparse24_wgmma_meta_words(70, 64), 256);
+    assert_int_equal(sparse24_wgmma_meta_words(70, 64), 5 * 128);
     assert_int_equal(sparse24_reorder_meta(F16, 70, 64, meta, w, NULL), 0);
     const uint32_t *b1 = w + 128;
     assert_int_equal(b1[4 * 5 + 0], 0x44440000u | (4 * 69)); /* g5 t0: lo(69,0) | pad */
     assert_int_equal(b1[4 * 5 + 3], 0x44448000u | (4 * 69 + 1)); /* g5 t3: hi(69,1) | pad */
     assert_int_equal(b1[4 * 6 + 0], 0x44444444u);           /* g6: rows 70, 78 */
     assert_int_equal(b1[32 + 0], 0x44444444u);               /* warp 1: rows 80, 88 */
+    for (int i = 2 * 128; i < 5 * 128; i++)                  /* blocks past ceil(M/64) */
+        assert_int_equal(w[i], 0x44444444u);
     int pad_halves = 0;
     for (int i = 0; i < 128; i++)
         pad_halves += ((b1[i] & 0xFFFF) == 0x4444) + ((b1[i] >> 16) == 0x4444);
@@ -408,7 +410,7 @@ static void test_reorder_unorder_identity(void **state)
     const long m = 70, k = 192;
     size_t nn = sparse24_meta_words(m, k), nw = sparse24_wgmma_meta_words(m, k);
     assert_int_equal(nn, 70 * 6);
-    assert_int_equal(nw, 2 * 3 * 128);
+    assert_int_equal(nw, (2 + 3) * 3 * 128);
     uint32_t *nat = malloc(nn * 4), *back = malloc(nn * 4), *w = malloc(nw * 4), *w2 = malloc(nw * 4);
     struct rng r;
     rng_seed(&r, 99);
@@ -434,8 +436,8 @@ static void test_sizes(void **state)
     assert_int_equal(sparse24_values_bytes(F16, 70, 128), 70 * 64 * 2);
     assert_int_equal(sparse24_values_bytes(E4M3, 70, 128), 70 * 64);
     assert_int_equal(sparse24_meta_words(70, 128), 280);
-    assert_int_equal(sparse24_wgmma_meta_words(70, 128), 512);
-    assert_int_equal(sparse24_wgmma_meta_words(64, 128), 256);
+    assert_int_equal(sparse24_wgmma_meta_words(70, 128), (2 + 3) * 2 * 128);
+    assert_int_equal(sparse24_wgmma_meta_words(64, 128), (1 + 3) * 2 * 128);
     struct sparse24_meta_source s;
     sparse24_wgmma_meta_source(F16, 1, 2, 127, &s);
     assert_int_equal(s.parts, 2);

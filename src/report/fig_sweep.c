@@ -1,0 +1,113 @@
+/* src/report/fig_sweep.c — sweep-level figures: best TFLOPS per shape against the
+ * baseline and the vendors, and from-scratch vs from-current-best best-so-far curves. */
+#include <math.h>
+#include <stdio.h>
+
+#include "report/figures.h"
+#include "report/plot.h"
+#include "report/stats.h"
+
+static bool any_anchor(const struct report_shape *s)
+{
+    return s->vendor.cublas.src == VSRC_ANCHOR || stats_sparselt(&s->vendor).src == VSRC_ANCHOR;
+}
+
+/* Returns how many shapes it wrote; *anchors: whether any vendor bar is an anchor. */
+static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool *anchors)
+{
+    size_t n = 0;
+    *anchors = false;
+    strbuf_adds(d, "shape\tbaseline\tbest (this tuner)\tcuBLAS dense\tcuSPARSELt (best of default, search)\n");
+    for (size_t i = 0; i < sw->n_shapes; i++) {
+        const struct report_shape *s = &sw->shapes[i];
+        if (!s->n_rows)
+            continue; /* not started: nothing of ours to compare */
+        strbuf_addf(d, "%s %ldx%ldx%ld%s%s\t", s->dtype, s->m, s->n, s->k, s->from_scratch ? " fs" : "",
+                    any_anchor(s) ? " *" : "");
+        *anchors |= any_anchor(s);
+        n++;
+        double v[] = {s->st.baseline, s->st.best, s->vendor.cublas.tflops, stats_sparselt(&s->vendor).tflops};
+        for (int j = 0; j < 4; j++) {
+            plot_num(d, v[j]);
+            strbuf_adds(d, j < 3 ? "\t" : "\n");
+        }
+    }
+    return n;
+}
+
+bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
+{
+    struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
+    bool anchors;
+    if (!speedup_data(sw, &d, &anchors)) {
+        strbuf_release(&d);
+        return false;
+    }
+    plot_script_begin(&sb, "speedup", "best TFLOPS per shape vs the baseline kernel, cuBLAS and cuSPARSELt");
+    strbuf_adds(&sb, "set title \"Best kernel per shape vs baseline and vendor libraries\"\n"
+                     "set style data histograms\nset style histogram clustered gap 1\n"
+                     "set style fill solid 0.9 border rgb \"white\"\nset yrange [0:*]\n"
+                     "set ylabel \"TFLOPS (dense-equivalent, 2MNK/t)\"\n"
+                     "set xlabel \"shape (dtype MxNxK; fs = from scratch)\"\n"
+                     "set xtics rotate by -25 left\nset bmargin 9\n"
+                     "set key inside top right vertical Left reverse opaque font \",10\"\n");
+    if (anchors)
+        strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
+    plot_formats_begin(&sb, 1000, 560);
+    strbuf_adds(&sb, "  plot 'speedup.dat' using 2:xtic(1) title columnheader(2) lc rgb \"#bdbdbd\", \\\n"
+                     "    '' using 3 title columnheader(3) lc rgb \"#2166ac\", \\\n"
+                     "    '' using 4 title columnheader(4) lc rgb \"#8c510a\", \\\n"
+                     "    '' using 5 title columnheader(5) lc rgb \"#c51b7d\"\n");
+    plot_formats_end(&sb);
+    bool ok = plot_render(o, "figures", "speedup", &sb, &d, NULL);
+    strbuf_release(&sb);
+    strbuf_release(&d);
+    return ok;
+}
+
+/* Best-so-far of s after iteration it (NaN past its last row). */
+static double best_at(const struct report_shape *s, int it)
+{
+    double v = NAN;
+    if (!s->n_rows || it > s->rows[s->n_rows - 1].iter)
+        return NAN;
+    for (size_t i = 0; i < s->n_rows && s->rows[i].iter <= it; i++)
+        v = s->st.best_so_far[i];
+    return v;
+}
+
+static void pair_data(const struct report_shape *fcb, const struct report_shape *fs, struct strbuf *d)
+{
+    int last = fcb->st.iters_done > fs->st.iters_done ? fcb->st.iters_done : fs->st.iters_done;
+    strbuf_adds(d, "iter\tfrom current best\tfrom scratch\n");
+    for (int it = 0; it <= last; it++) {
+        strbuf_addf(d, "%d\t", it);
+        plot_num(d, best_at(fcb, it));
+        strbuf_adds(d, "\t");
+        plot_num(d, best_at(fs, it));
+        strbuf_adds(d, "\n");
+    }
+}
+
+bool fig_pair(struct report_out *o, const struct report_shape *fcb, const struct report_shape *fs)
+{
+    struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
+    char title[200], dir[128];
+    snprintf(title, sizeof title, "%s %ldx%ldx%ld: best so far, from scratch vs from current best", fcb->dtype,
+             fcb->m, fcb->n, fcb->k);
+    snprintf(dir, sizeof dir, "pairs/%s", fcb->base_key);
+    pair_data(fcb, fs, &d);
+    plot_script_begin(&sb, "fs-vs-fcb", title);
+    strbuf_adds(&sb, "set title ");
+    plot_str(&sb, title);
+    strbuf_adds(&sb, "\nset xlabel \"iteration\"\nset ylabel \"best TFLOPS so far (dense-equivalent)\"\n"
+                     "set key bottom right Left reverse\n");
+    plot_formats_begin(&sb, 900, 480);
+    strbuf_adds(&sb, "  plot 'fs-vs-fcb.dat' using 1:2 with steps lw 2 lc rgb \"#2166ac\" title columnheader(2), \\\n"
+                     "    '' using 1:3 with steps lw 2 dt 2 lc rgb \"#d6604d\" title columnheader(3)\n");
+    plot_formats_end(&sb);
+    bool ok = plot_render(o, dir, "fs-vs-fcb", &sb, &d, fcb->key);
+    strbuf_release(&sb);
+    strbuf_release(&d);
+    return ok;
+}

@@ -1,0 +1,183 @@
+/* src/report/html_shape.c — one shape's section of the report page: facts, artifact
+ * links, what is missing, convergence (static and interactive), progression and
+ * bottleneck tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/escape.h"
+#include "report/render.h"
+#include "report/stats.h"
+#include "report/tables.h"
+
+static void heading(const struct report_shape *s, struct strbuf *sb)
+{
+    strbuf_adds(sb, "<section class=\"shape\" id=\"shape-");
+    esc_html(sb, s->key);
+    strbuf_adds(sb, "\">\n<h2>");
+    esc_html(sb, s->key);
+    strbuf_addf(sb, " <span class=\"badge\">%s</span>", tables_run_name(s));
+    const char *cls = shape_finished(s) ? " b-complete" : shape_running(s) ? " b-running" : "";
+    strbuf_addf(sb, "<span class=\"badge%s\">", cls);
+    esc_html(sb, s->status);
+    strbuf_adds(sb, "</span>");
+    if (s->simulated)
+        strbuf_adds(sb, "<span class=\"badge b-sim\">SIMULATED data</span>");
+    strbuf_adds(sb, "</h2>\n");
+}
+
+static void add_tflops(struct strbuf *sb, const char *what, double v)
+{
+    if (isfinite(v))
+        strbuf_addf(sb, " · %s %.1f TFLOPS", what, v);
+}
+
+static void facts(const struct report_shape *s, struct strbuf *sb)
+{
+    const struct report_stats *st = &s->st;
+    strbuf_addf(sb, "<p>%s, M=%ld N=%ld K=%ld · iterations %d", s->dtype, s->m, s->n, s->k, st->iters_done);
+    if (st->budget > 0)
+        strbuf_addf(sb, " of %d", st->budget);
+    add_tflops(sb, "baseline", st->baseline);
+    add_tflops(sb, "best", st->best);
+    if (st->best_iter >= 0)
+        strbuf_addf(sb, " (iteration %d", st->best_iter);
+    if (st->best_iter >= 0 && isfinite(stats_ratio(st->best, st->baseline)))
+        strbuf_addf(sb, ", %.2f× baseline", stats_ratio(st->best, st->baseline));
+    if (st->best_iter >= 0 && isfinite(st->best_hw_eff))
+        strbuf_addf(sb, ", %.1f%% of peak", st->best_hw_eff);
+    if (st->best_iter >= 0)
+        strbuf_adds(sb, ")");
+    if (s->stop_reason[0]) {
+        strbuf_adds(sb, " · ended: ");
+        esc_html(sb, s->stop_reason);
+    }
+    /* The key decides the run (from scratch or not); say so if state.json disagrees. */
+    if (s->mode[0] && (strstr(s->mode, "scratch") != NULL) != s->from_scratch) {
+        strbuf_adds(sb, " · <b>state.json says mode ");
+        esc_html(sb, s->mode);
+        strbuf_adds(sb, "</b>");
+    }
+    strbuf_adds(sb, "</p>\n");
+}
+
+/* The best row's kernel source, if its path is a plain relative one. */
+static const char *best_kernel(const struct report_shape *s)
+{
+    for (size_t i = 0; i < s->n_rows; i++) {
+        const char *k = s->rows[i].kernel;
+        if (s->rows[i].iter == s->st.best_iter && k && *k && k[0] != '/' && !strstr(k, ".."))
+            return k;
+    }
+    return NULL;
+}
+
+static void artifacts(const struct report_render *rr, const struct report_shape *s, struct strbuf *sb)
+{
+    char rel[6][200];
+    const char *text[6] = {"results.tsv", "idea-log.jsonl", "attempts.tsv", "checkpoint", "kernel sources",
+                           "perf measurements"};
+    snprintf(rel[0], sizeof rel[0], "logs/%s/results.tsv", s->key);
+    snprintf(rel[1], sizeof rel[1], "logs/%s/idea-log.jsonl", s->key);
+    snprintf(rel[2], sizeof rel[2], "logs/%s/attempts.tsv", s->key);
+    snprintf(rel[3], sizeof rel[3], "checkpoints/%s.json", s->key);
+    snprintf(rel[4], sizeof rel[4], "srcs/%s", s->key);
+    snprintf(rel[5], sizeof rel[5], "perf/%s", s->key);
+    strbuf_adds(sb, "<p class=\"dl\">artifacts: ");
+    int shown = 0;
+    for (int i = 0; i < 6; i++) {
+        if (out_tuning_exists(rr->o, rel[i]))
+            strbuf_adds(sb, shown++ ? " · " : "");
+        html_link_tuning(rr, sb, rel[i], text[i]);
+    }
+    const char *bk = best_kernel(s);
+    if (bk && out_tuning_exists(rr->o, bk)) {
+        char t[64];
+        snprintf(t, sizeof t, "best kernel (iteration %d)", s->st.best_iter);
+        strbuf_adds(sb, shown++ ? " · " : "");
+        html_link_tuning(rr, sb, bk, t);
+    }
+    if (s->vendor.path && out_tuning_exists(rr->o, s->vendor.path)) {
+        strbuf_adds(sb, shown++ ? " · " : "");
+        html_link_tuning(rr, sb, s->vendor.path, "vendor.json");
+    }
+    strbuf_adds(sb, shown ? "</p>\n" : "none found</p>\n");
+}
+
+static void shape_notes(const struct report_render *rr, const struct report_shape *s, struct strbuf *sb)
+{
+    const struct report_notes *nl = &rr->sw->notes;
+    bool any = false;
+    for (size_t i = 0; i < nl->n; i++) {
+        if (!nl->v[i].key || strcmp(nl->v[i].key, s->key))
+            continue;
+        strbuf_adds(sb, any ? "" : "<ul class=\"notes\">\n");
+        any = true;
+        strbuf_addf(sb, "<li><span class=\"kind\">%s</span> ", note_kind_name(nl->v[i].kind));
+        esc_html(sb, nl->v[i].text);
+        strbuf_adds(sb, "</li>\n");
+    }
+    if (any)
+        strbuf_adds(sb, "</ul>\n");
+}
+
+static void table_block(const struct report_render *rr, struct strbuf *sb, struct report_table *t,
+                        const char *stem, const char *id)
+{
+    strbuf_adds(sb, "<div class=\"wide\">\n");
+    table_html(t, sb, id);
+    strbuf_adds(sb, "</div>\n");
+    html_downloads(rr, sb, stem, false);
+    table_release(t);
+}
+
+static void convergence(const struct report_render *rr, size_t i, struct strbuf *sb)
+{
+    const struct report_shape *s = &rr->sw->shapes[i];
+    char stem[160], id[160];
+    strbuf_adds(sb, "<h3>Convergence: TFLOPS of every iteration</h3>\n");
+    snprintf(stem, sizeof stem, "shapes/%s/convergence", s->key);
+    if (rr->files[i].convergence)
+        html_figure(rr, sb, stem, "convergence: TFLOPS per iteration");
+    else
+        html_downloads(rr, sb, stem, true);
+    strbuf_adds(sb, "<p class=\"dl\">Interactive: hover for each iteration's decision and idea; drag to zoom, "
+                    "double-click to zoom out.</p>\n");
+    html_dygraph(s, sb);
+    struct report_table t;
+    tables_progression(s, &t);
+    strbuf_adds(sb, "<h3>Optimization progression (every KEEP)</h3>\n");
+    snprintf(stem, sizeof stem, "shapes/%s/progression", s->key);
+    snprintf(id, sizeof id, "progression-%s", s->key);
+    table_block(rr, sb, &t, stem, id);
+}
+
+static void bottlenecks(const struct report_render *rr, size_t i, struct strbuf *sb)
+{
+    const struct report_shape *s = &rr->sw->shapes[i];
+    char stem[160], id[160];
+    strbuf_adds(sb, "<h3>Bottlenecks by phase of the run</h3>\n");
+    snprintf(stem, sizeof stem, "shapes/%s/bottlenecks", s->key);
+    if (rr->files[i].bottlenecks)
+        html_figure(rr, sb, stem, "bottleneck categories per phase");
+    struct report_table t;
+    tables_bottleneck(s, &rr->bn, &t);
+    snprintf(id, sizeof id, "bottlenecks-%s", s->key);
+    table_block(rr, sb, &t, stem, id);
+}
+
+void html_shape(const struct report_render *rr, size_t i, struct strbuf *sb)
+{
+    const struct report_shape *s = &rr->sw->shapes[i];
+    heading(s, sb);
+    facts(s, sb);
+    artifacts(rr, s, sb);
+    shape_notes(rr, s, sb);
+    if (s->n_rows) {
+        convergence(rr, i, sb);
+        bottlenecks(rr, i, sb);
+    } else {
+        strbuf_adds(sb, "<p>No iterations recorded yet.</p>\n");
+    }
+    strbuf_adds(sb, "</section>\n");
+}

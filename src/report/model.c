@@ -1,0 +1,143 @@
+/* src/report/model.c — decision names, shape keys, and freeing the model (model.h). */
+#include "report/model.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const decision_names[RD_COUNT] = {
+    [RD_BASELINE] = "BASELINE",
+    [RD_KEEP] = "KEEP",
+    [RD_DISCARD] = "DISCARD",
+    [RD_INCORRECT] = "DISCARD_INCORRECT",
+    [RD_CRASH] = "DISCARD_RUNTIME_CRASH",
+    [RD_TIMEOUT] = "DISCARD_TIMEOUT",
+    [RD_OTHER] = "OTHER",
+};
+
+const char *report_decision_name(enum report_decision d)
+{
+    return d >= 0 && d < RD_COUNT ? decision_names[d] : "OTHER";
+}
+
+enum report_decision report_decision_parse(const char *s)
+{
+    for (int d = 0; d < RD_OTHER; d++)
+        if (!strcmp(s, decision_names[d]))
+            return (enum report_decision)d;
+    return RD_OTHER;
+}
+
+bool report_decision_failed(enum report_decision d)
+{
+    return d == RD_INCORRECT || d == RD_CRASH || d == RD_TIMEOUT || d == RD_OTHER;
+}
+
+/* Parse a positive decimal at *p (no sign, no leading zero run beyond "0"), advance. */
+static int parse_dim(const char **p, long *out)
+{
+    const char *s = *p;
+    long v = 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (v > 100000000L)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    if (v <= 0)
+        return -1;
+    *out = v;
+    *p = s;
+    return 0;
+}
+
+int shape_key_parse(const char *key, struct report_shape *s)
+{
+    size_t len = strlen(key);
+    if (len == 0 || len >= sizeof s->key)
+        return -1;
+    const char *p = key;
+    size_t dl = 0;
+    while (islower((unsigned char)p[dl]) || isdigit((unsigned char)p[dl]))
+        dl++;
+    if (dl == 0 || dl >= sizeof s->dtype || p[dl] != '_')
+        return -1;
+    p += dl + 1;
+    long dims[3];
+    for (int i = 0; i < 3; i++) {
+        if (parse_dim(&p, &dims[i]))
+            return -1;
+        if (i < 2 && *p++ != 'x')
+            return -1;
+    }
+    bool fs = false;
+    if (!strcmp(p, "_fs"))
+        fs = true;
+    else if (*p)
+        return -1;
+    memcpy(s->dtype, key, dl);
+    s->dtype[dl] = '\0';
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->base_key, sizeof s->base_key, "%.*s", (int)(len - (fs ? 3 : 0)), key);
+    s->m = dims[0];
+    s->n = dims[1];
+    s->k = dims[2];
+    s->from_scratch = fs;
+    return 0;
+}
+
+bool shape_finished(const struct report_shape *s)
+{
+    return !strcmp(s->status, "done") || !strcmp(s->status, "complete");
+}
+
+bool shape_running(const struct report_shape *s)
+{
+    return !strcmp(s->status, "active") || !strcmp(s->status, "running");
+}
+
+const char *shape_idea_justification(const struct report_shape *s, int iter)
+{
+    for (size_t i = 0; i < s->n_ideas; i++)
+        if (s->ideas[i].iter == iter && s->ideas[i].justification)
+            return s->ideas[i].justification;
+    return NULL;
+}
+
+static void row_release(struct report_row *r)
+{
+    char **fields[] = {&r->decision_text, &r->kernel, &r->config, &r->bottleneck, &r->category,
+                       &r->idea, &r->timestamp, &r->command, &r->note};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        free(*fields[i]);
+        *fields[i] = NULL;
+    }
+}
+
+void shape_release(struct report_shape *s)
+{
+    for (size_t i = 0; i < s->n_rows; i++)
+        row_release(&s->rows[i]);
+    free(s->rows);
+    for (size_t i = 0; i < s->n_ideas; i++) {
+        free(s->ideas[i].justification);
+        free(s->ideas[i].idea);
+    }
+    free(s->ideas);
+    free(s->vendor.path);
+    free(s->st.best_so_far);
+    memset(s, 0, sizeof *s);
+}
+
+void sweep_release(struct report_sweep *sw)
+{
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        shape_release(&sw->shapes[i]);
+    free(sw->shapes);
+    free(sw->tuning_dir);
+    free(sw->info.shapes);
+    notes_release(&sw->notes);
+    memset(sw, 0, sizeof *sw);
+}

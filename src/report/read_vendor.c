@@ -1,0 +1,75 @@
+/* src/report/read_vendor.c — the vendor numbers a shape's curves are compared with.
+ *
+ * perf/<key>/vendor.json is written by `croqtuner compare` on the same machine and run
+ * as the tuning (docs/report.md defines it):
+ *   {"schema": 1, "key": "...", "cublas_tflops": 662.7,
+ *    "cusparselt_default_tflops": 992.2, "cusparselt_search_tflops": 989.1, ...}
+ * A value that is null or absent was not measured. Values still missing are taken
+ * from the vendor anchors file (shared/data/vendor-anchors-h200.json) and marked as
+ * anchors: measured on another day, so they must never be shown as the same run.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/read.h"
+#include "util/log.h"
+
+static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
+{
+    if (dst->src == VSRC_NONE && json_is_number(v) && json_number_value(v) > 0) {
+        dst->tflops = json_number_value(v);
+        dst->src = src;
+    }
+}
+
+int vendor_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl)
+{
+    json_error_t err;
+    json_t *o = json_load_file(path, 0, &err);
+    if (!o) {
+        if (!strstr(err.text, "unable to open"))
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
+        return -1;
+    }
+    if (!json_is_object(o)) {
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: not a JSON object", rel);
+        json_decref(o);
+        return -1;
+    }
+    take(&s->vendor.cublas, json_object_get(o, "cublas_tflops"), VSRC_MEASURED);
+    take(&s->vendor.sl_default, json_object_get(o, "cusparselt_default_tflops"), VSRC_MEASURED);
+    take(&s->vendor.sl_search, json_object_get(o, "cusparselt_search_tflops"), VSRC_MEASURED);
+    free(s->vendor.path);
+    s->vendor.path = xstrdup(rel);
+    json_decref(o);
+    return 0;
+}
+
+static bool anchor_matches(json_t *row, const struct report_shape *s)
+{
+    const char *dt = json_string_value(json_object_get(row, "dtype"));
+    return dt && !strcmp(dt, s->dtype) && json_integer_value(json_object_get(row, "M")) == s->m &&
+           json_integer_value(json_object_get(row, "N")) == s->n &&
+           json_integer_value(json_object_get(row, "K")) == s->k;
+}
+
+int vendor_fill_from_anchors(struct report_shape *s, const json_t *anchors)
+{
+    json_t *rows = json_object_get(anchors, "rows");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) {
+        if (!anchor_matches(row, s))
+            continue;
+        int before = (s->vendor.cublas.src != VSRC_NONE) + (s->vendor.sl_default.src != VSRC_NONE) +
+                     (s->vendor.sl_search.src != VSRC_NONE);
+        take(&s->vendor.cublas, json_object_get(row, "cublas_dense_tflops"), VSRC_ANCHOR);
+        take(&s->vendor.sl_default, json_object_get(row, "cusparselt_default_tflops"), VSRC_ANCHOR);
+        take(&s->vendor.sl_search, json_object_get(row, "cusparselt_search_tflops"), VSRC_ANCHOR);
+        return (s->vendor.cublas.src != VSRC_NONE) + (s->vendor.sl_default.src != VSRC_NONE) +
+               (s->vendor.sl_search.src != VSRC_NONE) - before;
+    }
+    return 0;
+}

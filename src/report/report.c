@@ -1,0 +1,171 @@
+/* src/report/report.c — `croqtuner report` from start to end (report.h): load the
+ * sweep, write every shape's tables and figures, the sweep tables and figures, the
+ * notes, then the page that links them (last, so it links only what exists). */
+#include "report/report.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/figures.h"
+#include "report/render.h"
+#include "report/sweep.h"
+#include "report/tables.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+
+#define DYGRAPHS_DIR_DEFAULT "/usr/share/javascript/dygraphs"
+/* Notes printed one by one on stderr; beyond this they are counted (all are in notes.txt). */
+#define NOTES_PRINTED_MAX 40
+
+const char *report_default_anchors(void)
+{
+    static const char *const candidates[] = {"shared/data/vendor-anchors-h200.json",
+                                             "../shared/data/vendor-anchors-h200.json"};
+    const char *env = getenv("CROQ_ANCHORS");
+    if (env && *env)
+        return env;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], R_OK) == 0)
+            return candidates[i];
+    return NULL;
+}
+
+static void write_shape(struct report_render *rr, size_t i)
+{
+    const struct report_shape *s = &rr->sw->shapes[i];
+    if (!s->n_rows)
+        return;
+    char stem[160];
+    struct report_table t;
+    tables_progression(s, &t);
+    snprintf(stem, sizeof stem, "shapes/%s/progression", s->key);
+    out_write_table(rr->o, stem, &t);
+    table_release(&t);
+    tables_bottleneck(s, &rr->bn, &t);
+    snprintf(stem, sizeof stem, "shapes/%s/bottlenecks", s->key);
+    out_write_table(rr->o, stem, &t);
+    table_release(&t);
+    rr->files[i].tables = true;
+    rr->files[i].convergence = fig_convergence(rr->o, s);
+    rr->files[i].bottlenecks = fig_bottleneck(rr->o, s, &rr->bn);
+}
+
+static void write_sweep(struct report_render *rr)
+{
+    struct report_table t;
+    tables_summary(rr->sw, &t);
+    out_write_table(rr->o, "tables/summary", &t);
+    table_release(&t);
+    if (tables_pairs(rr->sw, &t)) {
+        out_write_table(rr->o, "tables/fs-vs-fcb", &t);
+        rr->has_pairs = true;
+    }
+    table_release(&t);
+    rr->speedup = fig_speedup(rr->o, rr->sw);
+    for (size_t i = 0; i < rr->sw->n_shapes; i++) {
+        const struct report_shape *s = &rr->sw->shapes[i];
+        const struct report_shape *fs = sweep_partner(rr->sw, s);
+        if (!s->from_scratch && fs && s->n_rows && fs->n_rows)
+            rr->files[i].pair = fig_pair(rr->o, s, fs);
+    }
+}
+
+static void copy_dygraphs(struct report_render *rr, const char *dir)
+{
+    const char *files[][2] = {{"dygraph.min.js", "dygraph.min.js"}, {"dygraph.css", "dygraph.css"}};
+    char src[PATH_MAX], dst[PATH_MAX];
+    rr->dygraphs = true;
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(src, sizeof src, "%s/%s", dir, files[i][0]);
+        snprintf(dst, sizeof dst, "%s/%s", rr->o->dir, files[i][1]);
+        if (atomic_copy(src, dst)) {
+            rr->dygraphs = false;
+            notes_add(rr->o->notes, NOTE_MISSING, NULL,
+                      "'%s': %s (Debian package libjs-dygraphs): the page has no interactive charts", src,
+                      strerror(errno));
+            return;
+        }
+    }
+}
+
+static void write_notes(struct report_out *o, const struct report_notes *nl)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, "# what this report could not show, and why (kind\tshape\ttext)\n");
+    for (size_t i = 0; i < nl->n; i++)
+        strbuf_addf(&sb, "%s\t%s\t%s\n", note_kind_name(nl->v[i].kind), nl->v[i].key ? nl->v[i].key : "-",
+                    nl->v[i].text);
+    out_write_sb(o, "notes.txt", &sb);
+    strbuf_release(&sb);
+}
+
+static void print_summary(const struct report_sweep *sw, const struct report_out *o, FILE *out)
+{
+    const struct report_notes *nl = &sw->notes;
+    size_t printed = 0;
+    for (size_t i = 0; i < nl->n; i++) {
+        if (nl->v[i].kind == NOTE_INFO || printed++ >= NOTES_PRINTED_MAX)
+            continue;
+        log_warn("%s: %s%s%s", note_kind_name(nl->v[i].kind), nl->v[i].key ? nl->v[i].key : "",
+                 nl->v[i].key ? ": " : "", nl->v[i].text);
+    }
+    if (printed > NOTES_PRINTED_MAX)
+        log_warn("%zu more missing or skipped items in '%s/notes.txt'", printed - NOTES_PRINTED_MAX, o->dir);
+    fprintf(out, "report: %s/index.html (%zu shape runs; %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
+            o->dir, sw->n_shapes, notes_count(nl, NOTE_MISSING, NULL), notes_count(nl, NOTE_MALFORMED, NULL),
+            notes_count(nl, NOTE_INFO, NULL));
+}
+
+static void render_all(struct report_render *rr, const struct report_opts *opts)
+{
+    for (size_t i = 0; i < rr->sw->n_shapes; i++)
+        write_shape(rr, i);
+    write_sweep(rr);
+    const char *dy = opts->dygraphs_dir ? opts->dygraphs_dir : getenv("CROQ_DYGRAPHS_DIR");
+    copy_dygraphs(rr, dy && *dy ? dy : DYGRAPHS_DIR_DEFAULT);
+    time_t now = time(NULL);
+    strftime(rr->generated, sizeof rr->generated, "%Y-%m-%d %H:%M", gmtime(&now));
+    write_notes(rr->o, &rr->sw->notes);
+    struct strbuf page = STRBUF_INIT;
+    html_page(rr, &page);
+    out_write_sb(rr->o, "index.html", &page);
+    strbuf_release(&page);
+}
+
+int report_run(const struct report_opts *opts, FILE *out)
+{
+    struct report_sweep sw = {0};
+    char why[PATH_MAX + 128];
+    if (sweep_load(&sw, opts->tuning_dir, opts->anchors, why, sizeof why)) {
+        log_error("%s", why);
+        sweep_release(&sw);
+        return 1;
+    }
+    char outdir[PATH_MAX];
+    snprintf(outdir, sizeof outdir, "%s", opts->out_dir ? opts->out_dir : opts->tuning_dir);
+    if (!opts->out_dir)
+        strncat(outdir, "/report", sizeof outdir - strlen(outdir) - 1);
+    struct report_out o;
+    if (out_init(&o, outdir, opts->tuning_dir, &sw.notes)) {
+        sweep_release(&sw);
+        return 1;
+    }
+    o.gnuplot = opts->gnuplot ? opts->gnuplot : "gnuplot";
+    struct report_render rr = {.sw = &sw, .o = &o};
+    rr.files = calloc(sw.n_shapes, sizeof *rr.files);
+    if (!rr.files)
+        die("out of memory");
+    bn_collect(&sw, &rr.bn);
+    render_all(&rr, opts);
+    print_summary(&sw, &o, out);
+    int rc = o.failures ? 1 : 0;
+    bn_release(&rr.bn);
+    free(rr.files);
+    out_release(&o);
+    sweep_release(&sw);
+    return rc;
+}

@@ -1,0 +1,241 @@
+/* src/report/sweep.c — read a tuning directory into the model (sweep.h). */
+#include "report/sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/out.h"
+#include "report/read.h"
+#include "report/stats.h"
+#include "util/log.h"
+
+struct report_shape *sweep_find(struct report_sweep *sw, const char *key)
+{
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        if (!strcmp(sw->shapes[i].key, key))
+            return &sw->shapes[i];
+    return NULL;
+}
+
+struct report_shape *sweep_add(struct report_sweep *sw, const char *key)
+{
+    struct report_shape tmp = {0};
+    if (shape_key_parse(key, &tmp))
+        return NULL;
+    struct report_shape *s = sweep_find(sw, key);
+    if (s)
+        return s;
+    sw->shapes = xrealloc(sw->shapes, (sw->n_shapes + 1) * sizeof *sw->shapes);
+    s = &sw->shapes[sw->n_shapes++];
+    *s = tmp;
+    s->state_iteration = s->state_budget = -1;
+    s->state_baseline = s->state_best = NAN;
+    struct vendor_value none = {NAN, VSRC_NONE};
+    s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = none;
+    return s;
+}
+
+const struct report_shape *sweep_partner(const struct report_sweep *sw, const struct report_shape *s)
+{
+    char want[80];
+    snprintf(want, sizeof want, "%s%s", s->base_key, s->from_scratch ? "" : "_fs");
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        if (!strcmp(sw->shapes[i].key, want))
+            return &sw->shapes[i];
+    return NULL;
+}
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* Every directory under logs/ is a shape. */
+static void scan_logs(struct report_sweep *sw, const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/logs", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[PATH_MAX];
+        struct stat stb;
+        if (report_path_fmt(sub, sizeof sub, "%s/%s", path, e->d_name) || stat(sub, &stb) || !S_ISDIR(stb.st_mode))
+            continue;
+        if (!sweep_add(sw, e->d_name))
+            notes_add(&sw->notes, NOTE_MALFORMED, NULL, "logs/%s: not a shape key; skipped", e->d_name);
+    }
+    closedir(d);
+}
+
+static bool pending_status(const char *st)
+{
+    return !strcmp(st, "pending") || !strcmp(st, "queued") || !strcmp(st, "not_started");
+}
+
+static void load_results(struct report_sweep *sw, struct report_shape *s)
+{
+    char path[PATH_MAX], rel[256];
+    snprintf(rel, sizeof rel, "logs/%s/results.tsv", s->key);
+    snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, rel);
+    if (!exists(path)) {
+        if (s->in_state && pending_status(s->status))
+            notes_add(&sw->notes, NOTE_INFO, s->key, "not started yet (status %s): no %s", s->status, rel);
+        else
+            notes_add(&sw->notes, NOTE_MISSING, s->key, "%s", rel);
+        return;
+    }
+    results_read(s, path, rel, &sw->notes);
+    snprintf(rel, sizeof rel, "logs/%s/idea-log.jsonl", s->key);
+    snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, rel);
+    bool has_ideas = s->n_rows > 1;
+    if (idealog_read(s, path, rel, &sw->notes) && has_ideas)
+        notes_add(&sw->notes, NOTE_MISSING, s->key, "%s (idea justifications not shown)", rel);
+}
+
+static void load_vendor(struct report_sweep *sw, struct report_shape *s, const json_t *anchors)
+{
+    /* A from-scratch run compares with the same vendor numbers as its shape. */
+    const char *keys[] = {s->key, s->base_key};
+    for (int i = 0; i < (s->from_scratch ? 2 : 1) && !s->vendor.path; i++) {
+        char path[PATH_MAX], rel[256];
+        snprintf(rel, sizeof rel, "perf/%s/vendor.json", keys[i]);
+        snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, rel);
+        vendor_read(s, path, rel, &sw->notes);
+    }
+    int anchored = anchors ? vendor_fill_from_anchors(s, anchors) : 0;
+    /* Without results there is nothing to compare with yet: no note. */
+    if ((s->vendor.path && !anchored) || !s->have_results)
+        return;
+    char tried[200];
+    snprintf(tried, sizeof tried, "perf/%s/vendor.json%s%s%s", s->key, s->from_scratch ? " or perf/" : "",
+             s->from_scratch ? s->base_key : "", s->from_scratch ? "/vendor.json" : "");
+    if (!s->vendor.path && anchored)
+        notes_add(&sw->notes, NOTE_INFO, s->key, "no usable %s: cuBLAS/cuSPARSELt lines are anchors (not same run)",
+                  tried);
+    else if (anchored)
+        notes_add(&sw->notes, NOTE_INFO, s->key, "%s lacks %d vendor value(s): taken from anchors (not same run)",
+                  s->vendor.path, anchored);
+    else
+        notes_add(&sw->notes, NOTE_MISSING, s->key,
+                  "%s (run 'croqtuner compare'); no anchor for this shape either", tried);
+}
+
+static void note_partial(struct report_sweep *sw, const struct report_shape *s)
+{
+    const struct report_stats *st = &s->st;
+    if (!s->in_state && s->have_results)
+        notes_add(&sw->notes, NOTE_MISSING, s->key, "not in state.json: status and budget unknown");
+    bool short_of_budget = s->have_results && st->budget > 0 && st->iters_done < st->budget;
+    if (short_of_budget && shape_finished(s))
+        notes_add(&sw->notes, NOTE_INFO, s->key, "ended at %d of %d iterations: %s", st->iters_done, st->budget,
+                  s->stop_reason[0] ? s->stop_reason : "no reason recorded");
+    else if (short_of_budget)
+        notes_add(&sw->notes, NOTE_INFO, s->key, "mid-run: %d of %d iterations (status %s%s%s)", st->iters_done,
+                  st->budget, s->status, s->phase[0] ? ", phase " : "", s->phase);
+    if (st->best_iter < 0 || !s->have_results)
+        return;
+    for (size_t i = 0; i < s->n_rows; i++) {
+        const char *k = s->rows[i].kernel;
+        char path[PATH_MAX];
+        if (s->rows[i].iter != st->best_iter || !k || !*k)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, k);
+        if (k[0] == '/' || strstr(k, "..") || !exists(path))
+            notes_add(&sw->notes, NOTE_MISSING, s->key, "%s (source of the best kernel, iteration %d)", k,
+                      st->best_iter);
+    }
+}
+
+static int shape_cmp(const void *a, const void *b)
+{
+    const struct report_shape *x = a, *y = b;
+    int c = strcmp(x->dtype, y->dtype);
+    if (c)
+        return c;
+    if (x->m != y->m)
+        return x->m < y->m ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return (int)x->from_scratch - (int)y->from_scratch;
+}
+
+static json_t *load_anchors(struct report_sweep *sw, const char *path)
+{
+    if (!path) {
+        notes_add(&sw->notes, NOTE_MISSING, NULL,
+                  "vendor anchors file not found (give --anchors FILE): shapes without vendor.json show no vendor lines");
+        return NULL;
+    }
+    json_error_t err;
+    json_t *a = json_load_file(path, 0, &err);
+    if (!a || !json_is_array(json_object_get(a, "rows"))) {
+        notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s':%d: %s", path, err.line,
+                  a ? "no 'rows' array" : err.text);
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int check_dir(const char *dir, char *why, size_t whylen)
+{
+    struct stat stb;
+    if (stat(dir, &stb)) {
+        snprintf(why, whylen, "cannot open tuning directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(stb.st_mode)) {
+        snprintf(why, whylen, "tuning directory '%s' is not a directory", dir);
+        return -1;
+    }
+    return 0;
+}
+
+int sweep_load(struct report_sweep *sw, const char *dir, const char *anchors_path, char *why, size_t whylen)
+{
+    if (check_dir(dir, why, whylen))
+        return -1;
+    sw->tuning_dir = xstrdup(dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    if (state_read(sw, path) && !exists(path))
+        notes_add(&sw->notes, NOTE_MISSING, NULL, "state.json: status and budget of every shape unknown");
+    scan_logs(sw, dir);
+    if (sw->n_shapes == 0) {
+        snprintf(why, whylen, "no tuning data in '%s': no state.json shapes and no logs/<key>/ directories", dir);
+        return -1;
+    }
+    json_t *anchors = load_anchors(sw, anchors_path);
+    for (size_t i = 0; i < sw->n_shapes; i++) {
+        struct report_shape *s = &sw->shapes[i];
+        load_results(sw, s);
+        load_vendor(sw, s, anchors);
+        stats_compute(s);
+        note_partial(sw, s);
+    }
+    json_decref(anchors);
+    plan_check(sw);
+    qsort(sw->shapes, sw->n_shapes, sizeof *sw->shapes, shape_cmp);
+    size_t with_data = 0;
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        with_data += sw->shapes[i].have_results || sw->shapes[i].in_state;
+    if (!with_data) {
+        snprintf(why, whylen, "no tuning data in '%s': no readable logs/<key>/results.tsv and no shape in state.json", dir);
+        return -1;
+    }
+    return 0;
+}

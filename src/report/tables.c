@@ -1,0 +1,249 @@
+/* src/report/tables.c — building the report's tables (tables.h). */
+#include "report/tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/stats.h"
+#include "report/sweep.h"
+#include "util/log.h"
+
+const char *tables_run_name(const struct report_shape *s)
+{
+    return s->from_scratch ? "from-scratch" : "from-current-best";
+}
+
+static const char *vendor_source(const struct report_shape *s)
+{
+    struct vendor_value sl = stats_sparselt(&s->vendor);
+    enum vendor_src a = s->vendor.cublas.src, b = sl.src;
+    if (a == VSRC_NONE && b == VSRC_NONE)
+        return "";
+    if ((a == VSRC_ANCHOR || a == VSRC_NONE) && (b == VSRC_ANCHOR || b == VSRC_NONE))
+        return "anchor (not same run)";
+    if (a == VSRC_ANCHOR || b == VSRC_ANCHOR)
+        return "measured + anchor";
+    return "measured";
+}
+
+enum {
+    S_SHAPE, S_DTYPE, S_RUN, S_STATUS, S_DONE, S_BUDGET, S_BASE, S_BEST, S_PEAK, S_CUBLAS, S_SL,
+    S_VSRC, S_XBASE, S_XCUBLAS, S_XSL, S_NCOLS
+};
+
+static void summary_cols(struct report_table *t)
+{
+    static const struct { const char *h; bool right; } cols[S_NCOLS] = {
+        {"shape (MxNxK)", false}, {"dtype", false}, {"run", false}, {"status", false},
+        {"iterations done", true}, {"budget", true}, {"baseline (TFLOPS)", true},
+        {"best (TFLOPS)", true}, {"% of peak", true}, {"cuBLAS dense (TFLOPS)", true},
+        {"cuSPARSELt (TFLOPS)", true}, {"vendor source", false}, {"speed-up vs baseline", true},
+        {"speed-up vs cuBLAS", true}, {"speed-up vs cuSPARSELt", true},
+    };
+    for (int c = 0; c < S_NCOLS; c++)
+        table_col(t, (size_t)c, cols[c].h, cols[c].right);
+}
+
+struct speedups {
+    double base, cublas, sl;
+};
+
+static struct speedups speedups_of(const struct report_shape *s)
+{
+    return (struct speedups){stats_ratio(s->st.best, s->st.baseline),
+                             stats_ratio(s->st.best, s->vendor.cublas.tflops),
+                             stats_ratio(s->st.best, stats_sparselt(&s->vendor).tflops)};
+}
+
+static void summary_row(struct report_table *t, const struct report_shape *s)
+{
+    size_t r = table_row(t, false);
+    char shape[80];
+    snprintf(shape, sizeof shape, "%ldx%ldx%ld", s->m, s->n, s->k);
+    struct speedups x = speedups_of(s);
+    table_text(t, r, S_SHAPE, shape);
+    table_text(t, r, S_DTYPE, s->dtype);
+    table_text(t, r, S_RUN, tables_run_name(s));
+    table_text(t, r, S_STATUS, s->status);
+    table_int(t, r, S_DONE, s->st.iters_done);
+    if (s->st.budget > 0)
+        table_int(t, r, S_BUDGET, s->st.budget);
+    table_num(t, r, S_BASE, s->st.baseline, 1);
+    table_num(t, r, S_BEST, s->st.best, 1);
+    table_num(t, r, S_PEAK, s->st.best_hw_eff, 1);
+    table_num(t, r, S_CUBLAS, s->vendor.cublas.tflops, 1);
+    table_num(t, r, S_SL, stats_sparselt(&s->vendor).tflops, 1);
+    table_text(t, r, S_VSRC, vendor_source(s));
+    table_ratio(t, r, S_XBASE, x.base, 2);
+    table_ratio(t, r, S_XCUBLAS, x.cublas, 2);
+    table_ratio(t, r, S_XSL, x.sl, 2);
+}
+
+/* The run counted for a shape in the geometric mean: of its from-current-best and
+ * from-scratch runs, the one with the higher best, so a shape tuned twice counts once. */
+static bool counts_in_geomean(const struct report_sweep *sw, const struct report_shape *s)
+{
+    const struct report_shape *p = sweep_partner(sw, s);
+    if (!isfinite(s->st.best))
+        return false;
+    if (!p || !isfinite(p->st.best))
+        return true;
+    return s->st.best > p->st.best || (s->st.best == p->st.best && !s->from_scratch);
+}
+
+static void geomean_row(struct report_table *t, const struct report_sweep *sw, const char *dtype)
+{
+    size_t n = 0;
+    double *v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = xmalloc((sw->n_shapes + 1) * sizeof(double));
+    for (size_t i = 0; i < sw->n_shapes; i++) {
+        const struct report_shape *s = &sw->shapes[i];
+        if ((dtype && strcmp(s->dtype, dtype)) || !counts_in_geomean(sw, s))
+            continue;
+        struct speedups x = speedups_of(s);
+        v[0][n] = x.base, v[1][n] = x.cublas, v[2][n] = x.sl;
+        n++;
+    }
+    size_t r = table_row(t, true);
+    char label[96];
+    snprintf(label, sizeof label, "geomean %s (%zu shape%s)", dtype ? dtype : "all", n, n == 1 ? "" : "s");
+    table_text(t, r, S_SHAPE, label);
+    size_t cols[3] = {S_XBASE, S_XCUBLAS, S_XSL};
+    for (int i = 0; i < 3; i++) {
+        table_ratio(t, r, cols[i], stats_geomean(v[i], n, NULL), 2);
+        free(v[i]);
+    }
+}
+
+void tables_summary(const struct report_sweep *sw, struct report_table *t)
+{
+    table_init(t, "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)", S_NCOLS);
+    summary_cols(t);
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        summary_row(t, &sw->shapes[i]);
+    size_t n_dtypes = 0;
+    for (size_t i = 0; i < sw->n_shapes; i++) {
+        const char *dt = sw->shapes[i].dtype;
+        if (i > 0 && !strcmp(dt, sw->shapes[i - 1].dtype))
+            continue; /* shapes are sorted by dtype */
+        geomean_row(t, sw, dt);
+        n_dtypes++;
+    }
+    if (n_dtypes > 1)
+        geomean_row(t, sw, NULL);
+}
+
+size_t tables_pairs(const struct report_sweep *sw, struct report_table *t)
+{
+    static const char *const heads[] = {
+        "shape (MxNxK)", "dtype", "baseline (TFLOPS)", "from-current-best best (TFLOPS)",
+        "from-current-best best at iteration", "from-current-best iterations",
+        "from-scratch best (TFLOPS)", "from-scratch best at iteration", "from-scratch iterations",
+        "from-scratch vs from-current-best"};
+    table_init(t, "From scratch vs from the current best: the same shape tuned both ways", 10);
+    for (size_t c = 0; c < 10; c++)
+        table_col(t, c, heads[c], c >= 2);
+    for (size_t i = 0; i < sw->n_shapes; i++) {
+        const struct report_shape *fcb = &sw->shapes[i], *fs = sweep_partner(sw, fcb);
+        if (fcb->from_scratch || !fs)
+            continue;
+        size_t r = table_row(t, false);
+        char shape[80];
+        snprintf(shape, sizeof shape, "%ldx%ldx%ld", fcb->m, fcb->n, fcb->k);
+        table_text(t, r, 0, shape);
+        table_text(t, r, 1, fcb->dtype);
+        table_num(t, r, 2, isfinite(fcb->st.baseline) ? fcb->st.baseline : fs->st.baseline, 1);
+        const struct report_shape *runs[2] = {fcb, fs};
+        for (int j = 0; j < 2; j++) {
+            table_num(t, r, 3 + 3 * (size_t)j, runs[j]->st.best, 1);
+            if (runs[j]->st.best_iter >= 0)
+                table_int(t, r, 4 + 3 * (size_t)j, runs[j]->st.best_iter);
+            table_int(t, r, 5 + 3 * (size_t)j, runs[j]->st.iters_done);
+        }
+        table_ratio(t, r, 9, stats_ratio(fs->st.best, fcb->st.best), 3);
+    }
+    return t->nrows;
+}
+
+void tables_progression(const struct report_shape *s, struct report_table *t)
+{
+    static const char *const heads[] = {"#", "iteration", "idea", "category", "bottleneck",
+                                        "before (TFLOPS)", "after (TFLOPS)", "gain (%)", "justification"};
+    char cap[160];
+    snprintf(cap, sizeof cap, "%s: optimization progression (every KEEP)", s->key);
+    table_init(t, cap, 9);
+    for (size_t c = 0; c < 9; c++)
+        table_col(t, c, heads[c], c <= 1 || (c >= 5 && c <= 7));
+    table_col_wrap(t, 2);
+    table_col_wrap(t, 8);
+    size_t n;
+    struct progression_step *p = stats_progression(s, &n);
+    for (size_t i = 0; i < n; i++) {
+        size_t r = table_row(t, false);
+        table_int(t, r, 0, (long)i + 1);
+        table_int(t, r, 1, p[i].row->iter);
+        table_text(t, r, 2, p[i].row->idea);
+        table_text(t, r, 3, p[i].row->category);
+        table_text(t, r, 4, p[i].row->bottleneck);
+        table_num(t, r, 5, p[i].before, 1);
+        table_num(t, r, 6, p[i].after, 1);
+        table_num(t, r, 7, p[i].gain_pct, 1);
+        table_text(t, r, 8, shape_idea_justification(s, p[i].row->iter));
+    }
+    free(p);
+}
+
+const char *tables_phase_name(int phase)
+{
+    static const char *const names[STATS_PHASES] = {"early", "middle", "late"};
+    return phase >= 0 && phase < STATS_PHASES ? names[phase] : "?";
+}
+
+void tables_phase_label(const struct report_shape *s, int phase, char *buf, size_t len)
+{
+    int lo, hi, budget = stats_phase_budget(s);
+    stats_phase_range(phase, budget, &lo, &hi);
+    if (budget <= 0 || lo > hi)
+        snprintf(buf, len, "%s", tables_phase_name(phase));
+    else
+        snprintf(buf, len, "%s (%d-%d)", tables_phase_name(phase), lo, hi);
+}
+
+void tables_bottleneck(const struct report_shape *s, const struct bn_list *l, struct report_table *t)
+{
+    char cap[160];
+    snprintf(cap, sizeof cap, "%s: bottleneck that motivated each iteration, by phase of the run", s->key);
+    table_init(t, cap, l->n + 2);
+    table_col(t, 0, "phase (iterations)", false);
+    table_col(t, 1, "iterations", true);
+    for (size_t i = 0; i < l->n; i++)
+        table_col(t, i + 2, l->names[i], true);
+    int *counts = bn_count(s, l);
+    long *total = calloc(l->n + 1, sizeof *total), all = 0;
+    if (!total)
+        die("out of memory");
+    for (int p = 0; p < STATS_PHASES; p++) {
+        size_t r = table_row(t, false);
+        char label[64];
+        tables_phase_label(s, p, label, sizeof label);
+        table_text(t, r, 0, label);
+        long sum = 0;
+        for (size_t i = 0; i < l->n; i++) {
+            table_int(t, r, i + 2, counts[(size_t)p * l->n + i]);
+            sum += counts[(size_t)p * l->n + i];
+            total[i] += counts[(size_t)p * l->n + i];
+        }
+        table_int(t, r, 1, sum);
+        all += sum;
+    }
+    size_t r = table_row(t, true);
+    table_text(t, r, 0, "all");
+    table_int(t, r, 1, all);
+    for (size_t i = 0; i < l->n; i++)
+        table_int(t, r, i + 2, total[i]);
+    free(total);
+    free(counts);
+}

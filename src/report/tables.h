@@ -1,0 +1,25 @@
+/* src/report/tables.h — the report's tables, built from the model (docs/report.md lists
+ * their columns). Each fills an initialised-by-it struct report_table. */
+#ifndef CROQ_REPORT_TABLES_H
+#define CROQ_REPORT_TABLES_H
+#include "report/bottleneck.h"
+#include "report/model.h"
+#include "report/table.h"
+
+/* One row per shape key, then a geometric-mean row per dtype and one over all. */
+void tables_summary(const struct report_sweep *sw, struct report_table *t);
+/* One row per shape that has both a from-current-best and a from-scratch (_fs) run.
+ * Returns the number of rows. */
+size_t tables_pairs(const struct report_sweep *sw, struct report_table *t);
+/* One row per KEEP: what it changed and what it gained. */
+void tables_progression(const struct report_shape *s, struct report_table *t);
+/* One row per phase (thirds of the budget), one column per bottleneck, and a total. */
+void tables_bottleneck(const struct report_shape *s, const struct bn_list *l, struct report_table *t);
+
+/* "early", "middle", "late" */
+const char *tables_phase_name(int phase);
+/* "early (1-50)" into buf. */
+void tables_phase_label(const struct report_shape *s, int phase, char *buf, size_t len);
+/* "from-scratch" / "from-current-best" */
+const char *tables_run_name(const struct report_shape *s);
+#endif
