@@ -11,5 +11,21 @@ struct croq_command {
 };
 
 int cmd_bench(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_knobs(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_propose(int argc, char **argv);
+
+/* Shared by the engine's commands (cmd_tune.c): the options every one of them takes
+ * (--tuning, --backend, --seed, --iters, --git, --quiet, --busy-limit, ...): 1 taken,
+ * 0 not one of them, -1 bad (message printed). */
+struct engine_opts;
+int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o);
+/* enum engine_rc -> exit status */
+int engine_exit_code(int rc);
 #endif

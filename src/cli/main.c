@@ -5,8 +5,16 @@
 #include "commands.h"
 
 static const struct croq_command commands[] = {
-    {"bench", cmd_bench, "build, verify and time one kernel variant on one shape"},
+    {"bench", cmd_bench, "build, verify and time one kernel configuration on shapes of one or both dtypes"},
+    {"compare", cmd_compare, "our kernel next to cuSPARSELt and cuBLAS on one shape, with ratios"},
+    {"build", cmd_build, "generate and compile one configuration, with its static check"},
     {"knobs", cmd_knobs, "list the kernel family's knobs, or check a configuration"},
+    {"tune", cmd_tune, "tune one shape: the engine's crash-safe profile/ideate/measure/decide loop"},
+    {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},
+    {"status", cmd_status, "where every shape of a tuning directory stands, and live progress"},
+    {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
+    {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},
+    {"report", cmd_report, "tables, figures and an HTML page from a tuning directory"},
 };
 
 static void usage(FILE *f)

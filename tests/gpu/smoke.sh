@@ -14,5 +14,5 @@ for set in "kernel=0" "kernel=1,tile_m=128,tile_n=256,consumers=2,stages=4"; do
   "$B/croqtuner" bench --dtype all --set $set --shape 64x256x128 --shape 256x256x512 --shape 128x256x256 \
      --shape 1024x1024x1024 --shape 1000x1000x1024 --iters 20 --trials 3 --work "$OUT/work" \
      --json > "$OUT/smoke-${set%%[=,]*}${set:7:1}.json" 2> "$OUT/smoke-${set%%[=,]*}${set:7:1}.err"
-  echo "== $set rc=$?"; tail -n 14 "$OUT/smoke-${set%%,*}.err"
+  echo "== $set rc=$?"; tail -n 14 "$OUT/smoke-${set%%[=,]*}${set:7:1}.err"
 done
