@@ -1,0 +1,59 @@
+/* runner/timing.h — one timing method for every kernel the runner measures (ours,
+ * cuSPARSELt, cuBLAS), so their numbers compare:
+ *   warmup launches, synchronise and check; then per trial: event, `iters` launches
+ *   back to back, event; the per-launch time of a trial is elapsed / iters.
+ *   median_ms = median over trials; spread_pct = (max - min) / median * 100.
+ * NVML is sampled once per trial after the trial's launches are enqueued and before
+ * its stop event is waited for, i.e. while the GPU is still running them, so the
+ * clock and throttle reasons describe the busy GPU (a sample after the sync would
+ * often see it idle and already clocking down).
+ * Nothing is prepared inside the timed region: tensor maps, attributes, buffers and
+ * plans are built before timing_run is called.
+ */
+#ifndef CROQ_RUNNER_TIMING_H
+#define CROQ_RUNNER_TIMING_H
+
+#include "health/nvml.h"
+#include "runner.h"
+
+#define TIMING_MAX_TRIALS 100
+
+struct timing_opts {
+    int warmup, iters, trials;
+};
+
+struct timing_result {
+    int trials;
+    double trial_ms[TIMING_MAX_TRIALS]; /* per-launch ms of each trial */
+    double median_ms, spread_pct;
+    double tflops;                      /* 2*M*N*K / median / 1e12 (dense-equivalent) */
+    struct gpu_snapshot snap[TIMING_MAX_TRIALS];
+    int sm_clock_median_mhz;            /* -1 when NVML gave no clock */
+};
+
+/* Enqueue one launch on g->stream. 0, or -1 with the failure recorded. */
+typedef int (*timing_launch_fn)(void *ctx);
+
+/* flops = 2*M*N*K. launch_error when a launch is refused or a trial faults. */
+int timing_run(const struct gpu *g, const struct timing_opts *o, double flops,
+               timing_launch_fn fn, void *ctx, struct timing_result *r);
+
+/* {"warmup", "iters", "trials": [ms...], "median_ms", "spread_pct", "tflops"} */
+json_t *timing_json(const struct timing_opts *o, const struct timing_result *r);
+/* {"nvml", "sm_clock_mhz": [per trial], "sm_clock_median_mhz", "sm_clock_max_mhz",
+ *  "temp_c" (max), "throttle_reasons" (union), "power_w" (max), "processes"} */
+json_t *timing_gpu_state_json(const struct timing_result *r);
+
+/* Sparse tensor-core peak, dense-equivalent TFLOPS, at boost clock 1980 MHz, 132 SMs:
+ * H100/H200 SXM datasheet 1979 (f16/bf16 with sparsity) and 3958 (fp8 with
+ * sparsity). Scaled linearly with the SM clock. */
+#define PEAK_BOOST_MHZ 1980.0
+#define PEAK_SPARSE_F16_TFLOPS 1979.0
+#define PEAK_SPARSE_E4M3_TFLOPS 3958.0
+double peak_sparse_tflops(int dtype, double sm_clock_mhz);
+/* {"sparse_tflops_at_clock", "hw_eff_pct", "clock_mhz", "clock_source", "plausible"}:
+ * plausible is false when tflops beats the peak at the device's max clock, which no
+ * correct kernel and measurement can (sparse-gemm-sm90.md 1). */
+json_t *peak_json(int dtype, const struct timing_result *r);
+
+#endif

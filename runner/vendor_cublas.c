@@ -1,0 +1,121 @@
+/* runner/vendor_cublas.c — the dense cuBLAS baseline on the decompressed (pruned) A.
+ *
+ * f16:  cublasGemmEx, f16 A/B/C, CUBLAS_COMPUTE_32F (blas.h, row-major identity).
+ * e4m3: cublasLtMatmul, A/B CUDA_R_8F_E4M3, C/D CUDA_R_16F, compute 32F, scale
+ *       pointers unset (= 1.0). cuBLASLt takes FP8 only in the "TN" form
+ *       (cuBLAS docs, cublasLtMatmul, FP8 requirements): its A operand transposed,
+ *       B not. Column-major, C^T[N][M] = Bk^T . Ak with Bk = our B viewed as K x N
+ *       (ld K) and Ak = our A viewed as K x M (ld K): exactly TN, no copies.
+ *       Workspace 32 MiB, the size NVIDIA recommends for Hopper (cuBLAS docs,
+ *       cublasSetWorkspace).
+ */
+#include "blas.h"
+#include "ours.h"
+
+#include <cublasLt.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LT_WORKSPACE_BYTES ((size_t)32 << 20)
+
+struct dense {
+    const struct operands *o;
+    CUstream stream;
+    cublasHandle_t h;
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulHeuristicResult_t heur;
+    CUdeviceptr ws, d_c;
+};
+
+static int f16_launch(void *p)
+{
+    struct dense *d = p;
+    return blas_gemm_f16(d->h, d->o->m, d->o->n, d->o->k, d->o->d_a_dense, d->o->d_b, d->d_c, CUDA_R_16F);
+}
+
+static int e4m3_launch(void *p)
+{
+    struct dense *d = p;
+    const float one = 1.0f, zero = 0.0f;
+    LIB_CHECK(RS_LAUNCH_ERROR,
+              cublasLtMatmul(d->lt, d->desc, &one, (const void *)d->o->d_b, d->la, (const void *)d->o->d_a_dense,
+                             d->lb, &zero, (const void *)d->d_c, d->lc, (void *)d->d_c, d->lc, &d->heur.algo,
+                             (void *)d->ws, LT_WORKSPACE_BYTES, (cudaStream_t)d->stream),
+              blas_status_text);
+    return 0;
+}
+
+static int lt_layouts(struct dense *d)
+{
+    const struct operands *o = d->o;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatmulDescCreate(&d->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), blas_status_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatmulDescSetAttribute(d->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), blas_status_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatmulDescSetAttribute(d->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), blas_status_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatrixLayoutCreate(&d->la, CUDA_R_8F_E4M3, (uint64_t)o->k, (uint64_t)o->n, o->k), blas_status_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatrixLayoutCreate(&d->lb, CUDA_R_8F_E4M3, (uint64_t)o->k, (uint64_t)o->m, o->k), blas_status_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatrixLayoutCreate(&d->lc, CUDA_R_16F, (uint64_t)o->n, (uint64_t)o->m, o->n), blas_status_text);
+    return 0;
+}
+
+/* Heuristic choice of one algorithm; none means cuBLASLt cannot do this case. */
+static int lt_choose(struct dense *d, struct subject *s)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    size_t ws = LT_WORKSPACE_BYTES;
+    int found = 0;
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtMatmulPreferenceCreate(&pref), blas_status_text);
+    cublasStatus_t rc = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (rc == CUBLAS_STATUS_SUCCESS)
+        rc = cublasLtMatmulAlgoGetHeuristic(d->lt, d->desc, d->la, d->lb, d->lc, d->lc, pref, 1, &d->heur, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (rc != CUBLAS_STATUS_SUCCESS || found == 0) {
+        s->available = false;
+        snprintf(s->note, sizeof s->note, "cublasLt has no fp8 algorithm for this shape (%s)", blas_status_text(rc));
+    }
+    return 0;
+}
+
+static int dense_setup(const struct bench_env *env, struct dense *d, struct subject *s)
+{
+    const struct operands *o = env->o;
+    TRY(gpu_alloc(&d->d_c, (size_t)o->m * o->n * 2, "cublas C"));
+    if (o->dtype == CROQ_DTYPE_F16) {
+        TRY(blas_open(env->g, &d->h));
+        snprintf(s->note, sizeof s->note, "cublasGemmEx f16, compute 32F, dense");
+        return 0;
+    }
+    LIB_CHECK(RS_INTERNAL_ERROR, cublasLtCreate(&d->lt), blas_status_text);
+    TRY(lt_layouts(d));
+    TRY(gpu_alloc(&d->ws, LT_WORKSPACE_BYTES, "cublasLt workspace"));
+    snprintf(s->note, sizeof s->note, "cublasLtMatmul e4m3 TN, f16 out, compute 32F, dense");
+    return lt_choose(d, s);
+}
+
+static void dense_release(struct dense *d)
+{
+    if (d->h) cublasDestroy(d->h);
+    if (d->la) cublasLtMatrixLayoutDestroy(d->la);
+    if (d->lb) cublasLtMatrixLayoutDestroy(d->lb);
+    if (d->lc) cublasLtMatrixLayoutDestroy(d->lc);
+    if (d->desc) cublasLtMatmulDescDestroy(d->desc);
+    if (d->lt) cublasLtDestroy(d->lt);
+    gpu_free(&d->ws);
+    gpu_free(&d->d_c);
+}
+
+void vendor_cublas(const struct bench_env *env, struct subject *s)
+{
+    struct dense d = {.o = env->o, .stream = env->g->stream};
+    memset(s, 0, sizeof *s);
+    s->name = "cublas";
+    s->available = true;
+    s->extra = json_pack("{s:s}", "library", env->o->dtype == CROQ_DTYPE_F16 ? "cublas" : "cublasLt");
+    if (dense_setup(env, &d, s))
+        subject_take_failure(s);
+    else if (s->available)
+        subject_measure(env, env->o->dtype == CROQ_DTYPE_F16 ? f16_launch : e4m3_launch, &d, d.d_c, s);
+    dense_release(&d);
+}

@@ -1,0 +1,328 @@
+/* src/cli/cmd_bench.c — `croqtuner bench`: for each dtype and shape, generate and
+ * compile one kernel configuration, then verify and time it in croq-runner
+ * (src/measure), one line per result; optionally a CSV + Markdown table.
+ *
+ * Everything the user typed is checked before any work starts (dtype, shapes, knob
+ * values, the configuration against every shape), so a mistake costs no compile.
+ * Exit: 0 every kernel verified, 1 something did not build / verify / run, 2 bad usage.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "commands.h"
+#include "knobs/knobs_json.h"
+#include "measure/cli_opts.h"
+#include "measure/kernel.h"
+#include "measure/measure.h"
+#include "measure/shapeset.h"
+#include "measure/table.h"
+#include "util/args.h"
+#include "util/log.h"
+
+#define BENCH_MAX_SETS 64
+#define BENCH_MAX_SPECS 32
+
+static const char bench_usage[] =
+    "usage: croqtuner bench [--dtype f16|e4m3|all] --shape MxNxK [--shape ...]\n"
+    "                       [--shapes typical|reference|odd|MxNxK,...] [--set knob=value ...]\n"
+    "                       [--family] [--config FILE] [--warmup 10] [--iters 500] [--trials 5] [--seed S]\n"
+    "                       [--json] [--out PREFIX] [--work DIR]\n"
+    "\n"
+    "Build one kernel configuration per dtype (the baseline, with --family the family's\n"
+    "defaults, or --config FILE; then each\n"
+    "--set; see 'croqtuner knobs'), then for every shape verify every element of C against\n"
+    "a reference and time it in croq-runner. One line per result: shape, dtype, kernel,\n"
+    "verified, TFLOPS (2MNK/t), median ms, max error / tolerance, SM clock (MHz), % of the\n"
+    "sparse tensor-core peak at that clock.\n"
+    "\n"
+    "  --dtype D         f16, e4m3 or all (default all)\n"
+    "  --shapes SET      typical (the dtype's 14 shapes from shapes.json: $CROQ_SHAPES, else\n"
+    "                    ../shared/data/shapes.json of the source tree or the current dir),\n"
+    "                    reference (4096x8192x8192), odd (1000x1000x1024, 3000x2056x4096,\n"
+    "                    777x1032x512) or a comma-separated list\n"
+    "  --json            one JSON document on stdout (runner output included); lines on stderr\n"
+    "  --out PREFIX      also write PREFIX.csv and PREFIX.md\n"
+    "  --work DIR        keep generated sources and cubins in DIR (default: a temp dir, removed)\n";
+static const char bench_usage_tail[] =
+    "\n"
+    "Exit status: 0 every kernel verified, 1 a build, run or verification failed, 2 bad usage.\n";
+
+struct bench_args {
+    const char *dtype, *config, *out, *work;
+    int fault; /* --inject-fault trap|hang|oob: test-only, not in --help */
+    bool json, family;
+    const char *sets[BENCH_MAX_SETS];
+    int nsets;
+    const char *specs[BENCH_MAX_SPECS]; /* --shape and --shapes values, in order */
+    int nspecs;
+    struct measure_opts mo;
+};
+
+/* One dtype's work: its configuration and shapes. */
+struct bench_job {
+    int dtype;
+    struct croq_config cfg;
+    char kernel[KERNEL_SHORT_MAX];
+    struct shape_list shapes;
+};
+
+static int push(const char **list, int *n, int max, const char *v, const char *what)
+{
+    if (*n == max) {
+        log_error("bench: too many %s options (at most %d)", what, max);
+        return -1;
+    }
+    list[(*n)++] = v;
+    return 0;
+}
+
+/* One option: 1 taken, 0 unknown, -1 bad (message printed). */
+static int bench_opt(int argc, char **argv, int *i, struct bench_args *a)
+{
+    const char *v;
+    int r;
+    if (args_flag(argv, *i, "--json"))
+        return a->json = true, 1;
+    if (args_flag(argv, *i, "--family"))
+        return a->family = true, 1;
+    if ((r = args_value(argc, argv, i, "--dtype", &v)) != 0) return r < 0 ? -1 : (a->dtype = v, 1);
+    if ((r = args_value(argc, argv, i, "--config", &v)) != 0) return r < 0 ? -1 : (a->config = v, 1);
+    if ((r = args_value(argc, argv, i, "--out", &v)) != 0) return r < 0 ? -1 : (a->out = v, 1);
+    if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
+    if ((r = args_value(argc, argv, i, "--inject-fault", &v)) != 0) {
+        if (r > 0 && (a->fault = codegen_fault_parse(v)) < 0)
+            log_error("bench: unknown fault kind '%s' (trap, hang or oob)", v);
+        return r < 0 || a->fault < 0 ? -1 : 1;
+    }
+    if ((r = args_value(argc, argv, i, "--set", &v)) != 0)
+        return r < 0 || push(a->sets, &a->nsets, BENCH_MAX_SETS, v, "--set") ? -1 : 1;
+    if ((r = args_value(argc, argv, i, "--shape", &v)) != 0 || (r = args_value(argc, argv, i, "--shapes", &v)) != 0)
+        return r < 0 || push(a->specs, &a->nspecs, BENCH_MAX_SPECS, v, "--shape/--shapes") ? -1 : 1;
+    return cli_measure_opt(argc, argv, i, &a->mo);
+}
+
+/* 0 parsed, 1 help shown, 2 bad usage. */
+static int bench_parse(int argc, char **argv, struct bench_args *a)
+{
+    measure_opts_default(&a->mo);
+    a->dtype = "all";
+    for (int i = 1; i < argc; i++) {
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(bench_usage, stdout);
+            fputs(cli_measure_help, stdout);
+            fputs(bench_usage_tail, stdout);
+            return 1;
+        }
+        int r = bench_opt(argc, argv, &i, a);
+        if (r < 0)
+            return 2;
+        if (r == 0) {
+            log_error("bench: unknown option '%s' (see 'croqtuner bench --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (strcmp(a->dtype, "all") && croq_dtype_parse(a->dtype) < 0) {
+        log_error("bench: unknown dtype '%s' (f16, e4m3 or all)", a->dtype);
+        return 2;
+    }
+    if (!a->nspecs) {
+        log_error("bench: no shapes: give --shape MxNxK or --shapes typical|reference|odd|LIST");
+        return 2;
+    }
+    return 0;
+}
+
+/* Shapes, configuration and every (configuration, shape) rule for one dtype. 0 or 2. */
+static int bench_plan_job(const struct bench_args *a, int dtype, struct bench_job *j)
+{
+    char err[1024], why[CROQ_WHY_MAX];
+    j->dtype = dtype;
+    j->shapes.n = 0;
+    for (int i = 0; i < a->nspecs; i++)
+        if (shapeset_add(&j->shapes, a->specs[i], dtype, err, sizeof err)) {
+            log_error("bench: %s", err);
+            return 2;
+        }
+    if (kernel_config(&j->cfg, dtype, a->config, a->family, a->sets, a->nsets, err, sizeof err)) {
+        log_error("bench: %s", err);
+        return 2;
+    }
+    kernel_short(&j->cfg, j->kernel);
+    for (int i = 0; i < j->shapes.n; i++) {
+        const struct croq_shape *s = &j->shapes.s[i];
+        if (!knobs_validate(&j->cfg, s, why, sizeof why)) {
+            log_error("bench: %ldx%ldx%ld %s with kernel '%s': %s", s->m, s->n, s->k, croq_dtype_name(dtype),
+                      j->kernel, why);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int bench_plan(const struct bench_args *a, struct bench_job jobs[2], int *njobs)
+{
+    int d = croq_dtype_parse(a->dtype);
+    *njobs = 0;
+    for (int dt = CROQ_DTYPE_F16; dt <= CROQ_DTYPE_E4M3; dt++) {
+        if (d >= 0 && dt != d)
+            continue;
+        if (bench_plan_job(a, dt, &jobs[*njobs]))
+            return 2;
+        (*njobs)++;
+    }
+    return 0;
+}
+
+/* ---- execution ---- */
+
+struct bench_out {
+    struct bench_row *rows;
+    int n, cap;
+    json_t *results; /* --json */
+};
+
+static struct bench_row *new_row(struct bench_out *o)
+{
+    if (o->n == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 32;
+        o->rows = xrealloc(o->rows, (size_t)o->cap * sizeof *o->rows);
+    }
+    return &o->rows[o->n++];
+}
+
+static void row_from_measure(struct bench_row *row, const struct measure_result *m)
+{
+    snprintf(row->status, sizeof row->status, "%s", measure_status_name(m->status));
+    snprintf(row->error, sizeof row->error, "%s", m->error);
+    snprintf(row->gpu, sizeof row->gpu, "%s", m->gpu);
+    row->verified = m->status == MEASURE_OK && m->verify.passed;
+    row->max_err_over_tol = m->verify.present ? m->verify.max_err_over_tol : NAN;
+    if (m->timing.present) {
+        row->tflops = m->timing.tflops;
+        row->median_ms = m->timing.median_ms;
+        row->spread_pct = m->timing.spread_pct;
+    }
+    row->sm_clock_mhz = m->gpu_state.sm_clock_median_mhz;
+    row->pct_peak = m->peak.present ? m->peak.hw_eff_pct : NAN;
+}
+
+static json_t *result_json(const struct bench_job *j, const struct bench_row *row, const struct build_result *br,
+                           const struct measure_result *m)
+{
+    char sig[CROQ_SIG_MAX], shape[64];
+    knobs_signature(&j->cfg, sig);
+    snprintf(shape, sizeof shape, "%ldx%ldx%ld", row->shape.m, row->shape.n, row->shape.k);
+    json_t *runner = m && m->raw_json ? json_loads(m->raw_json, 0, NULL) : NULL;
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:o, s:s, s:o}", "shape", shape, "dtype",
+                     croq_dtype_name(j->dtype), "kernel", j->kernel, "signature", sig, "config", knobs_to_json(&j->cfg),
+                     "status", row->status, "verified", row->verified, "error", row->error, "build",
+                     build_result_json(br, false), "command", m ? m->command : "",
+                     "runner", runner ? runner : json_null());
+}
+
+static void report(const struct bench_args *a, struct bench_out *out, const struct bench_job *j,
+                   struct bench_row *row, const struct build_result *br, const struct measure_result *m)
+{
+    bench_table_line(a->json ? stderr : stdout, row);
+    if (!row->verified)
+        log_error("bench: %ldx%ldx%ld %s: %s: %s", row->shape.m, row->shape.n, row->shape.k,
+                  croq_dtype_name(row->dtype), row->status, row->error);
+    else if (m && m->peak.present && !m->peak.plausible)
+        log_warn("bench: %ldx%ldx%ld %s: %.1f TFLOPS is above the physical peak: the measurement is broken",
+                 row->shape.m, row->shape.n, row->shape.k, croq_dtype_name(row->dtype), row->tflops);
+    if (out->results)
+        json_array_append_new(out->results, result_json(j, row, br, m));
+}
+
+static void run_shape(const struct bench_args *a, const struct bench_job *j, const struct build_result *br,
+                      const struct croq_shape *s, struct bench_out *out)
+{
+    struct bench_row *row = new_row(out);
+    struct measure_result m;
+    bench_row_init(row, j->dtype, s, j->kernel);
+    if (!br->ok) {
+        snprintf(row->status, sizeof row->status, "compile_error");
+        snprintf(row->error, sizeof row->error, "%s", br->error);
+        report(a, out, j, row, br, NULL);
+        return;
+    }
+    struct measure_opts mo = a->mo;
+    mo.cubin = br->cubin_path;
+    mo.shape = *s;
+    mo.dtype = j->dtype;
+    if (measure_run(&mo, &m))
+        snprintf(m.error, sizeof m.error, "cannot run the runner");
+    row_from_measure(row, &m);
+    report(a, out, j, row, br, &m);
+    measure_result_release(&m);
+}
+
+static void run_job(const struct bench_args *a, const struct bench_job *j, const char *workdir, struct bench_out *out)
+{
+    struct build_result br;
+    char name[48];
+    /* A faulty variant gets its own name so it never overwrites the clean cubin. */
+    snprintf(name, sizeof name, "bench_%s%s%s", croq_dtype_name(j->dtype), a->fault ? "_fault_" : "",
+             a->fault ? codegen_fault_name(a->fault) : "");
+    kernel_build(&j->cfg, workdir, name, a->fault, &br);
+    if (!br.ok)
+        log_error("bench: building kernel '%s' (%s): %s", j->kernel, croq_dtype_name(j->dtype), br.error);
+    for (int i = 0; i < j->shapes.n; i++)
+        run_shape(a, j, &br, &j->shapes.s[i], out);
+    build_result_release(&br);
+}
+
+static int bench_finish(const struct bench_args *a, struct bench_out *out)
+{
+    int verified = 0, rc;
+    char err[1024];
+    for (int i = 0; i < out->n; i++)
+        verified += out->rows[i].verified;
+    rc = verified == out->n ? 0 : 1;
+    if (a->out && bench_table_write(a->out, out->rows, out->n, err, sizeof err)) {
+        log_error("bench: %s", err);
+        rc = 1;
+    }
+    if (out->results) {
+        json_t *doc = json_pack("{s:i, s:s, s:b, s:o}", "schema", 1, "command", "bench", "all_verified",
+                                verified == out->n, "results", out->results);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(7));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        printf("%d of %d verified\n", verified, out->n);
+    }
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    struct bench_args a;
+    struct bench_job jobs[2];
+    struct bench_out out = {0};
+    struct kernel_workdir wd;
+    char err[1024];
+    int njobs, rc;
+    memset(&a, 0, sizeof a);
+    if ((rc = bench_parse(argc, argv, &a)))
+        return rc == 1 ? 0 : rc;
+    if (bench_plan(&a, jobs, &njobs))
+        return 2;
+    if (kernel_workdir_open(&wd, a.work, err, sizeof err)) {
+        log_error("bench: %s", err);
+        return 1;
+    }
+    if (a.json)
+        out.results = json_array();
+    bench_table_header(a.json ? stderr : stdout);
+    for (int i = 0; i < njobs; i++)
+        run_job(&a, &jobs[i], wd.path, &out);
+    rc = bench_finish(&a, &out);
+    kernel_workdir_release(&wd);
+    free(out.rows);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/* src/cli/cmd_compare.c — `croqtuner compare`: our kernel next to the vendor
+ * libraries on one shape, in one runner process on the same operands (croq-runner
+ * compare): ours, cuSPARSELt (default algorithm and after its search), dense cuBLAS,
+ * each verified against the same reference and timed the same way, with ratios.
+ * Exit: 0 ours verified (or --no-ours and the runner ran), 1 otherwise, 2 bad usage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "measure/cli_opts.h"
+#include "measure/kernel.h"
+#include "measure/measure.h"
+#include "util/args.h"
+#include "util/log.h"
+
+#define COMPARE_MAX_SETS 64
+
+static const char compare_usage[] =
+    "usage: croqtuner compare --dtype f16|e4m3 --shape MxNxK [--set knob=value ...] [--config FILE]\n"
+    "                         [--family] [--no-ours] [--warmup 10] [--iters 500] [--trials 5] [--seed S]\n"
+    "                         [--json] [--work DIR]\n"
+    "\n"
+    "Build our kernel (the baseline, with --family the family's defaults, or --config FILE;\n"
+    "then each --set) and measure it next to\n"
+    "cuSPARSELt (default algorithm, and after cusparseLtMatmulSearch) and dense cuBLAS, in one\n"
+    "runner process on the same operands; every result verified against the same reference.\n"
+    "\n"
+    "  --no-ours         vendors only (nothing is compiled)\n"
+    "  --json            print the runner's JSON instead of the table\n"
+    "  --work DIR        keep the generated source and cubin in DIR\n";
+
+struct compare_args {
+    const char *dtype, *shape, *config, *work;
+    bool json, no_ours, family;
+    const char *sets[COMPARE_MAX_SETS];
+    int nsets;
+    struct measure_opts mo;
+};
+
+static int compare_opt(int argc, char **argv, int *i, struct compare_args *a)
+{
+    const char *v;
+    int r;
+    if (args_flag(argv, *i, "--json"))
+        return a->json = true, 1;
+    if (args_flag(argv, *i, "--no-ours"))
+        return a->no_ours = true, 1;
+    if (args_flag(argv, *i, "--family"))
+        return a->family = true, 1;
+    if ((r = args_value(argc, argv, i, "--dtype", &v)) != 0) return r < 0 ? -1 : (a->dtype = v, 1);
+    if ((r = args_value(argc, argv, i, "--shape", &v)) != 0) return r < 0 ? -1 : (a->shape = v, 1);
+    if ((r = args_value(argc, argv, i, "--config", &v)) != 0) return r < 0 ? -1 : (a->config = v, 1);
+    if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
+    if ((r = args_value(argc, argv, i, "--set", &v)) != 0) {
+        if (r > 0 && a->nsets == COMPARE_MAX_SETS) {
+            log_error("compare: too many --set options (at most %d)", COMPARE_MAX_SETS);
+            return -1;
+        }
+        return r < 0 ? -1 : (a->sets[a->nsets++] = v, 1);
+    }
+    return cli_measure_opt(argc, argv, i, &a->mo);
+}
+
+static int compare_parse(int argc, char **argv, struct compare_args *a)
+{
+    measure_opts_default(&a->mo);
+    for (int i = 1; i < argc; i++) {
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(compare_usage, stdout);
+            fputs(cli_measure_help, stdout);
+            fputs("\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
+                  "verification failed, 2 bad usage.\n", stdout);
+            return 1;
+        }
+        int r = compare_opt(argc, argv, &i, a);
+        if (r < 0)
+            return 2;
+        if (r == 0) {
+            log_error("compare: unknown option '%s' (see 'croqtuner compare --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (!a->dtype || (a->mo.dtype = croq_dtype_parse(a->dtype)) < 0) {
+        log_error("compare: %s dtype '%s' (f16 or e4m3)", a->dtype ? "unknown" : "missing", a->dtype ? a->dtype : "--dtype");
+        return 2;
+    }
+    if (!a->shape) {
+        log_error("compare: '--shape MxNxK' is required");
+        return 2;
+    }
+    if (shape_parse(a->shape, &a->mo.shape)) {
+        log_error("compare: bad shape '%s' (expected MxNxK with positive integers)", a->shape);
+        return 2;
+    }
+    return 0;
+}
+
+/* Configuration and shape rules before any work. 0 or 2. */
+static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[KERNEL_SHORT_MAX])
+{
+    char err[1024], why[CROQ_WHY_MAX];
+    const struct croq_shape *s = &a->mo.shape;
+    if (!shape_validate(a->mo.dtype, s, why, sizeof why)) {
+        log_error("compare: %s", why);
+        return 2;
+    }
+    if (a->no_ours)
+        return 0;
+    if (kernel_config(cfg, a->mo.dtype, a->config, a->family, a->sets, a->nsets, err, sizeof err)) {
+        log_error("compare: %s", err);
+        return 2;
+    }
+    kernel_short(cfg, kernel);
+    if (!knobs_validate(cfg, s, why, sizeof why)) {
+        log_error("compare: kernel '%s' on %s: %s", kernel, a->shape, why);
+        return 2;
+    }
+    return 0;
+}
+
+static const char *cell(char *buf, size_t len, double x, int decimals)
+{
+    if (isnan(x))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", decimals, x);
+    return buf;
+}
+
+static void print_table(const struct compare_args *a, const struct measure_compare *c, const char *kernel)
+{
+    static const int order[] = {MEASURE_CMP_OURS, MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS};
+    char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32];
+    printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches)%s%s\n", croq_dtype_name(a->mo.dtype),
+           a->shape, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
+           kernel ? ", ours = " : "", kernel ? kernel : "");
+    printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", "subject", "status", "verified", "TFLOPS", "ms", "spread%",
+           "clock", "%peak", "note");
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct measure_cmp_entry *e = &c->e[order[i]];
+        printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", measure_cmp_names[order[i]],
+               e->present ? e->status : "-", e->verified ? "yes" : "no", cell(t, sizeof t, e->tflops, 1),
+               cell(ms, sizeof ms, e->median_ms, 4), cell(sp, sizeof sp, e->spread_pct, 2),
+               cell(clk, sizeof clk, e->sm_clock_mhz, 0), cell(pk, sizeof pk, e->hw_eff_pct, 1),
+               e->error[0] ? e->error : e->note);
+    }
+    printf("ratios: ours/cuSPARSELt-search %s  ours/cuSPARSELt-default %s  ours/cuBLAS %s\n",
+           cell(r1, sizeof r1, c->ours_over_slt_search, 3), cell(r2, sizeof r2, c->ours_over_slt_default, 3),
+           cell(r3, sizeof r3, c->ours_over_cublas, 3));
+}
+
+/* Build ours (unless --no-ours), run the runner, print. 0 or 1. */
+static int compare_execute(struct compare_args *a, const struct croq_config *cfg, const char *kernel)
+{
+    struct kernel_workdir wd;
+    struct build_result br;
+    struct measure_compare c;
+    char err[1024];
+    int rc = 1;
+    memset(&br, 0, sizeof br);
+    if (kernel_workdir_open(&wd, a->work, err, sizeof err)) {
+        log_error("compare: %s", err);
+        return 1;
+    }
+    if (!a->no_ours && kernel_build(cfg, wd.path, "compare", 0, &br)) {
+        log_error("compare: building kernel '%s': %s", kernel, br.error);
+        goto out;
+    }
+    a->mo.cubin = a->no_ours ? NULL : br.cubin_path;
+    if (measure_compare_run(&a->mo, &c) == 0) {
+        bool measured = false;
+        for (int i = 0; i < MEASURE_CMP_COUNT; i++)
+            measured |= c.e[i].present;
+        if (a->json && c.run.raw_json)
+            fputs(c.run.raw_json, stdout);
+        else if (measured) /* else the runner stopped before measuring: the error says why */
+            print_table(a, &c, a->no_ours ? NULL : kernel);
+        if (c.run.status != MEASURE_OK)
+            log_error("compare: %s: %s", measure_status_name(c.run.status), c.run.error);
+        rc = c.run.status == MEASURE_OK ? 0 : 1;
+    } else {
+        log_error("compare: %s", c.run.error);
+    }
+    measure_compare_release(&c);
+out:
+    build_result_release(&br);
+    kernel_workdir_release(&wd);
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare_args a;
+    struct croq_config cfg;
+    char kernel[KERNEL_SHORT_MAX] = "";
+    int rc;
+    memset(&a, 0, sizeof a);
+    if ((rc = compare_parse(argc, argv, &a)))
+        return rc == 1 ? 0 : rc;
+    if (compare_check(&a, &cfg, kernel))
+        return 2;
+    return compare_execute(&a, &cfg, kernel);
+}

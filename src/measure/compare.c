@@ -1,0 +1,110 @@
+/* src/measure/compare.c — `croq-runner compare`: spawn and parse its "results" and
+ * "ratios" (docs/runner-protocol.md, compare output). */
+#include "measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_common.h"
+#include "spawn_runner.h"
+
+const char *const measure_cmp_names[MEASURE_CMP_COUNT] = {
+    [MEASURE_CMP_SLT_DEFAULT] = "cusparselt_default",
+    [MEASURE_CMP_SLT_SEARCH] = "cusparselt_search",
+    [MEASURE_CMP_CUBLAS] = "cublas",
+    [MEASURE_CMP_OURS] = "ours",
+};
+
+static void entry_clear(struct measure_cmp_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->max_err_over_tol = e->tflops = e->median_ms = e->spread_pct = NAN;
+    e->sm_clock_mhz = e->hw_eff_pct = NAN;
+}
+
+static void read_entry(struct jget *g, json_t *o, const char *name, struct measure_cmp_entry *e)
+{
+    json_t *v;
+    bool passed = false;
+    e->present = true;
+    jget_bool(g, o, name, "available", true, &e->available);
+    jget_str(g, o, name, "status", true, e->status, sizeof e->status);
+    jget_str(g, o, name, "note", false, e->note, sizeof e->note);
+    jget_str(g, o, name, "error", false, e->error, sizeof e->error);
+    if ((v = jget_obj(g, o, name, "verify", false))) {
+        jget_bool(g, v, name, "passed", true, &passed);
+        jget_num(g, v, name, "max_err_over_tol", false, &e->max_err_over_tol);
+        e->verified = passed;
+    }
+    if ((v = jget_obj(g, o, name, "timing", false))) {
+        jget_num(g, v, name, "tflops", true, &e->tflops);
+        jget_num(g, v, name, "median_ms", true, &e->median_ms);
+        jget_num(g, v, name, "spread_pct", false, &e->spread_pct);
+    }
+    if ((v = jget_obj(g, o, name, "gpu_state", false)))
+        jget_num(g, v, name, "sm_clock_median_mhz", false, &e->sm_clock_mhz);
+    if ((v = jget_obj(g, o, name, "peak", false)))
+        jget_num(g, v, name, "hw_eff_pct", false, &e->hw_eff_pct);
+}
+
+static void read_ratios(struct jget *g, json_t *o, struct measure_compare *c)
+{
+    jget_num(g, o, "ratios", "ours_over_cusparselt_search", false, &c->ours_over_slt_search);
+    jget_num(g, o, "ratios", "ours_over_cusparselt_default", false, &c->ours_over_slt_default);
+    jget_num(g, o, "ratios", "ours_over_cublas", false, &c->ours_over_cublas);
+    jget_num(g, o, "ratios", "cusparselt_search_over_cublas", false, &c->slt_search_over_cublas);
+}
+
+static void compare_clear(struct measure_compare *c)
+{
+    for (int i = 0; i < MEASURE_CMP_COUNT; i++)
+        entry_clear(&c->e[i]);
+    c->ours_over_slt_search = c->ours_over_slt_default = c->ours_over_cublas = NAN;
+    c->slt_search_over_cublas = NAN;
+}
+
+int measure_compare_parse(const char *text, struct measure_compare *c)
+{
+    struct jget g;
+    json_t *o;
+    compare_clear(c);
+    json_t *root = parse_load(text, &c->run);
+    if (!root)
+        return -1;
+    jget_init(&g, c->run.error, sizeof c->run.error);
+    parse_status(&g, root, &c->run);
+    jget_str(&g, root, "", "gpu", false, c->run.gpu, sizeof c->run.gpu);
+    /* results are present whenever the runner got as far as measuring */
+    json_t *results = jget_obj(&g, root, "", "results", c->run.status == MEASURE_OK);
+    for (int i = 0; results && i < MEASURE_CMP_COUNT; i++)
+        if ((o = jget_obj(&g, results, "results", measure_cmp_names[i], false)))
+            read_entry(&g, o, measure_cmp_names[i], &c->e[i]);
+    if ((o = jget_obj(&g, root, "", "ratios", false)))
+        read_ratios(&g, o, c);
+    json_decref(root);
+    if (g.failed) {
+        c->run.status = MEASURE_BAD_OUTPUT;
+        return -1;
+    }
+    return 0;
+}
+
+int measure_compare_run(const struct measure_opts *o, struct measure_compare *c)
+{
+    bool parse;
+    memset(c, 0, sizeof *c);
+    compare_clear(c);
+    measure_result_clear_fields(&c->run);
+    c->run.exit_code = -1;
+    double limit = o->timeout_s > 0 ? o->timeout_s : measure_default_timeout(o, true);
+    if (spawn_runner("compare", o, limit, &c->run, &parse))
+        return -1;
+    if (parse) {
+        measure_compare_parse(c->run.raw_json, c);
+        spawn_runner_reconcile(&c->run);
+    }
+    return 0;
+}
+
+void measure_compare_release(struct measure_compare *c) { measure_result_release(&c->run); }

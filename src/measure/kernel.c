@@ -1,0 +1,111 @@
+/* src/measure/kernel.c — bench's kernel: configuration, short name, work dir, build. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "kernel.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen/codegen.h"
+#include "knobs/knobs_json.h"
+#include "util/atomicio.h"
+
+static int apply_sets(struct croq_config *cfg, const char *const *sets, int nsets, char *err, size_t errlen)
+{
+    char buf[1024];
+    for (int i = 0; i < nsets; i++) {
+        if (strlen(sets[i]) >= sizeof buf) {
+            snprintf(err, errlen, "--set value too long");
+            return -1;
+        }
+        strcpy(buf, sets[i]);
+        for (char *save = NULL, *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save))
+            if (knobs_set(cfg, tok, err, errlen))
+                return -1;
+    }
+    return 0;
+}
+
+int kernel_config(struct croq_config *cfg, int dtype, const char *config_path, bool from_default,
+                  const char *const *sets, int nsets, char *err, size_t errlen)
+{
+    if (config_path)
+        return knobs_from_args(cfg, croq_dtype_name(dtype), config_path, sets, nsets, err, errlen);
+    if (from_default)
+        knobs_default(cfg, dtype);
+    else
+        knobs_baseline(cfg, dtype);
+    return apply_sets(cfg, sets, nsets, err, errlen);
+}
+
+void kernel_short(const struct croq_config *cfg, char out[KERNEL_SHORT_MAX])
+{
+    struct croq_config def;
+    const int *v = cfg->v;
+    static const int shown[] = {KNOB_KERNEL, KNOB_TILE_M, KNOB_TILE_N, KNOB_TILE_K, KNOB_STAGES, KNOB_CONSUMERS};
+    knobs_default(&def, cfg->dtype);
+    size_t n = (size_t)snprintf(out, KERNEL_SHORT_MAX, "%s %dx%dx%d s%d", v[KNOB_KERNEL] ? "ws" : "base",
+                                v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_TILE_K], v[KNOB_STAGES]);
+    if (v[KNOB_KERNEL] && n < KERNEL_SHORT_MAX)
+        n += (size_t)snprintf(out + n, KERNEL_SHORT_MAX - n, " c%d", v[KNOB_CONSUMERS]);
+    for (int i = 0; i < KNOB_COUNT && n < KERNEL_SHORT_MAX; i++) {
+        bool in_head = false;
+        for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++)
+            in_head |= shown[j] == i;
+        if (!in_head && v[i] != def.v[i])
+            n += (size_t)snprintf(out + n, KERNEL_SHORT_MAX - n, " %s=%d", croq_knobs[i].name, v[i]);
+    }
+}
+
+int kernel_workdir_open(struct kernel_workdir *w, const char *dir, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    memset(w, 0, sizeof *w);
+    if (dir) {
+        snprintf(w->path, sizeof w->path, "%s", dir);
+        if (mkdir_p(dir)) {
+            snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(w->path, sizeof w->path, "%.4000s/croqtuner-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(w->path)) {
+        snprintf(err, errlen, "cannot create a work directory '%s': %s", w->path, strerror(errno));
+        return -1;
+    }
+    w->temporary = true;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    remove(path);
+    return 0; /* keep going: remove what can be removed */
+}
+
+void kernel_workdir_release(struct kernel_workdir *w)
+{
+    if (w->temporary && w->path[0])
+        nftw(w->path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    w->temporary = false;
+}
+
+int kernel_build(const struct croq_config *cfg, const char *dir, const char *name, int fault,
+                 struct build_result *r)
+{
+    char src[4096], err[1024];
+    struct codegen_opts co = {.inject_fault = fault, .note = "croqtuner bench", .err = err, .errlen = sizeof err};
+    struct build_opts bo = {.out_dir = dir};
+    memset(r, 0, sizeof *r);
+    snprintf(src, sizeof src, "%.3900s/%.100s.cu", dir, name);
+    if (codegen_write(cfg, &co, src)) {
+        snprintf(r->error, sizeof r->error, "code generation: %s", err);
+        return -1;
+    }
+    return build_compile(src, &bo, r);
+}

@@ -1,0 +1,194 @@
+/* src/measure/measure.h — the tuner's side of docs/runner-protocol.md: run
+ * croq-runner as a child process with a time limit and turn what it printed (or how it
+ * died) into a struct.
+ *
+ * Runner location: opts.runner, else $CROQ_RUNNER, else "croq-runner" in the
+ * directory of /proc/self/exe (where CMake puts both binaries), else "croq-runner"
+ * looked up in PATH.
+ *
+ * Outcome mapping (measure_status):
+ *   runner printed its JSON         -> its "status" (ok, incorrect, launch_error, ...)
+ *   killed by the time limit        -> MEASURE_TIMEOUT   ("timed out after 41.0 s")
+ *   killed by a signal, no JSON     -> MEASURE_CRASH     ("signal 11 (Segmentation fault)")
+ *   exited non-zero, no JSON        -> MEASURE_CRASH     ("exit 1: <last stderr line>"),
+ *                                      except a dynamic-loader failure (exit 127,
+ *                                      "error while loading shared libraries": no
+ *                                      driver) -> MEASURE_NO_GPU
+ *   could not be started            -> MEASURE_NO_RUNNER
+ *   exited 0 with unusable output   -> MEASURE_BAD_OUTPUT (which field, in error)
+ * Units: ms, TFLOPS (dense-equivalent 2MNK/t), MHz, degrees C, W. Unknown numbers
+ * are NAN.
+ */
+#ifndef CROQ_MEASURE_MEASURE_H
+#define CROQ_MEASURE_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "knobs/knobs.h"
+
+enum measure_status {
+    MEASURE_OK = 0,
+    MEASURE_INCORRECT,         /* runner: verification failed */
+    MEASURE_LAUNCH_ERROR,      /* runner: launch refused or kernel fault */
+    MEASURE_BAD_MODULE,        /* runner: cubin unusable (ABI, dtype, missing) */
+    MEASURE_BAD_ARGS,          /* runner: our command line was wrong (a tuner bug) */
+    MEASURE_UNSUPPORTED_SHAPE, /* runner: the shape breaks a rule */
+    MEASURE_NO_GPU,            /* runner: no usable GPU / driver */
+    MEASURE_INTERNAL_ERROR,    /* runner: its own failure (out of memory, reference) */
+    MEASURE_CRASH,             /* no JSON: died by a signal or exited abnormally */
+    MEASURE_TIMEOUT,           /* killed by the time limit */
+    MEASURE_NO_RUNNER,         /* croq-runner could not be started */
+    MEASURE_BAD_OUTPUT,        /* exited without a usable JSON object */
+    MEASURE_STATUS_COUNT
+};
+/* "ok", "incorrect", "launch_error", "bad_module", "bad_args", "unsupported_shape",
+ * "no_gpu", "internal_error", "crash", "timeout", "no_runner", "bad_output". */
+const char *measure_status_name(enum measure_status s);
+/* The runner status names above -> enum; -1 for anything else. */
+int measure_status_parse(const char *s);
+
+struct measure_opts {
+    const char *runner;       /* NULL: see the header comment */
+    const char *cubin;
+    struct croq_shape shape;
+    int dtype;                /* -1: do not pass --dtype (the module's dtype is used) */
+    unsigned long long seed;
+    int warmup, iters, trials;
+    bool no_time;             /* verify only */
+    const char *reference;    /* "auto" (NULL), "cpu", "cublas" */
+    int device;               /* CUDA ordinal */
+    double timeout_s;         /* <= 0: measure_default_timeout() */
+};
+
+/* Runner defaults: seed 1, warmup 10, iters 500, trials 5, dtype -1, device 0. */
+void measure_opts_default(struct measure_opts *o);
+
+/* A generous wall-clock limit for one `run`: 30 s fixed (process start, context,
+ * module load) + 4x the launches' work at 100 TFLOPS (a very slow kernel):
+ * 2MNK * (warmup + iters*trials + 3) / 100e12 + 4x the host-side data work at 50 M
+ * elements/s: (MK + NK + 2MN) / 50e6. `compare` measures 4 subjects plus a cuSPARSELt
+ * search: 5x the variable part. Seconds. */
+double measure_default_timeout(const struct measure_opts *o, bool compare);
+
+/* Resolve the runner path (see the header comment) into out. Never fails: the last
+ * resort is the bare name for a PATH lookup. */
+void measure_runner_path(const char *override, char *out, size_t len);
+
+#define MEASURE_MAX_TRIALS 100
+#define MEASURE_LISTED 8
+
+struct measure_mismatch {
+    long row, col;
+    double got, want, tol;    /* NAN when the runner wrote "nan" */
+};
+
+struct measure_verify {
+    bool present;
+    bool passed;
+    char reference[16];       /* "cpu" or "cublas" */
+    char phase[16];           /* "first_launch" or "after_timing" */
+    long long checked, mismatches, nan_or_unwritten;
+    double max_abs_err, max_err_over_tol;
+    int listed;
+    struct measure_mismatch first[MEASURE_LISTED];
+};
+
+struct measure_timing {
+    bool present;
+    int warmup, iters, n_trials;
+    double trial_ms[MEASURE_MAX_TRIALS]; /* per-launch ms of each trial */
+    double median_ms, spread_pct, tflops;
+};
+
+struct measure_gpu_state {
+    bool present;
+    char nvml[160];           /* "ok" or why NVML gave nothing */
+    double sm_clock_median_mhz, sm_clock_max_mhz, temp_c, power_w;
+    char throttle[160];       /* reason names joined by ',' ("" = none or unknown) */
+    int n_processes;          /* compute processes on the GPU during timing, -1 unknown */
+};
+
+struct measure_peak {
+    bool present;
+    double sparse_tflops_at_clock, hw_eff_pct, clock_mhz;
+    bool plausible;           /* false: above the peak at the max clock (broken) */
+};
+
+struct measure_abi {
+    bool present;
+    int threads, smem_bytes, tile_m, tile_n, tile_k, split_k, persistent, cluster_m, cluster_n;
+    int grid[3];
+    int regs, local_bytes;    /* -1 when absent */
+};
+
+struct measure_result {
+    enum measure_status status;
+    char error[1024];         /* why not ok (runner's "error", or how it died) */
+    char gpu[96];
+    int dtype;                /* enum croq_dtype, -1 unknown */
+    long m, n, k;
+    struct measure_verify verify;
+    struct measure_timing timing;
+    struct measure_gpu_state gpu_state;
+    struct measure_peak peak;
+    struct measure_abi abi;
+    /* process facts (measure_run only) */
+    int exit_code;            /* -1 when not exited normally */
+    int term_signal;
+    bool timed_out;
+    double wall_s, limit_s;
+    char *raw_json;           /* the runner's stdout, malloc'd; NULL if none. Store it. */
+    char *stderr_text;        /* the runner's stderr (diagnostics), malloc'd; NULL if none */
+    char command[2048];       /* the runner argv joined by spaces (to reproduce) */
+};
+
+/* Run `croq-runner run ...` for o and fill r (r is reset first). Returns 0 when the
+ * outcome is in r->status, whatever it is; -1 only on a local failure (fork, pipe),
+ * with errno and r->error set. Always call measure_result_release. */
+int measure_run(const struct measure_opts *o, struct measure_result *r);
+
+/* Parse one runner `run` JSON text into r (fields only; r->raw_json untouched).
+ * 0, or -1 with r->status = MEASURE_BAD_OUTPUT and r->error naming the problem
+ * ("runner output: 'timing.median_ms' missing"). An ok status needs a passed
+ * verify block, and timing unless it is a verify-only run (no "timing" and
+ * "verify" present is accepted as --no-time). */
+int measure_parse(const char *json, struct measure_result *r);
+
+void measure_result_release(struct measure_result *r);
+
+/* ---- compare (croq-runner compare) ---- */
+
+enum { MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS, MEASURE_CMP_OURS,
+       MEASURE_CMP_COUNT };
+/* Runner result names, in the enum's order: "cusparselt_default", "cusparselt_search",
+ * "cublas", "ours". */
+extern const char *const measure_cmp_names[MEASURE_CMP_COUNT];
+
+struct measure_cmp_entry {
+    bool present;             /* the runner reported it */
+    bool available;           /* false: library missing / case unsupported (see note) */
+    char status[32];          /* runner status name of this entry, or "unavailable" */
+    char note[256];
+    char error[512];
+    bool verified;            /* a verify block with passed = true */
+    double max_err_over_tol;
+    double tflops, median_ms, spread_pct, sm_clock_mhz, hw_eff_pct; /* NAN if not timed */
+};
+
+struct measure_compare {
+    struct measure_result run; /* status, error, gpu, problem and process facts */
+    struct measure_cmp_entry e[MEASURE_CMP_COUNT];
+    double ours_over_slt_search, ours_over_slt_default, ours_over_cublas,
+           slt_search_over_cublas; /* NAN when not computable */
+};
+
+/* Run `croq-runner compare` (o->cubin optional, o->dtype required). Same return
+ * convention as measure_run; release with measure_compare_release. */
+int measure_compare_run(const struct measure_opts *o, struct measure_compare *c);
+/* Parse compare JSON into c (c->run's fields plus the entries). 0 or -1 as
+ * measure_parse. */
+int measure_compare_parse(const char *json, struct measure_compare *c);
+void measure_compare_release(struct measure_compare *c);
+
+#endif

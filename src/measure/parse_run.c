@@ -1,0 +1,159 @@
+/* src/measure/parse_run.c — runner `run` JSON -> struct measure_result. */
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jget.h"
+#include "parse_common.h"
+
+static const char *const status_names[MEASURE_STATUS_COUNT] = {
+    [MEASURE_OK] = "ok", [MEASURE_INCORRECT] = "incorrect", [MEASURE_LAUNCH_ERROR] = "launch_error",
+    [MEASURE_BAD_MODULE] = "bad_module", [MEASURE_BAD_ARGS] = "bad_args",
+    [MEASURE_UNSUPPORTED_SHAPE] = "unsupported_shape", [MEASURE_NO_GPU] = "no_gpu",
+    [MEASURE_INTERNAL_ERROR] = "internal_error", [MEASURE_CRASH] = "crash",
+    [MEASURE_TIMEOUT] = "timeout", [MEASURE_NO_RUNNER] = "no_runner", [MEASURE_BAD_OUTPUT] = "bad_output",
+};
+
+const char *measure_status_name(enum measure_status s)
+{
+    return (unsigned)s < MEASURE_STATUS_COUNT ? status_names[s] : "?";
+}
+
+int measure_status_parse(const char *s)
+{
+    for (int i = 0; s && i < MEASURE_STATUS_COUNT; i++)
+        if (!strcmp(s, status_names[i]))
+            return i;
+    return -1;
+}
+
+static void read_mismatch(json_t *m, struct measure_mismatch *out)
+{
+    json_t *v;
+    long long x = -1;
+    struct jget g;
+    char err[8];
+    jget_init(&g, err, sizeof err);
+    out->row = jget_int(&g, m, "", "row", false, &x) ? (long)x : -1;
+    out->col = jget_int(&g, m, "", "col", false, &x) ? (long)x : -1;
+    out->got = out->want = out->tol = NAN;
+    if ((v = json_object_get(m, "got"))) jget_value_num(v, &out->got);
+    if ((v = json_object_get(m, "want"))) jget_value_num(v, &out->want);
+    if ((v = json_object_get(m, "tol"))) jget_value_num(v, &out->tol);
+}
+
+static void read_verify(struct jget *g, json_t *v, struct measure_verify *out)
+{
+    const char *p = "verify";
+    out->present = true;
+    jget_bool(g, v, p, "passed", true, &out->passed);
+    jget_str(g, v, p, "reference", false, out->reference, sizeof out->reference);
+    jget_str(g, v, p, "phase", false, out->phase, sizeof out->phase);
+    jget_int(g, v, p, "checked", true, &out->checked);
+    jget_int(g, v, p, "mismatches", true, &out->mismatches);
+    jget_int(g, v, p, "nan_or_unwritten", false, &out->nan_or_unwritten);
+    jget_num(g, v, p, "max_abs_err", false, &out->max_abs_err);
+    jget_num(g, v, p, "max_err_over_tol", true, &out->max_err_over_tol);
+    json_t *list = jget_array(g, v, p, "first_mismatches", false), *m;
+    size_t i;
+    if (list) {
+        json_array_foreach(list, i, m)
+            if (out->listed < MEASURE_LISTED && json_is_object(m))
+                read_mismatch(m, &out->first[out->listed++]);
+    } else if ((m = jget_obj(g, v, p, "first_mismatch", false))) {
+        read_mismatch(m, &out->first[out->listed++]);
+    }
+}
+
+static void read_timing(struct jget *g, json_t *t, struct measure_timing *out)
+{
+    const char *p = "timing";
+    long long x;
+    out->present = true;
+    if (jget_int(g, t, p, "warmup", false, &x)) out->warmup = (int)x;
+    if (jget_int(g, t, p, "iters", false, &x)) out->iters = (int)x;
+    jget_num(g, t, p, "median_ms", true, &out->median_ms);
+    jget_num(g, t, p, "spread_pct", true, &out->spread_pct);
+    jget_num(g, t, p, "tflops", true, &out->tflops);
+    json_t *trials = jget_array(g, t, p, "trials", false), *v;
+    size_t i;
+    json_array_foreach(trials, i, v)
+        if (out->n_trials < MEASURE_MAX_TRIALS && jget_value_num(v, &out->trial_ms[out->n_trials]))
+            out->n_trials++;
+}
+
+static void read_abi(struct jget *g, json_t *a, struct measure_abi *out)
+{
+    static const struct { const char *key; size_t off; } f[] = {
+        {"threads", offsetof(struct measure_abi, threads)}, {"smem_bytes", offsetof(struct measure_abi, smem_bytes)},
+        {"tile_m", offsetof(struct measure_abi, tile_m)}, {"tile_n", offsetof(struct measure_abi, tile_n)},
+        {"tile_k", offsetof(struct measure_abi, tile_k)}, {"split_k", offsetof(struct measure_abi, split_k)},
+        {"persistent", offsetof(struct measure_abi, persistent)},
+        {"cluster_m", offsetof(struct measure_abi, cluster_m)}, {"cluster_n", offsetof(struct measure_abi, cluster_n)},
+        {"regs", offsetof(struct measure_abi, regs)}, {"local_bytes", offsetof(struct measure_abi, local_bytes)},
+    };
+    long long x;
+    out->present = true;
+    out->regs = out->local_bytes = -1;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (jget_int(g, a, "abi", f[i].key, false, &x))
+            *(int *)((char *)out + f[i].off) = (int)x;
+    json_t *grid = jget_array(g, a, "abi", "grid", false);
+    for (size_t i = 0; i < 3 && i < json_array_size(grid); i++)
+        out->grid[i] = (int)json_integer_value(json_array_get(grid, i));
+}
+
+/* Fields common to run and compare output. */
+static void read_top(struct jget *g, json_t *root, struct measure_result *r)
+{
+    char dtype[16] = "";
+    long long x;
+    jget_str(g, root, "", "gpu", false, r->gpu, sizeof r->gpu);
+    if (jget_str(g, root, "", "dtype", false, dtype, sizeof dtype))
+        r->dtype = croq_dtype_parse(dtype);
+    if (jget_int(g, root, "", "m", false, &x)) r->m = (long)x;
+    if (jget_int(g, root, "", "n", false, &x)) r->n = (long)x;
+    if (jget_int(g, root, "", "k", false, &x)) r->k = (long)x;
+}
+
+static void read_run_fields(struct jget *g, json_t *root, struct measure_result *r)
+{
+    json_t *o;
+    read_top(g, root, r);
+    if ((o = jget_obj(g, root, "", "abi", false))) read_abi(g, o, &r->abi);
+    if ((o = jget_obj(g, root, "", "verify", false))) read_verify(g, o, &r->verify);
+    if ((o = jget_obj(g, root, "", "timing", false))) read_timing(g, o, &r->timing);
+    if ((o = jget_obj(g, root, "", "gpu_state", false))) parse_gpu_state(g, o, "gpu_state", &r->gpu_state);
+    if ((o = jget_obj(g, root, "", "peak", false))) parse_peak(g, o, "peak", &r->peak);
+}
+
+/* An ok status must carry what "ok" means: a passed, complete verification. */
+static void check_ok(struct jget *g, const struct measure_result *r)
+{
+    if (r->status != MEASURE_OK)
+        return;
+    if (!r->verify.present)
+        jget_fail(g, "", "verify", "missing from an ok result");
+    else if (!r->verify.passed || r->verify.mismatches != 0)
+        jget_fail(g, "verify", "passed", "is not true in an ok result");
+}
+
+int measure_parse(const char *text, struct measure_result *r)
+{
+    struct jget g;
+    json_t *root = parse_load(text, r);
+    if (!root)
+        return -1;
+    jget_init(&g, r->error, sizeof r->error);
+    parse_status(&g, root, r);
+    read_run_fields(&g, root, r);
+    check_ok(&g, r);
+    json_decref(root);
+    if (g.failed) {
+        r->status = MEASURE_BAD_OUTPUT;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# croq-runner: bad command lines give one JSON object with status bad_args and exit 5
+# (docs/runner-protocol.md), before any GPU work. The runner links libcuda, so without
+# an NVIDIA driver it cannot even start: skipped then.
+set -u
+runner="$CROQ_BIN/croq-runner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if ! "$runner" --help >/dev/null 2>&1; then
+    echo "skip: croq-runner cannot start here (no libcuda.so.1: no NVIDIA driver)"
+    exit 77
+fi
+
+# expect_bad_args "message fragment" args...
+expect_bad_args() {
+    local want=$1; shift
+    local out rc
+    out=$("$runner" "$@" 2>/dev/null); rc=$?
+    [ "$rc" -eq 5 ] || fail "croq-runner $* exited $rc, want 5 (stdout: $out)"
+    grep -q '^{"schema":1,"command":"[a-z]*","status":"bad_args"' <<<"$out" || fail "croq-runner $*: not a bad_args JSON line: $out"
+    grep -qF -- "$want" <<<"$out" || fail "croq-runner $*: error does not say '$want': $out"
+}
+
+expect_bad_args "unknown command 'frob'" frob
+expect_bad_args "'--cubin FILE' is required" run --shape 128x256x128
+expect_bad_args "'--shape MxNxK' is required" run --cubin x.cubin
+expect_bad_args "'12x34' is not MxNxK" run --cubin x.cubin --shape 12x34
+expect_bad_args "unknown dtype 'f32'" run --cubin x.cubin --shape 128x256x128 --dtype f32
+expect_bad_args "'0' is not an integer in [1, 100000]" run --cubin x.cubin --shape 128x256x128 --iters 0
+expect_bad_args "'--dtype f16|e4m3' is required" compare --shape 128x256x128
+expect_bad_args "unknown option '--no-time'" compare --dtype f16 --shape 128x256x128 --no-time
+expect_bad_args "unknown option '--shape'" health --shape 128x256x128
+expect_bad_args "option '--trials' needs a value" run --cubin x.cubin --shape 128x256x128 --trials
+echo "ok"

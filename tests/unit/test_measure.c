@@ -1,0 +1,404 @@
+/* tests/unit/test_measure.c — the tuner's reading of croq-runner output
+ * (src/measure): sample JSON of every kind (ok, verify-only, incorrect with NaN
+ * mismatches, launch_error, truncated, missing or mistyped fields, wrong schema,
+ * stray stdout lines, compare output) and the process-level outcomes of measure_run
+ * against fake runners (shell scripts): JSON, crash by signal, timeout, exit without
+ * output, loader failure, missing runner. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "measure/measure.h"
+
+static const char ok_json[] =
+    "{\"schema\": 1, \"command\": \"run\", \"status\": \"ok\", \"gpu\": \"NVIDIA H200\", \"device\": 0,"
+    " \"dtype\": \"f16\", \"m\": 4096, \"n\": 8192, \"k\": 8192, \"seed\": 1,"
+    " \"abi\": {\"threads\": 384, \"smem_bytes\": 200704, \"tile_m\": 128, \"tile_n\": 256, \"tile_k\": 128,"
+    "   \"split_k\": 1, \"persistent\": 0, \"cluster_m\": 1, \"cluster_n\": 1, \"grid\": [32, 32, 1],"
+    "   \"regs\": 168, \"local_bytes\": 0},"
+    " \"verify\": {\"passed\": true, \"reference\": \"cublas\", \"checked\": 33554432, \"mismatches\": 0,"
+    "   \"max_abs_err\": 0.0156, \"max_err_over_tol\": 0.41, \"nan_or_unwritten\": 0,"
+    "   \"first_mismatch\": null, \"first_mismatches\": [], \"phase\": \"after_timing\"},"
+    " \"timing\": {\"warmup\": 10, \"iters\": 500, \"trials\": [0.281, 0.279, 0.280, 0.282, 0.280],"
+    "   \"median_ms\": 0.280, \"spread_pct\": 1.07, \"tflops\": 981.6},"
+    " \"gpu_state\": {\"nvml\": \"ok\", \"sm_clock_mhz\": [1755, 1740, 1740, 1725, 1740],"
+    "   \"sm_clock_median_mhz\": 1740, \"sm_clock_max_mhz\": 1980, \"temp_c\": 51,"
+    "   \"throttle_reasons\": [\"sw_power_cap\", \"sw_thermal\"], \"power_w\": 688.2,"
+    "   \"processes\": [{\"pid\": 7, \"used_mib\": 900}]},"
+    " \"peak\": {\"sparse_tflops_at_clock\": 1739.1, \"hw_eff_pct\": 56.4, \"clock_mhz\": 1740,"
+    "   \"clock_source\": \"nvml\", \"sparse_tflops_at_max_clock\": 1979, \"plausible\": true}}\n";
+
+static void test_parse_ok(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(measure_parse(ok_json, &r), 0);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_string_equal(measure_status_name(r.status), "ok");
+    assert_string_equal(r.gpu, "NVIDIA H200");
+    assert_int_equal(r.dtype, CROQ_DTYPE_F16);
+    assert_int_equal(r.m, 4096);
+    assert_int_equal(r.k, 8192);
+    assert_true(r.abi.present);
+    assert_int_equal(r.abi.tile_n, 256);
+    assert_int_equal(r.abi.grid[1], 32);
+    assert_int_equal(r.abi.regs, 168);
+    assert_true(r.verify.passed);
+    assert_string_equal(r.verify.reference, "cublas");
+    assert_string_equal(r.verify.phase, "after_timing");
+    assert_int_equal(r.verify.checked, 33554432);
+    assert_float_equal(r.verify.max_err_over_tol, 0.41, 1e-12);
+    assert_int_equal(r.timing.n_trials, 5);
+    assert_float_equal(r.timing.trial_ms[3], 0.282, 1e-12);
+    assert_float_equal(r.timing.median_ms, 0.280, 1e-12);
+    assert_float_equal(r.timing.tflops, 981.6, 1e-9);
+    assert_float_equal(r.gpu_state.sm_clock_median_mhz, 1740, 0);
+    assert_string_equal(r.gpu_state.throttle, "sw_power_cap,sw_thermal");
+    assert_int_equal(r.gpu_state.n_processes, 1);
+    assert_float_equal(r.peak.hw_eff_pct, 56.4, 1e-12);
+    assert_true(r.peak.plausible);
+}
+
+static void test_parse_verify_only(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    const char *j = "{\"schema\":1,\"status\":\"ok\",\"verify\":{\"passed\":true,\"checked\":16,"
+                    "\"mismatches\":0,\"max_err_over_tol\":0.5}}";
+    assert_int_equal(measure_parse(j, &r), 0);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_false(r.timing.present);
+    assert_true(isnan(r.timing.tflops));
+    assert_true(isnan(r.gpu_state.sm_clock_median_mhz));
+}
+
+static void test_parse_incorrect(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    const char *j =
+        "{\"schema\":1,\"command\":\"run\",\"status\":\"incorrect\",\"error\":\"verification failed\","
+        "\"verify\":{\"passed\":false,\"reference\":\"cpu\",\"checked\":1024,\"mismatches\":3,"
+        "\"max_abs_err\":2.5,\"max_err_over_tol\":\"inf\",\"nan_or_unwritten\":2,"
+        "\"first_mismatch\":{\"row\":0,\"col\":5,\"got\":\"nan\",\"want\":1.5,\"tol\":0.002},"
+        "\"first_mismatches\":[{\"row\":0,\"col\":5,\"got\":\"nan\",\"want\":1.5,\"tol\":0.002},"
+        "{\"row\":3,\"col\":7,\"got\":4.0,\"want\":1.5,\"tol\":0.002}]}}";
+    assert_int_equal(measure_parse(j, &r), 0);
+    assert_int_equal(r.status, MEASURE_INCORRECT);
+    assert_string_equal(r.error, "verification failed");
+    assert_false(r.verify.passed);
+    assert_int_equal(r.verify.mismatches, 3);
+    assert_int_equal(r.verify.nan_or_unwritten, 2);
+    assert_true(isinf(r.verify.max_err_over_tol));
+    assert_int_equal(r.verify.listed, 2);
+    assert_true(isnan(r.verify.first[0].got));
+    assert_int_equal(r.verify.first[1].row, 3);
+    assert_float_equal(r.verify.first[1].got, 4.0, 0);
+}
+
+static void test_parse_launch_error(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    const char *j = "{\"schema\":1,\"command\":\"run\",\"status\":\"launch_error\",\"gpu\":\"NVIDIA H200\","
+                    "\"error\":\"runner/launch.c:88: cuCtxSynchronize(): CUDA_ERROR_ILLEGAL_ADDRESS\"}";
+    assert_int_equal(measure_parse(j, &r), 0);
+    assert_int_equal(r.status, MEASURE_LAUNCH_ERROR);
+    assert_non_null(strstr(r.error, "ILLEGAL_ADDRESS"));
+    assert_false(r.verify.present);
+}
+
+/* Every status the runner may print maps to its enum value. */
+static void test_parse_each_runner_status(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"ok", "incorrect", "launch_error", "bad_module", "bad_args",
+                                        "unsupported_shape", "no_gpu", "internal_error"};
+    for (int i = 1; i < 8; i++) {
+        char j[256];
+        struct measure_result r;
+        snprintf(j, sizeof j, "{\"schema\":1,\"status\":\"%s\",\"error\":\"x\"}", names[i]);
+        assert_int_equal(measure_parse(j, &r), 0);
+        assert_int_equal(r.status, i);
+        assert_int_equal(measure_status_parse(names[i]), i);
+    }
+}
+
+static void expect_bad(const char *json, const char *needle)
+{
+    struct measure_result r;
+    assert_int_equal(measure_parse(json, &r), -1);
+    assert_int_equal(r.status, MEASURE_BAD_OUTPUT);
+    if (!strstr(r.error, needle))
+        fail_msg("error '%s' does not mention '%s'", r.error, needle);
+}
+
+static void test_parse_malformed(void **state)
+{
+    (void)state;
+    char truncated[sizeof ok_json];
+    memcpy(truncated, ok_json, 300);
+    truncated[300] = '\0';
+    expect_bad(truncated, "not JSON");
+    expect_bad("", "empty");
+    expect_bad("[1, 2]", "not a JSON object");
+    expect_bad("Segmentation fault\n", "not JSON");
+    expect_bad("{\"status\":\"ok\"}", "'schema' missing");
+    expect_bad("{\"schema\":2,\"status\":\"ok\"}", "'schema' is not 1");
+    expect_bad("{\"schema\":1}", "'status' missing");
+    expect_bad("{\"schema\":1,\"status\":\"crash\"}", "not a runner status");
+    expect_bad("{\"schema\":1,\"status\":\"great\"}", "not a runner status");
+    expect_bad("{\"schema\":1,\"status\":\"ok\"}", "'verify' missing");
+    expect_bad("{\"schema\":1,\"status\":\"ok\",\"verify\":{\"passed\":false,\"checked\":1,\"mismatches\":1,"
+               "\"max_err_over_tol\":3}}", "'verify.passed' is not true");
+    expect_bad("{\"schema\":1,\"status\":\"ok\",\"verify\":{\"passed\":true,\"checked\":1,\"mismatches\":0,"
+               "\"max_err_over_tol\":0.1},\"timing\":{\"tflops\":1.0,\"spread_pct\":1}}", "'timing.median_ms' missing");
+    expect_bad("{\"schema\":1,\"status\":\"ok\",\"verify\":{\"passed\":true,\"checked\":1,\"mismatches\":0,"
+               "\"max_err_over_tol\":0.1},\"timing\":{\"tflops\":\"fast\",\"median_ms\":1,\"spread_pct\":1}}",
+               "'timing.tflops' is not a number");
+    expect_bad("{\"schema\":1,\"status\":\"ok\",\"verify\":\"yes\"}", "'verify' is not an object");
+    expect_bad("{\"schema\":1,\"status\":\"incorrect\",\"verify\":{\"passed\":\"no\"}}", "'verify.passed' is not true/false");
+}
+
+/* A library printing to stdout before the runner's line does not hide the result. */
+static void test_parse_stray_stdout(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    char text[sizeof ok_json + 64];
+    snprintf(text, sizeof text, "cuSPARSELt: some banner\n%s", ok_json);
+    assert_int_equal(measure_parse(text, &r), 0);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_float_equal(r.timing.median_ms, 0.280, 1e-12);
+}
+
+static void test_parse_compare(void **state)
+{
+    (void)state;
+    struct measure_compare c;
+    const char *j =
+        "{\"schema\":1,\"command\":\"compare\",\"status\":\"ok\",\"gpu\":\"NVIDIA H200\",\"dtype\":\"e4m3\","
+        "\"results\":{"
+        "\"cusparselt_default\":{\"name\":\"cusparselt_default\",\"available\":false,\"status\":\"unavailable\","
+        "  \"note\":\"runner built without cuSPARSELt\"},"
+        "\"cusparselt_search\":{\"name\":\"cusparselt_search\",\"available\":false,\"status\":\"unavailable\"},"
+        "\"cublas\":{\"name\":\"cublas\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true,"
+        "  \"max_err_over_tol\":0.2},\"timing\":{\"tflops\":1200.5,\"median_ms\":0.22,\"spread_pct\":0.5},"
+        "  \"gpu_state\":{\"sm_clock_median_mhz\":1500},\"peak\":{\"hw_eff_pct\":30.0}},"
+        "\"ours\":{\"name\":\"ours\",\"available\":true,\"status\":\"incorrect\",\"error\":\"bad\","
+        "  \"verify\":{\"passed\":false,\"max_err_over_tol\":9}}},"
+        "\"ratios\":{\"ours_over_cusparselt_search\":null,\"ours_over_cusparselt_default\":null,"
+        "  \"ours_over_cublas\":null,\"cusparselt_search_over_cublas\":null}}";
+    assert_int_equal(measure_compare_parse(j, &c), 0);
+    assert_int_equal(c.run.status, MEASURE_OK);
+    assert_string_equal(c.run.gpu, "NVIDIA H200");
+    assert_true(c.e[MEASURE_CMP_SLT_DEFAULT].present);
+    assert_false(c.e[MEASURE_CMP_SLT_DEFAULT].available);
+    assert_non_null(strstr(c.e[MEASURE_CMP_SLT_DEFAULT].note, "without cuSPARSELt"));
+    assert_true(c.e[MEASURE_CMP_CUBLAS].verified);
+    assert_float_equal(c.e[MEASURE_CMP_CUBLAS].tflops, 1200.5, 1e-9);
+    assert_float_equal(c.e[MEASURE_CMP_CUBLAS].sm_clock_mhz, 1500, 0);
+    assert_string_equal(c.e[MEASURE_CMP_OURS].status, "incorrect");
+    assert_false(c.e[MEASURE_CMP_OURS].verified);
+    assert_true(isnan(c.e[MEASURE_CMP_OURS].tflops));
+    assert_true(isnan(c.ours_over_cublas));
+    assert_int_equal(measure_compare_parse("{\"schema\":1,\"status\":\"ok\"}", &c), -1);
+    assert_non_null(strstr(c.run.error, "'results' missing"));
+}
+
+static void test_default_timeout(void **state)
+{
+    (void)state;
+    struct measure_opts o;
+    measure_opts_default(&o);
+    o.shape = (struct croq_shape){128, 256, 128};
+    double small = measure_default_timeout(&o, false);
+    assert_true(small >= 30.0 && small < 31.0);
+    o.shape = (struct croq_shape){16384, 8192, 8192};
+    double big = measure_default_timeout(&o, false);
+    assert_true(big > 60.0);
+    assert_true(measure_default_timeout(&o, true) > big);
+}
+
+/* ---- measure_run against fake runners ---- */
+
+static char tmpdir[256];
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/croq-test-measure-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A fake runner: a shell script with the given body. Returns its path (static). */
+static const char *fake_runner(const char *name, const char *body)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    chmod(path, 0755);
+    return path;
+}
+
+static void run_fake(const char *name, const char *body, double timeout, struct measure_result *r)
+{
+    struct measure_opts o;
+    measure_opts_default(&o);
+    o.runner = fake_runner(name, body);
+    o.cubin = "k.cubin";
+    o.shape = (struct croq_shape){128, 256, 128};
+    o.timeout_s = timeout;
+    assert_int_equal(measure_run(&o, r), 0);
+}
+
+static void test_run_ok_keeps_raw_json(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    char body[sizeof ok_json + 64];
+    snprintf(body, sizeof body, "cat <<'EOF'\n%sEOF\necho diag >&2", ok_json);
+    run_fake("ok.sh", body, 20, &r);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(r.raw_json);
+    assert_non_null(strstr(r.raw_json, "\"tflops\": 981.6"));
+    assert_non_null(r.stderr_text);
+    assert_non_null(strstr(r.command, " run --cubin k.cubin --shape 128x256x128 "));
+    measure_result_release(&r);
+}
+
+static void test_run_crash_by_signal(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("segv.sh", "echo 'about to die' >&2; kill -SEGV $$", 20, &r);
+    assert_int_equal(r.status, MEASURE_CRASH);
+    assert_int_equal(r.term_signal, 11);
+    assert_non_null(strstr(r.error, "signal 11"));
+    measure_result_release(&r);
+}
+
+static void test_run_timeout(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("hang.sh", "sleep 30", 0.5, &r);
+    assert_int_equal(r.status, MEASURE_TIMEOUT);
+    assert_true(r.timed_out);
+    assert_true(r.wall_s < 10);
+    measure_result_release(&r);
+}
+
+static void test_run_exit_without_json(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("exit3.sh", "echo 'partial {' ; echo 'boom' >&2; exit 3", 20, &r);
+    assert_int_equal(r.status, MEASURE_CRASH);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(strstr(r.error, "exit 3"));
+    measure_result_release(&r);
+}
+
+static void test_run_exit_zero_garbage(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("garbage.sh", "echo hello", 20, &r);
+    assert_int_equal(r.status, MEASURE_BAD_OUTPUT);
+    measure_result_release(&r);
+}
+
+static void test_run_loader_failure(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("noload.sh", "echo 'croq-runner: error while loading shared libraries: libcuda.so.1: cannot open' >&2; exit 127", 20, &r);
+    assert_int_equal(r.status, MEASURE_NO_GPU);
+    assert_non_null(strstr(r.error, "libcuda.so.1"));
+    measure_result_release(&r);
+}
+
+static void test_run_launch_error_json(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    run_fake("launch.sh", "echo '{\"schema\":1,\"status\":\"launch_error\",\"error\":\"trap\"}'; exit 3", 20, &r);
+    assert_int_equal(r.status, MEASURE_LAUNCH_ERROR);
+    assert_string_equal(r.error, "trap");
+    measure_result_release(&r);
+}
+
+static void test_run_missing_runner(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    struct measure_opts o;
+    measure_opts_default(&o);
+    o.runner = "/nonexistent/croq-runner";
+    o.shape = (struct croq_shape){128, 256, 128};
+    assert_int_equal(measure_run(&o, &r), 0);
+    assert_int_equal(r.status, MEASURE_NO_RUNNER);
+    measure_result_release(&r);
+}
+
+static void test_runner_path_env(void **state)
+{
+    (void)state;
+    char p[512];
+    setenv("CROQ_RUNNER", "/opt/x/croq-runner", 1);
+    measure_runner_path(NULL, p, sizeof p);
+    assert_string_equal(p, "/opt/x/croq-runner");
+    measure_runner_path("/given", p, sizeof p);
+    assert_string_equal(p, "/given");
+    unsetenv("CROQ_RUNNER");
+    measure_runner_path(NULL, p, sizeof p);
+    assert_non_null(strstr(p, "croq-runner"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_ok),
+        cmocka_unit_test(test_parse_verify_only),
+        cmocka_unit_test(test_parse_incorrect),
+        cmocka_unit_test(test_parse_launch_error),
+        cmocka_unit_test(test_parse_each_runner_status),
+        cmocka_unit_test(test_parse_malformed),
+        cmocka_unit_test(test_parse_stray_stdout),
+        cmocka_unit_test(test_parse_compare),
+        cmocka_unit_test(test_default_timeout),
+        cmocka_unit_test(test_run_ok_keeps_raw_json),
+        cmocka_unit_test(test_run_crash_by_signal),
+        cmocka_unit_test(test_run_timeout),
+        cmocka_unit_test(test_run_exit_without_json),
+        cmocka_unit_test(test_run_exit_zero_garbage),
+        cmocka_unit_test(test_run_loader_failure),
+        cmocka_unit_test(test_run_launch_error_json),
+        cmocka_unit_test(test_run_missing_runner),
+        cmocka_unit_test(test_runner_path_env),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
