@@ -107,7 +107,8 @@ struct smem_layout {
     uint8_t *stages;
     uint8_t *c_tile;
     uint64_t *full, *empty, *fault;
-    int *flag; /* split-K: "this CTA reduces" broadcast */
+    int *flag;         /* split-K: "this CTA reduces" broadcast */
+    uint32_t *scratch; /* one word per consumer warp: sink of meta_retire */
 };
 
 __device__ __forceinline__ smem_layout carve(uint8_t *raw)
@@ -119,6 +120,7 @@ __device__ __forceinline__ smem_layout carve(uint8_t *raw)
     l.empty = l.full + CROQ_STAGES;
     l.fault = l.empty + CROQ_STAGES;
     l.flag = (int *)(l.fault + 1);
+    l.scratch = (uint32_t *)(l.fault + 2);
     return l;
 }
 
@@ -287,9 +289,67 @@ __device__ __forceinline__ bool reduce_split_k(float (&acc)[CROQ_SPC][CROQ_ACC],
 }
 #endif
 
+/* Metadata words of one stage for one consumer, double-buffered across stages.
+ *
+ * The sparse wgmma reads its metadata register while it executes, not when it is issued,
+ * and ptxas does not protect a register written by a load: on the H200 (2026-11-29), with
+ * one wgmma group left in flight, ptxas loaded the next stage's words straight into the
+ * registers the pending group was still reading, and results were wrong. (Writing the
+ * words with an ALU instruction instead makes ptxas serialize every wgmma, C7515.)
+ * So stages alternate between two buffers, and after the wgmma.wait_group that retires a
+ * stage, its buffer is stored to a scratch word in shared memory (meta_retire). A shared
+ * store cannot move above the wait, so each buffer stays allocated until its wgmmas are
+ * complete, and the two buffers, live at the same time, cannot share registers. */
+struct meta_buf {
+    uint32_t w[CROQ_SPC][CROQ_CHUNKS];
+};
+
+__device__ __forceinline__ void meta_retire(const meta_buf &b, uint32_t *scratch)
+{
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+#pragma unroll
+        for (int ch = 0; ch < CROQ_CHUNKS; ch++)
+            asm volatile("st.shared.u32 [%0], %1;" ::"r"(smem_u32(scratch)), "r"(b.w[i][ch]) : "memory");
+}
+
+/* One k tile: wait for its stage, issue its wgmmas with one group left in flight, and
+ * once wgmma.wait_group 1 has retired the previous stage, release its shared memory to
+ * the producer and its metadata buffer (prev) for reuse. */
+__device__ __forceinline__ void consume_stage(const croq_gemm_args &args, const smem_layout &l, const work &w,
+                                              int c, int tid_wg, int kt, int &it, float (&acc)[CROQ_SPC][CROQ_ACC],
+                                              meta_buf &m, const meta_buf &prev)
+{
+    const int s = it % CROQ_STAGES;
+#if !CROQ_META_TMA
+    stage_meta(args, l, s, kt, w, c, tid_wg, m.w); /* hoisted: before the wait */
+#endif
+    mbar_wait(&l.full[s], (it / CROQ_STAGES) & 1);
+#if CROQ_META_TMA
+    stage_meta(args, l, s, kt, w, c, tid_wg, m.w);
+#endif
+    const uint32_t a_base = smem_u32(l.stages + s * CROQ_STAGE), b_base = a_base + CROQ_A_BYTES;
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+        wgmma_fence_regs(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+        mma_stage(acc[i], a_base, b_base, c * CROQ_SPC + i, m.w[i]);
+    wgmma_commit();
+    wgmma_wait<1>();
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+        wgmma_fence_regs(acc[i]);
+    meta_retire(prev, l.scratch + tid_wg / 32);
+    if (kt > w.k_begin)
+        release(l, (it - 1) % CROQ_STAGES, tid_wg % 32);
+    it++;
+}
+
 __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c, int tid_wg)
 {
-    const int lane = tid_wg % 32;
+    meta_buf even = {}, odd = {};
     int it = 0;
     work w;
     for (int iter = 0; next_work(args, iter, &w); iter++) {
@@ -299,37 +359,21 @@ __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c
 #pragma unroll
             for (int j = 0; j < CROQ_ACC; j++)
                 acc[i][j] = 0.0f;
-        for (int kt = w.k_begin; kt < w.k_begin + w.k_tiles; kt++, it++) {
-            const int s = it % CROQ_STAGES;
-            uint32_t meta[CROQ_SPC][CROQ_CHUNKS];
-#if !CROQ_META_TMA
-            stage_meta(args, l, s, kt, w, c, tid_wg, meta); /* hoisted: before the wait */
-#endif
-            mbar_wait(&l.full[s], (it / CROQ_STAGES) & 1);
-#if CROQ_META_TMA
-            stage_meta(args, l, s, kt, w, c, tid_wg, meta);
-#endif
-            const uint32_t a_base = smem_u32(l.stages + s * CROQ_STAGE), b_base = a_base + CROQ_A_BYTES;
-#pragma unroll
-            for (int i = 0; i < CROQ_SPC; i++)
-                wgmma_fence_regs(acc[i]);
-            wgmma_fence();
-#pragma unroll
-            for (int i = 0; i < CROQ_SPC; i++)
-                mma_stage(acc[i], a_base, b_base, c * CROQ_SPC + i, meta[i]);
-            wgmma_commit();
-            wgmma_wait<1>(); /* the previous stage's wgmmas are complete ... */
-#pragma unroll
-            for (int i = 0; i < CROQ_SPC; i++)
-                wgmma_fence_regs(acc[i]);
-            if (kt > w.k_begin)
-                release(l, (it - 1) % CROQ_STAGES, lane); /* ... so it may be refilled */
+        const int k_end = w.k_begin + w.k_tiles;
+        int kt = w.k_begin;
+        for (; kt + 1 < k_end; kt += 2) {
+            consume_stage(args, l, w, c, tid_wg, kt, it, acc, even, odd);
+            consume_stage(args, l, w, c, tid_wg, kt + 1, it, acc, odd, even);
         }
+        if (kt < k_end)
+            consume_stage(args, l, w, c, tid_wg, kt, it, acc, even, odd);
         wgmma_wait<0>();
 #pragma unroll
         for (int i = 0; i < CROQ_SPC; i++)
             wgmma_fence_regs(acc[i]);
-        release(l, (it - 1) % CROQ_STAGES, lane);
+        meta_retire(even, l.scratch + tid_wg / 32);
+        meta_retire(odd, l.scratch + tid_wg / 32);
+        release(l, (it - 1) % CROQ_STAGES, tid_wg % 32);
 #if CROQ_SPLIT_K > 1
         if (!reduce_split_k(acc, args, l, w, c, tid_wg))
             continue;
