@@ -13,6 +13,8 @@ enum arg_kind { ARG_STR, ARG_INT, ARG_U64, ARG_FLAG, ARG_SHAPE, ARG_DTYPE, ARG_R
 #define CMD_RUN 1
 #define CMD_COMPARE 2
 #define CMD_HEALTH 4
+#define CMD_SUITE 8
+#define CMD_MEASURE (CMD_RUN | CMD_COMPARE | CMD_SUITE)
 
 struct arg_spec {
     const char *name;
@@ -25,21 +27,22 @@ struct arg_spec {
 #define OFF(f) offsetof(struct runner_opts, f)
 static const struct arg_spec specs[] = {
     {"--cubin", ARG_STR, CMD_RUN | CMD_COMPARE, OFF(cubin), 0, 0},
-    {"--shape", ARG_SHAPE, CMD_RUN | CMD_COMPARE, OFF(shape), 0, 0},
-    {"--dtype", ARG_DTYPE, CMD_RUN | CMD_COMPARE, OFF(dtype), 0, 0},
-    {"--seed", ARG_U64, CMD_RUN | CMD_COMPARE, OFF(seed), 0, 0},
-    {"--warmup", ARG_INT, CMD_RUN | CMD_COMPARE, OFF(warmup), 0, 100000},
-    {"--iters", ARG_INT, CMD_RUN | CMD_COMPARE, OFF(iters), 1, 100000},
-    {"--trials", ARG_INT, CMD_RUN | CMD_COMPARE, OFF(trials), 1, 100},
-    {"--no-time", ARG_FLAG, CMD_RUN, OFF(no_time), 0, 0},
-    {"--reference", ARG_REF, CMD_RUN | CMD_COMPARE, OFF(reference), 0, 0},
-    {"--device", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_HEALTH, OFF(device), 0, 63},
+    {"--cubins", ARG_STR, CMD_SUITE, OFF(cubins), 0, 0},
+    {"--shape", ARG_SHAPE, CMD_MEASURE, OFF(shape), 0, 0},
+    {"--dtype", ARG_DTYPE, CMD_MEASURE, OFF(dtype), 0, 0},
+    {"--seed", ARG_U64, CMD_MEASURE, OFF(seed), 0, 0},
+    {"--warmup", ARG_INT, CMD_MEASURE, OFF(warmup), 0, 100000},
+    {"--iters", ARG_INT, CMD_MEASURE, OFF(iters), 1, 100000},
+    {"--trials", ARG_INT, CMD_MEASURE, OFF(trials), 1, 100},
+    {"--no-time", ARG_FLAG, CMD_RUN | CMD_SUITE, OFF(no_time), 0, 0},
+    {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
+    {"--device", ARG_INT, CMD_MEASURE | CMD_HEALTH, OFF(device), 0, 63},
 };
 
 static int cmd_bit(const char *cmd)
 {
     return !strcmp(cmd, "run") ? CMD_RUN : !strcmp(cmd, "compare") ? CMD_COMPARE
-         : !strcmp(cmd, "health") ? CMD_HEALTH : 0;
+         : !strcmp(cmd, "health") ? CMD_HEALTH : !strcmp(cmd, "suite") ? CMD_SUITE : 0;
 }
 
 static int parse_long(const char *s, long *v)
@@ -142,7 +145,7 @@ int args_parse(int argc, char **argv, struct runner_opts *o)
         }
         TRY(parse_value(a, argv[++i], o));
     }
-    if ((cmd & (CMD_RUN | CMD_COMPARE)) && !o->have_shape) {
+    if ((cmd & CMD_MEASURE) && !o->have_shape) {
         runner_fail(RS_BAD_ARGS, "%s: '--shape MxNxK' is required", argv[0]);
         return -1;
     }
@@ -150,8 +153,12 @@ int args_parse(int argc, char **argv, struct runner_opts *o)
         runner_fail(RS_BAD_ARGS, "run: '--cubin FILE' is required");
         return -1;
     }
-    if (cmd == CMD_COMPARE && o->dtype < 0) {
-        runner_fail(RS_BAD_ARGS, "compare: '--dtype f16|e4m3' is required");
+    if ((cmd & (CMD_COMPARE | CMD_SUITE)) && o->dtype < 0) {
+        runner_fail(RS_BAD_ARGS, "%s: '--dtype f16|e4m3' is required", argv[0]);
+        return -1;
+    }
+    if (cmd == CMD_SUITE && !o->cubins) {
+        runner_fail(RS_BAD_ARGS, "suite: '--cubins FILE' is required");
         return -1;
     }
     return 0;

@@ -21,5 +21,6 @@ void output_problem(json_t *out, int dtype, const struct croq_shape *s, uint64_t
 int runner_cmd_run(int argc, char **argv);
 int runner_cmd_compare(int argc, char **argv);
 int runner_cmd_health(int argc, char **argv);
+int runner_cmd_suite(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ enum ref_mode { REF_AUTO = 0, REF_CPU, REF_CUBLAS };
 /* Command line (args.c). */
 struct runner_opts {
     const char *cubin;        /* --cubin: kernel module file */
+    const char *cubins;       /* --cubins: file listing one module path per line (suite) */
     struct croq_shape shape;  /* --shape MxNxK */
     bool have_shape;
     int dtype;                /* --dtype; -1 when not given (run takes the module's) */

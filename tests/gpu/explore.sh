@@ -12,13 +12,16 @@ export CROQ_CUOBJDUMP=$(command -v cuobjdump)
 : "${CROQ_CACHE_DIR:=$OUT/cache}"; export CROQ_CACHE_DIR
 mkdir -p "$OUT"
 table=$OUT/explore-table.txt; : > "$table"
+n=0
 for dtype in f16 e4m3; do
   while IFS= read -r line; do
     case "$line" in ''|'#'*) continue ;; esac
-    "$B/croqtuner" bench --dtype $dtype --set "$line" --shape "$SHAPE" --iters 100 --trials 5 \
-        2>&1 | tail -n 1 | sed "s|\$|   [$line]|" >> "$table"
+    n=$((n + 1))
+    "$B/croqtuner" bench --family --dtype $dtype --set "$line" --shape "$SHAPE" --iters 100 --trials 5 \
+        --out "$OUT/v$n" > "$OUT/v$n.log" 2>&1 || tail -n 2 "$OUT/v$n.log" | sed "s|^|[$line] |" >> "$table"
+    tail -n +2 "$OUT/v$n.csv" 2>/dev/null | sed "s|\$|,$line|" >> "$table"
   done < "$VARIANTS"
-  "$B/croqtuner" compare --dtype $dtype --shape "$SHAPE" --iters 100 --trials 5 > "$OUT/compare-$dtype.txt" 2>&1
+  "$B/croqtuner" compare --family --dtype $dtype --shape "$SHAPE" --iters 100 --trials 5 > "$OUT/compare-$dtype.txt" 2>&1
 done
 cat "$OUT"/compare-*.txt
-cat "$table"
+cut -d, -f1-9,13 --output-delimiter=' ' "$table" | column -t 2>/dev/null || cat "$table"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# tests/gpu/prebuild-variants.sh — compile every line of kernels/variants.txt for both
+# dtypes (or of VARIANTS_FILE) on this (CPU) machine into OUT_DIR/<dtype>/vNN.cubin, with OUT_DIR/index.txt
+# mapping vNN to the line, for tests/gpu/suite.sh to carry to the GPU machine.
+# Usage: tests/gpu/prebuild-variants.sh BIN_DIR OUT_DIR [VARIANTS_FILE]
+set -eu
+B=${1:?}; OUT=${2:?}; LIST=${3:-$(dirname "$0")/../../kernels/variants.txt}
+mkdir -p "$OUT/f16" "$OUT/e4m3"; : > "$OUT/index.txt"
+n=0
+while IFS= read -r line; do
+  case "$line" in ''|'#'*) continue ;; esac
+  n=$((n + 1)); name=$(printf 'v%02d' $n)
+  echo "$name|$line" >> "$OUT/index.txt"
+  for dtype in f16 e4m3; do
+    "$B/croqtuner" build --strict --dtype $dtype --set "$line" --out "$OUT/$dtype" --name $name >/dev/null &
+    while [ "$(jobs -r | wc -l)" -ge 2 ]; do wait -n; done
+  done
+done < "$LIST"
+wait

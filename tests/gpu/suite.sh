@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tests/gpu/suite.sh — the GPU verification suite: every variant of kernels/variants.txt
+# (compiled ahead by tests/gpu/prebuild-variants.sh) verified on every typical shape of
+# shapes.json plus the reference shape, both dtypes, every output element checked on
+# fresh seeded data (croq-runner suite --no-time). Prints one line per variant.
+# Usage (GPU machine, repo root): tests/gpu/suite.sh BIN_DIR VARIANT_DIR SHAPES_JSON OUT_DIR
+set -u
+B=${1:?bin dir}; V=${2:?variant dir}; SHAPES=${3:?shapes.json}; OUT=${4:?out dir}
+export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUT"
+ref=$(python3 -c "import json,sys; print('x'.join(map(str, json.load(open(sys.argv[1]))['reference_shape'])))" "$SHAPES")
+for dtype in f16 e4m3; do
+  shapes=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('x'.join(map(str,s)) for s in d['typical_shapes_for_scratch'][sys.argv[2]]))" "$SHAPES" $dtype)
+  for shape in $ref $shapes; do
+    list=$OUT/list-$dtype-$shape.txt; : > "$list"
+    while IFS='|' read -r name line; do
+      "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
+        echo "$V/$dtype/$name.cubin" >> "$list"
+    done < "$V/index.txt"
+    "$B/croq-runner" suite --cubins "$list" --dtype $dtype --shape $shape --no-time --seed 7 \
+        >> "$OUT/suite.jsonl" 2>> "$OUT/suite.err"
+  done
+done
+python3 - "$OUT/suite.jsonl" "$V/index.txt" <<'PY'
+import json, sys, collections, os
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+names = dict(l.rstrip('\n').split('|', 1) for l in open(sys.argv[2]))
+by = collections.defaultdict(list)
+for r in rows:
+    by[(r.get('dtype'), os.path.basename(r.get('cubin', '?'))[:-6])].append(r)
+bad = 0
+for (dtype, name), rs in sorted(by.items()):
+    ok = [r for r in rs if r.get('status') == 'ok' and r.get('verify', {}).get('passed')]
+    worst = max((r.get('verify', {}).get('max_err_over_tol') or 0) for r in rs)
+    fails = ['%dx%dx%d:%s' % (r['m'], r['n'], r['k'], r.get('status')) for r in rs if r not in ok]
+    bad += len(fails)
+    print('%-5s %-4s %2d/%2d shapes verified  max err/tol %.3f  [%s] %s' % (dtype, name, len(ok), len(rs), worst, names.get(name, '?'), ' '.join(fails)))
+print('suite: %d verifications, %d failed' % (len(rows), bad))
+PY
