@@ -1,0 +1,152 @@
+/* src/backend/backend.h — what the tuning engine needs from "a GPU": a health check,
+ * building one candidate, measuring it in isolation, profiling it.
+ *
+ * Two implementations:
+ *   sim  (sim.c)  a deterministic model of the knobs and the shape with seeded noise, a
+ *                 simulated SM clock and profile category, and injectable faults; for CI
+ *                 and for tests of the engine. Everything it writes says backend=sim.
+ *   gpu  (gpu.c)  codegen'd source -> src/build (nvcc) -> croq-runner through
+ *                 src/measure (a child process with a time limit) -> src/profile (ncu);
+ *                 health from src/health/nvml.h.
+ *
+ * Every operation returns 0 when it ran, whatever the candidate did (the outcome is in
+ * the result's status), and -1 only for a local failure of the tuner itself (cannot
+ * write a file): the engine stops on -1 and records the outcome otherwise. No
+ * operation of any backend kills a process it did not start or resets the GPU.
+ */
+#ifndef CROQ_BACKEND_H
+#define CROQ_BACKEND_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "knobs/knobs.h"
+#include "profile/profile.h"
+
+#define BACKEND_REL_MAX 256
+#define BACKEND_HASH_MAX 17 /* 16 hex digits + NUL (util/hash.h, FNV-1a 64) */
+#define BACKEND_REASON_MAX 256
+#define BACKEND_CMD_MAX 512
+
+enum health_state {
+    HEALTH_OK = 0,   /* nobody else on the GPU: measure */
+    HEALTH_BUSY,     /* another process uses the GPU: wait, never interfere */
+    HEALTH_UNUSABLE, /* no GPU / driver gone: stop and say why */
+};
+
+struct backend_health {
+    enum health_state state;
+    char why[BACKEND_REASON_MAX]; /* "ok", or "pid 4242 uses 20480 MiB of GPU memory" */
+    double sm_clock_mhz;          /* NAN when unknown */
+    double temp_c;                /* NAN when unknown */
+    char throttle[96];            /* comma-separated reason names, "" when none */
+};
+
+enum cand_status {
+    CAND_OK = 0,        /* built / measured and verified */
+    CAND_COMPILE_ERROR, /* build failed (no iteration number consumed) */
+    CAND_INCORRECT,     /* verification failed */
+    CAND_CRASH,         /* launch error, trap, signal, bad module */
+    CAND_TIMEOUT,       /* killed by its time limit */
+    CAND_UNUSABLE,      /* the GPU is gone (runner said no_gpu): not the candidate's fault */
+};
+const char *cand_status_name(enum cand_status s); /* "ok", "compile_error", ... */
+int cand_status_parse(const char *s);             /* -1 if unknown */
+
+/* One unit of work for the backend. Paths are relative to dir; they were built by the
+ * engine from validated integers. */
+struct cand_req {
+    const char *dir;         /* tuning directory */
+    const char *key;         /* shape key, e.g. f16_4096x8192x8192_fs */
+    int iter;                /* iteration the work is for (0 = baseline) */
+    int attempt;             /* compile attempts already recorded for this iteration */
+    const char *tag;         /* names the raw file: "cand", "cand-re", "best-re", "profile" */
+    bool is_candidate;       /* false when re-measuring or profiling the best: faults are
+                                injected only into candidates */
+    const struct croq_config *cfg;
+    struct croq_shape shape;
+    const char *src_rel;     /* srcs/<key>/iterNNN.cu */
+    const char *src_hash;    /* FNV-1a 64 of the source, hex */
+    unsigned long long seed; /* operand seed / sim noise seed */
+};
+
+struct cand_result {
+    enum cand_status status;
+    char reason[BACKEND_REASON_MAX]; /* why not ok: compiler error line, "exit 3", ... */
+    double tflops, median_ms, spread_pct, sm_clock_mhz, hw_eff_pct, max_err_over_tol;
+    char raw_rel[BACKEND_REL_MAX];   /* raw output kept under perf/<key>/ ("" if none) */
+    char raw_hash[BACKEND_HASH_MAX]; /* FNV-1a 64 of that file's bytes */
+    char command[BACKEND_CMD_MAX];   /* reproduces the measurement, paths relative to dir */
+};
+
+struct profile_out {
+    struct profile_result r;           /* r.ok false: the profile failed; r.reason says why */
+    char raw_rel[BACKEND_REL_MAX];
+    char raw_hash[BACKEND_HASH_MAX];
+};
+
+struct backend {
+    const char *name; /* "sim" or "gpu": written into every artifact */
+    int (*health)(struct backend *b, const struct cand_req *ctx, struct backend_health *out);
+    /* Compile req->src_rel. out->status CAND_OK or CAND_COMPILE_ERROR. */
+    int (*build)(struct backend *b, const struct cand_req *req, struct cand_result *out);
+    /* Verify and time a built candidate in a child process. */
+    int (*measure)(struct backend *b, const struct cand_req *req, struct cand_result *out);
+    /* One profiled launch of a built kernel, classified into a bottleneck. */
+    int (*profile)(struct backend *b, const struct cand_req *req, struct profile_out *out);
+    void (*release)(struct backend *b);
+    void *priv;
+};
+
+struct backend_opts {
+    const char *name;       /* "sim" or "gpu" */
+    const char *sim_faults; /* sim: fault list (below); NULL: $CROQ_SIM_FAULTS */
+    int sim_delay_ms;       /* sim: sleep per measurement (widens kill windows in tests) */
+    const char *runner;     /* gpu: croq-runner path; NULL: next to croqtuner, then PATH */
+    double measure_timeout_s; /* gpu: time limit of one runner process */
+    double build_timeout_s;   /* gpu: time limit of one nvcc */
+    double profile_timeout_s; /* gpu: time limit of one ncu */
+};
+
+/* NULL with the reason in err for an unknown name or bad options. */
+struct backend *backend_open(const struct backend_opts *o, char *err, size_t errlen);
+void backend_close(struct backend *b);
+
+/* Physical sparse tensor-core peak, dense-equivalent TFLOPS, at an SM clock: 1979 (f16)
+ * / 3958 (e4m3) at 1980 MHz, scaled linearly (docs/sparse-gemm-sm90.md section 1). */
+double backend_peak_tflops(int dtype, double sm_clock_mhz);
+
+/* Hash a file's bytes (FNV-1a 64, hex). 0 or -1 with errno. */
+int backend_hash_file(const char *path, char out[BACKEND_HASH_MAX]);
+
+/* ---- the simulated GPU (sim.c): exposed for tests/unit/test_sim.c ---- */
+
+/* Faults by iteration: "crash@5,timeout@9,incorrect@12,compile@3" plus
+ * busy@N (the health check before measuring iteration N reports another process, for
+ * the first 2 checks, or *C checks), unusable@N (health says the GPU is gone),
+ * abovepeak@N (the candidate measures above the physical peak every time),
+ * spike@N (the first measurement of the candidate reads 1.8x: a noise spike).
+ * compile@N fails the first attempt of iteration N; compile@N*C the first C attempts. */
+enum sim_fault_kind {
+    SIM_FAULT_CRASH, SIM_FAULT_TIMEOUT, SIM_FAULT_INCORRECT, SIM_FAULT_COMPILE,
+    SIM_FAULT_BUSY, SIM_FAULT_UNUSABLE, SIM_FAULT_ABOVEPEAK, SIM_FAULT_SPIKE,
+    SIM_FAULT_KINDS
+};
+#define SIM_FAULTS_MAX 64
+struct sim_fault { enum sim_fault_kind kind; int iter; int count; };
+struct sim_faults { int n; struct sim_fault f[SIM_FAULTS_MAX]; };
+int sim_faults_parse(const char *spec, struct sim_faults *out, char *err, size_t errlen);
+/* count of matching faults (0 none) */
+int sim_fault_at(const struct sim_faults *f, enum sim_fault_kind kind, int iter);
+
+/* The noise-free model: throughput and clock of cfg on shape, and the profile category
+ * the simulated ncu would report. Deterministic. */
+struct sim_point {
+    double tflops;       /* dense-equivalent TFLOPS at clock_mhz, no noise */
+    double clock_mhz;    /* simulated sustained SM clock */
+    double eff;          /* fraction of the peak at that clock */
+    enum croq_bottleneck bottleneck; /* profile_classify of the metrics */
+    char justification[256];
+    struct profile_metrics metrics;
+};
+void sim_model(const struct croq_config *cfg, const struct croq_shape *shape, struct sim_point *out);
+#endif

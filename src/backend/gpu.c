@@ -1,0 +1,253 @@
+/* src/backend/gpu.c — the real backend: src/build (nvcc, static checks) for build,
+ * src/measure (croq-runner in a child process with a time limit) for measure,
+ * src/profile (ncu around croq-runner) for profile, src/health/nvml.h for health.
+ *
+ * Isolation: the candidate only ever runs inside croq-runner, spawned per measurement;
+ * whatever the kernel does (trap, hang, stray stores) ends that child, and the outcome
+ * comes back as a status. Cubins go to <tuning>/build/<key>/ (named after the source),
+ * raw runner output to perf/<key>/. Health reads NVML device 0 (the machines this runs
+ * on have one GPU per job; a multi-GPU host would map the CUDA device with
+ * nvml_index_by_pci).
+ */
+#include "backend.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "build/nvcc.h"
+#include "health/nvml.h"
+#include "measure/measure.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+
+#define GPU_BUSY_UTIL_PCT 10 /* utilization with no visible process: someone else (other pid namespace) */
+
+struct gpu {
+    char runner[PATH_MAX];
+    double measure_timeout_s, build_timeout_s, profile_timeout_s;
+};
+
+static int gpu_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
+{
+    struct gpu_snapshot s;
+    memset(out, 0, sizeof *out);
+    out->sm_clock_mhz = out->temp_c = NAN;
+    if (nvml_snapshot(0, &s)) {
+        /* without NVML nobody else can be seen; measure, and say the check was blind */
+        out->state = HEALTH_OK;
+        snprintf(out->why, sizeof out->why, "not checked: %.200s", s.status);
+        return 0;
+    }
+    out->sm_clock_mhz = s.sm_clock_mhz >= 0 ? s.sm_clock_mhz : NAN;
+    out->temp_c = s.temp_c >= 0 ? s.temp_c : NAN;
+    const char *names[GPU_REASONS_MAX];
+    int nr = nvml_reason_names(s.reasons, names, GPU_REASONS_MAX);
+    for (int i = 0; i < nr; i++)
+        snprintf(out->throttle + strlen(out->throttle), sizeof out->throttle - strlen(out->throttle), "%s%s",
+                 i ? "," : "", names[i]);
+    if (s.n_procs > 0) {
+        out->state = HEALTH_BUSY;
+        int n = snprintf(out->why, sizeof out->why, "%d other process(es) on the GPU:", s.n_procs);
+        for (int i = 0; i < s.n_procs && i < GPU_SNAPSHOT_MAX_PROCS && n < (int)sizeof out->why; i++)
+            n += snprintf(out->why + n, sizeof out->why - (size_t)n, " pid %u (%lld MiB)", s.procs[i].pid,
+                          s.procs[i].used_bytes >= 0 ? s.procs[i].used_bytes >> 20 : -1);
+        return 0;
+    }
+    if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT) {
+        out->state = HEALTH_BUSY;
+        snprintf(out->why, sizeof out->why, "GPU %d%% utilized with no visible process (another container?)",
+                 s.util_gpu_pct);
+        return 0;
+    }
+    out->state = HEALTH_OK;
+    snprintf(out->why, sizeof out->why, "ok (%s, no other process)", s.name);
+    return 0;
+}
+
+static int src_path(const struct cand_req *r, char *out, size_t len)
+{
+    return (size_t)snprintf(out, len, "%s/%s", r->dir, r->src_rel) >= len ? -1 : 0;
+}
+
+static int cubin_dir(const struct cand_req *r, char *out, size_t len)
+{
+    return (size_t)snprintf(out, len, "%s/build/%s", r->dir, r->key) >= len ? -1 : 0;
+}
+
+/* Build (or find in nvcc's cache) the cubin of r's source. */
+static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX], struct cand_result *out)
+{
+    char src[PATH_MAX], dir[PATH_MAX];
+    struct build_result br;
+    if (src_path(r, src, sizeof src) || cubin_dir(r, dir, sizeof dir) || mkdir_p(dir)) {
+        snprintf(out->reason, sizeof out->reason, "cannot prepare '%.200s': %s", dir, strerror(errno));
+        return -1;
+    }
+    struct build_opts bo = {.out_dir = dir, .timeout_s = g->build_timeout_s};
+    int rc = build_compile(src, &bo, &br);
+    out->status = CAND_OK;
+    if (rc || !br.ok) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "%.250s", br.error);
+    } else if (br.sass.checked && !br.sass.has_sparse_gmma) {
+        /* a kernel that does not issue sparse MMA is not the operation being tuned */
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "no sparse tensor-core MMA (*GMMA.SP) in the SASS");
+    }
+    snprintf(cubin, PATH_MAX, "%s", br.cubin_path);
+    build_result_release(&br);
+    return 0;
+}
+
+static int gpu_build(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    char cubin[PATH_MAX];
+    memset(out, 0, sizeof *out);
+    return compile(b->priv, r, cubin, out);
+}
+
+static enum cand_status map_status(enum measure_status s)
+{
+    switch (s) {
+    case MEASURE_OK: return CAND_OK;
+    case MEASURE_INCORRECT: return CAND_INCORRECT;
+    case MEASURE_TIMEOUT: return CAND_TIMEOUT;
+    case MEASURE_NO_GPU: return CAND_UNUSABLE;
+    default: return CAND_CRASH; /* launch error, bad module, signal, bad output ... */
+    }
+}
+
+/* perf/<key>/iterNNN-<tag>.json: the runner's JSON, or what is known of its death. */
+static int keep_raw(const struct cand_req *r, const struct measure_result *m, struct cand_result *out)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-%s.json", r->key, r->iter, r->tag);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path || mkdir_p(dir))
+        return -1;
+    char *text = NULL;
+    if (m->raw_json && *m->raw_json) {
+        text = xstrdup(m->raw_json);
+    } else {
+        json_t *j = json_object();
+        json_object_set_new(j, "schema", json_integer(1));
+        json_object_set_new(j, "status", json_string(measure_status_name(m->status)));
+        json_object_set_new(j, "error", json_string(m->error));
+        json_object_set_new(j, "exit_code", json_integer(m->exit_code));
+        json_object_set_new(j, "term_signal", json_integer(m->term_signal));
+        json_object_set_new(j, "timed_out", json_boolean(m->timed_out));
+        json_object_set_new(j, "stderr", json_string(m->stderr_text ? m->stderr_text : ""));
+        text = json_dumps(j, JSON_INDENT(1));
+        json_decref(j);
+    }
+    int rc = (!text || atomic_write_str(path, text) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
+    free(text);
+    return rc;
+}
+
+static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct gpu *g = b->priv;
+    char cubin[PATH_MAX];
+    struct measure_opts mo;
+    struct measure_result m;
+    memset(out, 0, sizeof *out);
+    if (compile(g, r, cubin, out))
+        return -1;
+    if (out->status != CAND_OK) /* the best's cubin is rebuilt from the cache; this never fails twice */
+        return 0;
+    measure_opts_default(&mo);
+    mo.runner = g->runner[0] ? g->runner : NULL;
+    mo.cubin = cubin;
+    mo.shape = r->shape;
+    mo.dtype = r->cfg->dtype;
+    mo.seed = r->seed;
+    mo.timeout_s = g->measure_timeout_s;
+    if (measure_run(&mo, &m)) {
+        snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m.error);
+        measure_result_release(&m);
+        return -1;
+    }
+    if (m.status == MEASURE_NO_RUNNER || m.status == MEASURE_BAD_ARGS) {
+        snprintf(out->reason, sizeof out->reason, "croq-runner: %s: %.200s", measure_status_name(m.status), m.error);
+        measure_result_release(&m);
+        return -1; /* the tuner's setup, not the candidate */
+    }
+    out->status = map_status(m.status);
+    snprintf(out->reason, sizeof out->reason, "%s%s%.200s", measure_status_name(m.status), m.error[0] ? ": " : "",
+             m.error);
+    out->tflops = m.timing.tflops;
+    out->median_ms = m.timing.median_ms;
+    out->spread_pct = m.timing.spread_pct;
+    out->sm_clock_mhz = m.gpu_state.sm_clock_median_mhz;
+    out->hw_eff_pct = m.peak.hw_eff_pct;
+    out->max_err_over_tol = m.verify.max_err_over_tol;
+    if (out->status == CAND_OK && (!m.verify.passed || !m.timing.present)) {
+        out->status = CAND_CRASH; /* never trust numbers without a passed verification */
+        snprintf(out->reason, sizeof out->reason, "runner said ok without a passed verification and timing");
+    }
+    snprintf(out->command, sizeof out->command, "%.500s", m.command);
+    int rc = keep_raw(r, &m, out);
+    if (rc)
+        snprintf(out->reason, sizeof out->reason, "cannot keep the runner output: %s", strerror(errno));
+    measure_result_release(&m);
+    return rc;
+}
+
+static int gpu_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
+{
+    struct gpu *g = b->priv;
+    char cubin[PATH_MAX], dir[PATH_MAX], json[PATH_MAX];
+    struct cand_result br;
+    memset(out, 0, sizeof *out);
+    memset(&br, 0, sizeof br);
+    profile_metrics_init(&out->r.m);
+    if (compile(g, r, cubin, &br) || br.status != CAND_OK) {
+        out->r.ok = false;
+        snprintf(out->r.reason, sizeof out->r.reason, "cannot build the best for profiling: %.200s", br.reason);
+        return 0;
+    }
+    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-profile/profile.json", r->key, r->iter);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s/iter%03d-profile", r->dir, r->key, r->iter) >= sizeof dir ||
+        (size_t)snprintf(json, sizeof json, "%s/%s", r->dir, out->raw_rel) >= sizeof json || mkdir_p(dir)) {
+        snprintf(out->r.reason, sizeof out->r.reason, "cannot create the profile directory of '%.100s'", r->key);
+        return -1;
+    }
+    char runner[PATH_MAX];
+    measure_runner_path(g->runner[0] ? g->runner : NULL, runner, sizeof runner);
+    profile_run(runner, cubin, &r->shape, r->cfg->dtype, dir, g->profile_timeout_s, &out->r);
+    if (profile_write_json(json, &out->r) || backend_hash_file(json, out->raw_hash)) {
+        snprintf(out->r.reason, sizeof out->r.reason, "cannot write '%.200s': %s", json, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void gpu_release(struct backend *b)
+{
+    free(b->priv);
+    free(b);
+}
+
+struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen)
+{
+    struct gpu *g = xmalloc(sizeof *g);
+    memset(g, 0, sizeof *g);
+    (void)err;
+    (void)errlen;
+    if (o->runner)
+        snprintf(g->runner, sizeof g->runner, "%s", o->runner);
+    g->measure_timeout_s = o->measure_timeout_s; /* <= 0: measure_default_timeout() */
+    g->build_timeout_s = o->build_timeout_s;     /* <= 0: BUILD_DEFAULT_TIMEOUT_S */
+    g->profile_timeout_s = o->profile_timeout_s > 0 ? o->profile_timeout_s : 300;
+    struct backend *b = xmalloc(sizeof *b);
+    *b = (struct backend){.name = "gpu", .health = gpu_health, .build = gpu_build, .measure = gpu_measure,
+                          .profile = gpu_profile, .release = gpu_release, .priv = g};
+    return b;
+}

@@ -1,0 +1,354 @@
+/* src/backend/sim.c — the simulated GPU backend (backend.h): sim_model() plus seeded
+ * noise, a simulated clock and profile, and the injectable faults of CROQ_SIM_FAULTS.
+ *
+ * Deterministic by construction: every random draw comes from a generator seeded with
+ * (seed, key, iteration, tag, configuration), never from a process-wide state, so a
+ * run that is killed and resumed measures exactly what an uninterrupted run measured.
+ * Every file it writes says "backend": "sim".
+ */
+#include "backend.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "util/atomicio.h"
+#include "util/hash.h"
+#include "util/log.h"
+
+#define SIM_TRIALS 5
+
+struct sim {
+    struct sim_faults faults;
+    int delay_ms;
+    int busy_iter, busy_seen; /* busy@N: checks answered "busy" so far for iteration N */
+};
+
+static const char *const fault_names[SIM_FAULT_KINDS] = {
+    [SIM_FAULT_CRASH] = "crash",       [SIM_FAULT_TIMEOUT] = "timeout", [SIM_FAULT_INCORRECT] = "incorrect",
+    [SIM_FAULT_COMPILE] = "compile",   [SIM_FAULT_BUSY] = "busy",       [SIM_FAULT_UNUSABLE] = "unusable",
+    [SIM_FAULT_ABOVEPEAK] = "abovepeak", [SIM_FAULT_SPIKE] = "spike",
+};
+
+static int parse_one(const char *tok, struct sim_fault *f, char *err, size_t errlen)
+{
+    char name[32];
+    int iter, count = 0, used = 0, more = 0;
+    if (sscanf(tok, "%31[a-z]@%d%n", name, &iter, &used) != 2 || iter < 0)
+        goto bad;
+    const char *rest = tok + used;
+    if (*rest == '*') {
+        if (sscanf(rest + 1, "%d%n", &count, &more) != 1 || count < 1)
+            goto bad;
+        rest += 1 + more;
+    }
+    if (*rest != '\0')
+        goto bad;
+    for (int k = 0; k < SIM_FAULT_KINDS; k++)
+        if (!strcmp(name, fault_names[k])) {
+            f->kind = (enum sim_fault_kind)k;
+            f->iter = iter;
+            f->count = count ? count : (k == SIM_FAULT_BUSY ? 2 : 1);
+            return 0;
+        }
+bad:
+    snprintf(err, errlen, "sim fault '%s': expected KIND@ITER[*COUNT], KIND one of crash, timeout, "
+                          "incorrect, compile, busy, unusable, abovepeak, spike", tok);
+    return -1;
+}
+
+int sim_faults_parse(const char *spec, struct sim_faults *out, char *err, size_t errlen)
+{
+    char buf[1024];
+    memset(out, 0, sizeof *out);
+    if (!spec || !*spec)
+        return 0;
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(err, errlen, "sim fault list too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (out->n == SIM_FAULTS_MAX) {
+            snprintf(err, errlen, "more than %d sim faults", SIM_FAULTS_MAX);
+            return -1;
+        }
+        if (parse_one(t, &out->f[out->n], err, errlen))
+            return -1;
+        out->n++;
+    }
+    return 0;
+}
+
+int sim_fault_at(const struct sim_faults *f, enum sim_fault_kind kind, int iter)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->f[i].kind == kind && f->f[i].iter == iter)
+            return f->f[i].count;
+    return 0;
+}
+
+/* ---- deterministic noise: splitmix64 seeded from the request ---- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double gauss(uint64_t *s)
+{
+    double u1 = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
+    double u2 = (double)(splitmix(s) >> 11) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static uint64_t req_seed(const struct cand_req *r)
+{
+    char sig[CROQ_SIG_MAX], it[32];
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->seed, sizeof r->seed);
+    knobs_signature(r->cfg, sig);
+    snprintf(it, sizeof it, "%d", r->iter);
+    h = hash_fnv1a64_str(h, r->key);
+    h = hash_fnv1a64_str(h, it);
+    h = hash_fnv1a64_str(h, r->tag);
+    return hash_fnv1a64_str(h, sig);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+/* ---- raw output ---- */
+
+static int write_raw(const struct cand_req *r, json_t *j, struct cand_result *out)
+{
+    char dir[4096], path[4096];
+    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-%s.json", r->key, r->iter, r->tag);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path)
+        return -1;
+    json_object_set_new(j, "backend", json_string("sim"));
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    int rc = (!s || mkdir_p(dir) || atomic_write_str(path, s) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
+    if (rc)
+        snprintf(out->reason, sizeof out->reason, "cannot write '%.200s': %s", path, strerror(errno));
+    free(s);
+    return rc;
+}
+
+/* ---- operations ---- */
+
+static int sim_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
+{
+    struct sim *s = b->priv;
+    memset(out, 0, sizeof *out);
+    out->sm_clock_mhz = 1980;
+    out->temp_c = 38;
+    if (sim_fault_at(&s->faults, SIM_FAULT_UNUSABLE, r->iter)) {
+        out->state = HEALTH_UNUSABLE;
+        snprintf(out->why, sizeof out->why, "simulated: no GPU (NVML: driver not loaded)");
+        return 0;
+    }
+    int busy = sim_fault_at(&s->faults, SIM_FAULT_BUSY, r->iter);
+    if (s->busy_iter != r->iter) {
+        s->busy_iter = r->iter;
+        s->busy_seen = 0;
+    }
+    if (busy && s->busy_seen < busy) {
+        s->busy_seen++;
+        out->state = HEALTH_BUSY;
+        snprintf(out->why, sizeof out->why, "simulated: pid 4242 uses 20480 MiB of GPU memory, utilization 97%%");
+        return 0;
+    }
+    out->state = HEALTH_OK;
+    snprintf(out->why, sizeof out->why, "ok (simulated: no other process, 38 C, no throttling)");
+    return 0;
+}
+
+static int sim_build(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct sim *s = b->priv;
+    char why[CROQ_WHY_MAX], path[4096];
+    memset(out, 0, sizeof *out);
+    snprintf(path, sizeof path, "%s/%s", r->dir, r->src_rel);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "simulated nvcc: cannot open '%s'", r->src_rel);
+        return 0;
+    }
+    fclose(f);
+    if (r->is_candidate && r->attempt < sim_fault_at(&s->faults, SIM_FAULT_COMPILE, r->iter)) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "simulated nvcc: error: identifier \"croq_fault\" is undefined "
+                                                  "(injected compile@%d)", r->iter);
+        return 0;
+    }
+    if (!knobs_validate(r->cfg, &r->shape, why, sizeof why)) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "simulated nvcc: static_assert failed: %.200s", why);
+        return 0;
+    }
+    out->status = CAND_OK;
+    return 0;
+}
+
+static void sim_failure(const struct cand_req *r, enum cand_status st, const char *why, struct cand_result *out)
+{
+    out->status = st;
+    snprintf(out->reason, sizeof out->reason, "%s (injected by CROQ_SIM_FAULTS at iteration %d)", why, r->iter);
+}
+
+/* Which injected fault, if any, ends this measurement. */
+static bool injected(struct sim *s, const struct cand_req *r, struct cand_result *out)
+{
+    if (!r->is_candidate)
+        return false;
+    if (sim_fault_at(&s->faults, SIM_FAULT_CRASH, r->iter))
+        sim_failure(r, CAND_CRASH, "croq-runner: signal 6 (Aborted): an illegal instruction was encountered", out);
+    else if (sim_fault_at(&s->faults, SIM_FAULT_TIMEOUT, r->iter))
+        sim_failure(r, CAND_TIMEOUT, "croq-runner: timed out after 60.0 s", out);
+    else if (sim_fault_at(&s->faults, SIM_FAULT_INCORRECT, r->iter))
+        sim_failure(r, CAND_INCORRECT, "verification failed: 40960 mismatches, max_err_over_tol 812.5", out);
+    else
+        return false;
+    return true;
+}
+
+static json_t *trials_json(const double *t, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_real(t[i]));
+    return a;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct sim *s = b->priv;
+    struct sim_point p;
+    double trial[SIM_TRIALS], sorted[SIM_TRIALS];
+    uint64_t seed = req_seed(r);
+    char sig[CROQ_SIG_MAX];
+    memset(out, 0, sizeof *out);
+    sleep_ms(s->delay_ms);
+    knobs_signature(r->cfg, sig);
+    snprintf(out->command, sizeof out->command, "sim model: config %.200s, seed %llu, iteration %d, tag %s",
+             sig, r->seed, r->iter, r->tag);
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_integer(1));
+    json_object_set_new(j, "command", json_string("run"));
+    json_object_set_new(j, "iter", json_integer(r->iter));
+    json_object_set_new(j, "tag", json_string(r->tag));
+    json_object_set_new(j, "config", json_string(sig));
+    if (injected(s, r, out)) {
+        json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
+        json_object_set_new(j, "error", json_string(out->reason));
+        int rc = write_raw(r, j, out);
+        json_decref(j);
+        return rc;
+    }
+    sim_model(r->cfg, &r->shape, &p);
+    double clock = round(p.clock_mhz + 6.0 * gauss(&seed));
+    double flops = 2.0 * (double)r->shape.m * (double)r->shape.n * (double)r->shape.k;
+    double base_ms = flops / (p.tflops * 1e12) * 1e3 * p.clock_mhz / clock;
+    /* short kernels jitter more: launch and clock noise is a larger share */
+    double sigma = 0.004 + 0.002 / fmax(base_ms, 0.01);
+    double scale = 1.0;
+    if (sim_fault_at(&s->faults, SIM_FAULT_ABOVEPEAK, r->iter) && r->is_candidate) /* 1.25x the peak */
+        scale = flops / (1.25 * backend_peak_tflops(r->cfg->dtype, clock) * 1e12) * 1e3 / base_ms;
+    else if (sim_fault_at(&s->faults, SIM_FAULT_SPIKE, r->iter) && r->is_candidate && !strcmp(r->tag, "cand"))
+        scale = 1.0 / 1.8;
+    for (int i = 0; i < SIM_TRIALS; i++)
+        sorted[i] = trial[i] = base_ms * scale * (1.0 + sigma * gauss(&seed));
+    qsort(sorted, SIM_TRIALS, sizeof *sorted, cmp_double);
+    out->status = CAND_OK;
+    out->median_ms = sorted[SIM_TRIALS / 2];
+    out->spread_pct = (sorted[SIM_TRIALS - 1] - sorted[0]) / out->median_ms * 100.0;
+    out->tflops = flops / (out->median_ms * 1e-3) / 1e12;
+    out->sm_clock_mhz = clock;
+    out->hw_eff_pct = out->tflops / backend_peak_tflops(r->cfg->dtype, clock) * 100.0;
+    out->max_err_over_tol = 0.05 + 0.4 * ((double)(splitmix(&seed) >> 11) / 9007199254740992.0);
+    json_object_set_new(j, "status", json_string("ok"));
+    json_t *v = json_object(), *t = json_object(), *g = json_object();
+    json_object_set_new(v, "passed", json_true());
+    json_object_set_new(v, "reference", json_string("sim"));
+    json_object_set_new(v, "max_err_over_tol", json_real(out->max_err_over_tol));
+    json_object_set_new(j, "verify", v);
+    json_object_set_new(t, "trials", trials_json(trial, SIM_TRIALS));
+    json_object_set_new(t, "median_ms", json_real(out->median_ms));
+    json_object_set_new(t, "spread_pct", json_real(out->spread_pct));
+    json_object_set_new(t, "tflops", json_real(out->tflops));
+    json_object_set_new(j, "timing", t);
+    json_object_set_new(g, "sm_clock_median_mhz", json_real(clock));
+    json_object_set_new(j, "gpu_state", g);
+    int rc = write_raw(r, j, out);
+    json_decref(j);
+    return rc;
+}
+
+static int sim_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
+{
+    struct sim_point p;
+    struct cand_result raw;
+    memset(out, 0, sizeof *out);
+    memset(&raw, 0, sizeof raw);
+    sim_model(r->cfg, &r->shape, &p);
+    out->r.ok = true;
+    out->r.category = p.bottleneck;
+    out->r.m = p.metrics;
+    snprintf(out->r.justification, sizeof out->r.justification, "%s", p.justification);
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_integer(1));
+    json_object_set_new(j, "command", json_string("profile"));
+    json_object_set_new(j, "category", json_string(bottleneck_name(p.bottleneck)));
+    json_object_set_new(j, "justification", json_string(out->r.justification));
+    json_object_set_new(j, "duration_us", json_real(p.metrics.duration_us));
+    int rc = write_raw(r, j, &raw);
+    json_decref(j);
+    memcpy(out->raw_rel, raw.raw_rel, sizeof out->raw_rel);
+    memcpy(out->raw_hash, raw.raw_hash, sizeof out->raw_hash);
+    if (rc)
+        snprintf(out->r.reason, sizeof out->r.reason, "%s", raw.reason);
+    return rc;
+}
+
+static void sim_release(struct backend *b)
+{
+    free(b->priv);
+    free(b);
+}
+
+struct backend *sim_open(const struct backend_opts *o, char *err, size_t errlen)
+{
+    struct sim *s = xmalloc(sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->busy_iter = -1;
+    const char *spec = o->sim_faults ? o->sim_faults : getenv("CROQ_SIM_FAULTS");
+    if (sim_faults_parse(spec, &s->faults, err, errlen)) {
+        free(s);
+        return NULL;
+    }
+    s->delay_ms = o->sim_delay_ms > 0 ? o->sim_delay_ms : 0;
+    struct backend *b = xmalloc(sizeof *b);
+    *b = (struct backend){.name = "sim", .health = sim_health, .build = sim_build, .measure = sim_measure,
+                          .profile = sim_profile, .release = sim_release, .priv = s};
+    return b;
+}

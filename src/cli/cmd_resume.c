@@ -1,0 +1,43 @@
+/* src/cli/cmd_resume.c — `croqtuner resume`: continue everything unfinished in a
+ * tuning directory. */
+#include <stdio.h>
+
+#include "commands.h"
+#include "engine/engine.h"
+#include "util/args.h"
+#include "util/log.h"
+
+static const char resume_usage[] =
+    "usage: croqtuner resume [--tuning DIR] [--busy-limit MIN] [--git] [--quiet]\n"
+    "\n"
+    "Continue every shape of the tuning directory that is not finished: an active shape\n"
+    "from its checkpoint (after reconciling its logs with it: a crash at any point is\n"
+    "recovered, docs/engine.md), a shape marked done below its budget from its best;\n"
+    "then the sweep that was running there, if any. Each shape keeps the backend and seed\n"
+    "it was started with. Agent-driven shapes finish a pending candidate and wait again.\n"
+    "\n"
+    "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage.\n";
+
+int cmd_resume(int argc, char **argv)
+{
+    struct engine_opts o;
+    engine_opts_default(&o);
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(resume_usage, stdout);
+            return 0;
+        }
+        if ((r = engine_opt_parse(argc, argv, &i, &o)) < 0)
+            return 2;
+        if (!r) {
+            log_error("resume: unknown option '%s' (see 'croqtuner resume --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (o.backend || o.seed_given || o.iters) {
+        log_error("resume: --backend, --seed and --iters are fixed per shape when it starts");
+        return 2;
+    }
+    return engine_exit_code(engine_resume(&o));
+}

@@ -1,0 +1,71 @@
+/* src/engine/decide.c — the numeric rules of MEASURE and DECIDE (docs/engine.md,
+ * "Noise and sanity"). Pure functions: the engine and the tests call the same code.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SUSPECT_HIGH 1.5 /* a jump this large is more likely a broken run than a win */
+#define SUSPECT_LOW 0.5  /* ... or a disturbed one */
+#define NOISE_FLOOR_PCT 1.0 /* run-to-run noise of back-to-back timing on H100/H200 */
+
+bool decide_above_peak(int dtype, const struct perf_numbers *p)
+{
+    double clock = isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0 ? p->sm_clock_mhz : 1980.0;
+    return p->tflops > backend_peak_tflops(dtype, clock);
+}
+
+const char *decide_suspect(int dtype, const struct perf_numbers *cand, const struct perf_numbers *best)
+{
+    if (decide_above_peak(dtype, cand))
+        return "above the physical peak at the measured clock";
+    if (best && best->tflops > 0) {
+        if (cand->tflops > SUSPECT_HIGH * best->tflops)
+            return "more than 1.5x the best";
+        if (cand->tflops < SUSPECT_LOW * best->tflops)
+            return "less than 0.5x the best";
+    }
+    return NULL;
+}
+
+static double spread_or_floor(double s) { return isfinite(s) && s > NOISE_FLOOR_PCT ? s : NOISE_FLOOR_PCT; }
+
+bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold)
+{
+    double margin = fmax(spread_or_floor(cand->spread_pct), spread_or_floor(best->spread_pct));
+    double t = best->tflops * (1.0 + margin / 100.0);
+    if (threshold)
+        *threshold = t;
+    return cand->tflops > t;
+}
+
+enum decision decide_failure(enum cand_status s)
+{
+    switch (s) {
+    case CAND_INCORRECT:
+        return DEC_DISCARD_INCORRECT;
+    case CAND_TIMEOUT:
+        return DEC_DISCARD_TIMEOUT;
+    default:
+        return DEC_DISCARD_RUNTIME_CRASH;
+    }
+}
+
+double decide_round(double x, int decimals)
+{
+    char buf[64];
+    if (!isfinite(x))
+        return x;
+    snprintf(buf, sizeof buf, "%.*f", decimals, x);
+    return strtod(buf, NULL);
+}
+
+void perf_quantize(struct perf_numbers *p)
+{
+    p->tflops = decide_round(p->tflops, 3);
+    p->median_ms = decide_round(p->median_ms, 6);
+    p->spread_pct = decide_round(p->spread_pct, 3);
+    p->sm_clock_mhz = decide_round(p->sm_clock_mhz, 0);
+}

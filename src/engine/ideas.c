@@ -1,0 +1,154 @@
+/* src/engine/ideas.c — idea-log.jsonl: one JSON object per line, one line per stored
+ * iteration (the baseline included), written with jansson so any idea text an agent
+ * sends is escaped by a JSON encoder, never by hand.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+int idea_text_check(const char *s, size_t max, char *err, size_t errlen)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s);
+    if (len >= max) {
+        snprintf(err, errlen, "text is %zu bytes long (at most %zu)", len, max - 1);
+        return -1;
+    }
+    while (*p) {
+        int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+                                  : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (extra == 1 && *p < 0xc2))
+            goto bad;
+        p++;
+        for (int i = 0; i < extra; i++, p++)
+            if ((*p & 0xc0) != 0x80)
+                goto bad;
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "text is not valid UTF-8 (byte %zu)", (size_t)(p - (const unsigned char *)s));
+    return -1;
+}
+
+void idea_text_sanitize(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 && *p >= 0xc2 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+                                  : (*p & 0xf8) == 0xf0 && *p < 0xf5 ? 3 : -1;
+        int ok = extra >= 0;
+        for (int i = 1; ok && i <= extra; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += 1 + extra;
+    }
+}
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+char *idea_format(const struct idea_record *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
+    json_object_set_new(o, "backend", json_string(r->backend));
+    json_object_set_new(o, "iter", json_integer(r->iter));
+    json_object_set_new(o, "idea", json_string(r->idea));
+    json_object_set_new(o, "category", json_string(r->category));
+    json_object_set_new(o, "bottleneck", json_string(r->bottleneck));
+    json_object_set_new(o, "justification", json_string(r->justification));
+    json_object_set_new(o, "config", json_string(r->config));
+    json_object_set_new(o, "source_hash", json_string(r->source_hash));
+    json_object_set_new(o, "origin", json_string(r->origin));
+    json_object_set_new(o, "decision", json_string(decision_name(r->decision)));
+    json_object_set_new(o, "tflops", num_or_null(r->tflops));
+    json_object_set_new(o, "best_tflops", num_or_null(r->best_tflops));
+    json_object_set_new(o, "timestamp", json_string(r->timestamp));
+    /* json_string refuses invalid UTF-8: text_check ran on every input, so a NULL
+     * member here is a bug, and jansson then drops the member rather than crash. */
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(o);
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_adds(&sb, s ? s : "{}");
+    strbuf_adds(&sb, "\n");
+    free(s);
+    return strbuf_detach(&sb);
+}
+
+static int get_str(json_t *o, const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, name);
+    if (!json_is_string(v) || json_string_length(v) >= len) {
+        snprintf(err, errlen, "member '%s' missing, not a string or too long", name);
+        return -1;
+    }
+    memcpy(out, json_string_value(v), json_string_length(v) + 1);
+    return 0;
+}
+
+static int get_num(json_t *o, const char *name, double *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, name);
+    if (json_is_null(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!json_is_number(v)) {
+        snprintf(err, errlen, "member '%s' missing or not a number", name);
+        return -1;
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen)
+{
+    json_error_t je;
+    char dec[32];
+    int rc = -1;
+    memset(r, 0, sizeof *r);
+    json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "not a JSON object: %s", o ? "wrong type" : je.text);
+        goto out;
+    }
+    json_t *sc = json_object_get(o, "schema"), *it = json_object_get(o, "iter");
+    if (!json_is_integer(sc) || json_integer_value(sc) != ENGINE_SCHEMA) {
+        snprintf(err, errlen, "schema is not %d", ENGINE_SCHEMA);
+        goto out;
+    }
+    if (!json_is_integer(it) || json_integer_value(it) < 0) {
+        snprintf(err, errlen, "member 'iter' missing or negative");
+        goto out;
+    }
+    r->iter = (int)json_integer_value(it);
+    if (get_str(o, "backend", r->backend, sizeof r->backend, err, errlen) ||
+        get_str(o, "idea", r->idea, sizeof r->idea, err, errlen) ||
+        get_str(o, "category", r->category, sizeof r->category, err, errlen) ||
+        get_str(o, "bottleneck", r->bottleneck, sizeof r->bottleneck, err, errlen) ||
+        get_str(o, "justification", r->justification, sizeof r->justification, err, errlen) ||
+        get_str(o, "config", r->config, sizeof r->config, err, errlen) ||
+        get_str(o, "source_hash", r->source_hash, sizeof r->source_hash, err, errlen) ||
+        get_str(o, "origin", r->origin, sizeof r->origin, err, errlen) ||
+        get_str(o, "decision", dec, sizeof dec, err, errlen) ||
+        get_str(o, "timestamp", r->timestamp, sizeof r->timestamp, err, errlen) ||
+        get_num(o, "tflops", &r->tflops, err, errlen) ||
+        get_num(o, "best_tflops", &r->best_tflops, err, errlen))
+        goto out;
+    if (decision_parse(dec) < 0) {
+        snprintf(err, errlen, "member 'decision': '%s' is not a decision", dec);
+        goto out;
+    }
+    r->decision = (enum decision)decision_parse(dec);
+    rc = 0;
+out:
+    json_decref(o);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* src/engine/paths.c — building paths and timestamps. A path too long for the buffer
+ * is an error, never a silently truncated (and so different) path. */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+int path_fmt(char out[ENGINE_PATH_MAX], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, ENGINE_PATH_MAX, fmt, ap);
+    va_end(ap);
+    return (n < 0 || n >= ENGINE_PATH_MAX) ? -1 : 0;
+}
+
+void utc_now(char out[32])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,238 @@
+/* src/engine/run.c — one shape's run: open it (lock, checkpoint, reconcile), drive the
+ * phase loop, close it. The loop dispatches on the checkpoint's phase only; each step
+ * moves the phase through run_goto, which refuses any move the table (phase.c) does
+ * not list.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/atomicio.h"
+#include "util/log.h"
+
+int run_fail(struct run *r, const char *fmt, ...)
+{
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    log_error("%s", msg);
+    (void)r; /* the run is the subject of every message; kept for a future log file */
+    return ENGINE_FAILED;
+}
+
+int run_path(const struct run *r, char out[ENGINE_PATH_MAX], const char *sub, const char *leaf)
+{
+    return path_fmt(out, "%s/%s/%s%s", r->dir, sub, r->ck.key, leaf);
+}
+
+int run_goto(struct run *r, enum engine_phase to)
+{
+    char err[128];
+    if (phase_transition(&r->ck.phase, to, err, sizeof err))
+        return run_fail(r, "shape '%s': %s (engine bug; nothing was written)", r->ck.key, err);
+    return 0;
+}
+
+int run_save(struct run *r)
+{
+    char err[600];
+    if (checkpoint_save(r->dir, &r->ck, err, sizeof err))
+        return run_fail(r, "%s", err);
+    return 0;
+}
+
+void run_req(struct run *r, struct cand_req *q, const char *tag, bool best, const struct croq_config *cfg)
+{
+    memset(q, 0, sizeof *q);
+    q->dir = r->dir;
+    q->key = r->ck.key;
+    q->iter = r->ck.pending.active ? r->ck.pending.iter : r->ck.iteration;
+    q->attempt = r->ck.compile_failures;
+    q->tag = tag;
+    q->is_candidate = !best;
+    q->cfg = cfg;
+    q->shape = r->ck.sk.shape;
+    q->src_rel = best ? r->ck.best.kernel : r->ck.pending.src_rel;
+    q->src_hash = best ? r->ck.best.source_hash : r->ck.pending.src_hash;
+    q->seed = r->ck.seed;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Only one process works on a shape: an exclusive flock held for the whole run. A short
+ * retry rides over 'croqtuner status' probing the lock. */
+static int lock_shape(struct run *r)
+{
+    char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX];
+    if (path_fmt(dir, "%s/checkpoints", r->dir) || run_path(r, path, "checkpoints", ".lock"))
+        return run_fail(r, "tuning directory path too long");
+    if (mkdir_p(dir))
+        return run_fail(r, "cannot create '%s': %s", dir, strerror(errno));
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (r->lock_fd < 0)
+        return run_fail(r, "cannot open '%s': %s", path, strerror(errno));
+    for (int i = 0; i < 10; i++) { /* 0.2 s: a status probe holds it for microseconds */
+        if (!flock(r->lock_fd, LOCK_EX | LOCK_NB))
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            break;
+        struct timespec ts = {0, 20000000L};
+        nanosleep(&ts, NULL);
+    }
+    return run_fail(r, "shape '%s' is being tuned by another croqtuner process (lock '%s')", r->ck.key, path);
+}
+
+static int new_checkpoint(struct run *r, const struct shape_params *p)
+{
+    char err[600];
+    struct checkpoint *c = &r->ck;
+    c->sk = p->k;
+    snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
+    c->seed = p->seed;
+    c->budget = p->budget > 0 ? p->budget : mode_budget(p->k.mode);
+    c->agent = p->agent;
+    c->phase = PH_INIT;
+    /* state.json first: a crash before INIT finishes leaves an entry resume can finish */
+    if (state_put(r->dir, c, "active", err, sizeof err))
+        return run_fail(r, "%s", err);
+    crashpoint("init.state");
+    return 0;
+}
+
+static int adopt_params(struct run *r, const struct shape_params *p)
+{
+    struct checkpoint *c = &r->ck;
+    if (p->backend && strcmp(p->backend, c->backend))
+        return run_fail(r, "shape '%s' is tuned with backend '%s', not '%s'; results of different backends "
+                        "are never mixed", c->key, c->backend, p->backend);
+    if (r->o->seed_given && r->o->seed != c->seed)
+        return run_fail(r, "shape '%s' was started with --seed %llu; a different seed would make its results "
+                        "irreproducible", c->key, c->seed);
+    if (p->budget > 0 && p->budget != c->budget) {
+        if (p->budget < c->iteration)
+            return run_fail(r, "shape '%s' already ran %d iterations; --iters %d is below that", c->key,
+                            c->iteration, p->budget);
+        c->budget = p->budget;
+    }
+    if (!p->keep_agent)
+        c->agent = p->agent;
+    return 0;
+}
+
+/* A shape done below its budget continues from its best (docs/engine.md). */
+static int maybe_reopen(struct run *r, const struct shape_params *p)
+{
+    struct checkpoint *c = &r->ck;
+    char err[600];
+    if (c->phase != PH_NEXT_SHAPE || !c->have_best || c->iteration >= c->budget || !p->reopen)
+        return 0;
+    if (run_goto(r, PH_PROFILE))
+        return ENGINE_FAILED;
+    c->compile_failures = 0;
+    c->stop_reason[0] = '\0';
+    if (run_save(r))
+        return ENGINE_FAILED;
+    if (state_put(r->dir, c, "active", err, sizeof err))
+        return run_fail(r, "%s", err);
+    if (!r->o->quiet)
+        printf("%s: reopened at iteration %d of %d\n", c->key, c->iteration, c->budget);
+    return 0;
+}
+
+static int open_backend(struct run *r)
+{
+    char err[300];
+    struct backend_opts bo = {.name = r->ck.backend, .sim_faults = r->o->sim_faults,
+                              .sim_delay_ms = r->o->sim_delay_ms, .runner = r->o->runner};
+    r->be = backend_open(&bo, err, sizeof err);
+    return r->be ? 0 : run_fail(r, "%s", err);
+}
+
+int run_open(struct run *r, const struct engine_opts *o, const struct shape_params *p)
+{
+    char err[800];
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->dir = o->dir;
+    r->lock_fd = -1;
+    r->started_s = now_s();
+    char key[KEY_MAX];
+    checkpoint_init(&r->ck);
+    key_format(&p->k, key);
+    memcpy(r->ck.key, key, sizeof key);
+    if (mkdir_p(r->dir))
+        return run_fail(r, "cannot create tuning directory '%s': %s", r->dir, strerror(errno));
+    if (lock_shape(r))
+        return ENGINE_FAILED;
+    int rc = checkpoint_load(r->dir, key, &r->ck, err, sizeof err);
+    if (rc < 0)
+        return run_fail(r, "%s", err);
+    if (rc == 1 && p->must_exist)
+        return run_fail(r, "shape '%s' is not being tuned in '%s'; start it with 'croqtuner tune --agent ...'",
+                        key, r->dir);
+    if (rc == 1) {
+        checkpoint_init(&r->ck);
+        memcpy(r->ck.key, key, sizeof key);
+        if (new_checkpoint(r, p))
+            return ENGINE_FAILED;
+    } else if (adopt_params(r, p)) {
+        return ENGINE_FAILED;
+    }
+    if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))
+        return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
+    if (open_backend(r) || reconcile(r))
+        return ENGINE_FAILED;
+    if ((rc = maybe_reopen(r, p)))
+        return rc;
+    /* state.json may lag the checkpoint by one write after a crash: bring it level */
+    if (state_put(r->dir, &r->ck, r->ck.phase == PH_NEXT_SHAPE ? "done" : "active", err, sizeof err))
+        return run_fail(r, "%s", err);
+    return 0;
+}
+
+void run_close(struct run *r)
+{
+    backend_close(r->be);
+    r->be = NULL;
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);
+    r->lock_fd = -1;
+    checkpoint_release(&r->ck);
+}
+
+int run_loop(struct run *r)
+{
+    for (;;) {
+        int rc;
+        switch (r->ck.phase) {
+        case PH_INIT: rc = step_init(r); break;
+        case PH_BASELINE: rc = step_baseline(r); break;
+        case PH_PROFILE: rc = step_profile(r); break;
+        case PH_IDEATE: rc = step_ideate(r); break;
+        case PH_IMPLEMENT: rc = step_implement(r); break;
+        case PH_MEASURE: rc = step_measure(r); break;
+        case PH_DECIDE: rc = step_decide(r); break;
+        case PH_STORE: rc = step_store(r); break;
+        case PH_SHAPE_COMPLETE: rc = step_complete(r); break;
+        case PH_NEXT_SHAPE: return ENGINE_DONE;
+        default: return run_fail(r, "shape '%s': unknown phase %d", r->ck.key, (int)r->ck.phase);
+        }
+        if (rc)
+            return rc;
+    }
+}

@@ -1,0 +1,38 @@
+/* src/engine/scenarios.h — the shape sets of data/shapes.json: the scenario shapes
+ * (expanded from the 7 scenario descriptions and deduplicated: 134 for the shipped
+ * file), the typical far shapes per dtype that get from-scratch tuning, the near/far
+ * rule and the iteration budgets.
+ *
+ * Expansion: a "single" scenario varies the dimensions marked "S" over its sizes; a
+ * "tied_pair" scenario has sub-series that either tie the two tied_dims to each of
+ * tied_sizes (the third fixed) or vary free_dim over vary_sizes (the other two fixed).
+ * Shapes below size_constraints are dropped; a shape met again is kept at its first
+ * place, so the order is the file's order.
+ */
+#ifndef CROQ_ENGINE_SCENARIOS_H
+#define CROQ_ENGINE_SCENARIOS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "knobs/knobs.h"
+
+struct scenario_set {
+    struct croq_shape *scenario; /* deduplicated, in file order */
+    size_t n_scenario;
+    struct croq_shape *typical[2]; /* indexed by enum croq_dtype */
+    size_t n_typical[2];
+    long near_lo[3], near_hi[3];   /* M, N, K: inclusive near ranges */
+    long min_dim[3];               /* size_constraints */
+    int budget_scratch, budget_best;
+};
+
+/* 0, or -1 with err naming the member that is wrong. */
+int scenarios_parse(json_t *doc, struct scenario_set *out, char *err, size_t errlen);
+int scenarios_load(const char *path, struct scenario_set *out, char *err, size_t errlen);
+void scenarios_release(struct scenario_set *s);
+/* shapes.json regions.rule: near when every dimension lies in its near range. */
+bool scenarios_is_near(const struct scenario_set *s, const struct croq_shape *shape);
+bool scenarios_is_typical(const struct scenario_set *s, int dtype, const struct croq_shape *shape);
+#endif

@@ -1,0 +1,149 @@
+/* src/engine/seed.c — where a from_current_best run starts: the best configuration of
+ * the nearest tuned shape of the same dtype (nearest by the Euclidean distance of
+ * ln M, ln N, ln K), made valid for this shape with the smallest change; and the list
+ * of other shapes' bests the proposer may port from. Both are read once, at INIT, and
+ * kept in the checkpoint, so a resumed run sees exactly what the first one saw even if
+ * other shapes finished in between.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b)
+{
+    double dm = log((double)a->m / (double)b->m), dn = log((double)a->n / (double)b->n);
+    double dk = log((double)a->k / (double)b->k);
+    return sqrt(dm * dm + dn * dn + dk * dk);
+}
+
+/* Values of knob id ordered by distance (in log2 steps) from cur, cur first. */
+static int ordered_values(int id, int cur, int out[CROQ_KNOB_MAX_VALUES])
+{
+    const struct croq_knob *kn = &croq_knobs[id];
+    int n = kn->n_values;
+    memcpy(out, kn->values, (size_t)n * sizeof *out);
+    for (int i = 1; i < n; i++) /* insertion sort: tiny lists */
+        for (int j = i; j > 0; j--) {
+            double a = fabs(log2((double)out[j] + 1) - log2((double)cur + 1));
+            double b = fabs(log2((double)out[j - 1] + 1) - log2((double)cur + 1));
+            if (a >= b)
+                break;
+            int t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* Try tile_k x swizzle x split_k around cfg's values. */
+static int fit_around(struct croq_config *cfg, const struct croq_shape *shape)
+{
+    int tk[CROQ_KNOB_MAX_VALUES], sw[CROQ_KNOB_MAX_VALUES], sk[CROQ_KNOB_MAX_VALUES];
+    char why[CROQ_WHY_MAX];
+    int ntk = ordered_values(KNOB_TILE_K, cfg->v[KNOB_TILE_K], tk);
+    int nsw = ordered_values(KNOB_SWIZZLE, cfg->v[KNOB_SWIZZLE], sw);
+    int nsk = ordered_values(KNOB_SPLIT_K, cfg->v[KNOB_SPLIT_K], sk);
+    struct croq_config t = *cfg;
+    for (int a = 0; a < nsk; a++)
+        for (int b = 0; b < ntk; b++)
+            for (int c = 0; c < nsw; c++) {
+                t.v[KNOB_SPLIT_K] = sk[a];
+                t.v[KNOB_TILE_K] = tk[b];
+                t.v[KNOB_SWIZZLE] = sw[c];
+                if (knobs_validate(&t, shape, why, sizeof why)) {
+                    *cfg = t;
+                    return 0;
+                }
+            }
+    return -1;
+}
+
+int config_fit(struct croq_config *cfg, const struct croq_shape *shape)
+{
+    struct croq_config t = *cfg;
+    if (!fit_around(&t, shape)) {
+        *cfg = t;
+        return 0;
+    }
+    return -1;
+}
+
+/* The config a mode starts from when no tuned neighbour exists. */
+static int start_config(const struct shape_key *k, struct croq_config *cfg)
+{
+    if (k->mode == MODE_FROM_SCRATCH)
+        knobs_baseline(cfg, k->dtype);
+    else
+        knobs_default(cfg, k->dtype);
+    if (!config_fit(cfg, &k->shape))
+        return 0;
+    knobs_baseline(cfg, k->dtype); /* the default did not fit: the simplest kernel may */
+    return config_fit(cfg, &k->shape);
+}
+
+static bool entry_shape(const char *key, json_t *e, struct shape_key *sk)
+{
+    char why[256];
+    return key_parse(key, sk, why, sizeof why) == 0 && json_is_object(json_object_get(e, "best")) &&
+           !strcmp(json_string_value(json_object_get(e, "status")), "done");
+}
+
+int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_MAX], char from[KEY_MAX])
+{
+    struct croq_config cfg;
+    json_t *shapes = json_object_get(state, "shapes"), *e;
+    const char *key, *best_key = NULL;
+    double best_d = INFINITY;
+    from[0] = '\0';
+    if (k->mode == MODE_FROM_CURRENT_BEST) {
+        json_object_foreach(shapes, key, e) {
+            struct shape_key sk;
+            if (!entry_shape(key, e, &sk) || sk.dtype != k->dtype)
+                continue;
+            double d = shape_log_distance(&sk.shape, &k->shape);
+            /* ties broken by key text so the choice does not depend on file order */
+            if (d < best_d || (d == best_d && strcmp(key, best_key) < 0)) {
+                best_d = d;
+                best_key = key;
+            }
+        }
+    }
+    if (best_key) {
+        char err[256];
+        const char *sig = json_string_value(json_object_get(json_object_get(json_object_get(shapes, best_key), "best"), "config"));
+        if (sig && !knobs_parse_signature(&cfg, sig, err, sizeof err) && cfg.dtype == k->dtype &&
+            !config_fit(&cfg, &k->shape)) {
+            snprintf(from, KEY_MAX, "%s", best_key);
+            knobs_signature(&cfg, cfg_sig);
+            return 0;
+        }
+    }
+    if (start_config(k, &cfg))
+        return -1;
+    knobs_signature(&cfg, cfg_sig);
+    return 0;
+}
+
+size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *self, char (**out)[CROQ_SIG_MAX])
+{
+    json_t *shapes = json_object_get(state, "shapes"), *e;
+    size_t n = 0, nk;
+    *out = xmalloc((json_object_size(shapes) + 1) * sizeof **out);
+    const char **keys = json_sorted_keys(shapes, &nk); /* the order feeds the proposer */
+    for (size_t i = 0; i < nk; i++) {
+        struct shape_key sk;
+        e = json_object_get(shapes, keys[i]);
+        if (!strcmp(keys[i], self) || !entry_shape(keys[i], e, &sk) || sk.dtype != k->dtype)
+            continue;
+        const char *sig = json_string_value(json_object_get(json_object_get(e, "best"), "config"));
+        if (sig && strlen(sig) < CROQ_SIG_MAX)
+            snprintf((*out)[n++], CROQ_SIG_MAX, "%s", sig);
+    }
+    free(keys);
+    return n;
+}

@@ -1,0 +1,231 @@
+/* src/engine/state.c — state.json: one entry per shape (status, mode, iteration,
+ * budget, baseline, best), shared by every croqtuner process on a tuning directory.
+ *
+ * Two processes may tune different shapes at once, so every change is a
+ * read-modify-write under an exclusive flock on <dir>/.lock: each process rewrites only
+ * its own entry of the freshest file, and the rename makes the new file appear whole.
+ * RESUME.md is regenerated under the same lock so it never describes a state that was
+ * overwritten.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "util/atomicio.h"
+#include "util/log.h"
+
+static int entry_check(const char *key, json_t *e, char *err, size_t errlen)
+{
+    struct shape_key sk;
+    char why[256];
+    json_t *st = json_object_get(e, "status");
+    if (key_parse(key, &sk, why, sizeof why)) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    if (!json_is_object(e) || !json_is_string(st) ||
+        (strcmp(json_string_value(st), "active") && strcmp(json_string_value(st), "done"))) {
+        snprintf(err, errlen, "shape '%s': 'status' must be \"active\" or \"done\"", key);
+        return -1;
+    }
+    json_t *m = json_object_get(e, "m"), *n = json_object_get(e, "n"), *k = json_object_get(e, "k");
+    json_t *dt = json_object_get(e, "dtype"), *mo = json_object_get(e, "mode");
+    if (!json_is_integer(m) || !json_is_integer(n) || !json_is_integer(k) || !json_is_string(dt) ||
+        !json_is_string(mo) || json_integer_value(m) != sk.shape.m || json_integer_value(n) != sk.shape.n ||
+        json_integer_value(k) != sk.shape.k || croq_dtype_parse(json_string_value(dt)) != sk.dtype ||
+        mode_parse(json_string_value(mo)) != (int)sk.mode) {
+        snprintf(err, errlen, "shape '%s': dtype, m, n, k or mode missing or not those of the key", key);
+        return -1;
+    }
+    const char *ints[] = {"iteration", "budget"};
+    for (int i = 0; i < 2; i++)
+        if (!json_is_integer(json_object_get(e, ints[i]))) {
+            snprintf(err, errlen, "shape '%s': '%s' missing or not an integer", key, ints[i]);
+            return -1;
+        }
+    const char *strs[] = {"backend", "phase", "seed"};
+    for (int i = 0; i < 3; i++)
+        if (!json_is_string(json_object_get(e, strs[i]))) {
+            snprintf(err, errlen, "shape '%s': '%s' missing or not a string", key, strs[i]);
+            return -1;
+        }
+    return 0;
+}
+
+int state_validate(json_t *root, char *err, size_t errlen)
+{
+    json_t *sc = json_object_get(root, "schema"), *shapes = json_object_get(root, "shapes"), *e;
+    json_t *sw = json_object_get(root, "sweep");
+    const char *key;
+    if (!json_is_object(root) || !json_is_integer(sc)) {
+        snprintf(err, errlen, "not a croqtuner state (no schema)");
+        return -1;
+    }
+    if (json_integer_value(sc) != ENGINE_SCHEMA) {
+        snprintf(err, errlen, "schema %lld, this croqtuner reads schema %d", (long long)json_integer_value(sc),
+                 ENGINE_SCHEMA);
+        return -1;
+    }
+    if (!json_is_object(shapes)) {
+        snprintf(err, errlen, "'shapes' missing or not an object");
+        return -1;
+    }
+    if (sw && !json_is_null(sw) && !json_is_object(sw)) {
+        snprintf(err, errlen, "'sweep' is not an object");
+        return -1;
+    }
+    json_object_foreach(shapes, key, e) {
+        if (entry_check(key, e, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_key(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+const char **json_sorted_keys(json_t *obj, size_t *n)
+{
+    const char *key, **keys = xmalloc((json_object_size(obj) + 1) * sizeof *keys);
+    json_t *v;
+    size_t i = 0;
+    json_object_foreach(obj, key, v) {
+        keys[i++] = key;
+    }
+    keys[i] = NULL;
+    qsort(keys, i, sizeof *keys, cmp_key);
+    if (n)
+        *n = i;
+    return keys;
+}
+
+static json_t *state_empty(void)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
+    json_object_set_new(o, "shapes", json_object());
+    return o;
+}
+
+json_t *state_load(const char *dir, char *err, size_t errlen)
+{
+    char path[ENGINE_PATH_MAX], why[300];
+    json_error_t je;
+    if (path_fmt(path, "%s/state.json", dir)) {
+        snprintf(err, errlen, "tuning directory path too long");
+        return NULL;
+    }
+    if (access(path, F_OK) && errno == ENOENT)
+        return state_empty();
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        snprintf(err, errlen, "cannot read '%s': %s at line %d; the file is left as it is", path, je.text, je.line);
+        return NULL;
+    }
+    if (state_validate(j, why, sizeof why)) {
+        snprintf(err, errlen, "cannot read '%s': %s; the file is left as it is", path, why);
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int write_json(const char *path, json_t *j, char *err, size_t errlen)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
+    int rc = s ? atomic_write_str(path, s) : -1;
+    if (rc)
+        snprintf(err, errlen, "cannot write '%s': %s", path, s ? strerror(errno) : "out of memory");
+    free(s);
+    return rc;
+}
+
+int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen)
+{
+    char lock[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], md[ENGINE_PATH_MAX];
+    if (path_fmt(lock, "%s/.lock", dir) || path_fmt(path, "%s/state.json", dir) ||
+        path_fmt(md, "%s/RESUME.md", dir)) {
+        snprintf(err, errlen, "tuning directory path too long");
+        return -1;
+    }
+    int fd = mkdir_p(dir) ? -1 : open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open '%s': %s", lock, strerror(errno));
+        return -1;
+    }
+    int rc = -1;
+    while (flock(fd, LOCK_EX) && errno == EINTR)
+        ;
+    json_t *root = state_load(dir, err, errlen);
+    if (root && !fn(root, arg, err, errlen) && !write_json(path, root, err, errlen)) {
+        char *text = resume_md_render(root);
+        rc = atomic_write_str(md, text);
+        if (rc)
+            snprintf(err, errlen, "cannot write '%s': %s", md, strerror(errno));
+        free(text);
+    }
+    json_decref(root);
+    close(fd); /* releases the lock */
+    return rc;
+}
+
+json_t *state_entry(const struct checkpoint *c, const char *status)
+{
+    char seed[24], now[32];
+    json_t *e = json_object(), *base = json_object();
+    snprintf(seed, sizeof seed, "%llu", c->seed);
+    utc_now(now);
+    json_object_set_new(e, "dtype", json_string(croq_dtype_name(c->sk.dtype)));
+    json_object_set_new(e, "m", json_integer(c->sk.shape.m));
+    json_object_set_new(e, "n", json_integer(c->sk.shape.n));
+    json_object_set_new(e, "k", json_integer(c->sk.shape.k));
+    json_object_set_new(e, "mode", json_string(mode_name(c->sk.mode)));
+    json_object_set_new(e, "backend", json_string(c->backend));
+    json_object_set_new(e, "seed", json_string(seed));
+    json_object_set_new(e, "agent", json_boolean(c->agent));
+    json_object_set_new(e, "status", json_string(status));
+    json_object_set_new(e, "phase", json_string(phase_name(c->phase)));
+    json_object_set_new(e, "iteration", json_integer(c->iteration));
+    json_object_set_new(e, "budget", json_integer(c->budget));
+    json_object_set_new(e, "stop_reason", json_string(c->stop_reason));
+    json_object_set_new(e, "seed_from", json_string(c->seed_from));
+    json_object_set_new(base, "config", json_string(c->seed_config));
+    json_object_set_new(base, "tflops", isfinite(c->baseline_tflops) ? json_real(c->baseline_tflops) : json_null());
+    json_object_set_new(e, "baseline", base);
+    if (c->have_best) {
+        json_t *b = json_object();
+        json_object_set_new(b, "iter", json_integer(c->best.iter));
+        json_object_set_new(b, "tflops", json_real(c->best.p.tflops));
+        json_object_set_new(b, "config", json_string(c->best.config));
+        json_object_set_new(b, "kernel", json_string(c->best.kernel));
+        json_object_set_new(e, "best", b);
+    } else {
+        json_object_set_new(e, "best", json_null());
+    }
+    json_object_set_new(e, "updated_at", json_string(now));
+    return e;
+}
+
+struct put_arg {
+    const struct checkpoint *c;
+    const char *status;
+};
+
+static int put_entry(json_t *root, void *arg, char *err, size_t errlen)
+{
+    struct put_arg *a = arg;
+    json_object_set_new(json_object_get(root, "shapes"), a->c->key, state_entry(a->c, a->status));
+    return 0;
+}
+
+int state_put(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen)
+{
+    struct put_arg a = {c, status};
+    return state_update(dir, put_entry, &a, err, errlen);
+}

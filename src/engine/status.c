@@ -1,0 +1,137 @@
+/* src/engine/status.c — 'croqtuner status': every shape's state (status, mode,
+ * iteration/budget, baseline, best) from state.json, and for each shape a process is
+ * tuning right now a live line from its progress file (iteration, best, last decision,
+ * ETA, a busy-GPU wait). "Live" means the shape's lock is held — a fact of the kernel,
+ * not a pid that may have been reused.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+static bool is_live(const char *dir, const char *key)
+{
+    char path[ENGINE_PATH_MAX];
+    if (path_fmt(path, "%s/checkpoints/%s.lock", dir, key))
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd); /* drops our shared lock if we got it */
+    return held;
+}
+
+static json_t *live_progress(const char *dir, const char *key)
+{
+    char path[ENGINE_PATH_MAX];
+    json_error_t je;
+    if (!is_live(dir, key) || path_fmt(path, "%s/progress/%s.json", dir, key))
+        return NULL;
+    json_t *p = json_load_file(path, 0, &je);
+    if (!json_is_object(p)) {
+        json_decref(p);
+        p = json_object(); /* locked but no progress yet: starting */
+        json_object_set_new(p, "phase", json_string("starting"));
+    }
+    return p;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_live(FILE *out, const char *key, json_t *p)
+{
+    double eta = num(p, "eta_s"), best = num(p, "best_tflops");
+    char etas[32] = "?";
+    if (isfinite(eta))
+        snprintf(etas, sizeof etas, "%dm%02ds", (int)eta / 60, (int)eta % 60);
+    fprintf(out, "  now: %s %s iteration %lld/%lld, best %.1f TFLOPS, last %s, ETA %s%s%s\n", key,
+            str(p, "phase"), (long long)json_integer_value(json_object_get(p, "iteration")),
+            (long long)json_integer_value(json_object_get(p, "budget")), isfinite(best) ? best : 0.0,
+            *str(p, "last_decision") ? str(p, "last_decision") : "-", etas, *str(p, "waiting") ? "; " : "",
+            str(p, "waiting"));
+}
+
+static void print_row(FILE *out, const char *key, json_t *e)
+{
+    json_t *best = json_object_get(e, "best");
+    double base = num(json_object_get(e, "baseline"), "tflops"), b = num(best, "tflops");
+    char bs[24] = "-", bt[40] = "-";
+    bool waiting = json_is_true(json_object_get(e, "agent")) && !strcmp(str(e, "phase"), "IDEATE");
+    if (isfinite(base))
+        snprintf(bs, sizeof bs, "%.1f", base);
+    if (isfinite(b))
+        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
+    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4lld/%-4lld %9s %16s%s%s\n", key, str(e, "mode"), str(e, "backend"),
+            str(e, "status"), waiting && !strcmp(str(e, "status"), "active") ? "IDEATE(agent)" : str(e, "phase"),
+            (long long)json_integer_value(json_object_get(e, "iteration")),
+            (long long)json_integer_value(json_object_get(e, "budget")), bs, bt,
+            *str(e, "stop_reason") ? "  " : "", str(e, "stop_reason"));
+}
+
+int engine_status(const char *dir, bool json, FILE *out)
+{
+    char err[600];
+    json_t *st = state_load(dir, err, sizeof err), *e;
+    if (!st) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    json_t *shapes = json_object_get(st, "shapes"), *arr = json_array();
+    size_t n;
+    const char **keys = json_sorted_keys(shapes, &n);
+    if (!json)
+        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s\n", "shape", "mode", "be", "status", "phase",
+                "iter", "baseline", "best");
+    for (size_t i = 0; i < n; i++) {
+        e = json_object_get(shapes, keys[i]);
+        json_t *live = live_progress(dir, keys[i]);
+        if (json) {
+            json_t *o = json_deep_copy(e);
+            json_object_set_new(o, "key", json_string(keys[i]));
+            json_object_set_new(o, "live", live ? live : json_null());
+            json_object_set_new(o, "needs_scratch", json_boolean(sweep_needs_scratch(e)));
+            json_array_append_new(arr, o);
+            continue;
+        }
+        print_row(out, keys[i], e);
+        if (live)
+            print_live(out, keys[i], live);
+        json_decref(live);
+    }
+    free(keys);
+    if (json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
+        json_object_set_new(o, "shapes", arr);
+        json_object_set(o, "sweep", json_object_get(st, "sweep") ? json_object_get(st, "sweep") : json_null());
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fprintf(out, "%s\n", s ? s : "{}");
+        free(s);
+        json_decref(o);
+    } else {
+        json_decref(arr);
+        if (!n)
+            fprintf(out, "(no shapes in '%s')\n", dir);
+    }
+    json_decref(st);
+    return ENGINE_DONE;
+}

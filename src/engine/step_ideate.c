@@ -1,0 +1,130 @@
+/* src/engine/step_ideate.c — IDEATE: the proposer picks the next configuration from
+ * the current best, grounded in the best's profile, never a signature tried before.
+ * Guards: a best exists and was profiled (evidence in the checkpoint). The engine
+ * re-checks what the proposer promises (new signature, valid for the shape) rather
+ * than trust it. In agent mode the engine stops here and waits for 'propose'.
+ */
+#include "engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool seen(const struct run_history *h, const char *sig)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (!strcmp(h->e[i].signature, sig))
+            return true;
+    return false;
+}
+
+static int stop(struct run *r, const char *why)
+{
+    snprintf(r->ck.stop_reason, sizeof r->ck.stop_reason, "%s", why);
+    if (run_goto(r, PH_SHAPE_COMPLETE))
+        return ENGINE_FAILED;
+    return run_save(r);
+}
+
+int ideate_guard(struct run *r)
+{
+    struct checkpoint *c = &r->ck;
+    if (!c->have_best)
+        return run_fail(r, "shape '%s': no best to start from (guard of IDEATE)", c->key);
+    if (!c->profile.done || strcmp(c->profile.config, c->best.config))
+        return run_fail(r, "shape '%s': the current best was not profiled (guard of IDEATE)", c->key);
+    return 0;
+}
+
+static void fill_pending(struct run *r, const struct idea *idea)
+{
+    struct checkpoint *c = &r->ck;
+    struct pending *p = &c->pending;
+    memset(p, 0, sizeof *p);
+    p->active = true;
+    p->iter = c->iteration + 1;
+    snprintf(p->idea, sizeof p->idea, "%s", idea->text);
+    snprintf(p->justification, sizeof p->justification, "%s", idea->justification);
+    snprintf(p->category, sizeof p->category, "%s", idea_category_name(idea->category));
+    snprintf(p->bottleneck, sizeof p->bottleneck, "%s",
+             c->profile.category == BN_UNKNOWN ? "unknown" : bottleneck_name(c->profile.category));
+    knobs_signature(&idea->cfg, p->config);
+    snprintf(p->src_rel, sizeof p->src_rel, "srcs/%s/iter%03d.cu", c->key, p->iter);
+    idea_text_sanitize(p->idea);
+    idea_text_sanitize(p->justification);
+}
+
+static int propose(struct run *r, const struct run_history *h, struct idea *idea)
+{
+    struct checkpoint *c = &r->ck;
+    struct proposer_ctx ctx = {
+        .shape = c->sk.shape, .best = r->best_cfg, .best_tflops = c->best.p.tflops,
+        .bottleneck = c->profile.category, .metrics = c->profile.ok ? &c->profile.m : NULL,
+        .history = h->e, .n_history = h->n, .iteration = c->iteration + 1, .budget = c->budget,
+        .consecutive_discards = h->consecutive_discards, .other_bests = NULL,
+        .n_other_bests = c->n_other_bests, .seed = c->seed,
+    };
+    struct croq_config *others = NULL;
+    char err[256], why[CROQ_WHY_MAX];
+    if (c->n_other_bests) {
+        others = calloc(c->n_other_bests, sizeof *others);
+        for (size_t i = 0; i < c->n_other_bests; i++)
+            if (knobs_parse_signature(&others[i], c->other_bests[i], err, sizeof err))
+                knobs_default(&others[i], c->sk.dtype); /* unreadable: harmless stand-in */
+        ctx.other_bests = others;
+    }
+    memset(idea, 0, sizeof *idea);
+    int rc = proposer_next(&ctx, idea);
+    free(others);
+    if (rc != 0)
+        return rc;
+    char sig[CROQ_SIG_MAX];
+    knobs_signature(&idea->cfg, sig);
+    if (seen(h, sig)) {
+        run_fail(r, "shape '%s': the proposer repeated configuration '%s' (refused)", c->key, sig);
+        return -1;
+    }
+    if (!knobs_validate(&idea->cfg, &c->sk.shape, why, sizeof why)) {
+        run_fail(r, "shape '%s': the proposer gave an invalid configuration: %s (refused)", c->key, why);
+        return -1;
+    }
+    return 0;
+}
+
+int step_ideate(struct run *r)
+{
+    struct checkpoint *c = &r->ck;
+    struct run_history h;
+    struct idea idea;
+    char why[160];
+    if (ideate_guard(r))
+        return ENGINE_FAILED;
+    if (c->compile_failures >= COMPILE_FAILURES_MAX) {
+        snprintf(why, sizeof why, "%d candidates in a row failed to compile at iteration %d", c->compile_failures,
+                 c->iteration + 1);
+        return stop(r, why);
+    }
+    if (c->agent) {
+        /* say so in state.json: 'status' shows the shape waiting for an agent */
+        char err[600];
+        if (run_save(r)) /* the checkpoint says IDEATE: propose checks it */
+            return ENGINE_FAILED;
+        if (state_put(r->dir, c, "active", err, sizeof err))
+            return run_fail(r, "%s", err);
+        progress_write(r);
+        return ENGINE_WAITING;
+    }
+    if (history_load(r, &h))
+        return ENGINE_FAILED;
+    int rc = propose(r, &h, &idea);
+    history_release(&h);
+    if (rc == 1)
+        return stop(r, "the proposer found no untried valid configuration");
+    if (rc < 0)
+        return ENGINE_FAILED;
+    fill_pending(r, &idea);
+    if (run_goto(r, PH_IMPLEMENT) || run_save(r))
+        return ENGINE_FAILED;
+    crashpoint("ideate.saved");
+    return 0;
+}

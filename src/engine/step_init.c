@@ -1,0 +1,63 @@
+/* src/engine/step_init.c — INIT: directories, the starting configuration (from the
+ * mode, or the nearest tuned shape's best), the other shapes' bests for the proposer,
+ * empty logs with their schema lines; then BASELINE. Everything INIT decides is kept in
+ * the checkpoint, so a resumed run never re-derives it from a state that has moved on.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomicio.h"
+
+static int make_dirs(struct run *r)
+{
+    const char *subs[] = {"logs", "srcs", "perf"};
+    char path[ENGINE_PATH_MAX];
+    for (int i = 0; i < 3; i++) {
+        if (run_path(r, path, subs[i], ""))
+            return run_fail(r, "tuning directory path too long");
+        if (mkdir_p(path))
+            return run_fail(r, "cannot create '%s': %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+static int make_logs(struct run *r)
+{
+    char path[ENGINE_PATH_MAX], err[600];
+    if (run_path(r, path, "logs", "/results.tsv") ||
+        result_log_create(path, "results", r->ck.backend, err, sizeof err))
+        return run_fail(r, "%s", err);
+    if (run_path(r, path, "logs", "/attempts.tsv") ||
+        result_log_create(path, "attempts", r->ck.backend, err, sizeof err))
+        return run_fail(r, "%s", err);
+    return 0;
+}
+
+int step_init(struct run *r)
+{
+    char err[600];
+    struct checkpoint *c = &r->ck;
+    json_t *state = state_load(r->dir, err, sizeof err);
+    if (!state)
+        return run_fail(r, "%s", err);
+    int rc = seed_choose(state, &c->sk, c->seed_config, c->seed_from);
+    free(c->other_bests);
+    c->n_other_bests = seed_other_bests(state, &c->sk, c->key, &c->other_bests);
+    json_decref(state);
+    if (rc)
+        return run_fail(r, "shape '%s': no configuration of the kernel family fits this shape", c->key);
+    if (make_dirs(r) || make_logs(r))
+        return ENGINE_FAILED;
+    crashpoint("init.logs");
+    if (run_goto(r, PH_BASELINE) || run_save(r))
+        return ENGINE_FAILED;
+    if (!r->o->quiet)
+        printf("%s: %s, budget %d, backend %s, starting from %s\n", c->key, mode_name(c->sk.mode), c->budget,
+               c->backend, c->seed_from[0] ? c->seed_from : c->sk.mode == MODE_FROM_SCRATCH ? "the baseline kernel"
+                                                                                          : "the default configuration");
+    return 0;
+}

@@ -1,0 +1,196 @@
+/* src/engine/step_measure.c — MEASURE and DECIDE.
+ *
+ * MEASURE: health check, then the backend verifies and times the candidate in a child
+ * process. A suspicious first result (above the physical peak at its clock, or outside
+ * 0.5x..1.5x the best) is measured again together with the best, and the second
+ * numbers are recorded, the note saying so; above the peak twice is a DISCARD. The
+ * checkpoint then keeps the measurement with its raw file's path and hash: the evidence
+ * DECIDE and STORE insist on.
+ * DECIDE: KEEP only when the gain exceeds the measured noise (decide_keep).
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void to_rec(struct run *r, const struct cand_result *m, struct measure_rec *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->status = m->status;
+    snprintf(rec->reason, sizeof rec->reason, "%s", m->reason);
+    rec->p = (struct perf_numbers){m->tflops, m->median_ms, m->spread_pct, m->sm_clock_mhz};
+    if (m->status != CAND_OK)
+        rec->p = (struct perf_numbers){NAN, NAN, NAN, NAN};
+    perf_quantize(&rec->p);
+    rec->hw_eff_pct = m->status == CAND_OK ? decide_round(m->hw_eff_pct, 2) : NAN;
+    rec->max_err_over_tol = m->status == CAND_OK || m->status == CAND_INCORRECT ? m->max_err_over_tol : NAN;
+    snprintf(rec->raw_rel, sizeof rec->raw_rel, "%s", m->raw_rel);
+    snprintf(rec->raw_hash, sizeof rec->raw_hash, "%s", m->raw_hash);
+    snprintf(rec->command, sizeof rec->command, "%s", m->command);
+    snprintf(rec->health, sizeof rec->health, "%s", r->ck.health);
+    /* tool output (runner errors, stderr) must not make the checkpoint unwritable */
+    idea_text_sanitize(rec->reason);
+    idea_text_sanitize(rec->command);
+    idea_text_sanitize(rec->health);
+}
+
+/* Health check, then one measurement. 0 with *rec filled, or an engine_rc. */
+static int measure_one(struct run *r, const char *tag, bool best, struct measure_rec *rec)
+{
+    struct croq_config cfg;
+    struct cand_req q;
+    struct cand_result m;
+    char err[256];
+    int rc = health_wait(r, r->ck.pending.iter);
+    if (rc)
+        return rc;
+    if (knobs_parse_signature(&cfg, best ? r->ck.best.config : r->ck.pending.config, err, sizeof err))
+        return run_fail(r, "shape '%s': config: %s", r->ck.key, err);
+    run_req(r, &q, tag, best, &cfg);
+    q.iter = r->ck.pending.iter;
+    if (r->be->measure(r->be, &q, &m))
+        return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, q.iter, m.reason);
+    if (m.status == CAND_UNUSABLE) {
+        run_fail(r, "the GPU is unusable: %s; shape '%s' continues with 'croqtuner resume --tuning %s' once it "
+                 "is back", m.reason, r->ck.key, r->dir);
+        return ENGINE_GPU_GONE;
+    }
+    to_rec(r, &m, rec);
+    return 0;
+}
+
+static void note_fmt(struct pending *p, const char *fmt, double a, double b, double c)
+{
+    size_t n = strlen(p->note);
+    snprintf(p->note + n, sizeof p->note - n, fmt, a, b, c);
+}
+
+/* The sanity rule fired: measure candidate and best again; record the second run. */
+static int remeasure(struct run *r, const char *why)
+{
+    struct pending *p = &r->ck.pending;
+    int rc;
+    p->remeasured = true;
+    p->cand_first = p->cand;
+    if ((rc = measure_one(r, "cand-re", false, &p->cand)))
+        return rc;
+    if (r->ck.have_best && (rc = measure_one(r, "best-re", true, &p->best_re)))
+        return rc;
+    p->best_remeasured = r->ck.have_best;
+    snprintf(p->note, sizeof p->note, "first run %.3f TFLOPS was %s: candidate", p->cand_first.p.tflops, why);
+    if (p->best_remeasured)
+        note_fmt(p, " and best re-measured (best %.3f -> %.3f TFLOPS)", r->ck.best.p.tflops, p->best_re.p.tflops, 0);
+    else
+        note_fmt(p, " re-measured", 0, 0, 0);
+    note_fmt(p, "; recorded numbers are the re-measurement", 0, 0, 0);
+    return 0;
+}
+
+/* Outcome when the numbers need no comparison: failure, or physically impossible. */
+static bool forced_outcome(struct run *r)
+{
+    struct pending *p = &r->ck.pending;
+    if (p->cand.status != CAND_OK) {
+        p->decision = decide_failure(p->cand.status);
+        size_t n = strlen(p->note);
+        snprintf(p->note + n, sizeof p->note - n, "%s%s", n ? "; " : "", p->cand.reason);
+        return true;
+    }
+    if (p->remeasured && decide_above_peak(r->ck.sk.dtype, &p->cand_first.p) &&
+        decide_above_peak(r->ck.sk.dtype, &p->cand.p)) {
+        p->decision = DEC_DISCARD;
+        double peak = backend_peak_tflops(r->ck.sk.dtype, p->cand.p.sm_clock_mhz);
+        note_fmt(p, "; DISCARD: above the physical peak twice (%.3f > %.3f TFLOPS at %.0f MHz): the measurement "
+                 "or the kernel is broken", p->cand.p.tflops, peak, p->cand.p.sm_clock_mhz);
+        return true;
+    }
+    return false;
+}
+
+int measure_pending(struct run *r, bool baseline)
+{
+    struct pending *p = &r->ck.pending;
+    int rc;
+    p->note[0] = '\0';
+    p->remeasured = p->best_remeasured = false;
+    if ((rc = measure_one(r, "cand", false, &p->cand)))
+        return rc;
+    crashpoint("measure.first");
+    if (baseline)
+        r->ck.health_checked = true; /* the guard of BASELINE: a health check preceded it */
+    const char *why = p->cand.status == CAND_OK
+                          ? decide_suspect(r->ck.sk.dtype, &p->cand.p, r->ck.have_best ? &r->ck.best.p : NULL)
+                          : NULL;
+    if (why && (rc = remeasure(r, why)))
+        return rc;
+    p->measured = true;
+    bool forced = forced_outcome(r);
+    if (baseline) {
+        if (!forced)
+            p->decision = DEC_BASELINE;
+    } else {
+        if (!forced)
+            p->decision = DEC_DISCARD; /* placeholder until DECIDE; never stored as such */
+        if (run_goto(r, forced ? PH_STORE : PH_DECIDE))
+            return ENGINE_FAILED;
+    }
+    if (run_save(r))
+        return ENGINE_FAILED;
+    crashpoint("measure.saved");
+    return 0;
+}
+
+int step_measure(struct run *r) { return measure_pending(r, false); }
+
+static int check_file(struct run *r, const struct measure_rec *m)
+{
+    char path[ENGINE_PATH_MAX], h[BACKEND_HASH_MAX];
+    if (!m->raw_rel[0])
+        return 0;
+    if (path_fmt(path, "%s/%s", r->dir, m->raw_rel) || backend_hash_file(path, h))
+        return run_fail(r, "evidence '%s' of shape '%s' cannot be read (%s); nothing is decided without it",
+                        m->raw_rel, r->ck.key, strerror(errno));
+    if (strcmp(h, m->raw_hash))
+        return run_fail(r, "evidence '%s' of shape '%s' changed after it was measured (hash %s, recorded %s); "
+                        "nothing is decided on it", m->raw_rel, r->ck.key, h, m->raw_hash);
+    return 0;
+}
+
+int evidence_check(struct run *r)
+{
+    struct pending *p = &r->ck.pending;
+    if (!p->active || !p->measured)
+        return run_fail(r, "shape '%s': no measurement to decide on (guard of DECIDE/STORE)", r->ck.key);
+    if (check_file(r, &p->cand) || (p->remeasured && check_file(r, &p->cand_first)) ||
+        (p->best_remeasured && check_file(r, &p->best_re)))
+        return ENGINE_FAILED;
+    return 0;
+}
+
+/* KEEP or DISCARD from the recorded numbers (pure: resume recomputes the same). */
+void decide_pending(struct run *r)
+{
+    struct pending *p = &r->ck.pending;
+    const struct perf_numbers *best = &r->ck.best.p;
+    if (p->best_remeasured && p->best_re.status == CAND_OK)
+        best = &p->best_re.p;
+    double thr;
+    bool keep = decide_keep(&p->cand.p, best, &thr);
+    p->decision = keep ? DEC_KEEP : DEC_DISCARD;
+    size_t n = strlen(p->note);
+    snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, 1%%))",
+             n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, p->cand.p.spread_pct,
+             best->spread_pct);
+}
+
+int step_decide(struct run *r)
+{
+    if (!r->ck.have_best)
+        return run_fail(r, "shape '%s': nothing to compare with (guard of DECIDE: no best)", r->ck.key);
+    if (evidence_check(r))
+        return ENGINE_FAILED;
+    decide_pending(r);
+    return run_goto(r, PH_STORE);
+}

@@ -1,0 +1,116 @@
+/* src/engine/tune.c — the entry points 'tune' and 'resume' use: run one shape, or every
+ * unfinished shape of a tuning directory (and the sweep that was running there). */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+void engine_opts_default(struct engine_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dir = "tuning";
+    o->backend = NULL;
+    o->seed = 1;
+    o->busy_limit_s = 30 * 60;
+    o->backoff_s = 5;
+}
+
+int engine_run_shape(const struct engine_opts *o, const struct shape_params *p)
+{
+    struct run r;
+    int rc = run_open(&r, o, p);
+    if (!rc && r.ck.phase == PH_NEXT_SHAPE && !o->quiet)
+        printf("%s: already done at iteration %d of %d (%s); a larger --iters continues it\n", r.ck.key,
+               r.ck.iteration, r.ck.budget, r.ck.stop_reason);
+    if (!rc)
+        rc = run_loop(&r);
+    if (rc == ENGINE_WAITING && !o->quiet)
+        printf("%s: waiting at IDEATE for an agent: croqtuner propose --tuning %s --key %s --idea TEXT "
+               "--category C --src FILE [--set knob=value ...] (docs/agent.md)\n",
+               r.ck.key, o->dir, r.ck.key);
+    run_close(&r);
+    return rc;
+}
+
+int engine_tune(const struct engine_opts *o, const struct shape_key *k)
+{
+    char why[CROQ_WHY_MAX];
+    if (!shape_validate(k->dtype, &k->shape, why, sizeof why)) {
+        log_error("%s", why);
+        return ENGINE_FAILED;
+    }
+    struct shape_params p = {.k = *k, .backend = o->backend /* NULL: new shapes get gpu */, .seed = o->seed,
+                             .budget = o->iters, .agent = o->agent, .reopen = true};
+    return engine_run_shape(o, &p);
+}
+
+/* Shape parameters from a state.json entry (validated by state_load). */
+static int entry_params(const char *key, json_t *e, struct shape_params *p)
+{
+    char err[256];
+    memset(p, 0, sizeof *p);
+    if (key_parse(key, &p->k, err, sizeof err))
+        return -1;
+    p->backend = json_string_value(json_object_get(e, "backend"));
+    p->seed = strtoull(json_string_value(json_object_get(e, "seed")), NULL, 10);
+    p->agent = json_is_true(json_object_get(e, "agent"));
+    /* the budget it was started with (a crash before its checkpoint existed loses nothing) */
+    p->budget = (int)json_integer_value(json_object_get(e, "budget"));
+    p->reopen = true;
+    return 0;
+}
+
+static bool unfinished(json_t *e)
+{
+    const char *st = json_string_value(json_object_get(e, "status"));
+    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
+    json_int_t budget = json_integer_value(json_object_get(e, "budget"));
+    if (!strcmp(st, "active"))
+        return true;
+    /* done below its budget: reopened (a shape whose baseline failed has no best) */
+    return it < budget && json_is_object(json_object_get(e, "best"));
+}
+
+int engine_resume(const struct engine_opts *o)
+{
+    char err[600];
+    json_t *state = state_load(o->dir, err, sizeof err), *e, *sweep;
+    int rc = ENGINE_DONE, worst = ENGINE_DONE, ran = 0;
+    if (!state) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    json_t *shapes = json_object_get(state, "shapes");
+    size_t n;
+    const char **keys = json_sorted_keys(shapes, &n); /* state stays alive: the keys too */
+    for (size_t i = 0; i < n; i++) {
+        struct shape_params p;
+        e = json_object_get(shapes, keys[i]);
+        if (!unfinished(e) || entry_params(keys[i], e, &p))
+            continue;
+        rc = engine_run_shape(o, &p);
+        ran++;
+        if (rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE)
+            break;
+        if (rc == ENGINE_FAILED)
+            worst = rc;
+    }
+    free(keys);
+    sweep = json_object_get(state, "sweep");
+    /* a sweep that was running, or stopped by the GPU, goes on where it was */
+    const char *sws = json_string_value(json_object_get(sweep, "status"));
+    if (rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE && sws && strcmp(sws, "done")) {
+        rc = engine_sweep_resume(o, sweep);
+        ran++;
+    }
+    if (!ran && !o->quiet)
+        printf("nothing to resume in '%s': every shape is done\n", o->dir);
+    json_decref(state);
+    if (rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE || rc == ENGINE_FAILED)
+        return rc;
+    return worst;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A full from-scratch run (150 iterations) through the CLI on the simulated backend:
+# every documented artifact exists, is labelled backend=sim, and results.tsv has 151
+# rows of 18 columns; status shows the shape done. (test_engine_run parses each file.)
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0201.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+t="$tmp/tuning"
+key=e4m3_4096x8192x8192_fs
+
+out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scratch --tuning "$t" 2>&1) ||
+    fail "tune exited $?: $(tail -n 3 <<<"$out")"
+grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 150"
+grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"
+
+for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$key/idea-log.jsonl \
+         logs/$key/attempts.tsv srcs/$key/iter000.cu srcs/$key/iter150.cu perf/$key/iter000-cand.json \
+         perf/$key/iter150-cand.json perf/$key/iter000-profile.json progress/$key.json \
+         kernels/gemm_sp_e4m3/${key}_best.cu; do
+    [ -s "$t/$f" ] || fail "missing or empty: $f"
+done
+res="$t/logs/$key/results.tsv"
+[ "$(head -n 1 "$res")" = "# croqtuner results schema=1 backend=sim" ] || fail "results.tsv line 1: $(head -n 1 "$res")"
+[ "$(head -n 1 "$t/logs/$key/attempts.tsv")" = "# croqtuner attempts schema=1 backend=sim" ] || fail "attempts.tsv line 1"
+head -n 2 "$res" | tail -n 1 | grep -q "^iter	kernel	source_hash	config	tflops	" || fail "results.tsv header"
+rows=$(($(wc -l <"$res") - 2))
+[ $rows -eq 151 ] || fail "results.tsv has $rows rows, want 151"
+bad=$(awk -F'\t' 'NR > 1 && NF != 18' "$res" | wc -l)
+[ "$bad" -eq 0 ] || fail "$bad lines of results.tsv do not have 18 columns"
+awk -F'\t' 'NR > 2 && $1 != NR - 3 { exit 1 }' "$res" || fail "iterations are not 0..150 in order"
+[ "$(awk -F'\t' 'NR == 3 { print $10 }' "$res")" = BASELINE ] || fail "row 0 is not the BASELINE"
+[ "$(wc -l <"$t/logs/$key/idea-log.jsonl")" -eq 151 ] || fail "idea-log.jsonl does not have 151 lines"
+[ "$(grep -c '"backend":"sim"' "$t/logs/$key/idea-log.jsonl")" -eq 151 ] || fail "an idea line is not labelled sim"
+[ "$(ls "$t/srcs/$key" | grep -c '^iter[0-9][0-9][0-9]\.cu$')" -eq 151 ] || fail "not 151 sources"
+grep -q '"backend": "sim"' "$t/checkpoints/$key.json" || fail "checkpoint not labelled sim"
+grep -q '"backend": "sim"' "$t/state.json" || fail "state.json not labelled sim"
+grep -q '"backend": "sim"' "$t/perf/$key/iter077-cand.json" || fail "raw measurement not labelled sim"
+grep -q 'backend=sim' "$t/kernels/gemm_sp_e4m3/${key}_best.cu" || fail "best kernel not labelled sim"
+grep -q "| $key | from_scratch | sim | done |" "$t/RESUME.md" || fail "RESUME.md does not show the shape done"
+
+st=$("$bin" status --tuning "$t") || fail "status exited $?"
+grep -Eq "^$key +from_scratch +sim +done +NEXT_SHAPE +150/150 " <<<"$st" || fail "status line: $st"
+js=$("$bin" status --json --tuning "$t") || fail "status --json exited $?"
+grep -q "\"key\": \"$key\"" <<<"$js" || fail "status --json has no key"
+grep -q '"live": null' <<<"$js" || fail "status --json shows a live run"
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["shapes"][0]["iteration"] == 150' <<<"$js" ||
+        fail "status --json does not parse as JSON"
+fi
+echo ok

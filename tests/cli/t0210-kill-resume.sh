@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SIGKILL at >= 50 random moments of 'tune --backend sim' (then of 'resume'), each
+# followed by resume, until the shape is done: the artifacts must equal an uninterrupted
+# run's (timestamps aside). Faults are injected too, so compile failures (attempts.tsv),
+# crashes, time-outs, wrong results and re-measurements are interrupted as well.
+# Reproduce a failure with T0210_SEED=<seed printed below>.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0210.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+seed=${T0210_SEED:-$(( $(date +%s) % 32768 ))}
+RANDOM=$seed
+echo "random seed $seed"
+export CROQ_SIM_FAULTS="compile@3*2,crash@5,timeout@9,incorrect@12,spike@20,abovepeak@30,compile@41"
+shape=(--dtype f16 --shape 4096x8192x8192 --mode scratch)
+tune=(tune --backend sim --seed 7 --quiet "${shape[@]}")
+
+"$bin" "${tune[@]}" --tuning "$tmp/ref" >/dev/null || fail "uninterrupted run failed"
+
+kills=0 cycles=0
+done_yet() { grep -q '"status": "done"' "$tmp/work/state.json" 2>/dev/null; }
+while ! done_yet && [ $cycles -lt 600 ]; do
+    cycles=$((cycles + 1))
+    if [ $cycles -eq 1 ]; then
+        "$bin" "${tune[@]}" --tuning "$tmp/work" --sim-delay-ms 15 >/dev/null 2>>"$tmp/stderr" &
+    else
+        "$bin" resume --tuning "$tmp/work" --quiet --sim-delay-ms 15 >/dev/null 2>>"$tmp/stderr" &
+    fi
+    pid=$!
+    sleep "0.0$(( RANDOM % 30 + 2 ))" 2>/dev/null || sleep 0.01
+    kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+    wait "$pid" 2>/dev/null
+    rc=$?
+    # killed (137) or finished (0); anything else is a refusal to resume
+    [ $rc -eq 0 ] || [ $rc -eq 137 ] || fail "cycle $cycles: exit $rc: $(tail -n 3 "$tmp/stderr")"
+done
+"$bin" resume --tuning "$tmp/work" --quiet >/dev/null 2>>"$tmp/stderr" || fail "final resume: $(tail -n 3 "$tmp/stderr")"
+done_yet || fail "not done after $cycles cycles"
+[ $kills -ge 50 ] || fail "only $kills kills landed before the run finished (want >= 50)"
+
+norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIMESTAMP/g' "$1"; }
+key=f16_4096x8192x8192_fs
+for f in logs/$key/results.tsv logs/$key/idea-log.jsonl logs/$key/attempts.tsv state.json; do
+    diff <(norm "$tmp/ref/$f") <(norm "$tmp/work/$f") >"$tmp/diff" ||
+        fail "$f differs after $kills kills (seed $seed): $(head -n 8 "$tmp/diff")"
+done
+rows=$(($(wc -l <"$tmp/work/logs/$key/results.tsv") - 2))
+[ $rows -eq 151 ] || fail "results.tsv has $rows rows, want 151"
+cmp -s "$tmp/ref/kernels/gemm_sp_f16/${key}_best.cu" "$tmp/work/kernels/gemm_sp_f16/${key}_best.cu" ||
+    fail "the best kernel differs"
+echo "ok: $kills kills in $cycles cycles, identical artifacts"

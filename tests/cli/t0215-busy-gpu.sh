@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A GPU used by another process is waited for with backoff, shown in progress, and
+# after the limit the tuner stops with a clear message — it never stops the other
+# process: no code of the engine or the backends signals a process or resets a GPU.
+# An unusable GPU stops tune and sweep with a non-zero exit and the reason.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0215.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+tune() { "$bin" tune --backend sim --quiet --dtype f16 --shape 2048x2048x2048 --mode scratch --iters 4 "$@"; }
+key=f16_2048x2048x2048_fs
+
+# busy for 3 checks before iteration 1: waits, then goes on
+err=$(tune --tuning "$tmp/a" --sim-faults "busy@1*3" --backoff-s 0.01 2>&1 >/dev/null) || fail "tune exited $?: $err"
+[ "$(grep -c "GPU busy: simulated: pid 4242" <<<"$err")" -eq 3 ] || fail "want 3 busy waits: $err"
+grep -q '"status": "done"' "$tmp/a/state.json" || fail "not done after the GPU became free"
+# the waits double: 0.01, 0.02, 0.04
+grep -q "next check in 0.02 s" <<<"$err" || fail "no wait announced: $err"
+
+# busy for good: stop after the limit, the shape stays active and resumes later
+err=$(tune --tuning "$tmp/b" --sim-faults "busy@2*100000" --backoff-s 0.02 --busy-limit 0.002 2>&1 >/dev/null)
+[ $? -eq 1 ] || fail "tune on a GPU busy past the limit did not exit 1"
+grep -q "has been busy for" <<<"$err" || fail "no clear message: $err"
+grep -q "never stops other users' processes" <<<"$err" || fail "message does not say it left the process alone: $err"
+grep -q '"status": "active"' "$tmp/b/state.json" || fail "the shape is not left active"
+grep -q '"waiting": "stopped: GPU busy' "$tmp/b/progress/$key.json" || fail "progress does not show the busy stop"
+"$bin" resume --tuning "$tmp/b" --quiet || fail "resume once the GPU is free"
+grep -q '"status": "done"' "$tmp/b/state.json" || fail "not done after resume"
+
+# unusable GPU: stop, say why, exit non-zero
+err=$(tune --tuning "$tmp/c" --sim-faults "unusable@3" 2>&1 >/dev/null)
+[ $? -eq 1 ] || fail "tune on an unusable GPU did not exit 1"
+grep -q "the GPU is unusable: simulated: no GPU" <<<"$err" || fail "message: $err"
+
+# no code path kills a process or resets the GPU (spawn.c kills only its own child group)
+src="$CROQ_SOURCE_DIR/src"
+hits=$(grep -nE '(^|[^a-z_])(kill|killpg|tgkill)[[:space:]]*\(|SIGKILL|SIGTERM|nvidia-smi|gpu-reset|DeviceReset|nvmlDeviceSet' \
+    "$src"/engine/*.c "$src"/backend/*.c | grep -v 'crashpoint.c:.*raise(SIGKILL)' | grep -v '^\S*:[0-9]*: *\*\|/\*')
+[ -z "$hits" ] || fail "process-killing or GPU-reset code in the engine/backends: $hits"
+echo ok

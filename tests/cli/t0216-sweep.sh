@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# 'croqtuner sweep' on the simulated backend: the order of the plan (typical shapes
+# from scratch, other far shapes, near shapes, then needs_scratch shapes), the seeds of
+# from-best shapes, a second sweep being a no-op, the whole shipped shapes.json (134
+# scenario shapes), and a GPU that becomes unusable stopping the sweep with a reason.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0216.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/shapes.json" <<'JSON'
+{"scenarios": {
+   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
+   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
+ "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
+ "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
+ "typical_shapes_for_scratch": {"f16": [[512, 512, 512]], "e4m3": [[2048, 2048, 2048]]},
+ "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
+JSON
+t="$tmp/small"
+out=$("$bin" sweep --dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --tuning "$t" 2>&1) ||
+    fail "sweep exited $?: $(tail -n 3 <<<"$out")"
+order=$(grep -E '^f16_[0-9x_fs]+: from_' <<<"$out" | cut -d: -f1 | tr '\n' ' ')
+want="f16_512x512x512_fs f16_256x256x256 f16_2048x2048x2048 f16_2048x4096x4096 f16_2048x4096x8192 "
+[ "${order:0:${#want}}" = "$want" ] || fail "sweep order: '$order', want '$want...'"
+grep -q "^sweep done" <<<"$out" || fail "no 'sweep done'"
+grep -q '"status": "done"' "$t/state.json" || fail "no done shapes"
+[ "$(grep -c '"status": "active"' "$t/state.json")" -eq 0 ] || fail "a shape is left active"
+# from-best shapes start from the nearest tuned shape
+grep -A 40 '"f16_256x256x256"' "$t/state.json" | grep -q '"seed_from": "f16_512x512x512_fs"' || fail "256^3 seed"
+grep -A 40 '"f16_2048x4096x8192"' "$t/state.json" | grep -q '"seed_from": "f16_2048x4096x4096"' || fail "near seed"
+# needs_scratch: exactly the flagged from-best shapes got a from-scratch run after them
+"$bin" status --json --tuning "$t" >"$tmp/status.json" || fail "status --json"
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/status.json" <<'PY' || fail "needs_scratch shapes and from-scratch reruns do not match"
+import json, sys
+s = {e["key"]: e for e in json.load(open(sys.argv[1]))["shapes"]}
+flagged = {k for k, e in s.items() if e["needs_scratch"]}
+rerun = {k[:-3] for k in s if k.endswith("_fs") and k != "f16_512x512x512_fs"}
+assert flagged == rerun, (flagged, rerun)
+PY
+fi
+grep -q '"plan": "default"' "$t/state.json" && grep -q '"status": "done"' <(grep -A 8 '"sweep"' "$t/state.json") ||
+    fail "state.json does not record the finished sweep"
+cp "$t/state.json" "$tmp/state.before"
+"$bin" sweep --dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --tuning "$t" --quiet || fail "second sweep"
+diff <(grep -v updated_at "$tmp/state.before") <(grep -v updated_at "$t/state.json") >/dev/null ||
+    fail "a second sweep changed finished shapes"
+
+# an unusable GPU stops the sweep with the reason; resume continues it later
+err=$(CROQ_SIM_FAULTS=unusable@1 "$bin" sweep --dtype e4m3 --backend sim --iters 2 --shapes "$tmp/shapes.json" \
+      --tuning "$tmp/gone" --quiet 2>&1)
+[ $? -eq 1 ] || fail "sweep on an unusable GPU did not exit 1"
+grep -q "the GPU is unusable" <<<"$err" && grep -q "sweep stopped" <<<"$err" || fail "message: $err"
+grep -q '"status": "stopped: GPU unusable"' "$tmp/gone/state.json" || fail "sweep status not recorded"
+"$bin" resume --tuning "$tmp/gone" --quiet || fail "resume of the stopped sweep"
+[ "$(grep -c '"status": "done"' "$tmp/gone/state.json")" -ge 6 ] || fail "resume did not finish the sweep"
+
+# the shipped file: every one of the 134 scenario shapes, the typical ones from scratch
+if [ -n "${CROQ_SHAPES:-}" ] || [ -e "$CROQ_SOURCE_DIR/../shared/data/shapes.json" ]; then
+    t="$tmp/full"
+    "$bin" sweep --dtype e4m3 --backend sim --iters 1 --mode best --tuning "$t" --quiet || fail "full sweep exited $?"
+    n=$(grep -cE '^    "e4m3_[0-9]+x[0-9]+x[0-9]+(_fs)?": \{' "$t/state.json")
+    [ "$n" -eq 134 ] || fail "full sweep tuned $n shapes, want 134"
+    [ "$(grep -cE '^    "e4m3_[0-9x]+_fs": \{' "$t/state.json")" -eq 0 ] || fail "--mode best ran a shape from scratch"
+fi
+echo ok

@@ -1,0 +1,428 @@
+/* tests/unit/test_engine_artifacts.c — the engine's artifact formats: keys (never a
+ * path trick), results.tsv escaping and rows, idea-log.jsonl lines, reading logs with a
+ * torn tail, checkpoint JSON round trip and refusal of damaged files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "util/atomicio.h"
+#include "util/strbuf.h"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/croq-test-engine-art.XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *hostile = "it's \"quoted\" $(touch /tmp/pwned) `id`\tTAB\nNEWLINE\r\\n \\t back\\slash \x01 é ✓";
+
+/* ---- keys ---- */
+
+static void test_key_format_and_parse(void **state)
+{
+    (void)state;
+    struct shape_key k = {CROQ_DTYPE_E4M3, {4096, 8192, 512}, MODE_FROM_SCRATCH}, back;
+    char key[KEY_MAX], err[200];
+    key_format(&k, key);
+    assert_string_equal(key, "e4m3_4096x8192x512_fs");
+    assert_int_equal(key_parse(key, &back, err, sizeof err), 0);
+    assert_int_equal(back.dtype, CROQ_DTYPE_E4M3);
+    assert_int_equal(back.shape.m, 4096);
+    assert_int_equal(back.shape.k, 512);
+    assert_int_equal(back.mode, MODE_FROM_SCRATCH);
+    assert_int_equal(key_parse("f16_128x256x128", &back, err, sizeof err), 0);
+    assert_int_equal(back.mode, MODE_FROM_CURRENT_BEST);
+}
+
+static void test_key_refuses_path_tricks(void **state)
+{
+    (void)state;
+    struct shape_key k;
+    char err[200];
+    const char *bad[] = {"../f16_128x256x128", "f16_128x256x128/..", "f16_128x256x128/../../etc",
+                         "..", "f16_0128x256x128", "f16_+128x256x128", "f16_128x256x128_fs/",
+                         "f16_128x256x128 ", "bf16_128x256x128", "f16_128x256x100", /* K % 64 */
+                         "f16_128x250x128", /* N % 8 */ "f16_128x256x128_fsx", "f16_128x256", "",
+                         "f16_99999999x256x128", "f16_128x256x128\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = '\0';
+        assert_int_equal(key_parse(bad[i], &k, err, sizeof err), -1);
+        assert_true(err[0] != '\0');
+    }
+    assert_int_equal(key_parse(NULL, &k, err, sizeof err), -1);
+}
+
+/* ---- TSV ---- */
+
+static void test_tsv_escape_round_trip(void **state)
+{
+    (void)state;
+    struct strbuf sb = STRBUF_INIT;
+    char back[512];
+    tsv_escape(&sb, hostile);
+    const char *e = strbuf_str(&sb);
+    assert_null(strchr(e, '\t'));
+    assert_null(strchr(e, '\n'));
+    assert_null(strchr(e, '\r'));
+    assert_null(strchr(e, '\x01'));
+    assert_int_equal(tsv_unescape(e, back, sizeof back), 0);
+    assert_string_equal(back, hostile);
+    strbuf_release(&sb);
+    assert_int_equal(tsv_unescape("bad \\q escape", back, sizeof back), -1);
+    assert_int_equal(tsv_unescape("trailing \\", back, sizeof back), -1);
+    assert_int_equal(tsv_unescape("\\x4", back, sizeof back), -1);
+    assert_int_equal(tsv_unescape("0123456789", back, 5), -1); /* too long */
+}
+
+static void fill_row(struct result_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->iter = 17;
+    snprintf(r->kernel, sizeof r->kernel, "srcs/f16_4096x8192x8192_fs/iter017.cu");
+    snprintf(r->source_hash, sizeof r->source_hash, "0123456789abcdef");
+    snprintf(r->config, sizeof r->config, "dtype=f16,kernel=1");
+    r->measured = true;
+    r->tflops = 812.345;
+    r->median_ms = 0.338123;
+    r->spread_pct = 1.25;
+    r->hw_eff_pct = 55.5;
+    r->sm_clock_mhz = 1740;
+    r->decision = DEC_KEEP;
+    r->best_tflops = 812.345;
+    snprintf(r->bottleneck, sizeof r->bottleneck, "dram_throughput");
+    snprintf(r->category, sizeof r->category, "micro");
+    snprintf(r->idea, sizeof r->idea, "%s", hostile);
+    r->max_err_over_tol = 0.41;
+    snprintf(r->timestamp, sizeof r->timestamp, "2026-11-29T11:00:00Z");
+    snprintf(r->command, sizeof r->command, "croq-runner run --cubin 'x y'");
+    snprintf(r->note, sizeof r->note, "note\twith\ttabs");
+}
+
+static void test_row_round_trip(void **state)
+{
+    (void)state;
+    struct result_row r, b;
+    char err[200];
+    fill_row(&r);
+    char *line = row_format(&r);
+    size_t len = strlen(line);
+    assert_true(len > 0 && line[len - 1] == '\n');
+    assert_ptr_equal(strchr(line, '\n'), line + len - 1); /* exactly one newline, at the end */
+    int tabs = 0;
+    for (char *p = line; *p; p++)
+        tabs += *p == '\t';
+    assert_int_equal(tabs, RESULTS_COLUMNS - 1);
+    line[len - 1] = '\0';
+    assert_int_equal(row_parse(line, &b, err, sizeof err), 0);
+    assert_int_equal(b.iter, 17);
+    assert_string_equal(b.idea, hostile);
+    assert_string_equal(b.note, r.note);
+    assert_string_equal(b.command, r.command);
+    assert_true(b.measured);
+    assert_true(fabs(b.tflops - 812.345) < 1e-9);
+    assert_true(fabs(b.median_ms - 0.338123) < 1e-12);
+    assert_int_equal(b.decision, DEC_KEEP);
+    free(line);
+    /* an unmeasured (failed) row keeps its numbers empty */
+    r.measured = false;
+    r.decision = DEC_DISCARD_TIMEOUT;
+    r.max_err_over_tol = NAN;
+    line = row_format(&r);
+    line[strlen(line) - 1] = '\0';
+    assert_int_equal(row_parse(line, &b, err, sizeof err), 0);
+    assert_false(b.measured);
+    assert_true(isnan(b.tflops));
+    assert_true(isnan(b.max_err_over_tol));
+    assert_int_equal(b.decision, DEC_DISCARD_TIMEOUT);
+    free(line);
+}
+
+static void test_row_parse_rejects(void **state)
+{
+    (void)state;
+    struct result_row b;
+    char err[200];
+    assert_int_equal(row_parse("1\t2\t3", &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "fields"));
+    struct result_row r;
+    fill_row(&r);
+    char *line = row_format(&r);
+    line[strlen(line) - 1] = '\0';
+    char *bad = strdup(line);
+    memcpy(bad, "x7", 2); /* iteration not a number */
+    assert_int_equal(row_parse(bad, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "iter"));
+    free(bad);
+    char *dec = strstr(line, "\tKEEP\t");
+    assert_non_null(dec);
+    memcpy(dec + 1, "KEPT", 4);
+    assert_int_equal(row_parse(line, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "decision"));
+    free(line);
+}
+
+/* ---- idea log ---- */
+
+static void test_idea_round_trip(void **state)
+{
+    (void)state;
+    struct idea_record r = {0}, b;
+    char err[200];
+    r.iter = 3;
+    snprintf(r.idea, sizeof r.idea, "%s", hostile);
+    snprintf(r.category, sizeof r.category, "variant");
+    snprintf(r.bottleneck, sizeof r.bottleneck, "smem_throughput");
+    snprintf(r.justification, sizeof r.justification, "smem 81%% \"high\"");
+    snprintf(r.config, sizeof r.config, "dtype=e4m3,kernel=1");
+    snprintf(r.source_hash, sizeof r.source_hash, "feedfacecafebeef");
+    snprintf(r.origin, sizeof r.origin, "agent");
+    snprintf(r.backend, sizeof r.backend, "sim");
+    r.decision = DEC_DISCARD_INCORRECT;
+    r.tflops = NAN;
+    r.best_tflops = 700.5;
+    char *line = idea_format(&r);
+    assert_int_equal(strchr(line, '\n') - line, (long)strlen(line) - 1);
+    line[strlen(line) - 1] = '\0';
+    assert_int_equal(idea_parse(line, &b, err, sizeof err), 0);
+    assert_string_equal(b.idea, hostile);
+    assert_string_equal(b.justification, r.justification);
+    assert_int_equal(b.decision, DEC_DISCARD_INCORRECT);
+    assert_true(isnan(b.tflops));
+    assert_true(fabs(b.best_tflops - 700.5) < 1e-9);
+    assert_string_equal(b.backend, "sim");
+    free(line);
+    assert_int_equal(idea_parse("{\"schema\":1,\"iter\":3", &b, err, sizeof err), -1);
+    assert_int_equal(idea_parse("{\"schema\":2,\"iter\":3}", &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "schema"));
+}
+
+static void test_text_check(void **state)
+{
+    (void)state;
+    char err[200], big[700];
+    assert_int_equal(idea_text_check(hostile, IDEA_TEXT_MAX, err, sizeof err), 0);
+    assert_int_equal(idea_text_check("bad \xff byte", IDEA_TEXT_MAX, err, sizeof err), -1);
+    assert_non_null(strstr(err, "UTF-8"));
+    assert_int_equal(idea_text_check("overlong \xc0\xaf", IDEA_TEXT_MAX, err, sizeof err), -1);
+    assert_int_equal(idea_text_check("cut \xe2\x9c", IDEA_TEXT_MAX, err, sizeof err), -1);
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(idea_text_check(big, IDEA_TEXT_MAX, err, sizeof err), -1);
+}
+
+/* ---- logs ---- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_result_log_torn_and_malformed(void **state)
+{
+    (void)state;
+    char path[300], err[600];
+    struct result_log l;
+    struct result_row r;
+    snprintf(path, sizeof path, "%s/results.tsv", tmpdir);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), 1); /* missing */
+    assert_int_equal(result_log_create(path, "results", "sim", err, sizeof err), 0);
+    fill_row(&r);
+    r.iter = 0;
+    char *row = row_format(&r);
+    assert_int_equal(append_record(path, row, strlen(row)), 0);
+    /* a torn tail: complete rows are read, the fragment comes back apart */
+    FILE *f = fopen(path, "a");
+    fputs("1\tsrcs/x", f);
+    fclose(f);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.backend, "sim");
+    assert_string_equal(l.torn, "1\tsrcs/x");
+    assert_string_equal(l.rows[0].idea, hostile);
+    result_log_release(&l);
+    /* a malformed complete line is an error naming file and line */
+    f = fopen(path, "a");
+    fputs("\n", f);
+    fclose(f);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 4"));
+    assert_non_null(strstr(err, path));
+    /* another schema */
+    char *h = result_log_header("results", "sim");
+    h[strlen("# croqtuner results schema=")] = '9';
+    write_file(path, h);
+    free(h);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 1"));
+    write_file(path, "# croqtuner results schema=1 backend=sim\niter\tkernel\n");
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 2"));
+    free(row);
+}
+
+/* ---- checkpoint ---- */
+
+static void sample_checkpoint(struct checkpoint *c)
+{
+    checkpoint_init(c);
+    c->sk = (struct shape_key){CROQ_DTYPE_F16, {4096, 8192, 8192}, MODE_FROM_SCRATCH};
+    key_format(&c->sk, c->key);
+    snprintf(c->backend, sizeof c->backend, "sim");
+    c->seed = 18446744073709551615ull; /* does not fit a JSON integer */
+    c->budget = 150;
+    c->phase = PH_DECIDE;
+    c->iteration = 41;
+    c->n_attempts = 3;
+    c->compile_failures = 1;
+    snprintf(c->seed_config, sizeof c->seed_config, "dtype=f16,kernel=0");
+    c->other_bests = calloc(2, sizeof *c->other_bests);
+    snprintf(c->other_bests[0], CROQ_SIG_MAX, "dtype=f16,kernel=1");
+    snprintf(c->other_bests[1], CROQ_SIG_MAX, "dtype=f16,kernel=0");
+    c->n_other_bests = 2;
+    c->have_best = true;
+    c->best.iter = 40;
+    snprintf(c->best.config, sizeof c->best.config, "dtype=f16,kernel=1");
+    c->best.p = (struct perf_numbers){901.125, 0.305011, 1.5, 1755};
+    c->baseline_tflops = 600.5;
+    c->profile.done = true;
+    c->profile.category = BN_LATENCY_BOUND;
+    profile_metrics_init(&c->profile.m);
+    c->profile.m.tensor_pipe_pct = 61.5;
+    snprintf(c->profile.m.top_stall, sizeof c->profile.m.top_stall, "long_scoreboard");
+    c->pending.active = true;
+    c->pending.iter = 42;
+    c->pending.measured = true;
+    snprintf(c->pending.idea, sizeof c->pending.idea, "%s", hostile);
+    c->pending.cand.status = CAND_OK;
+    c->pending.cand.p = (struct perf_numbers){0.1 + 0.2, 1.0 / 3.0, NAN, 1740};
+    c->pending.remeasured = true;
+    c->pending.cand_first.status = CAND_OK;
+    c->pending.cand_first.p.tflops = 3000;
+    c->pending.decision = DEC_DISCARD;
+}
+
+static void test_checkpoint_round_trip_exact(void **state)
+{
+    (void)state;
+    struct checkpoint c, b;
+    char err[600];
+    sample_checkpoint(&c);
+    json_t *j = checkpoint_to_json(&c);
+    char *s = json_dumps(j, 0);
+    json_decref(j);
+    j = json_loads(s, 0, NULL);
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), 0);
+    json_decref(j);
+    free(s);
+    assert_string_equal(b.key, c.key);
+    assert_true(b.seed == c.seed);
+    assert_int_equal(b.phase, PH_DECIDE);
+    assert_int_equal(b.iteration, 41);
+    assert_int_equal(b.n_attempts, 3);
+    assert_int_equal(b.compile_failures, 1);
+    assert_int_equal(b.n_other_bests, 2);
+    assert_string_equal(b.other_bests[1], "dtype=f16,kernel=0");
+    assert_true(b.best.p.tflops == c.best.p.tflops); /* bit-exact: resume decides alike */
+    assert_true(b.pending.cand.p.tflops == c.pending.cand.p.tflops);
+    assert_true(b.pending.cand.p.median_ms == c.pending.cand.p.median_ms);
+    assert_true(isnan(b.pending.cand.p.spread_pct));
+    assert_true(b.pending.remeasured);
+    assert_false(b.pending.best_remeasured);
+    assert_string_equal(b.pending.idea, hostile);
+    assert_int_equal(b.profile.category, BN_LATENCY_BOUND);
+    assert_true(b.profile.m.tensor_pipe_pct == 61.5);
+    assert_true(isnan(b.profile.m.dram_throughput_pct));
+    assert_string_equal(b.profile.m.top_stall, "long_scoreboard");
+    checkpoint_release(&b);
+    checkpoint_release(&c);
+}
+
+static char *slurp(const char *path)
+{
+    return read_file(path, NULL);
+}
+
+static void test_checkpoint_damage_refused_untouched(void **state)
+{
+    (void)state;
+    struct checkpoint c, b;
+    char err[800], dir[300], path[400];
+    snprintf(dir, sizeof dir, "%s/ck", tmpdir);
+    snprintf(path, sizeof path, "%s/checkpoints", dir);
+    assert_int_equal(mkdir_p(path), 0);
+    sample_checkpoint(&c);
+    assert_int_equal(checkpoint_save(dir, &c, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/checkpoints/%s.json", dir, c.key);
+    assert_int_equal(checkpoint_load(dir, c.key, &b, err, sizeof err), 0);
+    checkpoint_release(&b);
+    char *whole = slurp(path);
+    size_t len = strlen(whole);
+    /* truncated */
+    assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
+    char *before = slurp(path);
+    assert_int_equal(checkpoint_load(dir, c.key, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "left as it is"));
+    char *after = slurp(path);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    /* valid JSON describing another key */
+    char *other = strdup(whole);
+    char *k = strstr(other, "\"key\": \"f16_4096x8192x8192_fs\"");
+    assert_non_null(k);
+    memcpy(k + 8, "f16_4096x8192x4096_fs", 21);
+    write_file(path, other);
+    assert_int_equal(checkpoint_load(dir, c.key, &b, err, sizeof err), -1);
+    /* a phase that does not exist */
+    write_file(path, whole);
+    char *ph = strstr(whole, "\"DECIDE\"");
+    memcpy(ph, "\"DEC1DE\"", 8);
+    write_file(path, whole);
+    assert_int_equal(checkpoint_load(dir, c.key, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "phase"));
+    free(other);
+    free(whole);
+    checkpoint_release(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_format_and_parse),
+        cmocka_unit_test(test_key_refuses_path_tricks),
+        cmocka_unit_test(test_tsv_escape_round_trip),
+        cmocka_unit_test(test_row_round_trip),
+        cmocka_unit_test(test_row_parse_rejects),
+        cmocka_unit_test(test_idea_round_trip),
+        cmocka_unit_test(test_text_check),
+        cmocka_unit_test(test_result_log_torn_and_malformed),
+        cmocka_unit_test(test_checkpoint_round_trip_exact),
+        cmocka_unit_test(test_checkpoint_damage_refused_untouched),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

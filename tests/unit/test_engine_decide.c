@@ -1,0 +1,113 @@
+/* tests/unit/test_engine_decide.c — the numeric rules (src/engine/decide.c): the noise
+ * rule for KEEP, the sanity rule that orders re-measurements, the physical peak. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+static void test_peak_scales_with_clock(void **state)
+{
+    (void)state;
+    assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_F16, 1980) - 1979) < 1e-9);
+    assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_E4M3, 1980) - 3958) < 1e-9);
+    assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_F16, 1425) - 1979.0 * 1425 / 1980) < 1e-9);
+    struct perf_numbers p = {1500, 0, 1, 1425};
+    assert_true(decide_above_peak(CROQ_DTYPE_F16, &p));  /* 1500 > 1424.3 */
+    assert_false(decide_above_peak(CROQ_DTYPE_E4M3, &p)); /* e4m3 peak is twice */
+    p.sm_clock_mhz = 1980;
+    assert_false(decide_above_peak(CROQ_DTYPE_F16, &p));
+    p.sm_clock_mhz = NAN; /* unknown clock: judged at the boost clock */
+    assert_false(decide_above_peak(CROQ_DTYPE_F16, &p));
+}
+
+static void test_keep_needs_more_than_noise(void **state)
+{
+    (void)state;
+    struct perf_numbers best = {1000, 1, 0.5, 1700}, c = {1009, 1, 0.4, 1700};
+    double thr;
+    /* both spreads below 1%: the floor of 1% decides */
+    assert_false(decide_keep(&c, &best, &thr));
+    assert_true(fabs(thr - 1010) < 1e-9);
+    c.tflops = 1010.5;
+    assert_true(decide_keep(&c, &best, NULL));
+    /* a noisy candidate needs a larger gain */
+    c.spread_pct = 2.5;
+    assert_false(decide_keep(&c, &best, &thr));
+    assert_true(fabs(thr - 1025) < 1e-9);
+    /* a noisy best too */
+    c.spread_pct = 0.1;
+    best.spread_pct = 3.0;
+    c.tflops = 1029;
+    assert_false(decide_keep(&c, &best, NULL));
+    c.tflops = 1031;
+    assert_true(decide_keep(&c, &best, NULL));
+    /* equal is never a gain */
+    c = best;
+    assert_false(decide_keep(&c, &best, NULL));
+}
+
+static void test_suspect_results(void **state)
+{
+    (void)state;
+    struct perf_numbers best = {800, 1, 1, 1700}, c = {1199, 1, 1, 1700};
+    assert_null(decide_suspect(CROQ_DTYPE_F16, &c, &best));
+    c.tflops = 1201;
+    assert_non_null(strstr(decide_suspect(CROQ_DTYPE_F16, &c, &best), "1.5x"));
+    c.tflops = 399;
+    assert_non_null(strstr(decide_suspect(CROQ_DTYPE_F16, &c, &best), "0.5x"));
+    c.tflops = 401;
+    assert_null(decide_suspect(CROQ_DTYPE_F16, &c, &best));
+    /* above the peak at the measured clock, even within 1.5x of the best */
+    best.tflops = 1400;
+    c.tflops = 1600;
+    c.sm_clock_mhz = 1500; /* peak 1499.2 */
+    assert_non_null(strstr(decide_suspect(CROQ_DTYPE_F16, &c, &best), "peak"));
+    /* the baseline has no best: only the peak rule */
+    c.tflops = 100;
+    assert_null(decide_suspect(CROQ_DTYPE_F16, &c, NULL));
+    c.tflops = 1600;
+    assert_non_null(decide_suspect(CROQ_DTYPE_F16, &c, NULL));
+}
+
+static void test_failures_map_to_discards(void **state)
+{
+    (void)state;
+    assert_int_equal(decide_failure(CAND_INCORRECT), DEC_DISCARD_INCORRECT);
+    assert_int_equal(decide_failure(CAND_TIMEOUT), DEC_DISCARD_TIMEOUT);
+    assert_int_equal(decide_failure(CAND_CRASH), DEC_DISCARD_RUNTIME_CRASH);
+    assert_false(decision_kept(DEC_DISCARD_RUNTIME_CRASH));
+    assert_true(decision_kept(DEC_KEEP));
+    assert_true(decision_kept(DEC_BASELINE));
+    for (int d = 0; d < DEC_COUNT; d++)
+        assert_int_equal(decision_parse(decision_name(d)), d);
+}
+
+static void test_quantize_matches_printing(void **state)
+{
+    (void)state;
+    struct perf_numbers p = {812.34567, 0.28012345678, 1.23456, 1739.6};
+    perf_quantize(&p);
+    assert_true(p.tflops == 812.346);
+    assert_true(p.median_ms == 0.280123);
+    assert_true(p.spread_pct == 1.235);
+    assert_true(p.sm_clock_mhz == 1740);
+    assert_true(isnan(decide_round(NAN, 3)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peak_scales_with_clock),
+        cmocka_unit_test(test_keep_needs_more_than_noise),
+        cmocka_unit_test(test_suspect_results),
+        cmocka_unit_test(test_failures_map_to_discards),
+        cmocka_unit_test(test_quantize_matches_printing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,255 @@
+/* tests/unit/test_engine_run.c — a whole from-scratch run (150 iterations) on the
+ * simulated backend, with injected faults, in this process: every artifact of
+ * docs/artifacts.md exists, parses, says backend=sim, and agrees with the others. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "util/atomicio.h"
+
+static char dir[256];
+static const char *key = "f16_4096x8192x8192_fs";
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/croq-test-engine-run.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    struct engine_opts o;
+    engine_opts_default(&o);
+    o.dir = dir;
+    o.backend = "sim";
+    o.quiet = true;
+    o.seed = 11;
+    o.seed_given = true;
+    o.sim_faults = "compile@3,crash@5,timeout@9,incorrect@12,spike@15,abovepeak@18";
+    struct shape_key k = {CROQ_DTYPE_F16, {4096, 8192, 8192}, MODE_FROM_SCRATCH};
+    return engine_tune(&o, &k) == ENGINE_DONE ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_of(char *out, const char *fmt, const char *arg)
+{
+    char rel[512];
+    snprintf(rel, sizeof rel, fmt, arg);
+    snprintf(out, 1024, "%s/%s", dir, rel);
+}
+
+static void test_results_tsv(void **state)
+{
+    (void)state;
+    char path[1024], err[600], src[1024], h[BACKEND_HASH_MAX];
+    struct result_log l;
+    path_of(path, "logs/%s/results.tsv", key);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), 0);
+    assert_null(l.torn);
+    assert_string_equal(l.backend, "sim");
+    assert_int_equal(l.n, 151);
+    double best = NAN;
+    for (size_t i = 0; i < l.n; i++) {
+        const struct result_row *r = &l.rows[i];
+        assert_int_equal(r->iter, (int)i);
+        snprintf(src, sizeof src, "%s/%s", dir, r->kernel);
+        assert_int_equal(backend_hash_file(src, h), 0); /* the recorded source is the measured one */
+        assert_string_equal(h, r->source_hash);
+        assert_int_equal(strlen(r->timestamp), 20);
+        if (i == 0)
+            assert_int_equal(r->decision, DEC_BASELINE);
+        if (r->decision == DEC_KEEP && !strstr(r->note, "re-measured"))
+            assert_true(r->tflops > best * 1.01); /* the noise floor */
+        if (decision_kept(r->decision))
+            assert_true(r->best_tflops == r->tflops);
+        else
+            assert_true(r->decision == DEC_DISCARD || !r->measured);
+        if (r->measured && !strstr(r->note, "above the physical peak")) /* that one is recorded as measured */
+            assert_true(r->tflops > 0 && r->median_ms > 0 && r->sm_clock_mhz > 0 && r->hw_eff_pct < 100);
+        best = r->best_tflops;
+    }
+    assert_int_equal(l.rows[5].decision, DEC_DISCARD_RUNTIME_CRASH);
+    assert_int_equal(l.rows[9].decision, DEC_DISCARD_TIMEOUT);
+    assert_int_equal(l.rows[12].decision, DEC_DISCARD_INCORRECT);
+    assert_non_null(strstr(l.rows[5].note, "injected"));
+    assert_non_null(strstr(l.rows[15].note, "re-measured"));
+    assert_int_equal(l.rows[18].decision, DEC_DISCARD);
+    assert_non_null(strstr(l.rows[18].note, "above the physical peak twice"));
+    result_log_release(&l);
+}
+
+static void test_attempts_and_ideas(void **state)
+{
+    (void)state;
+    char path[1024], err[600];
+    struct result_log a, res;
+    struct idea_log il;
+    path_of(path, "logs/%s/attempts.tsv", key);
+    assert_int_equal(result_log_read(path, &a, err, sizeof err), 0);
+    assert_int_equal(a.n, 1); /* compile@3: one attempt, no iteration consumed */
+    assert_int_equal(a.rows[0].iter, 3);
+    assert_int_equal(a.rows[0].decision, DEC_COMPILE_ERROR);
+    assert_false(a.rows[0].measured);
+    path_of(path, "logs/%s/results.tsv", key);
+    assert_int_equal(result_log_read(path, &res, err, sizeof err), 0);
+    assert_string_not_equal(res.rows[3].config, a.rows[0].config); /* iteration 3 is another idea */
+    char src[1024];
+    snprintf(src, sizeof src, "%s/%s", dir, a.rows[0].kernel);
+    assert_int_equal(access(src, R_OK), 0); /* the failed source is kept */
+    path_of(path, "logs/%s/idea-log.jsonl", key);
+    assert_int_equal(idea_log_read(path, &il, err, sizeof err), 0);
+    assert_int_equal(il.n, 151);
+    for (size_t i = 0; i < il.n; i++) {
+        assert_int_equal(il.recs[i].iter, (int)i);
+        assert_int_equal(il.recs[i].decision, res.rows[i].decision);
+        assert_string_equal(il.recs[i].config, res.rows[i].config);
+        assert_string_equal(il.recs[i].idea, res.rows[i].idea);
+        assert_string_equal(il.recs[i].backend, "sim");
+        assert_string_equal(il.recs[i].origin, "engine");
+        if (i > 0) {
+            assert_true(idea_category_parse(il.recs[i].category) >= 0);
+            assert_true(bottleneck_parse(il.recs[i].bottleneck) != BN_UNKNOWN);
+        }
+    }
+    idea_log_release(&il);
+    result_log_release(&res);
+    result_log_release(&a);
+}
+
+static void test_perf_and_sources(void **state)
+{
+    (void)state;
+    char path[1024], rel[64];
+    for (int i = 0; i <= 150; i++) {
+        snprintf(rel, sizeof rel, "srcs/%%s/iter%03d.cu", i);
+        path_of(path, rel, key);
+        assert_int_equal(access(path, R_OK), 0);
+        snprintf(rel, sizeof rel, "perf/%%s/iter%03d-cand.json", i);
+        path_of(path, rel, key);
+        json_error_t je;
+        json_t *j = json_load_file(path, 0, &je);
+        assert_non_null(j);
+        assert_string_equal(json_string_value(json_object_get(j, "backend")), "sim");
+        json_decref(j);
+    }
+    char *src = NULL;
+    path_of(path, "srcs/%s/iter000.cu", key);
+    src = read_file(path, NULL);
+    assert_non_null(strstr(src, "backend=sim")); /* the generated source says where it was measured */
+    free(src);
+}
+
+static void test_checkpoint_state_resume_md(void **state)
+{
+    (void)state;
+    char path[1024], err[600];
+    struct checkpoint c;
+    assert_int_equal(checkpoint_load(dir, key, &c, err, sizeof err), 0);
+    assert_int_equal(c.phase, PH_NEXT_SHAPE);
+    assert_int_equal(c.iteration, 150);
+    assert_int_equal(c.budget, 150);
+    assert_true(c.have_best);
+    assert_false(c.pending.active);
+    assert_true(c.health_checked);
+    assert_true(c.profile.done);
+    assert_string_equal(c.profile.config, c.best.config);
+    assert_string_equal(c.backend, "sim");
+    json_t *st = state_load(dir, err, sizeof err);
+    assert_non_null(st);
+    json_t *e = json_object_get(json_object_get(st, "shapes"), key);
+    assert_string_equal(json_string_value(json_object_get(e, "status")), "done");
+    assert_string_equal(json_string_value(json_object_get(e, "backend")), "sim");
+    assert_int_equal(json_integer_value(json_object_get(e, "iteration")), 150);
+    assert_true(json_real_value(json_object_get(json_object_get(e, "best"), "tflops")) == c.best.p.tflops);
+    json_decref(st);
+    path_of(path, "RESUME.md", "");
+    char *md = read_file(path, NULL);
+    assert_non_null(md);
+    assert_non_null(strstr(md, key));
+    assert_non_null(strstr(md, "| done |"));
+    free(md);
+    /* the best kernel is published under kernels/ */
+    char best[1024];
+    path_of(path, "kernels/gemm_sp_f16/%s_best.cu", key);
+    snprintf(best, sizeof best, "%s/%s", dir, c.best.kernel);
+    char *a = read_file(path, NULL), *b = read_file(best, NULL);
+    assert_non_null(a);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    path_of(path, "progress/%s.json", key);
+    json_error_t je;
+    json_t *p = json_load_file(path, 0, &je);
+    assert_non_null(p);
+    assert_string_equal(json_string_value(json_object_get(p, "phase")), "NEXT_SHAPE");
+    json_decref(p);
+    checkpoint_release(&c);
+}
+
+static void test_status_json(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(engine_status(dir, true, f), ENGINE_DONE);
+    fclose(f);
+    json_error_t je;
+    json_t *j = json_loads(buf, 0, &je);
+    assert_non_null(j);
+    json_t *s = json_array_get(json_object_get(j, "shapes"), 0);
+    assert_string_equal(json_string_value(json_object_get(s, "key")), key);
+    assert_true(json_is_null(json_object_get(s, "live"))); /* nobody tunes it now */
+    json_decref(j);
+    free(buf);
+}
+
+static void test_done_shape_is_not_rerun(void **state)
+{
+    (void)state;
+    char path[1024];
+    struct engine_opts o;
+    engine_opts_default(&o);
+    o.dir = dir;
+    o.backend = "sim";
+    o.quiet = true;
+    struct shape_key k = {CROQ_DTYPE_F16, {4096, 8192, 8192}, MODE_FROM_SCRATCH};
+    path_of(path, "logs/%s/results.tsv", key);
+    char *before = read_file(path, NULL);
+    assert_int_equal(engine_tune(&o, &k), ENGINE_DONE);
+    assert_int_equal(engine_resume(&o), ENGINE_DONE);
+    char *after = read_file(path, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    /* another backend on the same shape is refused */
+    o.backend = "gpu";
+    assert_int_equal(engine_tune(&o, &k), ENGINE_FAILED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_results_tsv),
+        cmocka_unit_test(test_attempts_and_ideas),
+        cmocka_unit_test(test_perf_and_sources),
+        cmocka_unit_test(test_checkpoint_state_resume_md),
+        cmocka_unit_test(test_status_json),
+        cmocka_unit_test(test_done_shape_is_not_rerun),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
