@@ -83,6 +83,8 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
         o->backoff_s = d;
     } else if (!r && (r = args_value(argc, argv, i, "--sim-faults", &v)) > 0) { /* tests */
         o->sim_faults = v;
+    } else if (!r && (r = args_value(argc, argv, i, "--inject-fault", &v)) > 0) { /* tests */
+        o->inject_faults = v;
     } else if (!r && (r = args_value(argc, argv, i, "--sim-delay-ms", &v)) > 0) { /* tests */
         if (args_long("--sim-delay-ms", v, &l) || l < 0 || l > 60000)
             return -1;

@@ -318,6 +318,8 @@ struct engine_opts {
     bool agent;
     bool quiet;
     const char *sim_faults;
+    const char *inject_faults;  /* tests, gpu backend: "trap@3,hang@5,oob@7": the candidate of
+                                   that iteration is generated with that fault (codegen.h) */
     int sim_delay_ms;
     double busy_limit_s;        /* stop after the GPU was busy this long (default 30 min) */
     double backoff_s;           /* first wait when busy (default 5 s), doubles to 300 s */

@@ -16,6 +16,22 @@
 #include "util/atomicio.h"
 #include "util/hash.h"
 
+/* The fault --inject-fault asks for at this iteration (codegen_fault; 0 none). The
+ * list is "KIND@ITER" items separated by commas; a malformed item injects nothing. */
+static int injected_fault(const char *list, int iter)
+{
+    char kind[16];
+    int at, used;
+    for (const char *p = list; p && *p; p += *p == ',') {
+        if (sscanf(p, "%15[a-z]@%d%n", kind, &at, &used) != 2)
+            return 0;
+        p += used;
+        if (at == iter && codegen_fault_parse(kind) > 0)
+            return codegen_fault_parse(kind);
+    }
+    return 0;
+}
+
 /* The engine's own candidate: generated, hashed, written atomically. */
 static int write_generated(struct run *r, const struct croq_config *cfg, const char *path, struct cand_result *b)
 {
@@ -23,7 +39,8 @@ static int write_generated(struct run *r, const struct croq_config *cfg, const c
     char note[160], err[512];
     char *src = NULL;
     snprintf(note, sizeof note, "croqtuner %s iteration %d (backend=%s)", r->ck.key, p->iter, r->ck.backend);
-    struct codegen_opts co = {.note = note, .err = err, .errlen = sizeof err};
+    struct codegen_opts co = {.note = note, .err = err, .errlen = sizeof err,
+                              .inject_fault = injected_fault(r->o->inject_faults, p->iter)};
     if (codegen_emit(cfg, &co, &src)) {
         /* the generator refused this configuration: the candidate does not build */
         b->status = CAND_COMPILE_ERROR;
