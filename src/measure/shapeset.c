@@ -95,39 +95,41 @@ static int typical(struct shape_list *out, int dtype, char *err, size_t errlen)
     return 0;
 }
 
-static int add_list(struct shape_list *out, const char *spec, char *err, size_t errlen)
+/* One item of a --shapes list: a named set or MxNxK. */
+static int add_item(struct shape_list *out, const char *tok, int dtype, char *err, size_t errlen)
 {
-    char buf[4096];
     struct croq_shape s;
-    if (strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "shape list too long");
+    if (!strcmp(tok, "typical"))
+        return typical(out, dtype, err, errlen);
+    if (!strcmp(tok, "reference"))
+        return shapeset_push(out, &reference_shape);
+    if (!strcmp(tok, "odd")) {
+        for (size_t i = 0; i < sizeof odd_shapes / sizeof odd_shapes[0]; i++)
+            shapeset_push(out, &odd_shapes[i]);
+        return 0;
+    }
+    if (shape_parse(tok, &s)) {
+        snprintf(err, errlen, "bad shape '%s' (expected MxNxK with positive integers or a set: typical, "
+                 "reference, odd; several separated by commas)", tok);
         return -1;
     }
-    strcpy(buf, spec);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (shape_parse(tok, &s)) {
-            snprintf(err, errlen, "bad shape '%s' (expected MxNxK with positive integers, a comma-separated "
-                     "list of them, or a set: typical, reference, odd)", tok);
-            return -1;
-        }
-        if (shapeset_push(out, &s)) {
-            snprintf(err, errlen, "too many shapes (at most %d)", SHAPESET_MAX);
-            return -1;
-        }
+    if (shapeset_push(out, &s)) {
+        snprintf(err, errlen, "too many shapes (at most %d)", SHAPESET_MAX);
+        return -1;
     }
     return 0;
 }
 
 int shapeset_add(struct shape_list *out, const char *spec, int dtype, char *err, size_t errlen)
 {
-    if (!strcmp(spec, "typical"))
-        return typical(out, dtype, err, errlen);
-    if (!strcmp(spec, "reference"))
-        return shapeset_push(out, &reference_shape);
-    if (!strcmp(spec, "odd")) {
-        for (size_t i = 0; i < sizeof odd_shapes / sizeof odd_shapes[0]; i++)
-            shapeset_push(out, &odd_shapes[i]);
-        return 0;
+    char buf[4096];
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(err, errlen, "shape list too long");
+        return -1;
     }
-    return add_list(out, spec, err, errlen);
+    strcpy(buf, spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (add_item(out, tok, dtype, err, errlen))
+            return -1;
+    return 0;
 }
