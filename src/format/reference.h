@@ -39,13 +39,16 @@ int reference_gemm_both_f64(int dtype, long m, long n, long k, const void *a_den
  *   in the worst case, but for independent random operands the errors are random and
  *   relative to absref stay O(2^-24) whatever K is; the bound allows a wide margin.
  *   f16: e_acc = 2^-18 (64x the f32 unit roundoff 2^-24).
- *   e4m3: e_acc = 2^-11, because Hopper fp8 tensor cores accumulate with reduced
+ *   e4m3: e_acc = 2^-9, because Hopper fp8 tensor cores accumulate with reduced
  *   precision (about 14 mantissa bits retained in the MMA's internal sum: DeepSeek-V3
  *   Technical Report, arXiv:2412.19437, section 3.3.2 "Increasing accumulation
- *   precision"), and measured: on an H200 (2026-11-29, `croqtuner compare --dtype e4m3
- *   --shape 4096x8192x8192`, seed 1) cuSPARSELt's own e4m3 result exceeded a 2^-13
- *   bound on 8205 of 33554432 elements (worst: -410.5 against -411.643, 1.03x that
- *   bound). 2^-11 leaves a 4x margin over what the vendor library does.
+ *   precision"), and measured on an H200 (2026-11-29, operands uniform in [-2, 2]):
+ *   at 4096x8192x8192 cuSPARSELt's own e4m3 result erred by up to ~2e-4 x absref
+ *   (8205 of 33554432 elements beyond 2^-13 x absref; ours: 8212, the same hardware
+ *   path), and our baseline by up to ~6e-4 x absref at K = 12288 and 32768
+ *   (`croqtuner bench --dtype e4m3 --shapes typical`). 2^-9 (~2e-3) leaves a 3x margin.
+ *   A kernel bug (wrong tile, stage, metadata row) errs by O(|ref|) on many elements,
+ *   far above this bound; a single wrong 2:4 group can hide under it (documented limit).
  * 2^-14: an absolute floor, the smallest normal f16, so results in the f16 subnormal
  *   range (ulp 2^-24, but flushed or rounded differently) never fail on tiny |ref|.
  *
@@ -54,7 +57,7 @@ int reference_gemm_both_f64(int dtype, long m, long n, long k, const void *a_den
  * dtype gets the f16 bound. NaN ref or absref gives NaN (every comparison fails). */
 #define REFERENCE_TOL_REL 0x1p-10
 #define REFERENCE_TOL_ACC_F16 0x1p-18
-#define REFERENCE_TOL_ACC_E4M3 0x1p-11
+#define REFERENCE_TOL_ACC_E4M3 0x1p-9
 #define REFERENCE_TOL_ABS 0x1p-14
 double reference_tolerance(int dtype, long k, double ref, double absref);
 
