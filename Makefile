@@ -1,7 +1,7 @@
 # Makefile — thin wrapper over scripts/setup-deps.sh and CMake (CMakeLists.txt).
 #   make test    install dependencies, configure build/, build, run every test
 #   make build   the same without the tests (binaries in build/bin)
-#   make tune    build, then tune
+#   make tune    build, then tune every shape (TUNE_ARGS="--backend sim" for a dry run)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -25,8 +25,10 @@ test: build
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; \
 	  rc=$${PIPESTATUS[0]}; grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1; exit $$rc
 
+# The main job: every shape of shapes.json, both dtypes, resumable (README.md).
+TUNE_ARGS ?=
 tune: build
-	$(BUILD)/bin/croqtuner bench --dtype f16 --shape 4096x8192x8192
+	$(BUILD)/bin/croqtuner sweep --dtype all --tuning tuning $(TUNE_ARGS)
 
 clean:
 	rm -rf $(BUILD)
