@@ -16,7 +16,7 @@
 #include "util/strbuf.h"
 
 /* Bump when the cache record or the flags' meaning changes: old entries stop matching. */
-#define BUILD_CACHE_SCHEMA "croq-build-cache-1"
+#define BUILD_CACHE_SCHEMA "croq-build-cache-2" /* 2: wgmma_serialized */
 #define BUILD_MAX_ARGS 64
 
 static const char *const base_flags[] = {
@@ -194,6 +194,8 @@ static void ptxas_line(const char *line, struct ptxas_fn *fns, int *n, int max, 
     } else if (strstr(line, "Local memory used for function") ||
                strstr(line, "Registers are spilled to local memory")) {
         p->local_memory_warning = true;
+    } else if (strstr(line, "(C7515)") || strstr(line, "wgmma.mma_async instructions are serialized")) {
+        p->wgmma_serialized = true;
     }
 }
 
@@ -420,6 +422,7 @@ static void record_to_result(json_t *rec, struct build_result *r)
     json_get_int(p, "barriers", &r->ptxas.barriers);
     json_get_bool(p, "local_memory_warning", &r->ptxas.local_memory_warning);
     json_get_bool(p, "spills", &r->ptxas.spills);
+    json_get_bool(p, "wgmma_serialized", &r->ptxas.wgmma_serialized);
     json_get_bool(s, "checked", &r->sass.checked);
     json_get_str(s, "note", r->sass.note, sizeof r->sass.note);
     json_get_bool(s, "has_gmma", &r->sass.has_gmma);
@@ -672,12 +675,12 @@ static json_t *int_or_null(int v) { return v < 0 ? json_null() : json_integer(v)
 
 static json_t *ptxas_json(const struct build_ptxas *p)
 {
-    return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "parsed", p->parsed, "function",
+    return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b}", "parsed", p->parsed, "function",
                      p->function, "registers", int_or_null(p->registers), "spill_store_bytes",
                      int_or_null(p->spill_store_bytes), "spill_load_bytes", int_or_null(p->spill_load_bytes),
                      "stack_frame_bytes", int_or_null(p->stack_frame_bytes), "smem_bytes",
                      int_or_null(p->smem_bytes), "barriers", int_or_null(p->barriers), "local_memory_warning",
-                     p->local_memory_warning, "spills", p->spills);
+                     p->local_memory_warning, "spills", p->spills, "wgmma_serialized", p->wgmma_serialized);
 }
 
 static json_t *sass_json(const struct build_sass *s)

@@ -57,6 +57,9 @@ struct build_ptxas {
     int barriers;
     bool local_memory_warning;  /* ptxas warned about local memory in some function */
     bool spills;                /* some function spills registers or uses local memory */
+    bool wgmma_serialized;      /* ptxas C7515: it serialized the wgmmas (no overlap between
+                                   them), e.g. because registers a wgmma reads were redefined
+                                   while it could still be in flight */
 };
 
 struct build_sass {

@@ -78,6 +78,16 @@ static void test_parse_ptxas(void **state)
     assert_int_equal(p.registers, 90);
     assert_false(p.spills);
     assert_false(p.local_memory_warning);
+    assert_false(p.wgmma_serialized);
+
+    /* The ptxas line seen on the H200 project (2026-11-29) when metadata registers were
+     * rewritten by an ALU instruction under in-flight wgmmas. */
+    build_parse_ptxas("ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are "
+                      "serialized due to non wgmma instructions defining accumulator registers of a wgmma "
+                      "between start and end of the pipeline stage in the function 'k'\n"
+                      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n",
+                      "k", &p);
+    assert_true(p.wgmma_serialized);
 
     build_parse_ptxas("", "k", &p);
     assert_false(p.parsed);
