@@ -4,15 +4,18 @@
  * each verified against the same reference and timed the same way, with ratios.
  * Exit: 0 ours verified (or --no-ours and the runner ran), 1 otherwise, 2 bad usage.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "measure/cli_opts.h"
 #include "measure/kernel.h"
 #include "measure/measure.h"
+#include "util/atomicio.h"
 #include "util/args.h"
 #include "util/log.h"
 
@@ -21,7 +24,7 @@
 static const char compare_usage[] =
     "usage: croqtuner compare --dtype f16|e4m3 --shape MxNxK [--set knob=value ...] [--config FILE]\n"
     "                         [--family] [--no-ours] [--warmup 10] [--iters 500] [--trials 5] [--seed S]\n"
-    "                         [--json] [--work DIR]\n"
+    "                         [--json] [--work DIR] [--tuning DIR]\n"
     "\n"
     "Build our kernel (the baseline, with --family the family's defaults, or --config FILE;\n"
     "then each --set) and measure it next to\n"
@@ -30,10 +33,12 @@ static const char compare_usage[] =
     "\n"
     "  --no-ours         vendors only (nothing is compiled)\n"
     "  --json            print the runner's JSON instead of the table\n"
-    "  --work DIR        keep the generated source and cubin in DIR\n";
+    "  --work DIR        keep the generated source and cubin in DIR\n"
+    "  --tuning DIR      also record the verified vendor numbers as\n"
+    "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report'\n";
 
 struct compare_args {
-    const char *dtype, *shape, *config, *work;
+    const char *dtype, *shape, *config, *work, *tuning;
     bool json, no_ours, family;
     const char *sets[COMPARE_MAX_SETS];
     int nsets;
@@ -54,6 +59,7 @@ static int compare_opt(int argc, char **argv, int *i, struct compare_args *a)
     if ((r = args_value(argc, argv, i, "--shape", &v)) != 0) return r < 0 ? -1 : (a->shape = v, 1);
     if ((r = args_value(argc, argv, i, "--config", &v)) != 0) return r < 0 ? -1 : (a->config = v, 1);
     if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
+    if ((r = args_value(argc, argv, i, "--tuning", &v)) != 0) return r < 0 ? -1 : (a->tuning = v, 1);
     if ((r = args_value(argc, argv, i, "--set", &v)) != 0) {
         if (r > 0 && a->nsets == COMPARE_MAX_SETS) {
             log_error("compare: too many --set options (at most %d)", COMPARE_MAX_SETS);
@@ -152,6 +158,45 @@ static void print_table(const struct compare_args *a, const struct measure_compa
            cell(r3, sizeof r3, c->ours_over_cublas, 3));
 }
 
+/* A vendor's TFLOPS, or null when it was not measured or not verified: an unverified
+ * number never reaches a report. */
+static json_t *verified_tflops(const struct measure_cmp_entry *e)
+{
+    return e->present && e->verified && !isnan(e->tflops) ? json_real(e->tflops) : json_null();
+}
+
+/* perf/<key>/vendor.json (docs/report.md), written atomically. The key is built from the
+ * validated dtype and shape, never from user text. 0 or -1. */
+static int save_vendor(const struct compare_args *a, const struct measure_compare *c)
+{
+    const struct croq_shape *s = &a->mo.shape;
+    char dir[4096], path[4200], key[96], stamp[32];
+    time_t now = time(NULL);
+    snprintf(key, sizeof key, "%s_%ldx%ldx%ld", croq_dtype_name(a->mo.dtype), s->m, s->n, s->k);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", a->tuning, key) >= sizeof dir || mkdir_p(dir)) {
+        log_error("compare: cannot create '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/vendor.json", dir);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s}", "schema", 1, "key", key,
+                          "dtype", croq_dtype_name(a->mo.dtype), "M", (json_int_t)s->m, "N", (json_int_t)s->n, "K",
+                          (json_int_t)s->k, "cublas_tflops", verified_tflops(&c->e[MEASURE_CMP_CUBLAS]),
+                          "cusparselt_default_tflops", verified_tflops(&c->e[MEASURE_CMP_SLT_DEFAULT]),
+                          "cusparselt_search_tflops", verified_tflops(&c->e[MEASURE_CMP_SLT_SEARCH]), "sm_clock_mhz",
+                          isnan(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz)
+                              ? json_null()
+                              : json_real(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz),
+                          "timestamp", stamp, "gpu", c->run.gpu);
+    char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(7)) : NULL;
+    int rc = text ? atomic_write_str(path, text) : -1;
+    if (rc)
+        log_error("compare: cannot write '%s': %s", path, text ? strerror(errno) : "JSON encoding failed");
+    free(text);
+    json_decref(j);
+    return rc;
+}
+
 /* Build ours (unless --no-ours), run the runner, print. 0 or 1. */
 static int compare_execute(struct compare_args *a, const struct croq_config *cfg, const char *kernel)
 {
@@ -181,6 +226,8 @@ static int compare_execute(struct compare_args *a, const struct croq_config *cfg
         if (c.run.status != MEASURE_OK)
             log_error("compare: %s: %s", measure_status_name(c.run.status), c.run.error);
         rc = c.run.status == MEASURE_OK ? 0 : 1;
+        if (a->tuning && measured && save_vendor(a, &c))
+            rc = 1;
     } else {
         log_error("compare: %s", c.run.error);
     }
