@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "util/args.h"
+#include "util/atomicio.h"
 #include "util/log.h"
 
 static const char resume_usage[] =
@@ -38,6 +39,10 @@ int cmd_resume(int argc, char **argv)
     if (o.backend || o.seed_given || o.iters) {
         log_error("resume: --backend, --seed and --iters are fixed per shape when it starts");
         return 2;
+    }
+    if (!is_dir(o.dir)) { /* a mistyped path is an error, not "nothing to resume" */
+        log_error("resume: no tuning directory '%s'", o.dir);
+        return 1;
     }
     return engine_exit_code(engine_resume(&o));
 }

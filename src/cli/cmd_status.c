@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "util/args.h"
+#include "util/atomicio.h"
 #include "util/log.h"
 
 static const char status_usage[] =
@@ -36,6 +37,10 @@ int cmd_status(int argc, char **argv)
                 log_error("status: unknown option '%s' (see 'croqtuner status --help')", argv[i]);
             return 2;
         }
+    }
+    if (!is_dir(dir)) { /* a mistyped path is an error, not "no shapes" */
+        log_error("status: no tuning directory '%s'", dir);
+        return 1;
     }
     return engine_exit_code(engine_status(dir, json, stdout));
 }

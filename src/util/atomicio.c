@@ -246,3 +246,9 @@ int atomic_copy(const char *src, const char *dst)
     errno = saved;
     return rc;
 }
+
+bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

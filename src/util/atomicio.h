@@ -4,6 +4,7 @@
  */
 #ifndef CROQ_UTIL_ATOMICIO_H
 #define CROQ_UTIL_ATOMICIO_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -16,6 +17,8 @@ int atomic_write_str(const char *path, const char *s);
  * can leave a partial last line only if the record exceeds PIPE_BUF; readers must treat a
  * final line without '\n' as torn and ignore it (see engine/storage.c). 0 or -1/errno. */
 int append_record(const char *path, const char *line, size_t len);
+/* True if path names an existing directory. */
+bool is_dir(const char *path);
 /* mkdir -p with mode 0755. 0 (also when it exists) or -1 with errno (ENOTDIR when a
  * component is a file). */
 int mkdir_p(const char *path);
