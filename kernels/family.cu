@@ -33,6 +33,7 @@
 #define CROQ_C_BOX_COLS 64 /* 128-B swizzled C staging: 64 f16 per box row */
 
 static_assert(CROQ_TILE_M % (64 * CROQ_CONSUMERS) == 0, "each consumer needs whole m64 slices");
+static_assert(CROQ_STAGES >= 2, "a consumer releases a stage one stage late (one wgmma group in flight)");
 static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
 static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_CONSUMERS) <= 128, "accumulator registers");
 static_assert(!(CROQ_PERSISTENT && (CROQ_CSIZE > 1 || CROQ_SPLIT_K > 1)), "persistent excludes cluster/split-K");

@@ -183,6 +183,11 @@ static bool validate_structure(const struct croq_config *c, char *why, size_t wh
             REJECT("kernel=0 (baseline) supports only consumers=1, stages<=2, direct epilogue, "
                    "hoisted metadata, no persistence, cluster or split-K");
     }
+    /* A consumer keeps one wgmma group in flight and releases a stage only after issuing
+     * the next one; with a single stage the producer would wait for a release that waits
+     * for the producer (seen as a deadlock on the H200, results/h200/tuning-f16-768 iter 19). */
+    if (v[KNOB_KERNEL] == CROQ_V_WS && v[KNOB_STAGES] < 2)
+        REJECT("kernel=1 (warp-specialized) needs stages >= 2: a stage is released one stage late");
     /* Persistent CTAs walk tiles in software; clusters and split-K fix the tile of a CTA
      * at launch, so the combinations are not implemented. */
     if (v[KNOB_PERSISTENT] && (v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N] > 1 || v[KNOB_SPLIT_K] > 1))

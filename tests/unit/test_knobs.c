@@ -92,6 +92,8 @@ static void test_validate_rejects(void **state)
     expect_invalid(base, 4, NULL, "kernel=0 (baseline) supports only");
     const char *pers[] = {"persistent=1", "split_k=2"};
     expect_invalid(pers, 2, NULL, "persistent=1 cannot be combined");
+    const char *one_stage[] = {"kernel=1", "stages=1"};
+    expect_invalid(one_stage, 2, NULL, "needs stages >= 2");
     const char *acc[] = {"tile_m=256", "tile_n=256", "consumers=1"};
     expect_invalid(acc, 3, NULL, "accumulator registers");
     struct croq_shape oddk = {4096, 4096, 4000};

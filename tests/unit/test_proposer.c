@@ -226,28 +226,29 @@ static void test_bottleneck_changes_the_move(void **state)
     assert_int_equal(changed_mask(&id.cfg, &narrow), 1u << KNOB_SWIZZLE);
 }
 
-/* Raising tile_k to 256 on an f16 128x256 tile with 2 stages overflows shared memory;
+/* Raising tile_k to 128 on an f16 128x256 tile with 4 stages overflows shared memory;
  * under smem pressure (tile_k up: table +2, macro in the explore phase +3) the move is
- * kept valid by the smallest repair: one stage less. */
+ * kept valid by the smallest repair, one other knob (here the narrower tile, which
+ * costs less than halving the stages). */
 static void test_coupled_move_keeps_config_valid(void **state)
 {
     (void)state;
     struct croq_config best = default_best(CROQ_DTYPE_F16);
-    best.v[KNOB_TILE_K] = 128;
-    best.v[KNOB_STAGES] = 2;
+    best.v[KNOB_TILE_K] = 64;
+    best.v[KNOB_STAGES] = 4;
     assert_valid(&best, &ref_shape);
-    struct croq_config up = with(best, KNOB_TILE_K, 256);
+    struct croq_config up = with(best, KNOB_TILE_K, 128);
     assert_false(valid_for(&up, &ref_shape));
     struct proposer_ctx ctx = base_ctx(&best, BN_SMEM_THROUGHPUT, NULL);
     struct idea id = next_ok(&ctx);
     assert_int_equal(id.kind, KIND_COUPLED);
-    assert_int_equal(changed_mask(&id.cfg, &best), (1u << KNOB_TILE_K) | (1u << KNOB_STAGES));
-    assert_int_equal(id.cfg.v[KNOB_TILE_K], 256);
-    assert_int_equal(id.cfg.v[KNOB_STAGES], 1);
+    assert_int_equal(changed_mask(&id.cfg, &best), (1u << KNOB_TILE_K) | (1u << KNOB_TILE_N));
+    assert_int_equal(id.cfg.v[KNOB_TILE_K], 128);
+    assert_int_equal(id.cfg.v[KNOB_TILE_N], 128);
     assert_int_equal(id.category, IDEA_MACRO); /* filed under its own knob */
     assert_int_equal(id.n_changed, 2);
     assert_valid(&id.cfg, &ref_shape);
-    assert_non_null(strstr(id.text, "tile_k 128 -> 256 with stages 2 -> 1 to stay valid"));
+    assert_non_null(strstr(id.text, "tile_k 64 -> 128 with tile_n 256 -> 128 to stay valid"));
     /* once that was tried, the next repair of the same move is another minimal one,
      * never the used one plus an unrelated knob */
     struct history h = {.n = 0};
@@ -534,7 +535,7 @@ static void test_port_uses_other_bests(void **state)
     others[0].v[KNOB_GROUP] = 4;
     others[1] = best;
     others[1].v[KNOB_TILE_K] = 512; /* K = 768 rejects tile_k 512: re-validated, repaired */
-    others[1].v[KNOB_STAGES] = 1;
+    others[1].v[KNOB_STAGES] = 2;
     others[1].v[KNOB_RASTER] = 1;
     others[2] = with(best, KNOB_GROUP, 16);
     struct croq_shape s = {768, 768, 768};
@@ -562,7 +563,7 @@ static void test_port_uses_other_bests(void **state)
     assert_valid(&id.cfg, &s);
     /* others[1] adapted to the shape: its raster and stages kept, tile_k made to fit */
     assert_int_equal(id.cfg.v[KNOB_RASTER], 1);
-    assert_int_equal(id.cfg.v[KNOB_STAGES], 1);
+    assert_int_equal(id.cfg.v[KNOB_STAGES], 2);
     assert_true(s.k % ((long)id.cfg.v[KNOB_TILE_K] * id.cfg.v[KNOB_SPLIT_K]) == 0);
     assert_non_null(strstr(id.text, "port"));
     /* once it was tried, the next port is others[2], unchanged */
