@@ -92,7 +92,12 @@ static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX]
     struct build_opts bo = {.out_dir = dir, .timeout_s = g->build_timeout_s};
     int rc = build_compile(src, &bo, &br);
     out->status = CAND_OK;
-    if (rc || !br.ok) {
+    if ((rc || !br.ok) && br.toolchain_failed) {
+        /* nvcc itself is missing, was killed or timed out: not the candidate's fault, and
+         * no candidate can build, so the run stops like for an unusable GPU */
+        out->status = CAND_UNUSABLE;
+        snprintf(out->reason, sizeof out->reason, "the CUDA compiler cannot run: %.220s", br.error);
+    } else if (rc || !br.ok) {
         out->status = CAND_COMPILE_ERROR;
         snprintf(out->reason, sizeof out->reason, "%.250s", br.error);
     } else if (br.sass.checked && !br.sass.has_sparse_gmma) {

@@ -236,6 +236,40 @@ void build_parse_ptxas(const char *log, const char *entry, struct build_ptxas *p
 
 /* ---- SASS -------------------------------------------------------------------- */
 
+/* nvcc and cuobjdump hand their file arguments to a shell internally (nvcc's driver
+ * passes even the absolute source path to cicc through `sh -c`; cuobjdump calls nvdisasm
+ * the same way), so no path the user chose may reach them: the tool runs with cwd in a
+ * fresh /tmp/croq-build-XXXXXX holding `name` with the given bytes, on bare names.
+ * /tmp is fixed on purpose ($TMPDIR is the user's text too). */
+static int work_dir_make(const char *name, const char *data, size_t len, char work[PATH_MAX], char *err,
+                         size_t errlen)
+{
+    char path[PATH_MAX + 32];
+    snprintf(work, PATH_MAX, "/tmp/croq-build-XXXXXX");
+    if (!mkdtemp(work)) {
+        snprintf(err, errlen, "cannot create a build directory in /tmp: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    if (atomic_write(path, data, len)) {
+        snprintf(err, errlen, "cannot write '%.200s': %s", path, strerror(errno));
+        rmdir(work);
+        return -1;
+    }
+    return 0;
+}
+
+static void work_dir_remove(const char *work)
+{
+    static const char *const names[] = {"kernel.cu", "kernel.cubin"};
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", work, names[i]);
+        unlink(path);
+    }
+    rmdir(work);
+}
+
 /* The mnemonic of a SASS line (an address comment, an optional predicate, then e.g.
  * "HGMMA.SP.64x128x32.F32 R24, ..."), or false when the line holds no instruction. */
 static bool sass_mnemonic(const char *line, size_t len, char *out, size_t outlen)
@@ -323,10 +357,22 @@ static void sass_check(const char *cubin, struct build_sass *s)
                  "cuobjdump not found (set CROQ_CUOBJDUMP or run scripts/setup-deps.sh)");
         return;
     }
-    const char *argv[] = {tool, "-sass", cubin, NULL};
-    struct spawn_opts so = {.argv = argv, .timeout_s = BUILD_SASS_TIMEOUT_S, .out_cap = (size_t)256 << 20};
+    size_t len;
+    char work[PATH_MAX], *bytes = read_file(cubin, &len);
+    if (!bytes || work_dir_make("kernel.cubin", bytes, len, work, s->note, sizeof s->note)) {
+        if (!bytes)
+            snprintf(s->note, sizeof s->note, "cannot read '%.160s': %s", cubin, strerror(errno));
+        free(bytes);
+        return;
+    }
+    free(bytes);
+    const char *argv[] = {tool, "-sass", "kernel.cubin", NULL};
+    struct spawn_opts so = {.argv = argv, .cwd = work, .timeout_s = BUILD_SASS_TIMEOUT_S,
+                            .out_cap = (size_t)256 << 20};
     struct spawn_result sr;
-    if (spawn_run(&so, &sr)) {
+    int rc = spawn_run(&so, &sr);
+    work_dir_remove(work);
+    if (rc) {
         snprintf(s->note, sizeof s->note, "cannot run '%.160s': %s", tool, strerror(errno));
         return;
     }
@@ -527,21 +573,25 @@ static void compute_key(const char *version, const struct argv_list *a, const ch
     hash_hex(h, out);
 }
 
-static int run_nvcc(struct argv_list *a, const char *src_path, const char *tmp, const struct build_opts *o,
+/* Run nvcc in work_dir (cwd) on kernel.cu -> kernel.cubin: bare names only, see
+ * build_compile in nvcc.h. */
+static int run_nvcc(struct argv_list *a, const char *src_path, const char *work_dir, const struct build_opts *o,
                     struct build_result *r)
 {
     int base = a->n;
     a->v[a->n++] = "-o";
-    a->v[a->n++] = tmp;
-    a->v[a->n++] = src_path;
+    a->v[a->n++] = "kernel.cubin";
+    a->v[a->n++] = "kernel.cu";
     a->v[a->n] = NULL;
     double limit = o && o->timeout_s > 0 ? o->timeout_s : BUILD_DEFAULT_TIMEOUT_S;
-    struct spawn_opts so = {.argv = a->v, .timeout_s = limit, .out_cap = 4 << 20, .err_cap = 4 << 20};
+    struct spawn_opts so = {.argv = a->v, .cwd = work_dir, .timeout_s = limit, .out_cap = 4 << 20,
+                            .err_cap = 4 << 20};
     struct spawn_result sr;
     int rc = spawn_run(&so, &sr);
     a->n = base;
     if (rc) {
         snprintf(r->error, sizeof r->error, "cannot run '%s': %s", a->v[0], strerror(errno));
+        r->toolchain_failed = true;
         return -1;
     }
     r->compile_s = sr.wall_s;
@@ -556,15 +606,15 @@ static int run_nvcc(struct argv_list *a, const char *src_path, const char *tmp, 
         error_excerpt(r->log, excerpt, sizeof excerpt);
         snprintf(r->error, sizeof r->error, "nvcc failed on '%s' (%s)%s%s", src_path, d, *excerpt ? ":\n" : "",
                  excerpt);
+        r->toolchain_failed = sr.exec_failed || sr.timed_out || sr.term_signal;
         rc = -1;
     }
     spawn_result_release(&sr);
     return rc;
 }
 
-/* out_dir/<basename without .cu>.cubin and its temp name. */
-static int output_paths(const char *src_path, const struct build_opts *o, char *cubin, char *tmp, char *err,
-                        size_t errlen)
+/* out_dir/<basename without .cu>.cubin. */
+static int output_path(const char *src_path, const struct build_opts *o, char *cubin, char *err, size_t errlen)
 {
     const char *slash = strrchr(src_path, '/');
     const char *base = slash ? slash + 1 : src_path;
@@ -578,8 +628,7 @@ static int output_paths(const char *src_path, const struct build_opts *o, char *
     size_t bl = strlen(base);
     if (bl > 3 && !strcmp(base + bl - 3, ".cu"))
         bl -= 3;
-    if (!bl || snprintf(cubin, PATH_MAX, "%s/%.*s.cubin", dir, (int)bl, base) >= PATH_MAX ||
-        snprintf(tmp, PATH_MAX, "%s/.%.*s.cubin.tmp.%ld", dir, (int)bl, base, (long)getpid()) >= PATH_MAX) {
+    if (!bl || snprintf(cubin, PATH_MAX, "%s/%.*s.cubin", dir, (int)bl, base) >= PATH_MAX) {
         snprintf(err, errlen, "bad output path for '%s'", src_path);
         return -1;
     }
@@ -593,19 +642,22 @@ static void result_init(struct build_result *r)
                                     .stack_frame_bytes = -1, .smem_bytes = -1, .barriers = -1};
 }
 
-/* Compile into tmp, rename into place, then the static checks. */
-static int compile_fresh(struct argv_list *a, const char *src_path, const char *tmp, const struct build_opts *o,
+/* Compile in a private directory, rename the cubin into place, then the static checks. */
+static int compile_fresh(struct argv_list *a, const char *src_path, const char *src, const struct build_opts *o,
                          struct build_result *r)
 {
-    if (run_nvcc(a, src_path, tmp, o, r)) {
-        unlink(tmp);
+    char work[PATH_MAX], built[PATH_MAX + 16];
+    if (work_dir_make("kernel.cu", src, strlen(src), work, r->error, sizeof r->error))
         return -1;
-    }
-    if (rename(tmp, r->cubin_path)) {
+    snprintf(built, sizeof built, "%s/kernel.cubin", work);
+    int rc = run_nvcc(a, src_path, work, o, r);
+    if (!rc && atomic_copy(built, r->cubin_path)) {
         snprintf(r->error, sizeof r->error, "cannot write '%.1024s': %s", r->cubin_path, strerror(errno));
-        unlink(tmp);
-        return -1;
+        rc = -1;
     }
+    work_dir_remove(work);
+    if (rc)
+        return -1;
     build_parse_ptxas(r->log, CROQ_KERNEL_ENTRY, &r->ptxas);
     if (o && o->no_sass)
         snprintf(r->sass.note, sizeof r->sass.note, "not checked (disabled)");
@@ -616,7 +668,7 @@ static int compile_fresh(struct argv_list *a, const char *src_path, const char *
 
 int build_compile(const char *src_path, const struct build_opts *o, struct build_result *r)
 {
-    char tmp[PATH_MAX], cache[PATH_MAX];
+    char cache[PATH_MAX];
     const char *version;
     struct argv_list a = {.n = 0};
     result_init(r);
@@ -628,15 +680,19 @@ int build_compile(const char *src_path, const struct build_opts *o, struct build
     }
     const char *nvcc = nvcc_path(o);
     int rc = -1;
-    if (output_paths(src_path, o, r->cubin_path, tmp, r->error, sizeof r->error) ||
-        nvcc_version(nvcc, r->error, sizeof r->error, &version) ||
-        args_build(&a, nvcc, o, r->error, sizeof r->error))
+    if (output_path(src_path, o, r->cubin_path, r->error, sizeof r->error))
+        goto out;
+    if (nvcc_version(nvcc, r->error, sizeof r->error, &version)) {
+        r->toolchain_failed = true;
+        goto out;
+    }
+    if (args_build(&a, nvcc, o, r->error, sizeof r->error))
         goto out;
     compute_key(version, &a, src, r->key);
     bool use_cache = cache_dir_for(o, cache, sizeof cache);
     if (use_cache && cache_lookup(cache, o, r)) {
         rc = 0;
-    } else if (!(rc = compile_fresh(&a, src_path, tmp, o, r)) && use_cache) {
+    } else if (!(rc = compile_fresh(&a, src_path, src, o, r)) && use_cache) {
         r->ok = true; /* the record says so */
         cache_store(cache, r);
     }

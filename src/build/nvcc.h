@@ -82,9 +82,14 @@ struct build_result {
     struct build_sass sass;
     char *log;                  /* nvcc's output (the ptxas report), malloc'd, never NULL after build_compile */
     char error[BUILD_ERROR_MAX];/* why not ok: nvcc's own error lines, truncated */
+    bool toolchain_failed;      /* not ok because nvcc could not run (missing, killed, timed
+                                   out), not because the source is wrong */
 };
 
-/* Compile src_path. Not thread-safe (it remembers `nvcc --version` per process): run
+/* Compile src_path. nvcc runs in a fresh private directory on a copy of the source named
+ * kernel.cu, with bare file names: nvcc passes its arguments to a shell internally, so
+ * no path the user chose (with spaces, quotes, $(...)) ever reaches it.
+ * Not thread-safe (it remembers `nvcc --version` per process): run
  * parallel builds as separate processes. Returns 0 with r->ok, or -1 with r->error (cannot read the source,
  * nvcc missing / failed / timed out with its message, cannot write the output). Spills
  * and a missing sparse MMA do not fail the build: they are in r->ptxas and r->sass for

@@ -13,7 +13,7 @@
  * on the H200 (2026-11-29, results/h200/tuning-f16-768) the same kernel measured 132.24
  * then 130.37 TFLOPS in two runner processes (1.4%), and a 1% floor then kept a change
  * (l2_a 0 -> 64 on 768^3) that cannot matter there. */
-#define NOISE_FLOOR_PCT 2.0
+#define NOISE_FLOOR_PCT DECIDE_NOISE_FLOOR_PCT
 
 bool decide_above_peak(int dtype, const struct perf_numbers *p)
 {

@@ -79,7 +79,9 @@ struct perf_numbers {
  * be NULL (baseline: only the peak rule). */
 const char *decide_suspect(int dtype, const struct perf_numbers *cand, const struct perf_numbers *best);
 bool decide_above_peak(int dtype, const struct perf_numbers *p);
-/* KEEP iff cand > best * (1 + max(spread_cand, spread_best, 1%)). */
+/* KEEP iff cand > best * (1 + max(spread_cand, spread_best, DECIDE_NOISE_FLOOR_PCT %));
+ * the floor's source is in decide.c. */
+#define DECIDE_NOISE_FLOOR_PCT 2.0
 bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
 /* Round to the precision the artifacts print, so a value read back equals the one the
@@ -274,7 +276,8 @@ int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char
 /* ---- state.json (state.c) ------------------------------------------------------- */
 
 /* Read-modify-write of state.json under an exclusive flock on <dir>/.lock, then
- * RESUME.md. fn edits root in place; returning -1 aborts without writing. */
+ * RESUME.md. fn edits root in place; returning -1 aborts without writing; returning 1
+ * (nothing changed) writes nothing and state_update returns 1. */
 typedef int (*state_edit_fn)(json_t *root, void *arg, char *err, size_t errlen);
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen);
 /* Validated load; a missing file gives an empty state. NULL with err. */
@@ -454,6 +457,14 @@ void run_close(struct run *r);
 int engine_run_shape(const struct engine_opts *o, const struct shape_params *p);
 /* A from_current_best state entry whose run should be redone from scratch (sweep.c). */
 bool sweep_needs_scratch(json_t *entry);
-/* Continue the sweep recorded in state.json. */
+/* Continue the sweep recorded in state.json (a parallel one in waves: src/scale). */
 int engine_sweep_resume(const struct engine_opts *o, json_t *sweep);
+/* Hooks for parallel sweeps (src/scale, docs/scale.md), in sweep.c:
+ * record the sweep in state.json (waves: continued in waves by resume); */
+int engine_sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves);
+/* open a shape and run INIT only (a wave is INITed whole before any of it is tuned); */
+int engine_init_shape(const struct engine_opts *o, const struct shape_params *p);
+/* open and close a shape: its logs reconciled and its state.json entry level with the
+ * checkpoint (the Slurm merge step, for shapes a killed task left behind). */
+int engine_level_shape(const struct engine_opts *o, const struct shape_params *p);
 #endif

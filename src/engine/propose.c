@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/atomicio.h"
 #include "util/hash.h"
@@ -40,6 +41,13 @@ static int check_inputs(const struct proposal *p, struct submission *s)
     }
     if ((s->category = idea_category_parse(p->category)) < 0) {
         log_error("--category '%s': expected macro, structural, variant or micro", p->category);
+        return -1;
+    }
+    /* A regular file of bounded size before reading: /dev/zero or a huge file must not be
+     * slurped into memory. */
+    struct stat st;
+    if (stat(p->src_path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > SOURCE_MAX)) {
+        log_error("'%s' is not a kernel source (not a regular file, or over 8 MiB)", p->src_path);
         return -1;
     }
     s->src = read_file(p->src_path, &s->len);

@@ -104,6 +104,11 @@ int implement_build(struct run *r, struct cand_result *b)
         return ENGINE_FAILED;
     if (r->be->build(r->be, &q, b))
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, p->iter, b->reason);
+    if (b->status == CAND_UNUSABLE) { /* the toolchain, not the candidate: stop, resumable */
+        run_fail(r, "%s; shape '%s' continues with 'croqtuner resume --tuning %s' once it is fixed", b->reason,
+                 r->ck.key, r->dir);
+        return ENGINE_GPU_GONE;
+    }
     return 0;
 }
 

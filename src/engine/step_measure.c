@@ -180,9 +180,9 @@ void decide_pending(struct run *r)
     bool keep = decide_keep(&p->cand.p, best, &thr);
     p->decision = keep ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
-    snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, 1%%))",
+    snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))",
              n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, p->cand.p.spread_pct,
-             best->spread_pct);
+             best->spread_pct, DECIDE_NOISE_FLOOR_PCT);
 }
 
 int step_decide(struct run *r)
