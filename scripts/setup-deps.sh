@@ -2,7 +2,9 @@
 # scripts/setup-deps.sh — install what croqtuner needs to build and test on a machine
 # without a GPU. Idempotent and quick when everything is there already:
 #   - Debian packages (apt-get update only when one is missing): jansson and cmocka
-#     (C libraries), gnuplot and dygraphs (reports), cmake, make, gcc.
+#     (C libraries), gnuplot and dygraphs (reports), cmake, make, gcc; slurm-wlm and
+#     munge for the test that runs a sweep as a job array on a one-node Slurm cluster
+#     (tests/cli/t0404 writes its own slurm.conf and starts its own daemons).
 #   - PyPI packages into .deps/pip (pip --target, no virtualenv): NVML headers
 #     (nvml.h), cuSPARSELt (the vendor baseline croq-runner compares against; ~240 MB),
 #     cuobjdump + nvdisasm (the SASS check of `croqtuner build`). Pinned versions; a
@@ -13,7 +15,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps=${CROQ_DEPS_DIR:-$root/.deps}
-apt_pkgs=(libjansson-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc)
+apt_pkgs=(libjansson-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc slurm-wlm munge)
 pip_pkgs=(nvidia-nvml-dev==13.5.37 nvidia-cusparselt-cu13==0.10.0
           nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
 

@@ -33,12 +33,22 @@ struct gpu {
     double measure_timeout_s, build_timeout_s, profile_timeout_s;
 };
 
+/* The NVML index of this worker's GPU. NVML ignores CUDA_VISIBLE_DEVICES, so a sweep
+ * worker (src/scale) names its physical GPU in CROQ_GPU; without it, GPU 0. */
+static int nvml_index(void)
+{
+    const char *g = getenv("CROQ_GPU");
+    char *end;
+    long v = g && *g ? strtol(g, &end, 10) : 0;
+    return g && *g && (*end || v < 0 || v > 63) ? 0 : (int)v;
+}
+
 static int gpu_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
 {
     struct gpu_snapshot s;
     memset(out, 0, sizeof *out);
     out->sm_clock_mhz = out->temp_c = NAN;
-    if (nvml_snapshot(0, &s)) {
+    if (nvml_snapshot(nvml_index(), &s)) {
         /* without NVML nobody else can be seen; measure, and say the check was blind */
         out->state = HEALTH_OK;
         snprintf(out->why, sizeof out->why, "not checked: %.200s", s.status);

@@ -1,9 +1,11 @@
 /* src/cli/cmd_status.c — `croqtuner status`: where every shape stands, and what a
  * running tuner is doing right now. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "commands.h"
 #include "engine/engine.h"
+#include "scale/scale.h"
 #include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
@@ -17,7 +19,38 @@ static const char status_usage[] =
     "for a busy GPU. --json prints the same as one JSON object ('live' holds the\n"
     "progress of a running shape, null otherwise).\n"
     "\n"
+    "Workers of a parallel sweep (docs/scale.md) are listed after the shapes: pid, host,\n"
+    "GPU, the shape and its iteration; and claims whose process is gone (stale: the next\n"
+    "worker takes them over). --json: 'workers' and 'stale_claims'.\n"
+    "\n"
     "Exit status: 0, 1 the state cannot be read (the reason is printed), 2 bad usage.\n";
+
+/* The engine's JSON with the workers added (src/scale): the engine writes one object,
+ * read back here and printed with 'workers' and 'stale_claims' merged in. */
+static int status_json(const char *dir)
+{
+    char *text = NULL, err[600];
+    size_t len = 0;
+    json_error_t je;
+    FILE *mem = open_memstream(&text, &len);
+    int rc = mem ? engine_status(dir, true, mem) : ENGINE_FAILED;
+    if (mem)
+        fclose(mem);
+    json_t *o = rc ? NULL : json_loads(text, 0, &je);
+    json_t *w = o ? scale_status_json(dir, err, sizeof err) : NULL;
+    if (o && !w)
+        log_error("%s", err);
+    if (w) {
+        json_object_update(o, w);
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        printf("%s\n", s ? s : "{}");
+        free(s);
+    }
+    json_decref(w);
+    json_decref(o);
+    free(text);
+    return w ? 0 : 1;
+}
 
 int cmd_status(int argc, char **argv)
 {
@@ -42,5 +75,10 @@ int cmd_status(int argc, char **argv)
         log_error("status: no tuning directory '%s'", dir);
         return 1;
     }
-    return engine_exit_code(engine_status(dir, json, stdout));
+    if (json)
+        return status_json(dir);
+    int rc = engine_status(dir, false, stdout);
+    if (!rc && scale_status_print(dir, stdout)) /* the workers of a parallel sweep */
+        rc = ENGINE_FAILED;
+    return engine_exit_code(rc);
 }

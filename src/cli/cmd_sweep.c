@@ -8,13 +8,14 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "measure/shapeset.h"
+#include "scale/scale.h"
 #include "util/args.h"
 #include "util/log.h"
 
 static const char sweep_usage[] =
     "usage: croqtuner sweep --dtype f16|e4m3|all [--mode scratch|best] [--backend gpu|sim]\n"
     "                       [--tuning DIR] [--seed S] [--iters N] [--shapes FILE] [--git]\n"
-    "                       [--busy-limit MIN] [--quiet]\n"
+    "                       [--busy-limit MIN] [--quiet] [--gpus ID,ID,... | --workers N]\n"
     "\n"
     "Tune the shapes of shapes.json: the 134 scenario shapes and the typical far shapes.\n"
     "Without --mode (docs/engine.md, 'Sweeps'):\n"
@@ -27,12 +28,48 @@ static const char sweep_usage[] =
     "replaces every budget (tests). shapes.json: --shapes, else $CROQ_SHAPES, else the\n"
     "shared data directory next to the source tree.\n"
     "\n"
+    "In parallel (docs/scale.md): --gpus 0,1,3 runs one worker process per GPU (each\n"
+    "sees only its GPU: CUDA_VISIBLE_DEVICES); --workers N runs N workers without a GPU\n"
+    "of their own (the sim backend). Workers claim shapes under the tuning directory's\n"
+    "lock; the plan runs in waves (typical, far, near, needs_scratch, per dtype), each\n"
+    "shape starting from the earlier waves, so any number of workers gives the same\n"
+    "results. A worker that dies leaves a stale claim that another takes over; running\n"
+    "the command again continues. 'croqtuner status' shows the workers.\n"
+    "\n"
     "Exit status: 0 all done, 1 a shape failed or the GPU is unusable / stayed busy (the\n"
     "message says which; 'croqtuner resume' continues), 2 bad usage.\n";
+
+/* The parallel options (src/scale): --gpus, --workers, and --array-task (set by the
+ * scripts of 'croqtuner slurm': the task joins the run 'slurm' recorded). 1 taken, 0
+ * not one of them, -1 bad. */
+static int scale_opt_parse(int argc, char **argv, int *i, struct scale_opts *so)
+{
+    const char *v;
+    char err[300];
+    long l;
+    int r;
+    if ((r = args_value(argc, argv, i, "--gpus", &v)) > 0) {
+        if (scale_gpus_parse(v, so, err, sizeof err)) {
+            log_error("sweep: %s", err);
+            return -1;
+        }
+    } else if (!r && (r = args_value(argc, argv, i, "--workers", &v)) > 0) {
+        if (args_long("--workers", v, &l) || l < 1 || l > SCALE_WORKERS_MAX) {
+            log_error("sweep: --workers: expected 1..%d", SCALE_WORKERS_MAX);
+            return -1;
+        }
+        so->workers = (int)l;
+    } else if (!r && args_flag(argv, *i, "--array-task")) {
+        so->array_task = true;
+        r = 1;
+    }
+    return r;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
     struct engine_opts o;
+    struct scale_opts so = {.n_gpus = 0};
     const char *dt = NULL, *mode = NULL, *v;
     char err[512], found[PATH_MAX], real[PATH_MAX];
     engine_opts_default(&o);
@@ -41,6 +78,10 @@ int cmd_sweep(int argc, char **argv)
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(sweep_usage, stdout);
             return 0;
+        } else if ((r = scale_opt_parse(argc, argv, &i, &so)) < 0) {
+            return 2;
+        } else if (r) {
+            continue;
         } else if ((r = args_value(argc, argv, &i, "--dtype", &v)) > 0) {
             dt = v;
         } else if (!r && (r = args_value(argc, argv, &i, "--mode", &v)) > 0) {
@@ -75,5 +116,15 @@ int cmd_sweep(int argc, char **argv)
         return 1;
     }
     o.shapes = real;
+    if (so.n_gpus && so.workers) {
+        log_error("sweep: --gpus and --workers exclude each other");
+        return 2;
+    }
+    if (so.array_task && !so.n_gpus && !so.workers) {
+        log_error("sweep: --array-task needs --gpus or --workers");
+        return 2;
+    }
+    if (so.n_gpus || so.workers) /* in parallel: docs/scale.md */
+        return engine_exit_code(scale_sweep(&o, dtype, m, &so));
     return engine_exit_code(engine_sweep(&o, dtype, m));
 }

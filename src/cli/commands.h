@@ -19,6 +19,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 int cmd_propose(int argc, char **argv);
 
 /* Shared by the engine's commands (cmd_tune.c): the options every one of them takes

@@ -13,6 +13,7 @@ static const struct croq_command commands[] = {
     {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},
     {"status", cmd_status, "where every shape of a tuning directory stands, and live progress"},
     {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
+    {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},
     {"report", cmd_report, "tables, figures and an HTML page from a tuning directory"},
 };

@@ -163,7 +163,12 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
     while (flock(fd, LOCK_EX) && errno == EINTR)
         ;
     json_t *root = state_load(dir, err, errlen);
-    if (root && !fn(root, arg, err, errlen) && !write_json(path, root, err, errlen)) {
+    /* fn may answer 1, "nothing to change": a scale worker polling for work (src/scale)
+     * looks under this lock many times and must not rewrite the file each time */
+    int edit = root ? fn(root, arg, err, errlen) : -1;
+    if (edit == 1)
+        rc = 1;
+    if (!edit && !write_json(path, root, err, errlen)) {
         char *text = resume_md_render(root);
         rc = atomic_write_str(md, text);
         if (rc)

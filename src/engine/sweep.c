@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine/scenarios.h"
+#include "scale/scale.h"
 #include "util/log.h"
 
 /* A from_current_best run that ended where it started (no KEEP) from a far seed, or
@@ -123,6 +124,7 @@ struct sweep_rec {
     const struct sweep_ctx *x;
     const char *status;
     const char *shapes;
+    bool waves; /* a parallel sweep (src/scale): resume must continue it in waves too */
 };
 
 static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
@@ -138,6 +140,8 @@ static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
     json_object_set_new(o, "iters", json_integer(s->x->iters));
     json_object_set_new(o, "shapes", json_string(s->shapes));
     json_object_set_new(o, "status", json_string(s->status));
+    if (s->waves)
+        json_object_set_new(o, "waves", json_true());
     json_object_set_new(root, "sweep", o);
     return 0;
 }
@@ -157,7 +161,7 @@ static int sweep_run(struct sweep_ctx *x, int dtype, int mode, const char *shape
 {
     struct scenario_set set;
     char err[600];
-    struct sweep_rec rec = {dtype, mode, x, "running", shapes_path};
+    struct sweep_rec rec = {dtype, mode, x, "running", shapes_path, false};
     if (scenarios_load(shapes_path, &set, err, sizeof err)) {
         log_error("%s", err);
         return ENGINE_FAILED;
@@ -207,5 +211,46 @@ int engine_sweep_resume(const struct engine_opts *o, json_t *sw)
                           .iters = (int)json_integer_value(json_object_get(sw, "iters"))};
     int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
     int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
+    if (json_is_true(json_object_get(sw, "waves"))) {
+        /* a parallel sweep goes on in waves (one worker, here), so its shapes still start
+         * from the earlier waves only, as they would have with its workers */
+        struct engine_opts wo = *o;
+        wo.backend = be;
+        wo.seed = x.seed;
+        wo.iters = x.iters;
+        wo.shapes = shapes;
+        return scale_sweep_resume(&wo, dtype, mode);
+    }
     return sweep_run(&x, dtype, mode, shapes);
+}
+
+/* ---- hooks for parallel sweeps (src/scale, docs/scale.md) ---------------------------- */
+
+int engine_sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves)
+{
+    struct sweep_ctx x = {.o = o, .backend = o->backend ? o->backend : "gpu", .seed = o->seed, .iters = o->iters};
+    struct sweep_rec rec = {dtype, mode, &x, status, o->shapes, waves};
+    return record(&rec, status) ? ENGINE_FAILED : 0;
+}
+
+int engine_init_shape(const struct engine_opts *o, const struct shape_params *p)
+{
+    struct run r;
+    char err[600];
+    int rc = run_open(&r, o, p);
+    if (!rc && r.ck.phase == PH_INIT)
+        rc = step_init(&r);
+    /* state.json shows the phase INIT ended in: that is how workers see the wave INITed */
+    if (!rc && state_put(r.dir, &r.ck, r.ck.phase == PH_NEXT_SHAPE ? "done" : "active", err, sizeof err))
+        rc = run_fail(&r, "%s", err);
+    run_close(&r);
+    return rc;
+}
+
+int engine_level_shape(const struct engine_opts *o, const struct shape_params *p)
+{
+    struct run r;
+    int rc = run_open(&r, o, p); /* reconciles the logs and puts the shape's entry level */
+    run_close(&r);
+    return rc;
 }

@@ -1,0 +1,203 @@
+/* src/scale/claim.c — a claim on a shape: its JSON in state.json, the facts about its
+ * process and the rule that says when it is stale (docs/scale.md, "Claims").
+ *
+ * The strongest fact is the shape's lock: the engine flocks checkpoints/<key>.lock for
+ * the whole time it works on a shape, and the kernel drops the lock when the process
+ * dies, however it dies. A claim whose shape is locked is live, whoever holds it. An
+ * unlocked claim is live while its process runs (same host: pid and start time), or,
+ * for a claim from another host, where the pid says nothing, for CLAIM_GRACE_S after it
+ * was made or its shape last changed (the worker locks the shape right after claiming,
+ * and releases the claim right after the engine lets go of the shape).
+ */
+#include "scale.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/atomicio.h"
+#include "util/log.h"
+
+const char *claim_action_name(enum claim_action a)
+{
+    return a == CLAIM_INIT ? "init" : "tune";
+}
+
+json_t *claim_to_json(const struct claim *c)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "action", json_string(claim_action_name(c->action)));
+    json_object_set_new(j, "pid", json_integer(c->who.pid));
+    json_object_set_new(j, "host", json_string(c->who.host));
+    json_object_set_new(j, "boot_id", json_string(c->who.boot_id));
+    json_object_set_new(j, "pidns", json_string(c->who.pidns));
+    json_object_set_new(j, "start_ticks", json_integer((json_int_t)c->who.start_ticks));
+    json_object_set_new(j, "gpu", json_string(c->gpu));
+    json_object_set_new(j, "job", json_string(c->job));
+    json_object_set_new(j, "claimed_at", json_string(c->claimed_at));
+    json_object_set_new(j, "claimed_s", json_integer(c->claimed_s));
+    return j;
+}
+
+/* Copy string member name of j into out (size len): 0, or -1 with err. */
+static int get_str(json_t *j, const char *key, const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(j, name);
+    if (!json_is_string(v) || strlen(json_string_value(v)) >= len) {
+        snprintf(err, errlen, "claim on '%s': '%s' missing, not a string or too long", key, name);
+        return -1;
+    }
+    snprintf(out, len, "%s", json_string_value(v));
+    return 0;
+}
+
+static int get_int(json_t *j, const char *key, const char *name, long long min, long long *out, char *err,
+                   size_t errlen)
+{
+    json_t *v = json_object_get(j, name);
+    if (!json_is_integer(v) || json_integer_value(v) < min) {
+        snprintf(err, errlen, "claim on '%s': '%s' missing or not an integer >= %lld", key, name, min);
+        return -1;
+    }
+    *out = json_integer_value(v);
+    return 0;
+}
+
+int claim_from_json(const char *key, json_t *j, struct claim *c, char *err, size_t errlen)
+{
+    struct shape_key sk;
+    char why[256], action[8];
+    long long pid, ticks, at;
+    memset(c, 0, sizeof *c);
+    if (key_parse(key, &sk, why, sizeof why)) {
+        snprintf(err, errlen, "claim: %s", why);
+        return -1;
+    }
+    snprintf(c->key, sizeof c->key, "%s", key);
+    if (!json_is_object(j)) {
+        snprintf(err, errlen, "claim on '%s' is not an object", key);
+        return -1;
+    }
+    if (get_str(j, key, "action", action, sizeof action, err, errlen) ||
+        get_str(j, key, "host", c->who.host, sizeof c->who.host, err, errlen) ||
+        get_str(j, key, "boot_id", c->who.boot_id, sizeof c->who.boot_id, err, errlen) ||
+        get_str(j, key, "pidns", c->who.pidns, sizeof c->who.pidns, err, errlen) ||
+        get_str(j, key, "gpu", c->gpu, sizeof c->gpu, err, errlen) ||
+        get_str(j, key, "job", c->job, sizeof c->job, err, errlen) ||
+        get_str(j, key, "claimed_at", c->claimed_at, sizeof c->claimed_at, err, errlen) ||
+        get_int(j, key, "pid", 1, &pid, err, errlen) || get_int(j, key, "start_ticks", 0, &ticks, err, errlen) ||
+        get_int(j, key, "claimed_s", 0, &at, err, errlen))
+        return -1;
+    if (strcmp(action, "init") && strcmp(action, "tune")) {
+        snprintf(err, errlen, "claim on '%s': 'action' must be \"init\" or \"tune\"", key);
+        return -1;
+    }
+    c->action = strcmp(action, "init") ? CLAIM_TUNE : CLAIM_INIT;
+    c->who.pid = (long)pid;
+    c->who.start_ticks = (unsigned long long)ticks;
+    c->claimed_s = at;
+    return 0;
+}
+
+bool claim_lock_held(const char *dir, const char *key)
+{
+    char path[ENGINE_PATH_MAX];
+    if (path_fmt(path, "%s/checkpoints/%s.lock", dir, key))
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* never locked: the engine creates the file when it first locks */
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd); /* drops our shared lock if we got it */
+    return held;
+}
+
+/* Seconds since a UTC ISO 8601 time ("2026-11-29T11:42:07Z"); a huge age when absent
+ * or malformed (it then says nothing about the claim). */
+static double since(const char *iso)
+{
+    struct tm tm;
+    int n = 0;
+    memset(&tm, 0, sizeof tm);
+    if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                       &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 20 || iso[n])
+        return 1e18;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return difftime(time(NULL), timegm(&tm));
+}
+
+void claim_facts_gather(const char *dir, const struct claim *c, const struct proc_ident *self, json_t *state,
+                        struct claim_facts *f)
+{
+    unsigned long long ticks = 0;
+    memset(f, 0, sizeof *f);
+    f->same_host = proc_same_host(&c->who, self);
+    f->rebooted = !strcmp(c->who.host, self->host) && strcmp(c->who.boot_id, self->boot_id);
+    if (f->same_host) {
+        f->pid_alive = proc_start_ticks(c->who.pid, &ticks) == 0;
+        f->start_matches = f->pid_alive && ticks == c->who.start_ticks;
+    }
+    f->lock_held = claim_lock_held(dir, c->key);
+    f->age_s = difftime(time(NULL), (time_t)c->claimed_s);
+    json_t *e = json_object_get(json_object_get(state, "shapes"), c->key);
+    double quiet = since(json_string_value(json_object_get(e, "updated_at")));
+    f->age_s = quiet < f->age_s ? quiet : f->age_s;
+}
+
+const char *claim_stale_reason(const struct claim *c, const struct claim_facts *f, char *buf, size_t len)
+{
+    if (f->lock_held)
+        return NULL; /* a process is working on the shape: the kernel says so */
+    if (f->same_host) {
+        if (!f->pid_alive)
+            snprintf(buf, len, "process %ld on '%s' is gone", c->who.pid, c->who.host);
+        else if (!f->start_matches)
+            snprintf(buf, len, "pid %ld on '%s' now belongs to another process", c->who.pid, c->who.host);
+        else
+            return NULL;
+        return buf;
+    }
+    if (f->rebooted) {
+        snprintf(buf, len, "host '%s' rebooted after process %ld claimed the shape", c->who.host, c->who.pid);
+        return buf;
+    }
+    if (f->age_s < CLAIM_GRACE_S)
+        return NULL; /* another host: it may be just before locking the shape, or just after */
+    snprintf(buf, len, "nothing happened for %.0f s to the claim of process %ld on host '%s', and no process "
+             "holds the shape's lock", f->age_s, c->who.pid, c->who.host);
+    return buf;
+}
+
+/* Text for one field of a tab-separated line: tabs and line breaks become blanks. */
+static void field(struct strbuf *sb, const char *s)
+{
+    strbuf_adds(sb, "\t");
+    for (; *s; s++)
+        strbuf_add(sb, (*s == '\t' || *s == '\n' || *s == '\r') ? " " : s, 1);
+}
+
+void claims_log(const char *dir, const char *event, const struct claim *c, const char *detail)
+{
+    char path[ENGINE_PATH_MAX], sub[ENGINE_PATH_MAX], now[32], pid[24];
+    struct strbuf sb = STRBUF_INIT;
+    if (path_fmt(sub, "%s/scale", dir) || path_fmt(path, "%s/scale/claims.log", dir) || mkdir_p(sub))
+        return;
+    utc_now(now);
+    snprintf(pid, sizeof pid, "%ld", c->who.pid);
+    strbuf_adds(&sb, now);
+    const char *f[] = {event, c->key, claim_action_name(c->action), c->who.host, pid, c->gpu, c->job,
+                       detail ? detail : ""};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        field(&sb, f[i]);
+    strbuf_adds(&sb, "\n");
+    /* an audit trail: losing a line must not stop the worker, so only a warning */
+    if (append_record(path, sb.buf, sb.len))
+        log_warn("cannot append to '%s': %s", path, strerror(errno));
+    strbuf_release(&sb);
+}

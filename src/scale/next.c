@@ -1,0 +1,236 @@
+/* src/scale/next.c — choosing and claiming work, releasing it. Every function here
+ * edits a state.json root that the caller holds under the exclusive flock on
+ * <dir>/.lock (state_update), so two workers can never claim the same shape, and the
+ * claims live in the same file, changed by the same atomic rename, as the shapes they
+ * are about: state.json is consistent after every step, with no merge needed.
+ */
+#include "scale.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+json_t *scale_member(json_t *state, const char *which)
+{
+    json_t *sc = json_object_get(state, "scale");
+    if (!json_is_object(sc)) {
+        sc = json_object();
+        json_object_set_new(state, "scale", sc);
+    }
+    json_t *m = json_object_get(sc, which);
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(sc, which, m);
+    }
+    return m;
+}
+
+/* The "scale" member as the workers wrote it; anything else is damage, and a worker
+ * must not guess who holds what. */
+static int scale_check(json_t *state, char *err, size_t errlen)
+{
+    json_t *sc = json_object_get(state, "scale"), *v;
+    const char *key;
+    struct claim c;
+    if (!sc)
+        return 0;
+    json_t *claims = json_object_get(sc, "claims"), *failed = json_object_get(sc, "failed");
+    if (!json_is_object(sc) || (claims && !json_is_object(claims)) || (failed && !json_is_object(failed))) {
+        snprintf(err, errlen, "state.json: 'scale', 'scale.claims' and 'scale.failed' must be objects; the "
+                 "file is left as it is");
+        return -1;
+    }
+    json_object_foreach(claims, key, v) {
+        if (claim_from_json(key, v, &c, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+static bool same_worker(const struct claim *c, const struct worker_id *w)
+{
+    return proc_same_host(&c->who, &w->self) && c->who.pid == w->self.pid &&
+           c->who.start_ticks == w->self.start_ticks;
+}
+
+/* A claim this process left behind (a release that could not be written): it is not
+ * working on it now, so it is dropped before looking for work. true if one was. */
+static bool drop_own(json_t *claims, const struct worker_id *w)
+{
+    bool dropped = false;
+    size_t n;
+    const char **keys = json_sorted_keys(claims, &n);
+    char err[300];
+    for (size_t i = 0; i < n; i++) {
+        struct claim c;
+        if (!claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err) && same_worker(&c, w)) {
+            json_object_del(claims, keys[i]);
+            dropped = true;
+        }
+    }
+    free(keys);
+    return dropped;
+}
+
+/* INITed: its checkpoint exists past INIT (state.json shows the phase it was put with). */
+static bool shape_inited(json_t *state, const char *key)
+{
+    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
+    const char *st = json_string_value(json_object_get(e, "status"));
+    const char *ph = json_string_value(json_object_get(e, "phase"));
+    return e && st && ph && (!strcmp(st, "done") || strcmp(ph, "INIT"));
+}
+
+static bool wave_open(json_t *state, const struct plan_wave *wv)
+{
+    for (size_t i = 0; i < wv->n; i++)
+        if (!plan_shape_finished(state, wv->s[i].key) && !shape_inited(state, wv->s[i].key))
+            return false;
+    return true;
+}
+
+/* Can key be claimed? Yes when unclaimed and unlocked, or when its claim is stale
+ * (then out->was and out->why say whose and why). */
+static bool claimable(const char *dir, json_t *state, json_t *claims, const char *key,
+                      const struct worker_id *w, struct next_result *out)
+{
+    json_t *j = json_object_get(claims, key);
+    struct claim_facts f;
+    char err[300];
+    if (!j)
+        return !claim_lock_held(dir, key); /* locked without a claim: a 'tune' or 'resume' outside the sweep */
+    if (claim_from_json(key, j, &out->was, err, sizeof err))
+        return false; /* scale_check has refused this already */
+    claim_facts_gather(dir, &out->was, &w->self, state, &f);
+    out->takeover = claim_stale_reason(&out->was, &f, out->why, sizeof out->why) != NULL;
+    return out->takeover;
+}
+
+static void claim_make(json_t *claims, const char *key, enum claim_action a, const struct worker_id *w,
+                       struct next_result *out)
+{
+    struct claim *c = &out->claim;
+    memset(c, 0, sizeof *c);
+    snprintf(c->key, sizeof c->key, "%s", key);
+    c->action = a;
+    c->who = w->self;
+    snprintf(c->gpu, sizeof c->gpu, "%s", w->gpu);
+    snprintf(c->job, sizeof c->job, "%s", w->job);
+    utc_now(c->claimed_at);
+    c->claimed_s = (long long)time(NULL);
+    json_object_set_new(claims, key, claim_to_json(c));
+    out->kind = NEXT_WORK;
+}
+
+/* Claim the first claimable shape of the wave: 1 when one was claimed. Until every
+ * shape of the wave is INITed only INIT work is handed out, so no shape of the wave is
+ * done while another one starts (each starts from the earlier waves only). */
+static int claim_in_wave(const char *dir, json_t *state, json_t *claims, const struct plan_wave *wv,
+                         const struct worker_id *w, struct next_result *out)
+{
+    bool open = wave_open(state, wv);
+    for (size_t i = 0; i < wv->n; i++) {
+        const char *key = wv->s[i].key;
+        if (plan_shape_finished(state, key) || (!open && shape_inited(state, key)))
+            continue;
+        out->takeover = false;
+        if (!claimable(dir, state, claims, key, w, out))
+            continue;
+        claim_make(claims, key, open ? CLAIM_TUNE : CLAIM_INIT, w, out);
+        return 1;
+    }
+    out->takeover = false;
+    return 0;
+}
+
+/* Claims left on finished shapes by processes that are gone (killed after the shape
+ * was done, or a 'resume' finished it meanwhile): nobody will take them over, so they
+ * are dropped here. true if one was. */
+static bool drop_stale_finished(const char *dir, json_t *state, json_t *claims, const struct worker_id *w)
+{
+    size_t n;
+    const char **keys = json_sorted_keys(claims, &n);
+    char err[300], why[200];
+    bool dropped = false;
+    for (size_t i = 0; i < n; i++) {
+        struct claim c;
+        struct claim_facts f;
+        if (!plan_shape_finished(state, keys[i]) ||
+            claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err))
+            continue;
+        claim_facts_gather(dir, &c, &w->self, state, &f);
+        if (claim_stale_reason(&c, &f, why, sizeof why)) {
+            json_object_del(claims, keys[i]);
+            dropped = true;
+        }
+    }
+    free(keys);
+    return dropped;
+}
+
+int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const struct worker_id *w,
+               struct next_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = NEXT_WAIT;
+    if (scale_check(state, err, errlen))
+        return -1;
+    json_t *claims = scale_member(state, "claims");
+    bool unfinished = false;
+    out->dropped_own = drop_own(claims, w);
+    out->dropped_own |= drop_stale_finished(dir, state, claims, w);
+    for (int dt = 0; dt < 2; dt++) {
+        struct plan_wave tmp;
+        const struct plan_wave *wv = plan_current_wave(p, dt, state, &tmp);
+        unfinished |= wv != NULL;
+        int found = wv ? claim_in_wave(dir, state, claims, wv, w, out) : 0;
+        plan_wave_release(&tmp);
+        if (found)
+            return 0;
+    }
+    out->kind = unfinished ? NEXT_WAIT : NEXT_DONE;
+    return 0;
+}
+
+int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why)
+{
+    json_t *claims = scale_member(state, "claims");
+    struct claim c;
+    char err[300], now[32];
+    if (claim_from_json(key, json_object_get(claims, key), &c, err, sizeof err) || !same_worker(&c, w))
+        return 1; /* taken over meanwhile: the claim is someone else's now */
+    json_object_del(claims, key);
+    if (failed) {
+        json_t *f = json_object();
+        utc_now(now);
+        json_object_set_new(f, "why", json_string(why ? why : ""));
+        json_object_set_new(f, "at", json_string(now));
+        json_object_set_new(f, "host", json_string(w->self.host));
+        json_object_set_new(f, "pid", json_integer(w->self.pid));
+        json_object_set_new(scale_member(state, "failed"), key, f);
+    }
+    return 0;
+}
+
+size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped)
+{
+    json_t *claims = scale_member(state, "claims");
+    size_t n, k = 0;
+    const char **keys = json_sorted_keys(claims, &n);
+    char err[300], why[200];
+    for (size_t i = 0; i < n; i++) {
+        struct claim c;
+        struct claim_facts f;
+        if (claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err))
+            continue;
+        claim_facts_gather(dir, &c, self, state, &f);
+        if (!claim_stale_reason(&c, &f, why, sizeof why))
+            continue;
+        strbuf_addf(dropped, "%s (%s): %s\n", c.key, claim_action_name(c.action), why);
+        json_object_del(claims, keys[i]); /* keys[i] is not used after this */
+        k++;
+    }
+    free(keys);
+    return k;
+}

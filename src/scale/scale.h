@@ -1,0 +1,234 @@
+/* src/scale/scale.h — scale-out: several workers (one per GPU, or the tasks of a Slurm
+ * job array) tuning the shapes of one sweep in one shared tuning directory
+ * (docs/scale.md).
+ *
+ * A worker claims the next shape under the exclusive flock on <dir>/.lock that already
+ * serializes state.json, so claiming is a read-modify-write of state.json's "scale"
+ * member: {"claims": {key: claim}, "failed": {key: failure}}. A claim names the process
+ * that holds it (pid, host, boot id, pid namespace, process start time); a claim is
+ * stale, and taken over by the next worker that looks, when no process holds the
+ * shape's lock and its process is gone (same host) or neither it nor its shape changed
+ * for CLAIM_GRACE_S (another host). Everything a worker does to a shape goes through the
+ * engine (engine_run_shape), whose crash safety makes a taken-over shape end exactly as
+ * an uninterrupted one.
+ *
+ * A parallel sweep runs the sweep plan in waves (plan.c): per dtype, 1. typical shapes,
+ * 2. other far shapes, 3. near shapes, 4. needs_scratch shapes. Every shape of a wave
+ * is INITed before any of them is tuned, and a wave opens only when the earlier waves
+ * of its dtype are finished, so each shape starts from exactly the shapes of earlier
+ * waves whatever the number of workers or their timing: one worker and eight give the
+ * same results.
+ */
+#ifndef CROQ_SCALE_H
+#define CROQ_SCALE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "engine/engine.h"
+#include "engine/scenarios.h"
+
+#define SCALE_HOST_MAX 64
+#define SCALE_ID_MAX 48      /* boot id (36 chars), pid namespace "pid:[4026531836]" */
+#define SCALE_GPU_MAX 48     /* a GPU id as the user or Slurm gave it: "3", "GPU-8c1e..." */
+#define SCALE_JOB_MAX 48     /* Slurm "1234_7" */
+#define SCALE_WORKERS_MAX 64
+/* A claim made on another host is trusted this long without the shape's lock: the
+ * worker takes the lock right after claiming (run_open), well within a second. */
+#define CLAIM_GRACE_S 120.0
+
+/* ---- who a process is (proc.c) ---------------------------------------------------- */
+
+struct proc_ident {
+    long pid;
+    char host[SCALE_HOST_MAX];
+    char boot_id[SCALE_ID_MAX];        /* /proc/sys/kernel/random/boot_id */
+    char pidns[SCALE_ID_MAX];          /* readlink /proc/self/ns/pid */
+    unsigned long long start_ticks;    /* /proc/<pid>/stat field 22: start, clock ticks after boot */
+};
+/* This process. 0, or -1 with err. */
+int proc_ident_self(struct proc_ident *p, char *err, size_t errlen);
+/* Start time of pid: 0, or -1 when no such process runs (none, or a zombie). */
+int proc_start_ticks(long pid, unsigned long long *out);
+/* Same machine and pid namespace: a pid of one can be checked by the other. */
+bool proc_same_host(const struct proc_ident *a, const struct proc_ident *b);
+
+/* ---- claims (claim.c) -------------------------------------------------------------- */
+
+enum claim_action { CLAIM_INIT = 0, CLAIM_TUNE = 1 };
+const char *claim_action_name(enum claim_action a); /* "init" / "tune" */
+
+struct claim {
+    char key[KEY_MAX];
+    enum claim_action action;
+    struct proc_ident who;
+    char gpu[SCALE_GPU_MAX];           /* "" when the worker has no GPU of its own */
+    char job[SCALE_JOB_MAX];           /* Slurm job (array) id, "" outside Slurm */
+    char claimed_at[32];               /* UTC ISO 8601 */
+    long long claimed_s;               /* the same, seconds since the epoch */
+};
+json_t *claim_to_json(const struct claim *c);
+/* Strict: every member present and typed, the key a valid shape key. 0 or -1 with err. */
+int claim_from_json(const char *key, json_t *j, struct claim *c, char *err, size_t errlen);
+
+/* What can be known about a claim's process from here; gathered by claim_facts_gather,
+ * built by hand in the unit tests. */
+struct claim_facts {
+    bool same_host;      /* proc_same_host(claimant, us) */
+    bool rebooted;       /* same host name, another boot id: every process of then is gone */
+    bool pid_alive;      /* a process with the claim's pid exists (same host only) */
+    bool start_matches;  /* ... and started when the claim says (else the pid was reused) */
+    bool lock_held;      /* someone holds checkpoints/<key>.lock (the engine, for the whole run) */
+    double age_s;        /* seconds since the claim was made or its shape's state.json entry
+                            last changed, whichever is later: a shape that just finished or
+                            stopped has a fresh entry while its worker releases the claim */
+};
+/* state: the state.json root the claim is in (for the shape's updated_at), or NULL. */
+void claim_facts_gather(const char *dir, const struct claim *c, const struct proc_ident *self, json_t *state,
+                        struct claim_facts *f);
+/* The rule (docs/scale.md): NULL when the claim is live; else why it is stale, in buf.
+ * Stale = nobody holds the shape's lock AND (same host: the process is gone, its pid
+ * was reused, or the host rebooted; another host: nothing happened to the claim or
+ * its shape for CLAIM_GRACE_S). */
+const char *claim_stale_reason(const struct claim *c, const struct claim_facts *f, char *buf, size_t len);
+/* Is checkpoints/<key>.lock held by any process (this one included, through another fd)? */
+bool claim_lock_held(const char *dir, const char *key);
+
+/* ---- the plan of a parallel sweep (plan.c) -------------------------------------------- */
+
+struct plan_shape {
+    char key[KEY_MAX];
+    struct shape_key k;
+};
+struct plan_wave {
+    int dtype;
+    int stage;                         /* 1 typical, 2 far, 3 near, 4 needs_scratch */
+    struct plan_shape *s;
+    size_t n;
+};
+struct scale_plan {
+    struct plan_wave waves[2][3];      /* [dtype][stage-1], stages 1-3; stage 4 comes from the state */
+    bool dtypes[2];                    /* which dtypes the sweep covers */
+    bool scratch_rerun;                /* the default plan: stage 4 runs */
+    struct scenario_set set;
+};
+/* The waves of `sweep --dtype dtype [--mode mode]` (dtype -1 all, mode -1 the default
+ * plan) over the shapes.json at path. Invalid shapes are skipped with a warning when
+ * warn is set. 0 or -1 with err. */
+int plan_build(const char *path, int dtype, int mode, bool warn, struct scale_plan *p, char *err, size_t errlen);
+void plan_release(struct scale_plan *p);
+/* Stage 4 of a dtype from the state: the from-scratch keys of the shapes whose
+ * from_current_best run is flagged needs_scratch, in scenario order. */
+void plan_scratch_wave(const struct scale_plan *p, int dtype, json_t *state, struct plan_wave *out);
+/* Stages of a dtype, 4 included when the plan has it and stages 1-3 are finished: the
+ * first wave not finished (a shape done, or failed in this sweep), or NULL when the
+ * dtype is finished. *tmp holds a computed stage 4 (plan_wave_release it). */
+const struct plan_wave *plan_current_wave(const struct scale_plan *p, int dtype, json_t *state,
+                                          struct plan_wave *tmp);
+void plan_wave_release(struct plan_wave *w);
+/* Shapes of the plan not done yet (stage 4 counted only once known), and the most that
+ * can be worked on at once (the widest unfinished wave). */
+void plan_pending(const struct scale_plan *p, json_t *state, size_t *pending, size_t *widest);
+/* A shape is finished for the sweep: done, or failed in this sweep. */
+bool plan_shape_finished(json_t *state, const char *key);
+
+/* ---- claiming (next.c): run under the .lock, on the freshest state --------------------- */
+
+enum next_kind { NEXT_WORK = 0, NEXT_WAIT, NEXT_DONE };
+struct next_result {
+    enum next_kind kind;
+    struct claim claim;                /* NEXT_WORK: the claim made */
+    bool takeover;                     /* it replaced a stale claim ... */
+    struct claim was;                  /* ... this one */
+    char why[160];                     /* ... stale because */
+    bool dropped_own;                  /* a leftover claim (this process's, or a dead one's on a
+                                          finished shape) was dropped: write the state */
+};
+struct worker_id {
+    struct proc_ident self;
+    char gpu[SCALE_GPU_MAX];
+    char job[SCALE_JOB_MAX];
+};
+/* Choose and claim the next piece of work in state (edited in place): in dtype order,
+ * the first unfinished wave; while a shape of it has not been INITed, an INIT claim of
+ * such a shape; then TUNE claims of its shapes not finished. Shapes with a live claim
+ * or whose lock another process holds are passed over; a stale claim is taken over.
+ * NEXT_WAIT: everything claimable is claimed; NEXT_DONE: every wave is finished. */
+int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const struct worker_id *w,
+               struct next_result *out, char *err, size_t errlen);
+/* Drop w's claim on key (if it is still w's), recording failed when the work failed.
+ * 1 when the claim was no longer w's (taken over: nothing changed). */
+int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why);
+/* Drop every stale claim (merge): how many, appended to dropped (one line each). */
+size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped);
+/* The "scale" member of state, created when missing (its "claims" and "failed" too). */
+json_t *scale_member(json_t *state, const char *which);
+/* <dir>/scale/claims.log: one line per claim, takeover, release, failure (audit;
+ * nothing reads it to decide). */
+void claims_log(const char *dir, const char *event, const struct claim *c, const char *detail);
+
+/* ---- workers and the pool (worker.c, pool.c) -------------------------------------------- */
+
+/* One worker: claim, INIT or tune, release, until every wave is finished. Returns
+ * ENGINE_DONE, ENGINE_FAILED (a shape failed, or the state could not be updated), or
+ * ENGINE_GPU_BUSY / ENGINE_GPU_GONE (its GPU: the worker stops, others go on). */
+int worker_run(const struct engine_opts *o, const struct scale_plan *p, const struct worker_id *w);
+
+struct scale_opts {
+    char gpus[SCALE_WORKERS_MAX][SCALE_GPU_MAX]; /* one worker per GPU id (CUDA_VISIBLE_DEVICES) */
+    int n_gpus;
+    int workers;                          /* or this many workers without a GPU each */
+    bool array_task;                      /* a Slurm array task: joins the recorded sweep */
+};
+/* Parse "0,1,2" (ids: digits, or GPU-/MIG- UUIDs) into o. 0 or -1 with err. */
+int scale_gpus_parse(const char *s, struct scale_opts *o, char *err, size_t errlen);
+/* `sweep --gpus` / `--workers`: record the sweep, fork the workers, wait, record how it
+ * ended. Returns an engine_rc. */
+int scale_sweep(const struct engine_opts *o, int dtype, int mode, const struct scale_opts *so);
+/* A new run of a parallel sweep: shapes that failed in an earlier run are tried again
+ * (as a sequential sweep would) and the sweep is recorded, waves and all, for resume.
+ * 0 or -1 (printed). */
+int scale_sweep_begin(const struct engine_opts *o, int dtype, int mode);
+/* resume of a recorded parallel sweep: one worker in this process. */
+int scale_sweep_resume(const struct engine_opts *o, int dtype, int mode);
+
+/* ---- Slurm (slurm.c, merge.c) ----------------------------------------------------------- */
+
+struct slurm_opts {
+    const char *partition;             /* NULL: the cluster's default */
+    const char *time;                  /* HH:MM:SS or D-HH:MM:SS, NULL: the partition's */
+    int gpus_per_task;                 /* 0: no GPU requested (sim backend, CPU tests) */
+    int cpus_per_task;                 /* 0: 4 per GPU, 1 without */
+    int tasks;                         /* 0: as many as the widest pending wave needs */
+    const char *out;                   /* array script; the merge script is <out>-merge */
+    const char *croqtuner;             /* absolute path of the binary the jobs run */
+    bool submit;
+};
+/* A Slurm time limit: [D-]HH:MM:SS. */
+bool slurm_time_valid(const char *s);
+/* POSIX shell single-quoting of s, appended to sb. */
+void slurm_shell_quote(struct strbuf *sb, const char *s);
+/* The merge script's path for an array script path. */
+int slurm_merge_path(const char *out, char merge[ENGINE_PATH_MAX]);
+/* Text of the array script and of the merge script. dir, shapes absolute. NULL with err
+ * when a path cannot be written into #SBATCH lines. */
+char *slurm_array_script(const struct engine_opts *o, int dtype, int mode, const struct slurm_opts *so, int tasks,
+                         char *err, size_t errlen);
+char *slurm_merge_script(const struct engine_opts *o, const struct slurm_opts *so, char *err, size_t errlen);
+/* `croqtuner slurm`: write both scripts (and submit them). An engine_rc. */
+int slurm_generate(const struct engine_opts *o, int dtype, int mode, const struct slurm_opts *so);
+/* `croqtuner slurm --merge`: after the array: drop stale claims, bring the shapes left
+ * unfinished level with their checkpoints, record the sweep done (or say what is left).
+ * An engine_rc. */
+int slurm_merge(const struct engine_opts *o);
+
+/* ---- status (status.c) ------------------------------------------------------------------ */
+
+/* {"workers": [...], "stale_claims": [...]} from the claims of state.json: pid, host,
+ * GPU, shape, action, iteration/budget (live progress when there is some), job. */
+json_t *scale_status_json(const char *dir, char *err, size_t errlen);
+/* The same as text, after the shape table; nothing when there are no claims. */
+int scale_status_print(const char *dir, FILE *out);
+#endif
