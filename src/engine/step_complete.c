@@ -33,12 +33,15 @@ int step_complete(struct run *r)
         return ENGINE_FAILED;
     if (run_goto(r, PH_NEXT_SHAPE))
         return ENGINE_FAILED;
-    /* state first: if the checkpoint save below is lost, resume redoes this step */
-    if (state_put(r->dir, c, "done", err, sizeof err))
-        return run_fail(r, "%s", err);
-    crashpoint("complete.state");
+    /* checkpoint first, state.json last: until state.json says done, resume runs the shape
+     * again, and a checkpoint already at NEXT_SHAPE only marks it done (run_loop). The
+     * other order left a shape done in state.json with its checkpoint stuck at
+     * SHAPE_COMPLETE when a crash fell between the two writes. */
     if (run_save(r))
         return ENGINE_FAILED;
+    crashpoint("complete.state");
+    if (state_put(r->dir, c, "done", err, sizeof err))
+        return run_fail(r, "%s", err);
     progress_write(r);
     if (!r->o->quiet)
         printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d, %s)\n", c->key, c->iteration,
