@@ -163,6 +163,23 @@ static int open_backend(struct run *r)
     return r->be ? 0 : run_fail(r, "%s", err);
 }
 
+
+/* True if logs/<key>/results.tsv holds an iteration row (more than its schema and
+ * header lines): the shape was tuned before. A bare header is what a crash during INIT
+ * leaves, and INIT redoes it. */
+static bool shape_has_logs(const char *dir, const char *key)
+{
+    char path[ENGINE_PATH_MAX];
+    if (path_fmt(path, "%s/logs/%s/results.tsv", dir, key))
+        return false;
+    char *text = read_file(path, NULL);
+    int lines = 0;
+    for (const char *p = text; p && *p && lines < 3; p++)
+        lines += *p == '\n';
+    free(text);
+    return lines >= 3;
+}
+
 int run_open(struct run *r, const struct engine_opts *o, const struct shape_params *p)
 {
     char err[800];
@@ -185,6 +202,9 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
     if (rc == 1 && p->must_exist)
         return run_fail(r, "shape '%s' is not being tuned in '%s'; start it with 'croqtuner tune --agent ...'",
                         key, r->dir);
+    if (rc == 1 && shape_has_logs(r->dir, key)) /* a lost checkpoint is not a new shape */
+        return run_fail(r, "the checkpoint of shape '%s' is missing but '%s/logs/%s' holds its results; restore "
+                        "checkpoints/%s.json (nothing was changed)", key, r->dir, key, key);
     if (rc == 1) {
         checkpoint_init(&r->ck);
         memcpy(r->ck.key, key, sizeof key);

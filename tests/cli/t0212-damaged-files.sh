@@ -47,6 +47,7 @@ case_ state-truncated state.json "left as it is" 'truncate -s 100 state.json'
 case_ state-bad-key state.json "not a shape key" 'sed -i "s|\"$key\"|\"../../$key\"|" state.json'
 case_ state-schema state.json "schema 7" 'sed -i "s|\"schema\": 1|\"schema\": 7|" state.json'
 case_ ck-truncated "$ck" "left as it is" "truncate -s 300 $ck"
+case_ ck-missing "$ck" "restore checkpoints" "rm $ck"
 case_ ck-missing-member "$ck" "best" "sed -i 's|\"best\":|\"bestx\":|' $ck"
 case_ ck-other-key "$ck" "key" "sed -i 's|\"key\": \"$key\"|\"key\": \"f16_2048x2048x2048_fs\"|' $ck"
 case_ res-bad-line "$res" "line 5" "sed -i '5s/\t/ /g' $res"
