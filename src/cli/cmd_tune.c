@@ -65,8 +65,10 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
             return bad("--backend: '%s' is not gpu or sim", v);
         o->backend = v;
     } else if (!r && (r = args_value(argc, argv, i, "--seed", &v)) > 0) {
-        if (args_long("--seed", v, &l) || l < 0)
+        if (args_long("--seed", v, &l))
             return -1;
+        if (l < 0)
+            return bad("--seed: expected a non-negative integer, got %ld", l);
         o->seed = (unsigned long long)l;
         o->seed_given = true;
     } else if (!r && (r = args_value(argc, argv, i, "--iters", &v)) > 0) {
@@ -74,20 +76,26 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
             return bad("--iters: expected 1..100000");
         o->iters = (int)l;
     } else if (!r && (r = args_value(argc, argv, i, "--busy-limit", &v)) > 0) {
-        if (args_double("--busy-limit", v, &d) || d < 0)
+        if (args_double("--busy-limit", v, &d))
             return -1;
+        if (d < 0)
+            return bad("--busy-limit: expected minutes >= 0");
         o->busy_limit_s = d * 60;
     } else if (!r && (r = args_value(argc, argv, i, "--backoff-s", &v)) > 0) { /* tests */
-        if (args_double("--backoff-s", v, &d) || d < 0)
+        if (args_double("--backoff-s", v, &d))
             return -1;
+        if (d < 0)
+            return bad("--backoff-s: expected seconds >= 0");
         o->backoff_s = d;
     } else if (!r && (r = args_value(argc, argv, i, "--sim-faults", &v)) > 0) { /* tests */
         o->sim_faults = v;
     } else if (!r && (r = args_value(argc, argv, i, "--inject-fault", &v)) > 0) { /* tests */
         o->inject_faults = v;
     } else if (!r && (r = args_value(argc, argv, i, "--sim-delay-ms", &v)) > 0) { /* tests */
-        if (args_long("--sim-delay-ms", v, &l) || l < 0 || l > 60000)
+        if (args_long("--sim-delay-ms", v, &l))
             return -1;
+        if (l < 0 || l > 60000)
+            return bad("--sim-delay-ms: expected 0..60000");
         o->sim_delay_ms = (int)l;
     } else if (!r && (r = args_value(argc, argv, i, "--runner", &v)) > 0) {
         o->runner = v;

@@ -128,8 +128,13 @@ int shapeset_add(struct shape_list *out, const char *spec, int dtype, char *err,
         return -1;
     }
     strcpy(buf, spec);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+    int items = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), items++)
         if (add_item(out, tok, dtype, err, errlen))
             return -1;
+    if (!items) {
+        snprintf(err, errlen, "no shape in '%s'", spec);
+        return -1;
+    }
     return 0;
 }
