@@ -53,7 +53,13 @@ bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
                      "set key inside top right vertical Left reverse opaque font \",10\"\n");
     if (anchors)
         strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
-    plot_formats_begin(&sb, 1000, 560);
+    /* One cluster of bars per shape: widen the figure with the shape count so a sweep of
+     * hundreds of shapes stays legible (28 px per shape, capped for the PNG). */
+    int rows = -1;
+    for (const char *p = strbuf_str(&d); *p; p++)
+        rows += *p == '\n';
+    int width = rows * 28 + 200 > 1000 ? rows * 28 + 200 : 1000;
+    plot_formats_begin(&sb, width < 12000 ? width : 12000, 560);
     strbuf_adds(&sb, "  plot 'speedup.dat' using 2:xtic(1) title columnheader(2) lc rgb \"#bdbdbd\", \\\n"
                      "    '' using 3 title columnheader(3) lc rgb \"#2166ac\", \\\n"
                      "    '' using 4 title columnheader(4) lc rgb \"#8c510a\", \\\n"

@@ -18,6 +18,7 @@ set title "f16 768x768x768 (from scratch): TFLOPS of every iteration"
 set xlabel "iteration"
 set ylabel "TFLOPS (dense-equivalent, 2MNK/t)"
 set xrange [-1:21]
+set xtics 0, 2
 set yrange [ylo:yhi]
 set xlabel offset 0,0.3
 set bmargin 8
