@@ -8,19 +8,25 @@ set -u
 B=${1:?bin dir}; V=${2:?variant dir}; SHAPES=${3:?shapes.json}; OUT=${4:?out dir}
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT"
+# Only suite.jsonl, suite.err and the summary go to OUT (the device tool returns at most
+# 8 files); the per-shape cubin lists live in a private directory.
+LISTS=$(mktemp -d); trap 'rm -rf "$LISTS"' EXIT
 ref=$(python3 -c "import json,sys; print('x'.join(map(str, json.load(open(sys.argv[1]))['reference_shape'])))" "$SHAPES")
 for dtype in f16 e4m3; do
   shapes=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('x'.join(map(str,s)) for s in d['typical_shapes_for_scratch'][sys.argv[2]]))" "$SHAPES" $dtype)
   for shape in $ref $shapes; do
-    list=$OUT/list-$dtype-$shape.txt; : > "$list"
+    list=$LISTS/list-$dtype-$shape.txt; : > "$list"
     while IFS='|' read -r name line; do
       "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
         echo "$V/$dtype/$name.cubin" >> "$list"
     done < "$V/index.txt"
     "$B/croq-runner" suite --cubins "$list" --dtype $dtype --shape $shape --no-time --seed 7 \
         >> "$OUT/suite.jsonl" 2>> "$OUT/suite.err"
+    # progress, so a run cut off by a time limit still says how far it got
+    echo "$(date -u +%H:%M:%S) $dtype $shape: $(grep -c . "$list") variants, $(grep -c '"passed":true' "$OUT/suite.jsonl") verified so far"
   done
 done
+{
 python3 - "$OUT/suite.jsonl" "$V/index.txt" <<'PY'
 import json, sys, collections, os
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -37,3 +43,4 @@ for (dtype, name), rs in sorted(by.items()):
     print('%-5s %-4s %2d/%2d shapes verified  max err/tol %.3f  [%s] %s' % (dtype, name, len(ok), len(rs), worst, names.get(name, '?'), ' '.join(fails)))
 print('suite: %d verifications, %d failed' % (len(rows), bad))
 PY
+} 2>&1 | tee "$OUT/suite-summary.txt"
