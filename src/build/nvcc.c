@@ -16,7 +16,7 @@
 #include "util/strbuf.h"
 
 /* Bump when the cache record or the flags' meaning changes: old entries stop matching. */
-#define BUILD_CACHE_SCHEMA "croq-build-cache-2" /* 2: wgmma_serialized */
+#define BUILD_CACHE_SCHEMA "croq-build-cache-3" /* 2: wgmma_serialized, 3: meta_hazard */
 #define BUILD_MAX_ARGS 64
 
 static const char *const base_flags[] = {
@@ -346,6 +346,7 @@ void build_scan_sass(const char *sass, struct build_sass *s)
             sass_instruction(mn, s);
         p += len + (p[len] == '\n');
     }
+    s->meta_hazard = build_sass_meta_hazard(sass, s->hazard, sizeof s->hazard);
 }
 
 static void sass_check(const char *cubin, struct build_sass *s)
@@ -476,6 +477,8 @@ static void record_to_result(json_t *rec, struct build_result *r)
     json_get_int(s, "gmma_count", &r->sass.gmma_count);
     json_get_int(s, "sparse_gmma_count", &r->sass.sparse_gmma_count);
     json_get_bool(s, "has_hmma", &r->sass.has_hmma);
+    json_get_bool(s, "meta_hazard", &r->sass.meta_hazard);
+    json_get_str(s, "hazard", r->sass.hazard, sizeof r->sass.hazard);
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(s, "mnemonics"), i, m)
@@ -746,10 +749,12 @@ static json_t *sass_json(const struct build_sass *s)
     snprintf(buf, sizeof buf, "%s", s->mnemonics);
     for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
         json_array_append_new(mn, json_string(t));
-    return json_pack("{s:b, s:o, s:b, s:b, s:i, s:i, s:b, s:o, s:s}", "checked", s->checked, "note", json_text(s->note),
-                     "has_gmma", s->has_gmma, "has_sparse_gmma", s->has_sparse_gmma, "gmma_count",
-                     s->gmma_count, "sparse_gmma_count", s->sparse_gmma_count, "has_hmma", s->has_hmma,
-                     "mnemonics", mn, "sparse_marker", "*GMMA mnemonic with an SP dot-component (HGMMA.SP.*, QGMMA.SP.*)");
+    return json_pack("{s:b, s:o, s:b, s:b, s:i, s:i, s:b, s:o, s:s, s:b, s:o}", "checked", s->checked, "note",
+                     json_text(s->note), "has_gmma", s->has_gmma, "has_sparse_gmma", s->has_sparse_gmma,
+                     "gmma_count", s->gmma_count, "sparse_gmma_count", s->sparse_gmma_count, "has_hmma",
+                     s->has_hmma, "mnemonics", mn, "sparse_marker",
+                     "*GMMA mnemonic with an SP dot-component (HGMMA.SP.*, QGMMA.SP.*)", "meta_hazard",
+                     s->meta_hazard, "hazard", json_text(s->hazard));
 }
 
 json_t *build_result_json(const struct build_result *r, bool with_log)

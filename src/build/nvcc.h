@@ -70,7 +70,15 @@ struct build_sass {
     int gmma_count, sparse_gmma_count;
     bool has_hmma;              /* legacy mma.sync tensor-core path (HMMA) */
     char mnemonics[BUILD_MNEMONICS_MAX]; /* distinct *GMMA mnemonics, space-separated */
+    bool meta_hazard;           /* an instruction rewrites the metadata register of a sparse
+                                   wgmma still in flight (build_sass_meta_hazard) */
+    char hazard[256];           /* where, when meta_hazard */
 };
+
+/* Scan cuobjdump -sass text for an instruction that writes the metadata register of a
+ * sparse wgmma before the WARPGROUP.DEPBAR that retires it (sass_hazard.c: the model and
+ * its limits). True with the instruction described in where. */
+bool build_sass_meta_hazard(const char *sass, char *where, size_t len);
 
 struct build_result {
     bool ok;                    /* the cubin is at cubin_path */

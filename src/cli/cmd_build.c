@@ -37,8 +37,8 @@ static const char build_usage[] =
     "\n"
     "  --shape MxNxK   also apply the shape-dependent rules before compiling\n"
     "  --strict        fail (exit 1) when the cubin spills or uses local memory, ptxas\n"
-    "                  serialized its wgmmas (C7515), or its SASS has no sparse tensor-core\n"
-    "                  MMA (HGMMA.SP / QGMMA.SP)\n"
+    "                  serialized its wgmmas (C7515), its SASS rewrites the metadata register\n"
+    "                  of a sparse wgmma still in flight, or has no sparse tensor-core MMA\n"
     "  --no-compile    write the source and configuration only\n"
     "  --no-cache      always run nvcc; --cache-dir DIR: where compiled cubins are kept\n"
     "                  (default $CROQ_CACHE_DIR, else ~/.cache/croqtuner)\n"
@@ -200,6 +200,10 @@ static bool strict_ok(const struct build_result *r, char *why, size_t len)
     if (r->ptxas.spills) {
         snprintf(why, len, "'%.512s' spills or uses local memory (%d B spill stores, %d B spill loads, %d B stack)",
                  r->cubin_path, r->ptxas.spill_store_bytes, r->ptxas.spill_load_bytes, r->ptxas.stack_frame_bytes);
+        return false;
+    }
+    if (r->sass.meta_hazard) {
+        snprintf(why, len, "SASS of '%.400s': %.500s", r->cubin_path, r->sass.hazard);
         return false;
     }
     if (r->ptxas.wgmma_serialized) {

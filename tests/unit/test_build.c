@@ -290,10 +290,68 @@ static void test_time_limit_and_missing_tools(void **state)
     build_result_release(&r);
 }
 
+
+/* The metadata-register hazard the H200 exposed (docs/kernels.md): ptxas loaded the next
+ * stage's words into R152/R153 at the top of the loop while the group reading them was
+ * still in flight (DEPBAR.LE 1 leaves it pending). SASS shaped like that build's. */
+static const char sass_hazard[] =
+    "\t\tFunction : croq_gemm_sp\n"
+    "        /*0d00*/                   LDG.E.CONSTANT R152, desc[UR10][R2.64] ;  /* 0x0 */\n"
+    "        /*0d10*/                   LDG.E.CONSTANT R153, desc[UR10][R2.64+0x200] ;  /* 0x0 */\n"
+    "        /*0e50*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R10+UR8+0x28000], R5 ;  /* 0x0 */\n"
+    "        /*0f10*/                   WARPGROUP.ARRIVE ;  /* 0x0 */\n"
+    "        /*0f70*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R152, 0x0 ;  /* 0x0 */\n"
+    "        /*1140*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R152, 0x1 ;  /* 0x0 */\n"
+    "        /*11d0*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R153, 0x0 ;  /* 0x0 */\n"
+    "        /*12a0*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R153, 0x1, gsb0 ;  /* 0x0 */\n"
+    "        /*12b0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x1 ;  /* 0x0 */\n"
+    "        /*12c0*/              @!P0 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [R3+URZ+0x28010], RZ ;  /* 0x0 */\n"
+    "        /*12e0*/              @!P1 BRA 0xd00 ;  /* 0x0 */\n"
+    "        /*1320*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;  /* 0x0 */\n"
+    "        /*1330*/                   MOV R152, RZ ;  /* 0x0 */\n";
+
+/* The fixed kernel: stages alternate R154/R155 and R152/R153, and each buffer is stored
+ * (STS) after the DEPBAR that retires its group, before it is loaded again. */
+static const char sass_fixed[] =
+    "\t\tFunction : croq_gemm_sp\n"
+    "        /*0dd0*/                   LDG.E.CONSTANT R154, desc[UR10][R8.64] ;  /* 0x0 */\n"
+    "        /*0df0*/                   LDG.E.CONSTANT R155, desc[UR10][R8.64+0x200] ;  /* 0x0 */\n"
+    "        /*0f70*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R154, 0x0 ;  /* 0x0 */\n"
+    "        /*1250*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R155, 0x1, gsb0 ;  /* 0x0 */\n"
+    "        /*1340*/                   WARPGROUP.DEPBAR.LE gsb0, 0x1 ;  /* 0x0 */\n"
+    "        /*1350*/                   STS [R10+UR6+0x28030], R152 ;  /* 0x0 */\n"
+    "        /*1370*/                   LDG.E.CONSTANT R153, desc[UR10][R8.64] ;  /* 0x0 */\n"
+    "        /*1380*/                   LDG.E.CONSTANT R152, desc[UR10][R8.64+0x200] ;  /* 0x0 */\n"
+    "        /*1550*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R153, 0x0 ;  /* 0x0 */\n"
+    "        /*16a0*/                   HGMMA.SP.64x256x32.F32 R24, gdesc[UR16], R24, R152, 0x1, gsb0 ;  /* 0x0 */\n"
+    "        /*16b0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x1 ;  /* 0x0 */\n"
+    "        /*16c0*/                   STS [R10+UR6+0x28030], R154 ;  /* 0x0 */\n"
+    "        /*16e0*/              @!P1 BRA 0xdd0 ;  /* 0x0 */\n"
+    "        /*1700*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;  /* 0x0 */\n";
+
+static void test_meta_hazard(void **state)
+{
+    char where[256] = "";
+    assert_true(build_sass_meta_hazard(sass_hazard, where, sizeof where));
+    assert_non_null(strstr(where, "/*0d00*/ LDG.E.CONSTANT"));
+    assert_non_null(strstr(where, "R152"));
+    where[0] = '\0';
+    assert_false(build_sass_meta_hazard(sass_fixed, where, sizeof where));
+    assert_string_equal(where, "");
+    /* a straight-line rewrite before the retiring DEPBAR is caught too */
+    static const char straight[] =
+        "        /*0010*/                   QGMMA.SP.64x256x64.F32.E4M3.E4M3 R24, gdesc[UR20], R24, R12, gsb0 ;\n"
+        "        /*0020*/                   IADD3 R12, R12, 0x1, RZ ;\n"
+        "        /*0030*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;\n";
+    assert_true(build_sass_meta_hazard(straight, where, sizeof where));
+    assert_non_null(strstr(where, "IADD3"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_ptxas),
+        cmocka_unit_test(test_meta_hazard),
         cmocka_unit_test(test_scan_sass),
         cmocka_unit_test(test_compile_and_cache),
         cmocka_unit_test(test_compile_error_carries_message),
