@@ -110,6 +110,11 @@ static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX]
     } else if (rc || !br.ok) {
         out->status = CAND_COMPILE_ERROR;
         snprintf(out->reason, sizeof out->reason, "%.250s", br.error);
+    } else if (br.sass.meta_hazard) {
+        /* wrong results that depend on timing: verification might miss them, so the
+         * static check decides (src/build/sass_hazard.c) */
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "SASS hazard: %.220s", br.sass.hazard);
     } else if (br.sass.checked && !br.sass.has_sparse_gmma) {
         /* a kernel that does not issue sparse MMA is not the operation being tuned */
         out->status = CAND_COMPILE_ERROR;
