@@ -2,10 +2,12 @@
 #include "nvcc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "../../kernels/abi.h"
@@ -669,6 +671,23 @@ static int compile_fresh(struct argv_list *a, const char *src_path, const char *
     return 0;
 }
 
+/* An exclusive flock on <cache>/<key>.lock, held while the key is looked up and built, so
+ * that builds of the same source in several processes (the engine's compile-ahead,
+ * src/engine/speculate.c) compile it once: the second waits and finds the cache entry.
+ * -1 when the lock cannot be taken (then builds just do not coordinate). */
+static int key_lock(const char *cache, const char *key)
+{
+    char path[PATH_MAX];
+    if (mkdir_p(cache) || snprintf(path, sizeof path, "%s/%s.lock", cache, key) >= (int)sizeof path)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0 && flock(fd, LOCK_EX)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 int build_compile(const char *src_path, const struct build_opts *o, struct build_result *r)
 {
     char cache[PATH_MAX];
@@ -693,12 +712,17 @@ int build_compile(const char *src_path, const struct build_opts *o, struct build
         goto out;
     compute_key(version, &a, src, r->key);
     bool use_cache = cache_dir_for(o, cache, sizeof cache);
+    int lock = use_cache ? key_lock(cache, r->key) : -1;
+    if (o && o->notify_fd > 0) /* the caller may go on: this build holds its key */
+        (void)!write(o->notify_fd, "1", 1);
     if (use_cache && cache_lookup(cache, o, r)) {
         rc = 0;
     } else if (!(rc = compile_fresh(&a, src_path, src, o, r)) && use_cache) {
         r->ok = true; /* the record says so */
         cache_store(cache, r);
     }
+    if (lock >= 0)
+        close(lock); /* releases the flock */
 out:
     args_release(&a);
     free(src);

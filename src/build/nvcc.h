@@ -43,6 +43,8 @@ struct build_opts {
     double timeout_s;           /* nvcc wall-clock limit, s; <= 0: BUILD_DEFAULT_TIMEOUT_S */
     bool no_sass;               /* skip the cuobjdump check */
     const char *nvcc;           /* NULL: see above */
+    int notify_fd;              /* > 0: one byte is written here once the build holds the lock
+                                   of its cache key (src/engine/speculate.c waits for it) */
 };
 
 /* From ptxas -v, for the entry function croq_gemm_sp (CROQ_KERNEL_ENTRY), or the first

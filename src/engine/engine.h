@@ -432,6 +432,18 @@ struct run_history {
     char (*hashes)[BACKEND_HASH_MAX]; /* source hashes of every candidate */
 };
 int history_load(struct run *r, struct run_history *h);
+/* The proposer's idea for `iteration` after the given history (step_ideate.c): IDEATE
+ * and the compile-ahead guesses share it. 0, 1 (the valid space is exhausted) or -1. */
+int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, int iteration, int discards,
+                struct idea *idea);
+/* The source IMPLEMENT writes for cfg at iteration iter (step_implement.c): byte for byte
+ * what the compile-ahead predicts. 0 with *src malloc'd, or -1 with err. */
+int implement_source(struct run *r, const struct croq_config *cfg, int iter, char **src, char *err,
+                     size_t errlen);
+/* Compile ahead (speculate.c): while the candidate just built is measured, build the
+ * next candidates the proposer would pick if it and they were discarded. Best effort:
+ * it never fails the run. gpu backend only. */
+void speculate_ahead(struct run *r);
 void history_release(struct run_history *h);
 /* Test hook (crashpoint.c): CROQ_CRASHPOINT=NAME[@N] -> SIGKILL at the N-th pass. */
 void crashpoint(const char *name);

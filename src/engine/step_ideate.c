@@ -54,18 +54,19 @@ static void fill_pending(struct run *r, const struct idea *idea)
     idea_text_sanitize(p->justification);
 }
 
-static int propose(struct run *r, const struct run_history *h, struct idea *idea)
+int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, int iteration, int discards,
+                struct idea *idea)
 {
     struct checkpoint *c = &r->ck;
     struct proposer_ctx ctx = {
         .shape = c->sk.shape, .best = r->best_cfg, .best_tflops = c->best.p.tflops,
         .bottleneck = c->profile.category, .metrics = c->profile.ok ? &c->profile.m : NULL,
-        .history = h->e, .n_history = h->n, .iteration = c->iteration + 1, .budget = c->budget,
-        .consecutive_discards = h->consecutive_discards, .other_bests = NULL,
-        .n_other_bests = c->n_other_bests, .seed = c->seed,
+        .history = hist, .n_history = n, .iteration = iteration, .budget = c->budget,
+        .consecutive_discards = discards, .other_bests = NULL, .n_other_bests = c->n_other_bests,
+        .seed = c->seed,
     };
     struct croq_config *others = NULL;
-    char err[256], why[CROQ_WHY_MAX];
+    char err[256];
     if (c->n_other_bests) {
         others = calloc(c->n_other_bests, sizeof *others);
         for (size_t i = 0; i < c->n_other_bests; i++)
@@ -76,6 +77,14 @@ static int propose(struct run *r, const struct run_history *h, struct idea *idea
     memset(idea, 0, sizeof *idea);
     int rc = proposer_next(&ctx, idea);
     free(others);
+    return rc;
+}
+
+static int propose(struct run *r, const struct run_history *h, struct idea *idea)
+{
+    struct checkpoint *c = &r->ck;
+    char why[CROQ_WHY_MAX];
+    int rc = ideate_next(r, h->e, h->n, c->iteration + 1, h->consecutive_discards, idea);
     if (rc != 0)
         return rc;
     char sig[CROQ_SIG_MAX];

@@ -32,16 +32,22 @@ static int injected_fault(const char *list, int iter)
     return 0;
 }
 
+int implement_source(struct run *r, const struct croq_config *cfg, int iter, char **src, char *err, size_t errlen)
+{
+    char note[160];
+    snprintf(note, sizeof note, "croqtuner %s iteration %d (backend=%s)", r->ck.key, iter, r->ck.backend);
+    struct codegen_opts co = {.note = note, .err = err, .errlen = errlen,
+                              .inject_fault = injected_fault(r->o->inject_faults, iter)};
+    return codegen_emit(cfg, &co, src);
+}
+
 /* The engine's own candidate: generated, hashed, written atomically. */
 static int write_generated(struct run *r, const struct croq_config *cfg, const char *path, struct cand_result *b)
 {
     struct pending *p = &r->ck.pending;
-    char note[160], err[512];
+    char err[512];
     char *src = NULL;
-    snprintf(note, sizeof note, "croqtuner %s iteration %d (backend=%s)", r->ck.key, p->iter, r->ck.backend);
-    struct codegen_opts co = {.note = note, .err = err, .errlen = sizeof err,
-                              .inject_fault = injected_fault(r->o->inject_faults, p->iter)};
-    if (codegen_emit(cfg, &co, &src)) {
+    if (implement_source(r, cfg, p->iter, &src, err, sizeof err)) {
         /* the generator refused this configuration: the candidate does not build */
         b->status = CAND_COMPILE_ERROR;
         snprintf(b->reason, sizeof b->reason, "code generator: %.220s", err);
@@ -192,5 +198,6 @@ int step_implement(struct run *r)
         return rc;
     if (b.status != CAND_OK)
         return implement_commit_failure(r, &b, false);
+    speculate_ahead(r); /* compile the likely next candidates while this one is measured */
     return run_goto(r, PH_MEASURE);
 }
