@@ -235,16 +235,6 @@ void run_close(struct run *r)
     checkpoint_release(&r->ck);
 }
 
-/* A checkpoint at NEXT_SHAPE is a finished shape; state.json is written after it
- * (step_complete), so make sure it says so too (idempotent). */
-static int run_mark_done(struct run *r)
-{
-    char err[600];
-    if (state_put(r->dir, &r->ck, "done", err, sizeof err))
-        return run_fail(r, "%s", err);
-    return ENGINE_DONE;
-}
-
 int run_loop(struct run *r)
 {
     for (;;) {
@@ -259,7 +249,7 @@ int run_loop(struct run *r)
         case PH_DECIDE: rc = step_decide(r); break;
         case PH_STORE: rc = step_store(r); break;
         case PH_SHAPE_COMPLETE: rc = step_complete(r); break;
-        case PH_NEXT_SHAPE: return run_mark_done(r);
+        case PH_NEXT_SHAPE: return ENGINE_DONE; /* run_open brought state.json level */
         default: return run_fail(r, "shape '%s': unknown phase %d", r->ck.key, (int)r->ck.phase);
         }
         if (rc)

@@ -33,10 +33,10 @@ int step_complete(struct run *r)
         return ENGINE_FAILED;
     if (run_goto(r, PH_NEXT_SHAPE))
         return ENGINE_FAILED;
-    /* checkpoint first, state.json last: until state.json says done, resume runs the shape
-     * again, and a checkpoint already at NEXT_SHAPE only marks it done (run_loop). The
-     * other order left a shape done in state.json with its checkpoint stuck at
-     * SHAPE_COMPLETE when a crash fell between the two writes. */
+    /* checkpoint first, state.json last: until state.json says done, resume opens the
+     * shape again, and run_open marks a checkpoint already at NEXT_SHAPE done. The other
+     * order left a shape done in state.json with its checkpoint stuck at SHAPE_COMPLETE
+     * when a crash fell between the two writes. */
     if (run_save(r))
         return ENGINE_FAILED;
     crashpoint("complete.state");
