@@ -369,6 +369,12 @@ void utc_now(char out[32]);
 
 /* ---- internals shared by the engine's files (run.c and the step_*.c files) ---------- */
 
+/* Where a tuner's wall time goes (progress file, 'croqtuner status'). measure = one runner
+ * process: verification and timing. */
+enum spent { SPENT_COMPILE = 0, SPENT_MEASURE, SPENT_PROFILE, SPENT_COUNT };
+/* Monotonic seconds (progress.c). */
+double engine_mono_s(void);
+
 struct run {
     const struct engine_opts *o;
     const char *dir;
@@ -376,9 +382,10 @@ struct run {
     struct checkpoint ck;
     int lock_fd;
     struct croq_config best_cfg;       /* ck.best.config, parsed */
-    /* this process's pace, for the ETA in the progress file */
+    /* this process's pace, for the ETA and the time split in the progress file */
     double started_s;
     int stored_here;
+    double spent_s[SPENT_COUNT]; /* wall seconds in each backend operation (enum spent) */
     char last_decision[32];
     char waiting[BACKEND_REASON_MAX];  /* "GPU busy: ..." while backing off */
 };

@@ -16,7 +16,7 @@
 #include "util/atomicio.h"
 #include "util/log.h"
 
-static double mono_s(void)
+double engine_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -29,7 +29,7 @@ void progress_write(struct run *r)
     char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], now[32];
     if (path_fmt(dir, "%s/progress", r->dir) || run_path(r, path, "progress", ".json") || mkdir_p(dir))
         return;
-    double elapsed = mono_s() - r->started_s;
+    double elapsed = engine_mono_s() - r->started_s;
     int left = c->budget - (c->iteration > 0 ? c->iteration : 0);
     double eta = r->stored_here > 0 && c->phase != PH_NEXT_SHAPE ? elapsed / r->stored_here * left : NAN;
     utc_now(now);
@@ -44,6 +44,13 @@ void progress_write(struct run *r)
     json_object_set_new(j, "best_tflops", c->have_best ? json_real(c->best.p.tflops) : json_null());
     json_object_set_new(j, "last_decision", json_string(r->last_decision));
     json_object_set_new(j, "eta_s", isfinite(eta) ? json_real(round(eta)) : json_null());
+    /* pace of this process (issue 5): iterations stored per minute, and where the time
+     * went; a display aid like the rest of the file */
+    json_object_set_new(j, "iterations_per_min",
+                        r->stored_here > 0 && elapsed > 0 ? json_real(r->stored_here * 60.0 / elapsed) : json_null());
+    json_object_set_new(j, "spent_s", json_pack("{s:f, s:f, s:f, s:f}", "compile", r->spent_s[SPENT_COMPILE],
+                                                "measure", r->spent_s[SPENT_MEASURE], "profile",
+                                                r->spent_s[SPENT_PROFILE], "elapsed", elapsed));
     json_object_set_new(j, "waiting", json_string(r->waiting));
     json_object_set_new(j, "agent", json_boolean(c->agent));
     json_object_set_new(j, "updated_at", json_string(now));

@@ -68,6 +68,11 @@ static void print_live(FILE *out, const char *key, json_t *p)
             (long long)json_integer_value(json_object_get(p, "budget")), isfinite(best) ? best : 0.0,
             *str(p, "last_decision") ? str(p, "last_decision") : "-", etas, *str(p, "waiting") ? "; " : "",
             str(p, "waiting"));
+    json_t *sp = json_object_get(p, "spent_s");
+    double ipm = num(p, "iterations_per_min");
+    if (isfinite(ipm) && sp)
+        fprintf(out, "  pace: %.1f iterations/min; time: compile %.0f s, measure %.0f s, profile %.0f s of %.0f s\n",
+                ipm, num(sp, "compile"), num(sp, "measure"), num(sp, "profile"), num(sp, "elapsed"));
 }
 
 static void print_row(FILE *out, const char *key, json_t *e)

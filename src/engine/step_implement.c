@@ -108,7 +108,10 @@ int implement_build(struct run *r, struct cand_result *b)
     run_req(r, &q, "build", false, &cfg);
     if ((q.attempt = attempts_for(r, p->iter)) < 0)
         return ENGINE_FAILED;
-    if (r->be->build(r->be, &q, b))
+    double t0 = engine_mono_s();
+    int brc = r->be->build(r->be, &q, b);
+    r->spent_s[SPENT_COMPILE] += engine_mono_s() - t0;
+    if (brc)
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, p->iter, b->reason);
     if (b->status == CAND_UNUSABLE) { /* the toolchain, not the candidate: stop, resumable */
         run_fail(r, "%s; shape '%s' continues with 'croqtuner resume --tuning %s' once it is fixed", b->reason,

@@ -50,7 +50,10 @@ static int measure_one(struct run *r, const char *tag, bool best, struct measure
         return run_fail(r, "shape '%s': config: %s", r->ck.key, err);
     run_req(r, &q, tag, best, &cfg);
     q.iter = r->ck.pending.iter;
-    if (r->be->measure(r->be, &q, &m))
+    double t0 = engine_mono_s();
+    int brc = r->be->measure(r->be, &q, &m);
+    r->spent_s[SPENT_MEASURE] += engine_mono_s() - t0;
+    if (brc)
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, q.iter, m.reason);
     if (m.status == CAND_UNUSABLE) {
         run_fail(r, "the GPU is unusable: %s; shape '%s' continues with 'croqtuner resume --tuning %s' once it "

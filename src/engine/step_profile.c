@@ -32,7 +32,10 @@ int step_profile(struct run *r)
     run_req(r, &q, "profile", true, &r->best_cfg);
     q.iter = c->best.iter;
     memset(&out, 0, sizeof out);
-    if (r->be->profile(r->be, &q, &out))
+    double t0 = engine_mono_s();
+    int brc = r->be->profile(r->be, &q, &out);
+    r->spent_s[SPENT_PROFILE] += engine_mono_s() - t0;
+    if (brc)
         return run_fail(r, "shape '%s': profile: %s", c->key, out.r.reason);
     struct profile_evidence *e = &c->profile;
     memset(e, 0, sizeof *e);

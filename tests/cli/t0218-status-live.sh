@@ -21,6 +21,10 @@ grep -Eq "^  now: $key [A-Z_]+ iteration [0-9]+/60, best [0-9.]+ TFLOPS, last [A
 js=$("$bin" status --json --tuning "$t") || fail "status --json exited $?"
 grep -q '"live": {' <<<"$js" || fail "status --json has no live object"
 grep -q '"eta_s": [0-9]' <<<"$js" || fail "status --json has no ETA"
+grep -Eq '"iterations_per_min": [0-9]' <<<"$js" || fail "status --json has no pace"
+grep -q '"measure": [0-9]' <<<"$js" || fail "status --json has no time split"
+grep -Eq "^  pace: [0-9.]+ iterations/min; time: compile [0-9]+ s, measure [0-9]+ s, profile [0-9]+ s of [0-9]+ s" \
+    <<<"$st" || fail "no pace line: $st"
 wait $pid || fail "tune exited $?"
 pid=
 "$bin" status --tuning "$t" | grep -q "now:" && fail "a live line after the run ended"
