@@ -80,7 +80,7 @@ static int config_of(struct run *r, const struct proposal *p, struct croq_config
     char err[256], why[CROQ_WHY_MAX];
     *cfg = r->best_cfg;
     for (int i = 0; i < p->n_sets; i++)
-        if (knobs_set(cfg, p->sets[i], err, sizeof err))
+        if (knobs_set_list(cfg, p->sets[i], err, sizeof err))
             return run_fail(r, "--set: %s", err);
     if (!knobs_validate(cfg, &r->ck.sk.shape, why, sizeof why))
         return run_fail(r, "refused: configuration invalid for %s: %s", r->ck.key, why);

@@ -113,6 +113,25 @@ int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t
     return 0;
 }
 
+int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) {
+        snprintf(err, errlen, "--set list too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++)
+        if (knobs_set(cfg, t, err, errlen))
+            return -1;
+    if (!n) {
+        snprintf(err, errlen, "empty --set (expected knob=value)");
+        return -1;
+    }
+    return 0;
+}
+
 long knobs_smem_bytes(const struct croq_config *c)
 {
     return CROQ_SMEM_BYTES((long)c->v[KNOB_TILE_M], (long)c->v[KNOB_TILE_N],

@@ -63,6 +63,10 @@ bool knobs_value_allowed(int id, int value);
  * an integer, value not in the knob's list). */
 int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t errlen);
 
+/* Apply a list of assignments, "a=1 b=2" or "a=1,b=2" (what one --set may carry: a whole
+ * kernels/variants.txt line). 0, or -1 with err (an empty list is an error). */
+int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen);
+
 /* Check a configuration against the shape: every rule that would make it fail to
  * compile, fail to launch, or compute a wrong result. Returns true if usable;
  * otherwise false with the first violated rule in why. shape may be NULL to check

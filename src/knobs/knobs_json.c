@@ -138,33 +138,13 @@ static int base_config(struct croq_config *cfg, const char *dtype_name, const ch
     return 0;
 }
 
-/* "a=1 b=2" or "a=1,b=2": one --set may carry a whole variants.txt line. */
-static int apply_list(struct croq_config *cfg, const char *list, char *err, size_t errlen)
-{
-    char buf[1024];
-    if (strlen(list) >= sizeof buf) {
-        snprintf(err, errlen, "--set list too long");
-        return -1;
-    }
-    strcpy(buf, list);
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++)
-        if (knobs_set(cfg, t, err, errlen))
-            return -1;
-    if (!n) {
-        snprintf(err, errlen, "empty --set (expected knob=value)");
-        return -1;
-    }
-    return 0;
-}
-
 int knobs_from_args(struct croq_config *cfg, const char *dtype_name, const char *config_path,
                     const char *const *sets, int nsets, char *err, size_t errlen)
 {
     if (base_config(cfg, dtype_name, config_path, err, errlen))
         return -1;
     for (int i = 0; i < nsets; i++)
-        if (apply_list(cfg, sets[i], err, errlen))
+        if (knobs_set_list(cfg, sets[i], err, errlen))
             return -1;
     return 0;
 }

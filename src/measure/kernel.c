@@ -13,22 +13,6 @@
 #include "knobs/knobs_json.h"
 #include "util/atomicio.h"
 
-static int apply_sets(struct croq_config *cfg, const char *const *sets, int nsets, char *err, size_t errlen)
-{
-    char buf[1024];
-    for (int i = 0; i < nsets; i++) {
-        if (strlen(sets[i]) >= sizeof buf) {
-            snprintf(err, errlen, "--set value too long");
-            return -1;
-        }
-        strcpy(buf, sets[i]);
-        for (char *save = NULL, *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save))
-            if (knobs_set(cfg, tok, err, errlen))
-                return -1;
-    }
-    return 0;
-}
-
 int kernel_config(struct croq_config *cfg, int dtype, const char *config_path, bool from_default,
                   const char *const *sets, int nsets, char *err, size_t errlen)
 {
@@ -38,7 +22,10 @@ int kernel_config(struct croq_config *cfg, int dtype, const char *config_path, b
         knobs_default(cfg, dtype);
     else
         knobs_baseline(cfg, dtype);
-    return apply_sets(cfg, sets, nsets, err, errlen);
+    for (int i = 0; i < nsets; i++)
+        if (knobs_set_list(cfg, sets[i], err, errlen))
+            return -1;
+    return 0;
 }
 
 void kernel_short(const struct croq_config *cfg, char out[KERNEL_SHORT_MAX])

@@ -250,6 +250,23 @@ static void test_json_files_and_args(void **state)
     rmdir(dir);
 }
 
+
+/* One parser for every --set (build, bench, compare, knobs, propose): blanks or commas. */
+static void test_set_list(void **state)
+{
+    struct croq_config c;
+    char err[256];
+    knobs_default(&c, CROQ_DTYPE_F16);
+    assert_int_equal(knobs_set_list(&c, "stages=3,group=8 raster=1", err, sizeof err), 0);
+    assert_int_equal(c.v[KNOB_STAGES], 3);
+    assert_int_equal(c.v[KNOB_GROUP], 8);
+    assert_int_equal(c.v[KNOB_RASTER], 1);
+    assert_int_equal(knobs_set_list(&c, " , ", err, sizeof err), -1);
+    assert_string_equal(err, "empty --set (expected knob=value)");
+    assert_int_equal(knobs_set_list(&c, "stages=2,nope=1", err, sizeof err), -1);
+    assert_non_null(strstr(err, "unknown knob 'nope'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_defaults_and_baseline_valid),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate_rejects),
+        cmocka_unit_test(test_set_list),
         cmocka_unit_test(test_signature_round_trip),
         cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_shape_parse),
