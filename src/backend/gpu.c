@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -27,11 +28,37 @@
 #include "util/log.h"
 
 #define GPU_BUSY_UTIL_PCT 10 /* utilization with no visible process: someone else (other pid namespace) */
+/* nvmlDeviceGetUtilizationRates: "the sample period may be between 1 second and 1/6
+ * second depending on the product" (NVML API reference, Device Queries). Utilization
+ * read sooner than this after our own runner exited still counts our own kernels. */
+#define NVML_UTIL_WINDOW_S 1.0
 
 struct gpu {
     char runner[PATH_MAX];
     double measure_timeout_s, build_timeout_s, profile_timeout_s;
+    double own_gpu_end_s; /* CLOCK_MONOTONIC when our last runner/ncu child ended; 0 none */
 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Wait until NVML's utilization window no longer covers our own last launch. Without
+ * this, every health check right after a measurement saw our own kernels as "GPU busy
+ * with no visible process" and backed off 5 s (a third of the wall time of the first
+ * 150-iteration H200 run). */
+static void let_own_work_age_out(const struct gpu *g)
+{
+    double left = g->own_gpu_end_s > 0 ? g->own_gpu_end_s + NVML_UTIL_WINDOW_S - mono_s() : 0;
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        while (nanosleep(&ts, &ts) && errno == EINTR)
+            ;
+    }
+}
 
 /* The NVML index of this worker's GPU. NVML ignores CUDA_VISIBLE_DEVICES, so a sweep
  * worker (src/scale) names its physical GPU in CROQ_GPU; without it, GPU 0. */
@@ -68,6 +95,12 @@ static int gpu_health(struct backend *b, const struct cand_req *r, struct backen
             n += snprintf(out->why + n, sizeof out->why - (size_t)n, " pid %u (%lld MiB)", s.procs[i].pid,
                           s.procs[i].used_bytes >= 0 ? s.procs[i].used_bytes >> 20 : -1);
         return 0;
+    }
+    struct gpu *g = b->priv;
+    if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT && g->own_gpu_end_s > 0) {
+        let_own_work_age_out(g); /* then read again, once: what is left is someone else's */
+        g->own_gpu_end_s = 0;
+        return gpu_health(b, r, out);
     }
     if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT) {
         out->state = HEALTH_BUSY;
@@ -189,7 +222,9 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
     mo.dtype = r->cfg->dtype;
     mo.seed = r->seed;
     mo.timeout_s = g->measure_timeout_s;
-    if (measure_run(&mo, &m)) {
+    int mrc = measure_run(&mo, &m);
+    g->own_gpu_end_s = mono_s();
+    if (mrc) {
         snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m.error);
         measure_result_release(&m);
         return -1;
@@ -242,6 +277,7 @@ static int gpu_profile(struct backend *b, const struct cand_req *r, struct profi
     char runner[PATH_MAX];
     measure_runner_path(g->runner[0] ? g->runner : NULL, runner, sizeof runner);
     profile_run(runner, cubin, &r->shape, r->cfg->dtype, dir, g->profile_timeout_s, &out->r);
+    g->own_gpu_end_s = mono_s();
     if (profile_write_json(json, &out->r) || backend_hash_file(json, out->raw_hash)) {
         snprintf(out->r.reason, sizeof out->r.reason, "cannot write '%.200s': %s", json, strerror(errno));
         return -1;
