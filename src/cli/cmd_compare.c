@@ -166,8 +166,10 @@ static json_t *verified_tflops(const struct measure_cmp_entry *e)
 }
 
 /* perf/<key>/vendor.json (docs/report.md), written atomically. The key is built from the
- * validated dtype and shape, never from user text. 0 or -1. */
-static int save_vendor(const struct compare_args *a, const struct measure_compare *c)
+ * validated dtype and shape, never from user text. Ours is recorded with its
+ * configuration (cfg NULL: --no-ours) so the report can take its vendor ratios from
+ * this one run when that configuration is the tuned best. 0 or -1. */
+static int save_vendor(const struct compare_args *a, const struct croq_config *cfg, const struct measure_compare *c)
 {
     const struct croq_shape *s = &a->mo.shape;
     char dir[4096], path[4200], key[96], stamp[32];
@@ -188,6 +190,12 @@ static int save_vendor(const struct compare_args *a, const struct measure_compar
                               ? json_null()
                               : json_real(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz),
                           "timestamp", stamp, "gpu", c->run.gpu);
+    if (j && cfg) {
+        char sig[CROQ_SIG_MAX];
+        knobs_signature(cfg, sig);
+        json_object_set_new(j, "ours_tflops", verified_tflops(&c->e[MEASURE_CMP_OURS]));
+        json_object_set_new(j, "ours_config", json_string(sig));
+    }
     char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(7)) : NULL;
     int rc = text ? atomic_write_str(path, text) : -1;
     if (rc)
@@ -226,7 +234,7 @@ static int compare_execute(struct compare_args *a, const struct croq_config *cfg
         if (c.run.status != MEASURE_OK)
             log_error("compare: %s: %s", measure_status_name(c.run.status), c.run.error);
         rc = c.run.status == MEASURE_OK ? 0 : 1;
-        if (a->tuning && measured && save_vendor(a, &c))
+        if (a->tuning && measured && save_vendor(a, a->no_ours ? NULL : cfg, &c))
             rc = 1;
     } else {
         log_error("compare: %s", c.run.error);

@@ -127,6 +127,7 @@ void shape_release(struct report_shape *s)
     }
     free(s->ideas);
     free(s->vendor.path);
+    free(s->vendor.ours_config);
     free(s->st.best_so_far);
     memset(s, 0, sizeof *s);
 }

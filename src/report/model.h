@@ -55,6 +55,8 @@ struct vendor_value {
 
 struct report_vendor {
     struct vendor_value cublas, sl_default, sl_search;
+    struct vendor_value ours;     /* our kernel, measured in the same compare run */
+    char *ours_config;            /* its knob signature ("dtype=f16,kernel=1,..."), or NULL */
     char *path;                   /* the vendor.json read, relative to the tuning dir, or NULL */
 };
 

@@ -3,8 +3,10 @@
  * perf/<key>/vendor.json is written by `croqtuner compare` on the same machine and run
  * as the tuning (docs/report.md defines it):
  *   {"schema": 1, "key": "...", "cublas_tflops": 662.7,
- *    "cusparselt_default_tflops": 992.2, "cusparselt_search_tflops": 989.1, ...}
- * A value that is null or absent was not measured. Values still missing are taken
+ *    "cusparselt_default_tflops": 992.2, "cusparselt_search_tflops": 989.1,
+ *    "ours_tflops": 970.4, "ours_config": "dtype=f16,kernel=1,...", ...}
+ * A value that is null or absent was not measured. ours_* (optional) is our kernel of
+ * that configuration measured in the same process as the vendors. Values still missing are taken
  * from the vendor anchors file (shared/data/vendor-anchors-h200.json) and marked as
  * anchors: measured on another day, so they must never be shown as the same run.
  */
@@ -41,6 +43,12 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
     take(&s->vendor.cublas, json_object_get(o, "cublas_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_default, json_object_get(o, "cusparselt_default_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_search, json_object_get(o, "cusparselt_search_tflops"), VSRC_MEASURED);
+    const char *cfg = json_string_value(json_object_get(o, "ours_config"));
+    if (cfg && s->vendor.ours.src == VSRC_NONE) {
+        take(&s->vendor.ours, json_object_get(o, "ours_tflops"), VSRC_MEASURED);
+        free(s->vendor.ours_config);
+        s->vendor.ours_config = xstrdup(cfg);
+    }
     free(s->vendor.path);
     s->vendor.path = xstrdup(rel);
     json_decref(o);

@@ -29,6 +29,11 @@ void stats_phase_range(int phase, int budget, int *lo, int *hi); /* inclusive */
 /* Best cuSPARSELt value (max of default and search) and where it came from. */
 struct vendor_value stats_sparselt(const struct report_vendor *v);
 
+/* TFLOPS of the shape's best kernel as re-measured in the vendors' compare run
+ * (vendor.json ours_* with the best row's exact configuration), else NAN. The vendor
+ * speed-ups use it when present: one process, one set of operands, one clock state. */
+double stats_best_same_run(const struct report_shape *s);
+
 /* a / b, NAN unless both are finite and positive. */
 double stats_ratio(double a, double b);
 /* Geometric mean of the finite positive values among v[0..n); NAN if none. *used set. */

@@ -39,7 +39,7 @@ struct report_shape *sweep_add(struct report_sweep *sw, const char *key)
     s->state_iteration = s->state_budget = -1;
     s->state_baseline = s->state_best = NAN;
     struct vendor_value none = {NAN, VSRC_NONE};
-    s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = none;
+    s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = s->vendor.ours = none;
     return s;
 }
 
@@ -130,6 +130,18 @@ static void load_vendor(struct report_sweep *sw, struct report_shape *s, const j
     else
         notes_add(&sw->notes, NOTE_MISSING, s->key,
                   "%s (run 'croqtuner compare'); no anchor for this shape either", tried);
+}
+
+/* Say which figure the vendor speed-ups divide: the best re-measured in the vendors' run,
+ * or (older vendor.json, or a compare of another configuration) the tuning run's best. */
+static void note_same_run(struct report_sweep *sw, const struct report_shape *s)
+{
+    if (!s->vendor.path || !isfinite(s->st.best) || isfinite(stats_best_same_run(s)))
+        return;
+    notes_add(&sw->notes, NOTE_INFO, s->key,
+              "%s has no measurement of the best configuration (%s): speed-ups vs cuBLAS/cuSPARSELt divide the "
+              "tuning run's best, measured in another process",
+              s->vendor.path, s->vendor.ours_config ? "it measured another one" : "no ours_config");
 }
 
 static void note_partial(struct report_sweep *sw, const struct report_shape *s)
@@ -225,6 +237,7 @@ int sweep_load(struct report_sweep *sw, const char *dir, const char *anchors_pat
         load_results(sw, s);
         load_vendor(sw, s, anchors);
         stats_compute(s);
+        note_same_run(sw, s);
         note_partial(sw, s);
     }
     json_decref(anchors);

@@ -191,6 +191,43 @@ static void test_best_column_authoritative(void **state)
     notes_release(&nl);
 }
 
+/* The vendor speed-ups take the best re-measured in the compare run only when that run
+ * measured exactly the best row's configuration. */
+static void test_best_same_run(void **state)
+{
+    struct report_notes nl = {0};
+    char tsv[512], vendor[3][512]; /* write_tmp returns a static buffer */
+    snprintf(tsv, sizeof tsv, "%s", write_tmp("same.tsv", "# croqtuner results schema=1 backend=gpu\n"
+                                                          "iter\tdecision\tconfig\ttflops\tbest_tflops\n"
+                                                          "0\tBASELINE\tdtype=f16,kernel=0\t100\t100\n"
+                                                          "1\tKEEP\tdtype=f16,kernel=1\t130\t130\n"
+                                                          "2\tDISCARD\tdtype=f16,kernel=1,x=2\t120\t130\n"));
+    snprintf(vendor[0], sizeof vendor[0], "%s",
+             write_tmp("v-same.json", "{\"cublas_tflops\": 100, \"ours_tflops\": 126.5,"
+                                      " \"ours_config\": \"dtype=f16,kernel=1\"}"));
+    snprintf(vendor[1], sizeof vendor[1], "%s",
+             write_tmp("v-other.json", "{\"cublas_tflops\": 100, \"ours_tflops\": 126.5,"
+                                       " \"ours_config\": \"dtype=f16,kernel=1,x=2\"}"));
+    snprintf(vendor[2], sizeof vendor[2], "%s", write_tmp("v-old.json", "{\"cublas_tflops\": 100}"));
+    const double want[] = {126.5, NAN, NAN};
+    for (int i = 0; i < 3; i++) {
+        struct report_shape s = shape_of("f16_512x512x512");
+        struct vendor_value none = {NAN, VSRC_NONE};
+        s.vendor.cublas = s.vendor.sl_default = s.vendor.sl_search = s.vendor.ours = none;
+        assert_int_equal(results_read(&s, tsv, "r.tsv", &nl), 0);
+        assert_int_equal(vendor_read(&s, vendor[i], "perf/x/vendor.json", &nl), 0);
+        stats_compute(&s);
+        assert_int_equal(s.st.best_iter, 1);
+        double got = stats_best_same_run(&s);
+        if (isnan(want[i]))
+            assert_true(isnan(got));
+        else
+            assert_true(fabs(got - want[i]) < 1e-12);
+        shape_release(&s);
+    }
+    notes_release(&nl);
+}
+
 static void test_phases(void **state)
 {
     int budgets[] = {1, 2, 3, 10, 30, 149, 150};
@@ -325,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_best_column_authoritative), cmocka_unit_test(test_phases),
         cmocka_unit_test(test_geomean_ratio),    cmocka_unit_test(test_idealog),
         cmocka_unit_test(test_state_forms),      cmocka_unit_test(test_vendor_and_anchors),
+        cmocka_unit_test(test_best_same_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
