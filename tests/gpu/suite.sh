@@ -12,9 +12,11 @@ mkdir -p "$OUT"
 # 8 files); the per-shape cubin lists live in a private directory.
 LISTS=$(mktemp -d); trap 'rm -rf "$LISTS"' EXIT
 ref=$(python3 -c "import json,sys; print('x'.join(map(str, json.load(open(sys.argv[1]))['reference_shape'])))" "$SHAPES")
-for dtype in f16 e4m3; do
+# DTYPES and SKIP ("dtype:MxNxK ...") let a run cut off by a time limit be completed
+for dtype in ${DTYPES:-f16 e4m3}; do
   shapes=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('x'.join(map(str,s)) for s in d['typical_shapes_for_scratch'][sys.argv[2]]))" "$SHAPES" $dtype)
   for shape in $ref $shapes; do
+    case " ${SKIP:-} " in *" $dtype:$shape "*) continue ;; esac
     list=$LISTS/list-$dtype-$shape.txt; : > "$list"
     while IFS='|' read -r name line; do
       "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
@@ -27,9 +29,9 @@ for dtype in f16 e4m3; do
   done
 done
 {
-python3 - "$OUT/suite.jsonl" "$V/index.txt" <<'PY'
+python3 - "$OUT/suite.jsonl" "$V/index.txt" ${PRIOR:-} <<'PY'
 import json, sys, collections, os
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rows = [json.loads(l) for f in [sys.argv[1]] + sys.argv[3:] for l in open(f) if l.strip()]
 names = dict(l.rstrip('\n').split('|', 1) for l in open(sys.argv[2]))
 by = collections.defaultdict(list)
 for r in rows:
