@@ -18,6 +18,7 @@ int cmd_report(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 int cmd_propose(int argc, char **argv);

@@ -12,6 +12,7 @@ static const struct croq_command commands[] = {
     {"tune", cmd_tune, "tune one shape: the engine's crash-safe profile/ideate/measure/decide loop"},
     {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},
     {"status", cmd_status, "where every shape of a tuning directory stands, and live progress"},
+    {"audit", cmd_audit, "re-derive every recorded iteration from its sources and raw measurements"},
     {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
     {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},

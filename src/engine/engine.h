@@ -347,6 +347,11 @@ int engine_resume(const struct engine_opts *o);
 /* sweep: dtype -1 = all; mode -1 = the plan (docs/engine.md), else that mode for all. */
 int engine_sweep(const struct engine_opts *o, int dtype, int mode);
 int engine_status(const char *dir, bool json, FILE *out);
+/* Re-derive every recorded iteration of every shape in state.json (only: one key, or
+ * NULL) from its evidence (audit.c; docs/engine.md "Audit"): one line per problem and
+ * one summary line per shape to out. Returns the number of problems (0: the artifacts
+ * are what an honest run writes), -1 when state.json cannot be read. */
+int engine_audit(const char *dir, const char *only, FILE *out);
 
 struct proposal {
     const char *key;

@@ -49,4 +49,6 @@ if command -v python3 >/dev/null; then
     python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["shapes"][0]["iteration"] == 150' <<<"$js" ||
         fail "status --json does not parse as JSON"
 fi
+a=$("$bin" audit --tuning "$t") || fail "audit: $a"
+[ "$a" = "$key: 151 rows re-derived from their evidence" ] || fail "audit said: $a"
 echo ok

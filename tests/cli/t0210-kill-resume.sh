@@ -50,4 +50,5 @@ rows=$(($(wc -l <"$tmp/work/logs/$key/results.tsv") - 2))
 [ $rows -eq 151 ] || fail "results.tsv has $rows rows, want 151"
 cmp -s "$tmp/ref/kernels/gemm_sp_f16/${key}_best.cu" "$tmp/work/kernels/gemm_sp_f16/${key}_best.cu" ||
     fail "the best kernel differs"
+a=$("$bin" audit --tuning "$tmp/work") || fail "the resumed run does not audit clean: $a"
 echo "ok: $kills kills in $cycles cycles, identical artifacts"

@@ -37,6 +37,7 @@ for p in $points; do
         for f in logs/$key/results.tsv logs/$key/idea-log.jsonl logs/$key/attempts.tsv state.json; do
             diff <(norm "$tmp/ref/$f") <(norm "$d/$f") >"$d.diff" || fail "$p@$at: $f differs: $(head -n 6 "$d.diff")"
         done
+        a=$("$bin" audit --tuning "$d") || fail "$p@$at: the recovered run does not audit clean: $a"
         case $p in
         *.torn)
             torn=$(ls "$d"/logs/$key/*.torn 2>/dev/null | head -n 1)

@@ -97,6 +97,8 @@ grep -q '"status": "done"' "$t/state.json" || fail "the shape is not done after 
 src f
 refused "the shape is done" --idea x --category micro --src "$tmp/f.cu" --set l2_a=64
 
+a=$("$bin" audit --tuning "$t") || fail "the agent-driven shapes do not audit clean: $a"
+
 # an engine-driven shape does not take proposals
 "$bin" tune --backend sim --dtype f16 --shape 2048x2048x4096 --mode scratch --iters 1 --tuning "$t" --quiet || fail "tune"
 err=$("$bin" propose --tuning "$t" --key f16_2048x2048x4096_fs --idea x --category micro --src "$tmp/f.cu" 2>&1)

@@ -1,0 +1,52 @@
+/* src/cli/cmd_audit.c — `croqtuner audit`: check a tuning directory's records against
+ * their evidence (src/engine/audit.c). */
+#include <stdio.h>
+
+#include "commands.h"
+#include "engine/engine.h"
+#include "util/args.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+
+static const char audit_usage[] =
+    "usage: croqtuner audit [--tuning DIR] [--key KEY]\n"
+    "\n"
+    "Re-derive every row of every shape's results.tsv (or only KEY's) from the evidence\n"
+    "the engine kept: the idea-log line, the kernel source and its hash, the raw\n"
+    "measurement files under perf/ (the row's numbers must be theirs), the sanity and\n"
+    "noise rules replayed from the baseline (each decision and best_tflops), no repeated\n"
+    "configuration, and state.json's best and the published best kernel. Reads only.\n"
+    "Prints one line per problem and one summary line per shape (docs/engine.md, Audit).\n"
+    "\n"
+    "Exit status: 0 every record is backed by its evidence, 1 problems found or the\n"
+    "directory cannot be read, 2 bad usage.\n";
+
+int cmd_audit(int argc, char **argv)
+{
+    const char *dir = "tuning", *key = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(audit_usage, stdout);
+            return 0;
+        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
+            dir = v;
+        } else if ((r = args_value(argc, argv, &i, "--key", &v)) > 0) {
+            key = v;
+        } else {
+            if (r == 0)
+                log_error("audit: unknown option '%s' (see 'croqtuner audit --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (!is_dir(dir)) {
+        log_error("audit: no tuning directory '%s'", dir);
+        return 1;
+    }
+    int problems = engine_audit(dir, key, stdout);
+    if (problems < 0)
+        return 1;
+    if (problems)
+        printf("audit: %d problem(s)\n", problems);
+    return problems ? 1 : 0;
+}

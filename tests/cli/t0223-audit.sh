@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# croqtuner audit re-derives every row from its evidence: a clean run with every kind of
+# failure, a re-measurement and an above-peak result passes; each single tampering (a
+# number, a decision, a source, a deleted or rewritten raw file, state.json's best) is
+# found and named with its iteration.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0223.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+key=f16_4096x4096x4096_fs
+"$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --tuning "$tmp/clean" \
+    --iters 30 --sim-faults "crash@2,timeout@3,incorrect@4,compile@5*2,spike@6,abovepeak@7" || fail "tune exited $?"
+col() { awk -F'\t' -v it="$2" -v c="$3" 'NR > 2 && $1 == it { print $c }' "$1"; }
+res=logs/$key/results.tsv ideas=logs/$key/idea-log.jsonl
+[ "$(col "$tmp/clean/$res" 9 10)" = DISCARD ] || fail "the fixture changed: iteration 9 is not a DISCARD"
+[ -f "$tmp/clean/perf/$key/iter006-cand-re.json" ] || fail "the fixture changed: no re-measurement at 6"
+
+out=$("$bin" audit --tuning "$tmp/clean") || fail "audit of an untouched run exited $?: $out"
+[ "$out" = "$key: 31 rows re-derived from their evidence" ] || fail "audit said: $out"
+
+# expect_problem NAME TEXT: audit of copy NAME exits 1 and prints TEXT
+expect_problem() {
+    local out rc
+    out=$("$bin" audit --tuning "$tmp/$1"); rc=$?
+    [ $rc = 1 ] || fail "$1: audit exited $rc: $out"
+    grep -qF -- "$2" <<<"$out" || fail "$1: no '$2' in: $out"
+}
+copy() { rm -rf "$tmp/$1"; cp -r "$tmp/clean" "$tmp/$1"; }
+# set_field FILE ITER COL VALUE: one results.tsv cell
+set_field() { awk -F'\t' -v OFS='\t' -v it="$2" -v c="$3" -v v="$4" 'NR > 2 && $1 == it { $c = v } { print }' \
+    "$1" > "$1.new" && mv "$1.new" "$1"; }
+
+copy number; set_field "$tmp/number/$res" 9 5 999.999
+expect_problem number "$key iter 9: tflops 999.999 is not the raw measurement's"
+
+copy decision; set_field "$tmp/decision/$res" 9 10 KEEP
+sed -i 's/\("iter":9,.*"decision":\)"DISCARD"/\1"KEEP"/' "$tmp/decision/$ideas"
+expect_problem decision "$key iter 9: decision KEEP, but its evidence gives DISCARD"
+
+copy source; echo "// later" >> "$tmp/source/srcs/$key/iter004.cu"
+expect_problem source "$key iter 4: source srcs/$key/iter004.cu hashes to"
+
+copy noraw; rm "$tmp/noraw/perf/$key/iter008-cand.json"
+expect_problem noraw "$key iter 8: no raw measurement"
+
+copy skipped; rm "$tmp/skipped/perf/$key/iter006-cand-re.json"
+expect_problem skipped "$key iter 6: first measurement"
+
+copy status; sed -i 's/"status": *"[a-z_]*"/"status": "incorrect"/' "$tmp/status/perf/$key/iter002-cand.json"
+expect_problem status "$key iter 2: decision DISCARD_RUNTIME_CRASH, but its evidence gives DISCARD_INCORRECT"
+
+copy best; sed -i 's/"tflops": [0-9.]*/"tflops": 5000.0/' "$tmp/best/state.json"
+expect_problem best "$key: state.json's best is not iteration"
+
+out=$("$bin" audit --tuning "$tmp/clean" --key f16_1x1x64); [ $? = 1 ] || fail "unknown --key accepted"
+grep -q "no shape 'f16_1x1x64'" <<<"$out" || fail "unknown key: $out"
+"$bin" audit --tuning "$tmp/none" 2>/dev/null && fail "a missing directory passed"
+"$bin" audit --bogus 2>/dev/null; [ $? = 2 ] || fail "bad option is not a usage error"
+exit 0
