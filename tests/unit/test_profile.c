@@ -160,6 +160,32 @@ static void test_parse_values_from_fixture(void **state)
     free(text);
 }
 
+/* A real H200 capture of a warp-specialized kernel (the ncu of CUDA 13.0, e4m3
+ * 1024x8192x1024, the 150-iteration run's best, 2026-11-29): the values its CSV holds
+ * for the named Hopper metrics, so the tensor-pipe name and the stall family that ncu
+ * really reports are the ones parsed. */
+static void test_parse_h200_warp_specialized(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256];
+    char *text = fixture_text("h200-e4m3-1024x8192x1024-ws-best.csv");
+    assert_int_equal(profile_parse_ncu_csv(text, PROFILE_KERNEL_NAME, &m, err, sizeof err), 0);
+    assert_float_equal(m.tensor_pipe_pct, 36.78, 1e-9);
+    assert_float_equal(m.sm_throughput_pct, 31.41, 1e-9);
+    assert_float_equal(m.l2_throughput_pct, 40.38, 1e-9);
+    assert_float_equal(m.dram_throughput_pct, 12.73, 1e-9);
+    assert_float_equal(m.theoretical_occupancy_pct, 18.75, 1e-9);
+    assert_float_equal(m.achieved_occupancy_pct, 12.78, 1e-9);
+    assert_float_equal(m.registers_per_thread, 168.0, 1e-9);
+    assert_float_equal(m.occ_limit_registers, 1.0, 1e-9);
+    assert_float_equal(m.occ_limit_shared_mem, 1.0, 1e-9);
+    assert_float_equal(m.duration_us, 14.88, 1e-9);
+    assert_string_equal(m.top_stall, "long_scoreboard");
+    assert_float_equal(m.stall_long_scoreboard_pct, 49.46764947, 1e-6);
+    free(text);
+}
+
 static void test_parse_first_launch_of_any_kernel(void **state)
 {
     (void)state;
@@ -553,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_parse_first_launch_of_any_kernel),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_time_units_and_missing_values),
+        cmocka_unit_test(test_parse_h200_warp_specialized),
         cmocka_unit_test(test_every_fixture_classifies_as_expected),
         cmocka_unit_test(test_classifier_thresholds_and_order),
         cmocka_unit_test(test_classifier_without_metrics_is_unknown),
