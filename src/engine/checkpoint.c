@@ -6,6 +6,7 @@
  */
 #include "engine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -516,4 +517,32 @@ int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char
     if (rc)
         snprintf(err, errlen, "cannot read '%s': %s; the file is left as it is", path, why);
     return rc;
+}
+
+static int cmp_key(const void *a, const void *b) { return strcmp(a, b); }
+
+size_t checkpoint_orphans(const char *dir, json_t *shapes, char (**keys)[KEY_MAX])
+{
+    char path[ENGINE_PATH_MAX], err[128];
+    size_t n = 0;
+    *keys = NULL;
+    DIR *d = path_fmt(path, "%s/checkpoints", dir) ? NULL : opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        struct shape_key sk;
+        char key[KEY_MAX];
+        if (len <= 5 || len - 5 >= KEY_MAX || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        snprintf(key, sizeof key, "%.*s", (int)(len - 5), e->d_name);
+        if (key_parse(key, &sk, err, sizeof err) || json_object_get(shapes, key))
+            continue;
+        *keys = xrealloc(*keys, (n + 1) * sizeof **keys);
+        memcpy((*keys)[n++], key, KEY_MAX);
+    }
+    if (d)
+        closedir(d);
+    if (n)
+        qsort(*keys, n, sizeof **keys, cmp_key);
+    return n;
 }

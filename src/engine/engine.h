@@ -272,6 +272,10 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
+/* Keys (sorted) of checkpoints/<key>.json files with no entry in shapes (state.json's
+ * "shapes": a deleted or older state.json). Only names key_parse accepts count. *keys
+ * malloc'd (NULL when 0); returns how many. */
+size_t checkpoint_orphans(const char *dir, json_t *shapes, char (**keys)[KEY_MAX]);
 
 /* ---- state.json (state.c) ------------------------------------------------------- */
 

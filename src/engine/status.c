@@ -134,8 +134,14 @@ int engine_status(const char *dir, bool json, FILE *out)
         json_decref(o);
     } else {
         json_decref(arr);
-        if (!n)
+        char (*orphans)[KEY_MAX];
+        size_t no = checkpoint_orphans(dir, json_object_get(st, "shapes"), &orphans);
+        if (!n && !no)
             fprintf(out, "(no shapes in '%s')\n", dir);
+        for (size_t i = 0; i < no; i++)
+            fprintf(out, "%-28s not in state.json, but checkpoints/%s.json exists: 'croqtuner resume' restores it\n",
+                    orphans[i], orphans[i]);
+        free(orphans);
     }
     json_decref(st);
     return ENGINE_DONE;

@@ -75,6 +75,36 @@ static bool unfinished(json_t *e)
     return it < budget && json_is_object(json_object_get(e, "best"));
 }
 
+/* Shapes with a checkpoint but no state.json entry (state.json deleted, or an older copy
+ * put back): the checkpoint is the engine's record of the shape, so each is opened from
+ * it (run_open writes its state.json entry again) and continued like any other. */
+static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
+{
+    char (*keys)[KEY_MAX], err[600];
+    size_t n = checkpoint_orphans(o->dir, shapes, &keys);
+    int rc = ENGINE_DONE, worst = ENGINE_DONE;
+    for (size_t i = 0; i < n && rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE; i++) {
+        struct checkpoint ck;
+        checkpoint_init(&ck);
+        if (checkpoint_load(o->dir, keys[i], &ck, err, sizeof err)) {
+            log_error("checkpoints/%s.json has no state.json entry and cannot be read: %s", keys[i], err);
+            worst = ENGINE_FAILED;
+            checkpoint_release(&ck);
+            continue;
+        }
+        log_warn("%s: no state.json entry; restored from checkpoints/%s.json", keys[i], keys[i]);
+        struct shape_params p = {.k = ck.sk, .backend = ck.backend, .seed = ck.seed, .budget = ck.budget,
+                                 .agent = ck.agent, .reopen = true};
+        rc = engine_run_shape(o, &p);
+        checkpoint_release(&ck);
+        (*ran)++;
+        if (rc == ENGINE_FAILED)
+            worst = rc;
+    }
+    free(keys);
+    return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE ? rc : worst;
+}
+
 int engine_resume(const struct engine_opts *o)
 {
     char err[600];
@@ -100,6 +130,11 @@ int engine_resume(const struct engine_opts *o)
             worst = rc;
     }
     free(keys);
+    if (rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE) {
+        int orc = resume_orphans(o, shapes, &ran);
+        rc = orc == ENGINE_FAILED ? rc : orc;
+        worst = orc == ENGINE_FAILED ? orc : worst;
+    }
     sweep = json_object_get(state, "sweep");
     /* a sweep that was running, or stopped by the GPU, goes on where it was */
     const char *sws = json_string_value(json_object_get(sweep, "status"));
