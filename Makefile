@@ -19,16 +19,18 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# ctest prints skipped tests after its summary; the summary line is repeated last so the
-# final line of the output is the result.
+# ctest prints skipped tests after its summary, without their reasons: those are listed
+# from its log, and the summary line is repeated last so the final line is the result.
 test: build
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; \
-	  rc=$${PIPESTATUS[0]}; grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1; exit $$rc
+	  rc=$${PIPESTATUS[0]}; bash ../scripts/show-skips.sh Testing/Temporary/LastTest.log; \
+	  grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1; exit $$rc
 
-# The main job: every shape of shapes.json, both dtypes, resumable (README.md).
+# The main job: every shape of shapes.json, both dtypes, resumable (README.md). The
+# tuning directory is ./tuning unless TUNE_ARGS names one.
 TUNE_ARGS ?=
 tune: build
-	$(BUILD)/bin/croqtuner sweep --dtype all --tuning tuning $(TUNE_ARGS)
+	$(BUILD)/bin/croqtuner sweep --dtype all $(if $(findstring --tuning,$(TUNE_ARGS)),,--tuning tuning) $(TUNE_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,7 @@
 /* src/cli/cmd_audit.c — `croqtuner audit`: check a tuning directory's records against
  * their evidence (src/engine/audit.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "commands.h"
 #include "engine/engine.h"
@@ -9,7 +10,7 @@
 #include "util/log.h"
 
 static const char audit_usage[] =
-    "usage: croqtuner audit [--tuning DIR] [--key KEY]\n"
+    "usage: croqtuner audit [--tuning DIR] [--key KEY] [--noise-floor PCT]\n"
     "\n"
     "Re-derive every row of every shape's results.tsv (or only KEY's) from the evidence\n"
     "the engine kept: the idea-log line, the kernel source and its hash, the raw\n"
@@ -18,12 +19,16 @@ static const char audit_usage[] =
     "configuration, and state.json's best and the published best kernel. Reads only.\n"
     "Prints one line per problem and one summary line per shape (docs/engine.md, Audit).\n"
     "\n"
+    "  --noise-floor PCT  the smallest gain DECIDE took as real when the run was made\n"
+    "                     (default: today's, 2); runs before 2026-11-29 12:23 UTC used 1\n"
+    "\n"
     "Exit status: 0 every record is backed by its evidence, 1 problems found or the\n"
     "directory cannot be read, 2 bad usage.\n";
 
 int cmd_audit(int argc, char **argv)
 {
     const char *dir = "tuning", *key = NULL, *v;
+    double floor_pct = DECIDE_NOISE_FLOOR_PCT;
     for (int i = 1; i < argc; i++) {
         int r;
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
@@ -33,6 +38,13 @@ int cmd_audit(int argc, char **argv)
             dir = v;
         } else if ((r = args_value(argc, argv, &i, "--key", &v)) > 0) {
             key = v;
+        } else if ((r = args_value(argc, argv, &i, "--noise-floor", &v)) > 0) {
+            char *end;
+            floor_pct = strtod(v, &end);
+            if (*end || end == v || !(floor_pct >= 0 && floor_pct <= 100)) {
+                log_error("audit: --noise-floor: '%s' is not a percentage in 0..100", v);
+                return 2;
+            }
         } else {
             if (r == 0)
                 log_error("audit: unknown option '%s' (see 'croqtuner audit --help')", argv[i]);
@@ -43,7 +55,7 @@ int cmd_audit(int argc, char **argv)
         log_error("audit: no tuning directory '%s'", dir);
         return 1;
     }
-    int problems = engine_audit(dir, key, stdout);
+    int problems = engine_audit(dir, key, floor_pct, stdout);
     if (problems < 0)
         return 1;
     if (problems)

@@ -31,6 +31,7 @@ struct audit {
     FILE *out;
     int problems;
     int dtype;
+    double floor_pct; /* DECIDE's noise floor to replay with */
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -201,7 +202,7 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
         rp->best = best_re.p; /* the best's re-measurement is its reference from now on */
     if (re.present && decide_above_peak(a->dtype, &cand.p) && decide_above_peak(a->dtype, &m->p))
         return DEC_DISCARD;
-    if (!decide_keep(&m->p, &rp->best, NULL))
+    if (!decide_keep_floor(&m->p, &rp->best, a->floor_pct, NULL))
         return DEC_DISCARD;
     rp->best = m->p, rp->best_iter = row->iter;
     return DEC_KEEP;
@@ -298,7 +299,7 @@ static void audit_shape(struct audit *a, json_t *entry)
     idea_log_release(&ideas);
 }
 
-int engine_audit(const char *dir, const char *only, FILE *out)
+int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out)
 {
     char path[ENGINE_PATH_MAX], err[256];
     json_error_t je;
@@ -319,7 +320,7 @@ int engine_audit(const char *dir, const char *only, FILE *out)
         if (only && strcmp(only, key))
             continue;
         seen++;
-        struct audit a = {dir, key, out, 0, 0};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {

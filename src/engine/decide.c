@@ -34,11 +34,17 @@ const char *decide_suspect(int dtype, const struct perf_numbers *cand, const str
     return NULL;
 }
 
-static double spread_or_floor(double s) { return isfinite(s) && s > NOISE_FLOOR_PCT ? s : NOISE_FLOOR_PCT; }
+static double spread_or_floor(double s, double floor) { return isfinite(s) && s > floor ? s : floor; }
 
 bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold)
 {
-    double margin = fmax(spread_or_floor(cand->spread_pct), spread_or_floor(best->spread_pct));
+    return decide_keep_floor(cand, best, NOISE_FLOOR_PCT, threshold);
+}
+
+bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
+                       double *threshold)
+{
+    double margin = fmax(spread_or_floor(cand->spread_pct, floor_pct), spread_or_floor(best->spread_pct, floor_pct));
     double t = best->tflops * (1.0 + margin / 100.0);
     if (threshold)
         *threshold = t;

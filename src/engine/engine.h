@@ -83,6 +83,9 @@ bool decide_above_peak(int dtype, const struct perf_numbers *p);
  * the floor's source is in decide.c. */
 #define DECIDE_NOISE_FLOOR_PCT 2.0
 bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold);
+/* The same rule with another floor (audit replaying a run decided under an older one). */
+bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
+                       double *threshold);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
 /* Round to the precision the artifacts print, so a value read back equals the one the
  * uninterrupted run used (resume must decide exactly alike). */
@@ -352,10 +355,11 @@ int engine_resume(const struct engine_opts *o);
 int engine_sweep(const struct engine_opts *o, int dtype, int mode);
 int engine_status(const char *dir, bool json, FILE *out);
 /* Re-derive every recorded iteration of every shape in state.json (only: one key, or
- * NULL) from its evidence (audit.c; docs/engine.md "Audit"): one line per problem and
+ * NULL) from its evidence (audit.c; docs/engine.md "Audit"), replaying DECIDE with
+ * noise_floor_pct (DECIDE_NOISE_FLOOR_PCT, or the floor an older run used): one line per problem and
  * one summary line per shape to out. Returns the number of problems (0: the artifacts
  * are what an honest run writes), -1 when state.json cannot be read. */
-int engine_audit(const char *dir, const char *only, FILE *out);
+int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out);
 
 struct proposal {
     const char *key;

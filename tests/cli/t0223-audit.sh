@@ -19,10 +19,10 @@ res=logs/$key/results.tsv ideas=logs/$key/idea-log.jsonl
 out=$("$bin" audit --tuning "$tmp/clean") || fail "audit of an untouched run exited $?: $out"
 [ "$out" = "$key: 31 rows re-derived from their evidence" ] || fail "audit said: $out"
 
-# expect_problem NAME TEXT: audit of copy NAME exits 1 and prints TEXT
+# expect_problem NAME TEXT [AUDIT ARGS]: audit of copy NAME exits 1 and prints TEXT
 expect_problem() {
     local out rc
-    out=$("$bin" audit --tuning "$tmp/$1"); rc=$?
+    out=$("$bin" audit --tuning "$tmp/$1" "${@:3}"); rc=$?
     [ $rc = 1 ] || fail "$1: audit exited $rc: $out"
     grep -qF -- "$2" <<<"$out" || fail "$1: no '$2' in: $out"
 }
@@ -52,6 +52,9 @@ expect_problem status "$key iter 2: decision DISCARD_RUNTIME_CRASH, but its evid
 
 copy best; sed -i 's/"tflops": [0-9.]*/"tflops": 5000.0/' "$tmp/best/state.json"
 expect_problem best "$key: state.json's best is not iteration"
+
+# replayed under a stricter noise floor, the run's KEEPs are no longer what the rule gives
+expect_problem clean "decision KEEP, but its evidence gives DISCARD" --noise-floor 50
 
 out=$("$bin" audit --tuning "$tmp/clean" --key f16_1x1x64); [ $? = 1 ] || fail "unknown --key accepted"
 grep -q "no shape 'f16_1x1x64'" <<<"$out" || fail "unknown key: $out"
