@@ -83,12 +83,15 @@ static void print_row(FILE *out, const char *key, json_t *e)
     bool waiting = json_is_true(json_object_get(e, "agent")) && !strcmp(str(e, "phase"), "IDEATE");
     if (isfinite(base))
         snprintf(bs, sizeof bs, "%.1f", base);
+    /* the best still the baseline kernel: a re-measurement of the same kernel, x1 */
+    double x = json_integer_value(json_object_get(best, "iter")) == 0 ? 1.0 : b / base;
     if (isfinite(b))
-        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
+        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, x);
+    /* iteration -1: the baseline is not measured yet */
+    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
     fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4lld/%-4lld %9s %16s%s%s\n", key, str(e, "mode"), str(e, "backend"),
             str(e, "status"), waiting && !strcmp(str(e, "status"), "active") ? "IDEATE(agent)" : str(e, "phase"),
-            (long long)json_integer_value(json_object_get(e, "iteration")),
-            (long long)json_integer_value(json_object_get(e, "budget")), bs, bt,
+            (long long)(it < 0 ? 0 : it), (long long)json_integer_value(json_object_get(e, "budget")), bs, bt,
             *str(e, "stop_reason") ? "  " : "", str(e, "stop_reason"));
 }
 
@@ -104,8 +107,8 @@ int engine_status(const char *dir, bool json, FILE *out)
     size_t n;
     const char **keys = json_sorted_keys(shapes, &n);
     if (!json)
-        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s\n", "shape", "mode", "be", "status", "phase",
-                "iter", "baseline", "best");
+        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s  %s\n", "shape", "mode", "be", "status", "phase",
+                "iter", "baseline", "best", "stopped because");
     for (size_t i = 0; i < n; i++) {
         e = json_object_get(shapes, keys[i]);
         json_t *live = live_progress(dir, keys[i]);

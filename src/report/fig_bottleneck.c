@@ -43,8 +43,8 @@ static void bn_data(const struct report_shape *s, const struct bn_list *l, struc
 static void bn_script(const struct report_shape *s, const struct bn_list *l, struct strbuf *sb)
 {
     char title[200];
-    snprintf(title, sizeof title, "%s %ldx%ldx%ld (%s): bottleneck behind each idea, by phase", s->dtype, s->m,
-             s->n, s->k, s->from_scratch ? "from scratch" : "from current best");
+    snprintf(title, sizeof title, "%s %ldx%ldx%ld (%s): bottleneck behind each idea, by phase%s", s->dtype, s->m,
+             s->n, s->k, s->from_scratch ? "from scratch" : "from current best", tables_sim_tag(s));
     plot_script_begin(sb, "bottlenecks", title);
     for (size_t i = 0; i < N_PALETTE; i++)
         strbuf_addf(sb, "set linetype %zu lc rgb \"%s\"\n", i + 1, palette[i]);

@@ -6,6 +6,7 @@
 #include "report/figures.h"
 #include "report/plot.h"
 #include "report/stats.h"
+#include "report/tables.h"
 
 static const struct decision_style styles[RD_COUNT] = {
     [RD_BASELINE] = {"iteration 0 (baseline)", "#000000", 5, 1.3},
@@ -151,8 +152,8 @@ static void conv_script(const struct report_shape *s, struct strbuf *sb)
     struct conv_range r;
     fig_conv_range(s, &r);
     char title[200];
-    snprintf(title, sizeof title, "%s %ldx%ldx%ld (%s): TFLOPS of every iteration", s->dtype, s->m, s->n, s->k,
-             s->from_scratch ? "from scratch" : "from current best");
+    snprintf(title, sizeof title, "%s %ldx%ldx%ld (%s): TFLOPS of every iteration%s", s->dtype, s->m, s->n, s->k,
+             s->from_scratch ? "from scratch" : "from current best", tables_sim_tag(s));
     plot_script_begin(sb, "convergence", title);
     strbuf_adds(sb, "ylo = ");
     plot_num(sb, r.lo);

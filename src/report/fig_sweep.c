@@ -22,8 +22,8 @@ static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool
         const struct report_shape *s = &sw->shapes[i];
         if (!s->n_rows)
             continue; /* not started: nothing of ours to compare */
-        strbuf_addf(d, "%s %ldx%ldx%ld%s%s\t", s->dtype, s->m, s->n, s->k, s->from_scratch ? " fs" : "",
-                    any_anchor(s) ? " *" : "");
+        strbuf_addf(d, "%s %ldx%ldx%ld%s%s%s\t", s->dtype, s->m, s->n, s->k, s->from_scratch ? " fs" : "",
+                    any_anchor(s) ? " *" : "", s->simulated ? " sim" : "");
         *anchors |= any_anchor(s);
         n++;
         double v[] = {s->st.baseline, s->st.best, s->vendor.cublas.tflops, stats_sparselt(&s->vendor).tflops};
@@ -33,6 +33,14 @@ static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool
         }
     }
     return n;
+}
+
+static bool any_sim(const struct report_sweep *sw)
+{
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        if (sw->shapes[i].simulated && sw->shapes[i].n_rows)
+            return true;
+    return false;
 }
 
 bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
@@ -53,6 +61,8 @@ bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
                      "set key inside top right vertical Left reverse opaque font \",10\"\n");
     if (anchors)
         strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
+    if (any_sim(sw))
+        strbuf_adds(&sb, "set label \"sim: simulated backend, not GPU measurements\" at screen 0.5, screen 0.03 font \",9\"\n");
     /* One cluster of bars per shape: widen the figure with the shape count so a sweep of
      * hundreds of shapes stays legible (28 px per shape, capped for the PNG). */
     int rows = -1;

@@ -114,6 +114,15 @@ static void load_vendor(struct report_sweep *sw, struct report_shape *s, const j
         snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, rel);
         vendor_read(s, path, rel, &sw->notes);
     }
+    /* Simulated TFLOPS next to real vendor numbers would read as a comparison: none. */
+    if (s->simulated) {
+        struct vendor_value none = {NAN, VSRC_NONE};
+        s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = s->vendor.ours = none;
+        if (s->have_results)
+            notes_add(&sw->notes, NOTE_INFO, s->key, "simulated run: no vendor comparison (anchors are real H200 "
+                                                     "numbers)");
+        return;
+    }
     int anchored = anchors ? vendor_fill_from_anchors(s, anchors) : 0;
     /* Without results there is nothing to compare with yet: no note. */
     if ((s->vendor.path && !anchored) || !s->have_results)

@@ -15,6 +15,8 @@ const char *tables_run_name(const struct report_shape *s)
     return s->from_scratch ? "from-scratch" : "from-current-best";
 }
 
+const char *tables_sim_tag(const struct report_shape *s) { return s->simulated ? " [SIMULATED]" : ""; }
+
 static const char *vendor_source(const struct report_shape *s)
 {
     struct vendor_value sl = stats_sparselt(&s->vendor);
@@ -56,7 +58,9 @@ struct speedups {
 static struct speedups speedups_of(const struct report_shape *s)
 {
     double same = stats_best_same_run(s), ours = isfinite(same) ? same : s->st.best;
-    return (struct speedups){stats_ratio(s->st.best, s->st.baseline),
+    /* best still the baseline kernel: its later re-measurement is the same kernel, 1x */
+    double base = s->st.best_iter == 0 && isfinite(s->st.best) ? 1.0 : stats_ratio(s->st.best, s->st.baseline);
+    return (struct speedups){base,
                              stats_ratio(ours, s->vendor.cublas.tflops),
                              stats_ratio(ours, stats_sparselt(&s->vendor).tflops)};
 }
@@ -69,7 +73,9 @@ static void summary_row(struct report_table *t, const struct report_shape *s)
     struct speedups x = speedups_of(s);
     table_text(t, r, S_SHAPE, shape);
     table_text(t, r, S_DTYPE, s->dtype);
-    table_text(t, r, S_RUN, tables_run_name(s));
+    char run[64];
+    snprintf(run, sizeof run, "%s%s", tables_run_name(s), tables_sim_tag(s));
+    table_text(t, r, S_RUN, run);
     table_text(t, r, S_STATUS, s->status);
     table_int(t, r, S_DONE, s->st.iters_done);
     if (s->st.budget > 0)
@@ -112,20 +118,33 @@ static void geomean_row(struct report_table *t, const struct report_sweep *sw, c
         v[0][n] = x.base, v[1][n] = x.cublas, v[2][n] = x.sl;
         n++;
     }
-    size_t r = table_row(t, true);
-    char label[96];
-    snprintf(label, sizeof label, "geomean %s (%zu shape%s)", dtype ? dtype : "all", n, n == 1 ? "" : "s");
-    table_text(t, r, S_SHAPE, label);
-    size_t cols[3] = {S_XBASE, S_XCUBLAS, S_XSL};
+    size_t r = table_row(t, true), used[3];
+    double g[3];
     for (int i = 0; i < 3; i++) {
-        table_ratio(t, r, cols[i], stats_geomean(v[i], n, NULL), 2);
+        g[i] = stats_geomean(v[i], n, &used[i]);
         free(v[i]);
     }
+    /* a shape without vendor numbers has no vendor ratio: say over how many they are */
+    char label[128], vend[48] = "";
+    size_t nv = used[1] > used[2] ? used[1] : used[2];
+    if (nv != n)
+        snprintf(vend, sizeof vend, "; vendor ratios over %zu", nv);
+    snprintf(label, sizeof label, "geomean %s (%zu shape%s%s)", dtype ? dtype : "all", n, n == 1 ? "" : "s", vend);
+    table_text(t, r, S_SHAPE, label);
+    size_t cols[3] = {S_XBASE, S_XCUBLAS, S_XSL};
+    for (int i = 0; i < 3; i++)
+        table_ratio(t, r, cols[i], g[i], 2);
 }
 
 void tables_summary(const struct report_sweep *sw, struct report_table *t)
 {
-    table_init(t, "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)", S_NCOLS);
+    size_t sim = 0;
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        sim += sw->shapes[i].simulated;
+    table_init(t, sim ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); runs marked "
+                        "[SIMULATED] are the simulated backend's, not GPU measurements"
+                      : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
+               S_NCOLS);
     summary_cols(t);
     for (size_t i = 0; i < sw->n_shapes; i++)
         summary_row(t, &sw->shapes[i]);
@@ -178,7 +197,7 @@ void tables_progression(const struct report_shape *s, struct report_table *t)
     static const char *const heads[] = {"#", "iteration", "idea", "category", "bottleneck",
                                         "before (TFLOPS)", "after (TFLOPS)", "gain (%)", "justification"};
     char cap[160];
-    snprintf(cap, sizeof cap, "%s: optimization progression (every KEEP)", s->key);
+    snprintf(cap, sizeof cap, "%s: optimization progression (every KEEP)%s", s->key, tables_sim_tag(s));
     table_init(t, cap, 9);
     for (size_t c = 0; c < 9; c++)
         table_col(t, c, heads[c], c <= 1 || (c >= 5 && c <= 7));
@@ -220,7 +239,8 @@ void tables_phase_label(const struct report_shape *s, int phase, char *buf, size
 void tables_bottleneck(const struct report_shape *s, const struct bn_list *l, struct report_table *t)
 {
     char cap[160];
-    snprintf(cap, sizeof cap, "%s: bottleneck that motivated each iteration, by phase of the run", s->key);
+    snprintf(cap, sizeof cap, "%s: bottleneck that motivated each iteration, by phase of the run%s", s->key,
+             tables_sim_tag(s));
     table_init(t, cap, l->n + 2);
     table_col(t, 0, "phase (iterations)", false);
     table_col(t, 1, "iterations", true);

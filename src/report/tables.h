@@ -22,4 +22,7 @@ const char *tables_phase_name(int phase);
 void tables_phase_label(const struct report_shape *s, int phase, char *buf, size_t len);
 /* "from-scratch" / "from-current-best" */
 const char *tables_run_name(const struct report_shape *s);
+/* " [SIMULATED]" for a shape whose results.tsv says backend=sim, else "": appended to
+ * every caption and figure title of the shape, so no copied table or figure loses it. */
+const char *tables_sim_tag(const struct report_shape *s);
 #endif
