@@ -139,7 +139,9 @@ static int write_raw(const struct cand_req *r, json_t *j, struct cand_result *ou
         (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path)
         return -1;
     json_object_set_new(j, "backend", json_string("sim"));
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    /* 17 digits: the text reads back as the very double the engine decided on, so an
+     * audit re-deriving the row from this file rounds exactly as the engine did */
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
     int rc = (!s || mkdir_p(dir) || atomic_write_str(path, s) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
     if (rc)
         snprintf(out->reason, sizeof out->reason, "cannot write '%.200s': %s", path, strerror(errno));

@@ -36,9 +36,9 @@ int cmd_audit(int argc, char **argv)
             return 0;
         } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
             dir = v;
-        } else if ((r = args_value(argc, argv, &i, "--key", &v)) > 0) {
+        } else if (!r && (r = args_value(argc, argv, &i, "--key", &v)) > 0) {
             key = v;
-        } else if ((r = args_value(argc, argv, &i, "--noise-floor", &v)) > 0) {
+        } else if (!r && (r = args_value(argc, argv, &i, "--noise-floor", &v)) > 0) {
             char *end;
             floor_pct = strtod(v, &end);
             if (*end || end == v || !(floor_pct >= 0 && floor_pct <= 100)) {

@@ -35,7 +35,8 @@ static const char compare_usage[] =
     "  --json            print the runner's JSON instead of the table\n"
     "  --work DIR        keep the generated source and cubin in DIR\n"
     "  --tuning DIR      also record the verified vendor numbers as\n"
-    "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report'\n";
+    "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report',\n"
+    "                    with ours (ours_tflops, null unless verified, and ours_config)\n";
 
 struct compare_args {
     const char *dtype, *shape, *config, *work, *tuning;

@@ -17,12 +17,15 @@
  */
 #include "engine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/atomicio.h"
 
@@ -32,16 +35,25 @@ struct audit {
     int problems;
     int dtype;
     double floor_pct; /* DECIDE's noise floor to replay with */
+    struct croq_shape shape;
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Text from the directory (a key that failed key_parse) printed with its control bytes
+ * replaced, so a hostile name cannot drive the terminal. */
+static void put_safe(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
 static void problem(struct audit *a, int iter, const char *fmt, ...)
 {
     va_list ap;
+    put_safe(a->out, a->key);
     if (iter >= 0)
-        fprintf(a->out, "%s iter %d: ", a->key, iter);
-    else
-        fprintf(a->out, "%s: ", a->key);
+        fprintf(a->out, " iter %d", iter);
+    fputs(": ", a->out);
     va_start(ap, fmt);
     vfprintf(a->out, fmt, ap);
     va_end(ap);
@@ -54,8 +66,17 @@ static void problem(struct audit *a, int iter, const char *fmt, ...)
 struct raw {
     bool present, ok; /* ok: status "ok", verification passed, timing present */
     char status[32];
+    char config[CROQ_SIG_MAX]; /* the sim backend's raw files name it; "" otherwise */
     struct perf_numbers p;
 };
+
+/* Only regular files are read: a FIFO or /dev/zero planted in the directory must not
+ * hang the audit or exhaust memory. */
+static bool regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 static double num(json_t *o, const char *a, const char *b)
 {
@@ -67,14 +88,21 @@ static void raw_read(struct audit *a, int iter, const char *tag, struct raw *m)
 {
     char path[ENGINE_PATH_MAX];
     memset(m, 0, sizeof *m);
-    if (path_fmt(path, "%s/perf/%s/iter%03d-%s.json", a->dir, a->key, iter, tag))
-        return;
-    json_t *o = json_load_file(path, 0, NULL);
-    if (!o)
+    json_error_t je;
+    if (path_fmt(path, "%s/perf/%s/iter%03d-%s.json", a->dir, a->key, iter, tag) || access(path, F_OK))
         return;
     m->present = true;
+    json_t *o = regular(path) ? json_load_file(path, 0, &je) : NULL;
+    if (!o) {
+        problem(a, iter, "raw measurement iter%03d-%s.json %s", iter, tag,
+                regular(path) ? "cannot be parsed" : "is not a regular file");
+        snprintf(m->status, sizeof m->status, "unreadable");
+        return;
+    }
     const char *st = json_string_value(json_object_get(o, "status"));
+    const char *cfg = json_string_value(json_object_get(o, "config"));
     snprintf(m->status, sizeof m->status, "%s", st ? st : "?");
+    snprintf(m->config, sizeof m->config, "%s", cfg ? cfg : "");
     m->p = (struct perf_numbers){num(o, "timing", "tflops"), num(o, "timing", "median_ms"),
                                  num(o, "timing", "spread_pct"), num(o, "gpu_state", "sm_clock_median_mhz")};
     perf_quantize(&m->p);
@@ -113,7 +141,7 @@ static void check_source(struct audit *a, const struct result_row *row)
     snprintf(want, sizeof want, "srcs/%s/iter%03d.cu", a->key, row->iter);
     if (strcmp(row->kernel, want))
         problem(a, row->iter, "kernel column '%s' is not '%s'", row->kernel, want);
-    else if (path_fmt(path, "%s/%s", a->dir, want) || backend_hash_file(path, h))
+    else if (path_fmt(path, "%s/%s", a->dir, want) || !regular(path) || backend_hash_file(path, h))
         problem(a, row->iter, "source %s cannot be read: %s", want, strerror(errno));
     else if (strcmp(h, row->source_hash))
         problem(a, row->iter, "source %s hashes to %s, the row says %s", want, h, row->source_hash);
@@ -137,9 +165,18 @@ static void check_new(struct audit *a, const struct result_row *row, const struc
                       const struct result_log *att)
 {
     struct croq_config cfg;
-    char err[256];
-    if (knobs_parse_signature(&cfg, row->config, err, sizeof err))
+    char err[256], sig[CROQ_SIG_MAX];
+    if (knobs_parse_signature(&cfg, row->config, err, sizeof err)) {
         problem(a, row->iter, "config is not a valid configuration: %s", err);
+    } else {
+        /* the engine writes signatures in table order: any other spelling hides a repeat */
+        knobs_signature(&cfg, sig);
+        if (strcmp(sig, row->config))
+            problem(a, row->iter, "config is not in the engine's canonical form (%s)", sig);
+        if (cfg.dtype != a->dtype)
+            problem(a, row->iter, "config is for %s, the shape is %s", croq_dtype_name(cfg.dtype),
+                    croq_dtype_name(a->dtype));
+    }
     for (size_t j = 0; j < i; j++)
         if (!strcmp(res->rows[j].config, row->config))
             problem(a, row->iter, "config repeats iteration %d", res->rows[j].iter);
@@ -167,7 +204,21 @@ static void check_sanity(struct audit *a, int iter, const struct raw *cand, cons
         problem(a, iter, "re-measured (iter%03d-cand-re.json) without a suspect first measurement", iter);
 }
 
-/* What the engine must have decided for this row, given its evidence. */
+/* The row's numbers are the recorded measurement's, or it has none when that failed. */
+static void check_recorded(struct audit *a, const struct result_row *row, const struct raw *m, const char *tag)
+{
+    if (m->ok && !row->measured)
+        problem(a, row->iter, "the raw measurement is ok but the row has no numbers");
+    else if (!m->ok && row->measured)
+        problem(a, row->iter, "the row has numbers but its raw measurement says '%s'", m->status);
+    else if (m->ok)
+        check_numbers(a, row, m, tag);
+    if (m->config[0] && strcmp(m->config, row->config))
+        problem(a, row->iter, "the raw measurement iter%03d-%s.json is of another config", row->iter, tag);
+}
+
+/* MEASURE, DECIDE and STORE's update of the best (step_measure.c, step_store.c
+ * apply_decision), replayed: what the engine must have decided for this row. */
 static enum decision replay_row(struct audit *a, const struct result_row *row, struct replay *rp)
 {
     struct raw cand, re, best_re;
@@ -178,34 +229,40 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
         problem(a, row->iter, "no raw measurement perf/%s/iter%03d-cand.json", a->key, row->iter);
         return row->decision;
     }
+    if (best_re.present && !re.present)
+        problem(a, row->iter, "the best was re-measured (iter%03d-best-re.json) but the candidate was not", row->iter);
     check_sanity(a, row->iter, &cand, &re, rp);
     const struct raw *m = re.present ? &re : &cand;
-    if (!m->ok) {
-        if (row->measured)
-            problem(a, row->iter, "the row has numbers but its raw measurement says '%s'", m->status);
-        return failure_of(m);
-    }
-    if (!row->measured) {
-        problem(a, row->iter, "the raw measurement is ok but the row has no numbers");
-        return row->decision;
-    }
-    check_numbers(a, row, m, re.present ? "cand-re" : "cand");
-    if (row->iter == 0) {
-        *rp = (struct replay){true, m->p, 0};
-        return DEC_BASELINE;
-    }
-    if (!rp->have_best) {
+    check_recorded(a, row, m, re.present ? "cand-re" : "cand");
+    enum decision d;
+    if (!m->ok)
+        d = failure_of(m);
+    else if (re.present && decide_above_peak(a->dtype, &cand.p) && decide_above_peak(a->dtype, &m->p))
+        d = DEC_DISCARD; /* above the physical peak twice: broken, whatever the comparison */
+    else if (row->iter == 0)
+        d = DEC_BASELINE;
+    else if (!rp->have_best) {
         problem(a, row->iter, "a candidate measured without a best to compare with");
         return row->decision;
-    }
-    if (best_re.ok)
-        rp->best = best_re.p; /* the best's re-measurement is its reference from now on */
-    if (re.present && decide_above_peak(a->dtype, &cand.p) && decide_above_peak(a->dtype, &m->p))
-        return DEC_DISCARD;
-    if (!decide_keep_floor(&m->p, &rp->best, a->floor_pct, NULL))
-        return DEC_DISCARD;
-    rp->best = m->p, rp->best_iter = row->iter;
-    return DEC_KEEP;
+    } else
+        d = decide_keep_floor(&m->p, best_re.ok ? &best_re.p : &rp->best, a->floor_pct, NULL) ? DEC_KEEP
+                                                                                              : DEC_DISCARD;
+    if (d == DEC_KEEP || d == DEC_BASELINE)
+        *rp = (struct replay){true, m->p, row->iter};
+    else if (best_re.ok && rp->have_best)
+        rp->best = best_re.p; /* the re-measured best is the reference from now on */
+    return d;
+}
+
+/* A configuration that became the best must be one the knob rules allow for the shape
+ * (a discarded one may predate a rule: the 768^3 H200 run tried kernel=1 stages=1). */
+static void check_usable(struct audit *a, const struct result_row *row, enum decision d)
+{
+    struct croq_config cfg;
+    char why[CROQ_WHY_MAX];
+    if ((d == DEC_KEEP || d == DEC_BASELINE) && !knobs_parse_signature(&cfg, row->config, why, sizeof why) &&
+        !knobs_validate(&cfg, &a->shape, why, sizeof why))
+        problem(a, row->iter, "the best config breaks the knob rules for the shape: %s", why);
 }
 
 static void audit_rows(struct audit *a, const struct result_log *res, const struct idea_log *ideas,
@@ -224,6 +281,7 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
         if (want != row->decision)
             problem(a, row->iter, "decision %s, but its evidence gives %s", decision_name(row->decision),
                     decision_name(want));
+        check_usable(a, row, want);
         double best = rp->have_best ? rp->best.tflops : NAN;
         if (!same(row->best_tflops, best))
             problem(a, row->iter, "best_tflops %.3f, but the replay gives %.3f", row->best_tflops, best);
@@ -232,10 +290,38 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
         problem(a, -1, "idea-log.jsonl has %zu lines for %zu rows", ideas->n, res->n);
 }
 
-/* state.json's best, and the published best kernel of a done shape, are the replay's. */
+static bool same_file(const char *x_path, const char *y_path)
+{
+    size_t n1 = 0, n2 = 0;
+    char *x = regular(x_path) ? read_file(x_path, &n1) : NULL, *y = regular(y_path) ? read_file(y_path, &n2) : NULL;
+    bool eq = x && y && n1 == n2 && !memcmp(x, y, n1);
+    free(x);
+    free(y);
+    return eq;
+}
+
+/* The published best kernel, when there is one (a done shape must have it), is the best
+ * iteration's source. */
+static void audit_published(struct audit *a, json_t *entry, const struct result_row *row)
+{
+    char pub[ENGINE_PATH_MAX], src[ENGINE_PATH_MAX];
+    const char *status = json_string_value(json_object_get(entry, "status"));
+    if (path_fmt(pub, "%s/kernels/gemm_sp_%s/%s_best.cu", a->dir, croq_dtype_name(a->dtype), a->key) ||
+        path_fmt(src, "%s/%s", a->dir, row->kernel))
+        return;
+    bool exists = access(pub, F_OK) == 0;
+    if ((exists || (status && !strcmp(status, "done"))) && !same_file(pub, src))
+        problem(a, -1, "kernels/gemm_sp_%s/%s_best.cu is not %s", croq_dtype_name(a->dtype), a->key, row->kernel);
+}
+
+/* state.json's iteration and best, and the published best kernel, are the replay's. */
 static void audit_best(struct audit *a, json_t *entry, const struct replay *rp, const struct result_log *res)
 {
     json_t *b = json_object_get(entry, "best");
+    json_int_t it = json_integer_value(json_object_get(entry, "iteration"));
+    if (it != (json_int_t)res->n - 1)
+        problem(a, -1, "state.json says iteration %lld, results.tsv holds %zu rows (0..%zu)%s", (long long)it, res->n,
+                res->n - 1, it + 2 == (json_int_t)res->n ? ": a crash before STORE finished; resume adopts the row" : "");
     if (!rp->have_best) {
         if (json_is_object(b))
             problem(a, -1, "state.json has a best but no row produced one");
@@ -247,30 +333,20 @@ static void audit_best(struct audit *a, json_t *entry, const struct replay *rp, 
     if (json_integer_value(json_object_get(b, "iter")) != rp->best_iter || !json_is_number(t) ||
         json_number_value(t) != rp->best.tflops || !cfg || strcmp(cfg, row->config))
         problem(a, -1, "state.json's best is not iteration %d at %.3f TFLOPS", rp->best_iter, rp->best.tflops);
-    const char *status = json_string_value(json_object_get(entry, "status"));
-    if (!status || strcmp(status, "done"))
-        return;
-    char pub[ENGINE_PATH_MAX], src[ENGINE_PATH_MAX];
-    size_t n1, n2;
-    if (path_fmt(pub, "%s/kernels/gemm_sp_%s/%s_best.cu", a->dir, croq_dtype_name(a->dtype), a->key) ||
-        path_fmt(src, "%s/%s", a->dir, row->kernel))
-        return;
-    char *x = read_file(pub, &n1), *y = read_file(src, &n2);
-    if (!x || !y || n1 != n2 || memcmp(x, y, n1))
-        problem(a, -1, "kernels/gemm_sp_%s/%s_best.cu is not %s", croq_dtype_name(a->dtype), a->key, row->kernel);
-    free(x);
-    free(y);
+    audit_published(a, entry, row);
 }
 
 static int load_logs(struct audit *a, struct result_log *res, struct idea_log *ideas, struct result_log *att)
 {
-    char path[ENGINE_PATH_MAX], err[512];
+    char path[ENGINE_PATH_MAX], err[512] = "path too long";
     memset(res, 0, sizeof *res), memset(ideas, 0, sizeof *ideas), memset(att, 0, sizeof *att);
     const char *leaf[] = {"results.tsv", "idea-log.jsonl", "attempts.tsv"};
     for (int i = 0; i < 3; i++) {
         int rc = path_fmt(path, "%s/logs/%s/%s", a->dir, a->key, leaf[i]) ? -1
-                 : i == 1 ? idea_log_read(path, ideas, err, sizeof err)
-                          : result_log_read(path, i ? att : res, err, sizeof err);
+                 : access(path, F_OK)                                     ? 1
+                 : !regular(path) ? (snprintf(err, sizeof err, "not a regular file"), -1)
+                 : i == 1         ? idea_log_read(path, ideas, err, sizeof err)
+                                  : result_log_read(path, i ? att : res, err, sizeof err);
         if (rc < 0 || (rc == 1 && i == 0)) {
             problem(a, -1, "logs/%s/%s: %s", a->key, leaf[i], rc == 1 ? "missing" : err);
             return -1;
@@ -299,6 +375,27 @@ static void audit_shape(struct audit *a, json_t *entry)
     idea_log_release(&ideas);
 }
 
+/* A shape's logs with no state.json entry: a shape dropped from state.json takes its
+ * rows out of every report, so it is named (resume restores it from its checkpoint). */
+static int unlisted_logs(const char *dir, json_t *shapes, FILE *out)
+{
+    char path[ENGINE_PATH_MAX];
+    int n = 0;
+    DIR *d = path_fmt(path, "%s/logs", dir) ? NULL : opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || json_object_get(shapes, e->d_name))
+            continue;
+        put_safe(out, e->d_name);
+        fprintf(out, ": logs/ holds this shape but state.json does not ('croqtuner resume' restores it from its "
+                     "checkpoint)\n");
+        n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out)
 {
     char path[ENGINE_PATH_MAX], err[256];
@@ -320,17 +417,19 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
         if (only && strcmp(only, key))
             continue;
         seen++;
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, {0, 0, 0}};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
-            a.dtype = sk.dtype;
+            a.dtype = sk.dtype, a.shape = sk.shape;
             audit_shape(&a, entry);
         }
         problems += a.problems;
     }
     if (only && !seen)
         fprintf(out, "%s: no shape '%s' in state.json\n", path, only), problems++;
+    if (!only)
+        problems += unlisted_logs(dir, shapes, out);
     json_decref(state);
     return problems;
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/log.h"
+
 static void to_rec(struct run *r, const struct cand_result *m, struct measure_rec *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -112,10 +114,27 @@ static bool forced_outcome(struct run *r)
     return false;
 }
 
+/* A measurement killed before its checkpoint leaves raw files that no record refers to.
+ * A re-measurement file of this iteration would then read as evidence (croqtuner audit)
+ * if the redone first measurement is not suspect, so it is moved aside, not deleted. */
+static void set_aside_stale(struct run *r, int iter)
+{
+    static const char *const tags[] = {"cand-re", "best-re"};
+    for (int i = 0; i < 2; i++) {
+        char from[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX];
+        if (path_fmt(from, "%s/perf/%s/iter%03d-%s.json", r->dir, r->ck.key, iter, tags[i]) ||
+            path_fmt(to, "%s.interrupted", from) || rename(from, to))
+            continue;
+        log_warn("%s: iteration %d: '%s' is from a measurement cut off by a crash: kept as '%s'", r->ck.key, iter,
+                 from, to);
+    }
+}
+
 int measure_pending(struct run *r, bool baseline)
 {
     struct pending *p = &r->ck.pending;
     int rc;
+    set_aside_stale(r, p->iter);
     p->note[0] = '\0';
     p->remeasured = p->best_remeasured = false;
     if ((rc = measure_one(r, "cand", false, &p->cand)))

@@ -40,6 +40,13 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
         json_decref(o);
         return -1;
     }
+    static const char *const members[] = {"cublas_tflops", "cusparselt_default_tflops", "cusparselt_search_tflops",
+                                           "ours_tflops"};
+    for (size_t i = 0; i < sizeof members / sizeof *members; i++) {
+        json_t *v = json_object_get(o, members[i]);
+        if (v && !json_is_null(v) && !json_is_number(v))
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s: '%s' is not a number (ignored)", rel, members[i]);
+    }
     take(&s->vendor.cublas, json_object_get(o, "cublas_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_default, json_object_get(o, "cusparselt_default_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_search, json_object_get(o, "cusparselt_search_tflops"), VSRC_MEASURED);

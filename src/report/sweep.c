@@ -147,10 +147,18 @@ static void note_same_run(struct report_sweep *sw, const struct report_shape *s)
 {
     if (!s->vendor.path || !isfinite(s->st.best) || isfinite(stats_best_same_run(s)))
         return;
+    const char *best_cfg = NULL;
+    for (size_t i = 0; i < s->n_rows; i++)
+        if (s->rows[i].iter == s->st.best_iter)
+            best_cfg = s->rows[i].config;
+    const char *why = !s->vendor.ours_config ? "no ours_config"
+                      : best_cfg && !strcmp(best_cfg, s->vendor.ours_config)
+                          ? "the compare run did not verify it: ours_tflops is null"
+                          : "it measured another configuration";
     notes_add(&sw->notes, NOTE_INFO, s->key,
               "%s has no measurement of the best configuration (%s): speed-ups vs cuBLAS/cuSPARSELt divide the "
               "tuning run's best, measured in another process",
-              s->vendor.path, s->vendor.ours_config ? "it measured another one" : "no ours_config");
+              s->vendor.path, why);
 }
 
 static void note_partial(struct report_sweep *sw, const struct report_shape *s)

@@ -65,4 +65,5 @@ if [ -n "${CROQ_SHAPES:-}" ] || [ -e "$CROQ_SOURCE_DIR/../shared/data/shapes.jso
     [ "$n" -eq 134 ] || fail "full sweep tuned $n shapes, want 134"
     [ "$(grep -cE '^    "e4m3_[0-9x]+_fs": \{' "$t/state.json")" -eq 0 ] || fail "--mode best ran a shape from scratch"
 fi
+a=$("$bin" audit --tuning "$tmp/small") || fail "the sweep does not audit clean: $(grep -v 're-derived' <<<"$a" | head -n 5)"
 echo ok

@@ -53,6 +53,33 @@ expect_problem status "$key iter 2: decision DISCARD_RUNTIME_CRASH, but its evid
 copy best; sed -i 's/"tflops": [0-9.]*/"tflops": 5000.0/' "$tmp/best/state.json"
 expect_problem best "$key: state.json's best is not iteration"
 
+copy trailing; sed -i '$d' "$tmp/trailing/$res"; sed -i '$d' "$tmp/trailing/$ideas"
+expect_problem trailing "$key: state.json says iteration 30, results.tsv holds 30 rows"
+
+copy dropped; echo '{"schema": 1, "shapes": {}}' > "$tmp/dropped/state.json"
+expect_problem dropped "$key: logs/ holds this shape but state.json does not"
+
+copy published; sed -i 's/"status": "done"/"status": "active"/' "$tmp/published/state.json"
+echo "// later" >> "$tmp/published/kernels/gemm_sp_f16/${key}_best.cu"
+expect_problem published "$key: kernels/gemm_sp_f16/${key}_best.cu is not srcs/$key/iter"
+
+# a repeat spelled differently: iteration 9 claims iteration 8's config with a trailing ','
+c8=$(col "$tmp/clean/$res" 8 4)
+copy respelled; set_field "$tmp/respelled/$res" 9 4 "$c8,"
+expect_problem respelled "$key iter 9: config is not in the engine's canonical form"
+
+copy dtype; set_field "$tmp/dtype/$res" 9 4 "$(sed 's/^dtype=f16,/dtype=e4m3,/' <<<"$c8")"
+expect_problem dtype "$key iter 9: config is for e4m3, the shape is f16"
+
+copy madeup; cp "$tmp/madeup/perf/$key/iter009-cand.json" "$tmp/madeup/perf/$key/iter009-best-re.json"
+expect_problem madeup "$key iter 9: the best was re-measured (iter009-best-re.json) but the candidate was not"
+
+copy fifo; rm "$tmp/fifo/srcs/$key/iter004.cu"; mkfifo "$tmp/fifo/srcs/$key/iter004.cu"
+expect_problem fifo "$key iter 4: source srcs/$key/iter004.cu cannot be read"
+
+copy garbled; head -c 40 "$tmp/clean/perf/$key/iter008-cand.json" > "$tmp/garbled/perf/$key/iter008-cand.json"
+expect_problem garbled "$key iter 8: raw measurement iter008-cand.json cannot be parsed"
+
 # replayed under a stricter noise floor, the run's KEEPs are no longer what the rule gives
 expect_problem clean "decision KEEP, but its evidence gives DISCARD" --noise-floor 50
 

@@ -89,4 +89,5 @@ grep -q "^workers:" <<<"$st" && fail "a dead worker shown as a worker: $st"
 "$bin" status --json --tuning "$t" | grep -q "\"why\": \"process $vpid on" || fail "status --json: no stale claim"
 run resume --tuning "$t" --quiet || fail "resume exited $?"
 same_as_ref "$t"
+a=$("$bin" audit --tuning "$t") || fail "the parallel sweep does not audit clean: $(grep -v 're-derived' <<<"$a" | head -n 5)"
 echo ok

@@ -349,6 +349,12 @@ static void test_vendor_and_anchors(void **state)
     other.vendor.cublas = other.vendor.sl_default = other.vendor.sl_search = none;
     assert_int_equal(vendor_fill_from_anchors(&other, anchors), 0);
     json_decref(anchors);
+    /* a number written as a string is not taken, and the notes say so */
+    p = write_tmp("vendor-str.json", "{\"cublas_tflops\": \"600\", \"ours_tflops\": null}");
+    assert_int_equal(vendor_read(&other, p, "perf/y/vendor.json", &nl), 0);
+    assert_int_equal(other.vendor.cublas.src, VSRC_NONE);
+    assert_true(has_note(&nl, NOTE_MALFORMED, "perf/y/vendor.json: 'cublas_tflops' is not a number"));
+    assert_false(has_note(&nl, NOTE_MALFORMED, "'ours_tflops'"));
     shape_release(&s);
     shape_release(&other);
     notes_release(&nl);
