@@ -95,7 +95,10 @@ int cmd_sweep(int argc, char **argv)
     }
     int dtype = dt && !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
     if (!dt || (dtype < 0 && strcmp(dt, "all"))) {
-        log_error("sweep: --dtype f16, e4m3 or all is required");
+        if (dt)
+            log_error("sweep: unknown --dtype '%s' (f16, e4m3 or all)", dt);
+        else
+            log_error("sweep: --dtype f16, e4m3 or all is required");
         return 2;
     }
     int m = mode ? mode_parse(mode) : -1;

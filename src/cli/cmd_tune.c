@@ -72,8 +72,10 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
         o->seed = (unsigned long long)l;
         o->seed_given = true;
     } else if (!r && (r = args_value(argc, argv, i, "--iters", &v)) > 0) {
-        if (args_long("--iters", v, &l) || l < 1 || l > 100000)
-            return bad("--iters: expected 1..100000");
+        if (args_long("--iters", v, &l)) /* it said why */
+            return -1;
+        if (l < 1 || l > 100000)
+            return bad("--iters: expected 1..100000, got %ld", l);
         o->iters = (int)l;
     } else if (!r && (r = args_value(argc, argv, i, "--busy-limit", &v)) > 0) {
         if (args_double("--busy-limit", v, &d))

@@ -106,7 +106,11 @@ int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t
         return -1;
     }
     if (!knobs_value_allowed(id, value)) {
-        snprintf(err, errlen, "knob '%s': value %d is not one of its allowed values", name, value);
+        int n = snprintf(err, errlen, "knob '%s': value %d is not one of its allowed values (", name, value);
+        for (int i = 0; i < croq_knobs[id].n_values && n > 0 && (size_t)n < errlen; i++)
+            n += snprintf(err + n, errlen - (size_t)n, "%s%d", i ? ", " : "", croq_knobs[id].values[i]);
+        if (n > 0 && (size_t)n < errlen)
+            snprintf(err + n, errlen - (size_t)n, ")");
         return -1;
     }
     cfg->v[id] = value;
