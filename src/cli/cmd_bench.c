@@ -238,7 +238,8 @@ static void report(const struct bench_args *a, struct bench_out *out, const stru
         json_array_append_new(out->results, result_json(j, row, br, m));
 }
 
-static void run_shape(const struct bench_args *a, const struct bench_job *j, const struct build_result *br,
+/* Returns true when no shape can run (no GPU, no runner): the rest are not tried. */
+static bool run_shape(const struct bench_args *a, const struct bench_job *j, const struct build_result *br,
                       const struct croq_shape *s, struct bench_out *out)
 {
     struct bench_row *row = new_row(out);
@@ -248,7 +249,7 @@ static void run_shape(const struct bench_args *a, const struct bench_job *j, con
         snprintf(row->status, sizeof row->status, "compile_error");
         snprintf(row->error, sizeof row->error, "%s", br->error);
         report(a, out, j, row, br, NULL);
-        return;
+        return false;
     }
     struct measure_opts mo = a->mo;
     mo.cubin = br->cubin_path;
@@ -258,10 +259,13 @@ static void run_shape(const struct bench_args *a, const struct bench_job *j, con
         snprintf(m.error, sizeof m.error, "cannot run the runner");
     row_from_measure(row, &m);
     report(a, out, j, row, br, &m);
+    bool unusable = m.status == MEASURE_NO_GPU || m.status == MEASURE_NO_RUNNER;
     measure_result_release(&m);
+    return unusable;
 }
 
-static void run_job(const struct bench_args *a, const struct bench_job *j, const char *workdir, struct bench_out *out)
+/* false when the GPU (or the runner) is unusable and nothing more should be tried. */
+static bool run_job(const struct bench_args *a, const struct bench_job *j, const char *workdir, struct bench_out *out)
 {
     struct build_result br;
     char name[48];
@@ -271,9 +275,14 @@ static void run_job(const struct bench_args *a, const struct bench_job *j, const
     kernel_build(&j->cfg, workdir, name, a->fault, &br);
     if (!br.ok)
         log_error("bench: building kernel '%s' (%s): %s", j->kernel, croq_dtype_name(j->dtype), br.error);
-    for (int i = 0; i < j->shapes.n; i++)
-        run_shape(a, j, &br, &j->shapes.s[i], out);
+    bool usable = true;
+    for (int i = 0; i < j->shapes.n && usable; i++)
+        if (run_shape(a, j, &br, &j->shapes.s[i], out)) {
+            usable = false;
+            log_error("bench: the GPU cannot be used (above): no further shape is run");
+        }
     build_result_release(&br);
+    return usable;
 }
 
 static int bench_finish(const struct bench_args *a, struct bench_out *out)
@@ -319,8 +328,8 @@ int cmd_bench(int argc, char **argv)
     if (a.json)
         out.results = json_array();
     bench_table_header(a.json ? stderr : stdout);
-    for (int i = 0; i < njobs; i++)
-        run_job(&a, &jobs[i], wd.path, &out);
+    for (int i = 0; i < njobs && run_job(&a, &jobs[i], wd.path, &out); i++)
+        ;
     rc = bench_finish(&a, &out);
     kernel_workdir_release(&wd);
     free(out.rows);
