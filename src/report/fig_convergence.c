@@ -137,8 +137,7 @@ static void conv_points(struct strbuf *sb, const struct report_shape *s)
 }
 
 
-/* Whole-iteration x tics, about ten of them: 1, 2, 5, 10, 20, 50, ... */
-static int iter_tick_step(int x_max)
+int fig_iter_tick_step(int x_max)
 {
     static const int steps[] = {1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -182,7 +181,7 @@ static void conv_script(const struct report_shape *s, struct strbuf *sb)
                     "set xrange [-1:%d]\nset xtics 0, %d\nset yrange [ylo:yhi]\nset xlabel offset 0,0.3\n"
                     "set bmargin 8\nset ytics tick_start, tick_step\n%s"
                     "set key outside below center horizontal maxrows 3 Left reverse samplen 2 width 2 font \",10\"\n",
-                r.x_max, iter_tick_step(r.x_max),
+                r.x_max, fig_iter_tick_step(r.x_max),
                 r.has_failed ? "set ytics add (\"failed\" fail_y)\n"
                                "set arrow 1 from graph 0, first sep_y to graph 1, first sep_y nohead lc rgb \"#bbbbbb\" dt 3\n"
                              : "");

@@ -116,8 +116,9 @@ bool fig_pair(struct report_out *o, const struct report_shape *fcb, const struct
     plot_script_begin(&sb, "fs-vs-fcb", title);
     strbuf_adds(&sb, "set title ");
     plot_str(&sb, title);
-    strbuf_adds(&sb, "\nset xlabel \"iteration\"\nset ylabel \"best TFLOPS so far (dense-equivalent)\"\n"
-                     "set key bottom right Left reverse\n");
+    int last = fcb->st.iters_done > fs->st.iters_done ? fcb->st.iters_done : fs->st.iters_done;
+    strbuf_addf(&sb, "\nset xlabel \"iteration\"\nset ylabel \"best TFLOPS so far (dense-equivalent)\"\n"
+                     "set xtics 0, %d\nset key bottom right Left reverse\n", fig_iter_tick_step(last));
     plot_formats_begin(&sb, 900, 480);
     strbuf_adds(&sb, "  plot 'fs-vs-fcb.dat' using 1:2 with steps lw 2 lc rgb \"#2166ac\" title columnheader(2), \\\n"
                      "    '' using 1:3 with steps lw 2 dt 2 lc rgb \"#d6604d\" title columnheader(3)\n");

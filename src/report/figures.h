@@ -21,6 +21,9 @@ struct conv_range {
 };
 void fig_conv_range(const struct report_shape *s, struct conv_range *r);
 
+/* Whole-iteration x tic step for iterations 0..x_max, about ten tics: 1, 2, 5, 10, ... */
+int fig_iter_tick_step(int x_max);
+
 /* Legend text of a vendor line: "cuBLAS dense 662.7" + " (anchor, not same run)". */
 void fig_vendor_label(char *buf, size_t len, const char *name, const struct vendor_value *v);
 
