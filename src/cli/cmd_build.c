@@ -45,7 +45,8 @@ static const char build_usage[] =
     "  --timeout S     nvcc time limit (default 600)\n"
     "Environment: CROQ_NVCC (nvcc), CROQ_CUOBJDUMP (cuobjdump for the SASS check).\n"
     "\n"
-    "Exit status: 0 built, 1 invalid configuration or failed build / strict check, 2 bad usage.\n";
+    "Exit status: 0 built, 1 a configuration the knob rules reject, or a failed build / strict\n"
+    "check, 2 bad usage (also a knob or value the knob table does not have).\n";
 
 struct build_args {
     bool json, strict, no_compile, no_cache;
