@@ -160,8 +160,9 @@ static void check_idea(struct audit *a, const struct result_row *row, const stru
                 decision_name(e->decision), e->tflops);
 }
 
-/* Each configuration once, over results and attempts (the proposer's promise). */
-static void check_new(struct audit *a, const struct result_row *row, const struct result_log *res, size_t i,
+/* The row's config: valid, canonical, of the shape's dtype, and tried once over results and
+ * attempts (the proposer's promise). */
+static void check_config(struct audit *a, const struct result_row *row, const struct result_log *res, size_t i,
                       const struct result_log *att)
 {
     struct croq_config cfg;
@@ -276,7 +277,7 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
         }
         check_idea(a, row, ideas, i);
         check_source(a, row);
-        check_new(a, row, res, i, att);
+        check_config(a, row, res, i, att);
         enum decision want = replay_row(a, row, rp);
         if (want != row->decision)
             problem(a, row->iter, "decision %s, but its evidence gives %s", decision_name(row->decision),

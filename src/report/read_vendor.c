@@ -18,6 +18,12 @@
 #include "report/read.h"
 #include "util/log.h"
 
+void vendor_clear(struct report_vendor *v)
+{
+    struct vendor_value none = {NAN, VSRC_NONE};
+    v->cublas = v->sl_default = v->sl_search = v->ours = none;
+}
+
 static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
 {
     if (dst->src == VSRC_NONE && json_is_number(v) && json_number_value(v) > 0) {

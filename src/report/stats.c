@@ -120,15 +120,20 @@ struct vendor_value stats_sparselt(const struct report_vendor *v)
     return a->tflops >= b->tflops ? *a : *b;
 }
 
+const char *stats_best_config(const struct report_shape *s)
+{
+    for (size_t i = 0; s->st.best_iter >= 0 && i < s->n_rows; i++)
+        if (s->rows[i].iter == s->st.best_iter)
+            return s->rows[i].config;
+    return NULL;
+}
+
 double stats_best_same_run(const struct report_shape *s)
 {
     const struct report_vendor *v = &s->vendor;
-    if (v->ours.src != VSRC_MEASURED || !v->ours_config || s->st.best_iter < 0)
-        return NAN;
-    for (size_t i = 0; i < s->n_rows; i++)
-        if (s->rows[i].iter == s->st.best_iter)
-            return s->rows[i].config && !strcmp(s->rows[i].config, v->ours_config) ? v->ours.tflops : NAN;
-    return NAN;
+    const char *best = stats_best_config(s);
+    return v->ours.src == VSRC_MEASURED && v->ours_config && best && !strcmp(best, v->ours_config) ? v->ours.tflops
+                                                                                                   : NAN;
 }
 
 double stats_ratio(double a, double b)

@@ -29,6 +29,8 @@ void stats_phase_range(int phase, int budget, int *lo, int *hi); /* inclusive */
 /* Best cuSPARSELt value (max of default and search) and where it came from. */
 struct vendor_value stats_sparselt(const struct report_vendor *v);
 
+/* Config column of the row that produced the best, or NULL. */
+const char *stats_best_config(const struct report_shape *s);
 /* TFLOPS of the shape's best kernel as re-measured in the vendors' compare run
  * (vendor.json ours_* with the best row's exact configuration), else NAN. The vendor
  * speed-ups use it when present: one process, one set of operands, one clock state. */

@@ -38,8 +38,7 @@ struct report_shape *sweep_add(struct report_sweep *sw, const char *key)
     *s = tmp;
     s->state_iteration = s->state_budget = -1;
     s->state_baseline = s->state_best = NAN;
-    struct vendor_value none = {NAN, VSRC_NONE};
-    s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = s->vendor.ours = none;
+    vendor_clear(&s->vendor);
     return s;
 }
 
@@ -116,8 +115,7 @@ static void load_vendor(struct report_sweep *sw, struct report_shape *s, const j
     }
     /* Simulated TFLOPS next to real vendor numbers would read as a comparison: none. */
     if (s->simulated) {
-        struct vendor_value none = {NAN, VSRC_NONE};
-        s->vendor.cublas = s->vendor.sl_default = s->vendor.sl_search = s->vendor.ours = none;
+        vendor_clear(&s->vendor);
         if (s->have_results)
             notes_add(&sw->notes, NOTE_INFO, s->key, "simulated run: no vendor comparison (anchors are real H200 "
                                                      "numbers)");
@@ -147,10 +145,7 @@ static void note_same_run(struct report_sweep *sw, const struct report_shape *s)
 {
     if (!s->vendor.path || !isfinite(s->st.best) || isfinite(stats_best_same_run(s)))
         return;
-    const char *best_cfg = NULL;
-    for (size_t i = 0; i < s->n_rows; i++)
-        if (s->rows[i].iter == s->st.best_iter)
-            best_cfg = s->rows[i].config;
+    const char *best_cfg = stats_best_config(s);
     const char *why = !s->vendor.ours_config ? "no ours_config"
                       : best_cfg && !strcmp(best_cfg, s->vendor.ours_config)
                           ? "the compare run did not verify it: ours_tflops is null"
