@@ -192,16 +192,17 @@ __device__ __forceinline__ void stage_meta(const croq_gemm_args &args, const sme
     }
 }
 
+/* Each consumer warp arrives once on empty[s] of every CTA that multicasts into this
+ * stage: lane r signals CTA r, so the arrives of one warp go out as one instruction. */
 __device__ __forceinline__ void release(const smem_layout &l, int s, int lane)
 {
-    if (lane == 0) {
 #if CROQ_CSIZE > 1
-        for (int r = 0; r < CROQ_CSIZE; r++)
-            mbar_arrive_cluster(&l.empty[s], r);
+    if (lane < CROQ_CSIZE)
+        mbar_arrive_cluster(&l.empty[s], (uint32_t)lane);
 #else
+    if (lane == 0)
         mbar_arrive(&l.empty[s]);
 #endif
-    }
 }
 
 /* Stores this consumer's slices through 128-B swizzled shared memory and TMA: stmatrix

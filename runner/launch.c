@@ -8,6 +8,10 @@
  *                 tiles, whose TMA boxes lie fully out of bounds anyway).
  * Persistent:     grid = (min(tiles_m * tiles_n, SM count), 1, 1); CTAs loop over tiles.
  * Cluster dims (cluster_m * cluster_n, 1, 1) via CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.
+ *
+ * The record also says how many CTAs can be resident at once: a cluster's CTAs must be
+ * co-scheduled on one GPC, so with one CTA per SM a cluster launch can leave SMs idle
+ * (CUDA Driver API, cuOccupancyMaxActiveClusters).
  */
 #include "runner.h"
 
@@ -32,6 +36,37 @@ static void geometry(const struct gpu *g, const struct croq_kernel_abi *a, struc
     l->smem = a->smem_bytes;
 }
 
+/* The launch configuration of l; attr must hold one attribute and outlive cfg. */
+static CUlaunchConfig launch_config(struct launch *l, CUlaunchAttribute *attr)
+{
+    CUlaunchConfig cfg = {
+        .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],
+        .blockDimX = l->block, .blockDimY = 1, .blockDimZ = 1,
+        .sharedMemBytes = l->smem, .hStream = l->stream, .attrs = attr, .numAttrs = 0,
+    };
+    if (l->cluster > 1) {
+        attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr[0].value.clusterDim.x = l->cluster;
+        attr[0].value.clusterDim.y = 1;
+        attr[0].value.clusterDim.z = 1;
+        cfg.numAttrs = 1;
+    }
+    return cfg;
+}
+
+/* Informational only, so a driver that will not answer leaves -1 rather than failing. */
+static int resident_ctas(const struct gpu *g, struct launch *l)
+{
+    CUlaunchAttribute attr[1];
+    CUlaunchConfig cfg = launch_config(l, attr);
+    int n = 0;
+    if (l->cluster > 1)
+        return cuOccupancyMaxActiveClusters(&n, l->fn, &cfg) == CUDA_SUCCESS ? n * (int)l->cluster : -1;
+    if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, l->fn, (int)l->block, l->smem) != CUDA_SUCCESS)
+        return -1;
+    return n * g->sm_count;
+}
+
 int launch_prepare(const struct gpu *g, const struct module *m, const struct operands *o,
                    CUdeviceptr d_c, struct launch *l)
 {
@@ -46,6 +81,7 @@ int launch_prepare(const struct gpu *g, const struct module *m, const struct ope
         runner_fail(RS_UNSUPPORTED_SHAPE, "grid of %u CTAs is too large", l->grid[0]);
         return -1;
     }
+    l->resident_ctas = resident_ctas(g, l);
     TRY(tmaps_build(a, o, d_c, &l->args));
     l->args.meta = (const uint32_t *)o->d_meta;
     l->args.c = (void *)d_c;
@@ -65,18 +101,7 @@ int launch_prepare(const struct gpu *g, const struct module *m, const struct ope
 int launch_once(struct launch *l)
 {
     CUlaunchAttribute attr[1];
-    CUlaunchConfig cfg = {
-        .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],
-        .blockDimX = l->block, .blockDimY = 1, .blockDimZ = 1,
-        .sharedMemBytes = l->smem, .hStream = l->stream, .attrs = attr, .numAttrs = 0,
-    };
-    if (l->cluster > 1) {
-        attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attr[0].value.clusterDim.x = l->cluster;
-        attr[0].value.clusterDim.y = 1;
-        attr[0].value.clusterDim.z = 1;
-        cfg.numAttrs = 1;
-    }
+    CUlaunchConfig cfg = launch_config(l, attr);
     void *params[] = {&l->args};
     CU_CHECK(RS_LAUNCH_ERROR, cuLaunchKernelEx(&cfg, l->fn, params, NULL));
     return 0;
@@ -95,11 +120,11 @@ void launch_release(struct launch *l) { gpu_free(&l->workspace); }
 json_t *launch_abi_json(const struct module *m, const struct launch *l)
 {
     const struct croq_kernel_abi *a = &m->abi;
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:[i,i,i], s:i, s:i, s:i, s:i}",
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:[i,i,i], s:i, s:i, s:i, s:i, s:i}",
                      "threads", a->threads, "smem_bytes", a->smem_bytes, "tile_m", a->tile_m,
                      "tile_n", a->tile_n, "tile_k", a->tile_k, "split_k", a->split_k,
                      "persistent", a->persistent, "cluster_m", a->cluster_m, "cluster_n", a->cluster_n,
                      "cluster", l->cluster, "workspace_bytes", (json_int_t)l->workspace_bytes, "grid",
                      l->grid[0], l->grid[1], l->grid[2], "regs", m->regs, "local_bytes", m->local_bytes,
-                     "tiles_m", (int)l->tiles_m, "tiles_n", (int)l->tiles_n);
+                     "tiles_m", (int)l->tiles_m, "tiles_n", (int)l->tiles_n, "resident_ctas", l->resident_ctas);
 }

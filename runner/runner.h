@@ -139,6 +139,9 @@ struct launch {
     CUfunction fn;
     CUstream stream;
     unsigned grid[3], block, smem, cluster;
+    /* CTAs that can be resident at once (cuOccupancyMaxActiveClusters x cluster size, or
+     * blocks per SM x SM count without a cluster); -1 if the driver would not say. */
+    int resident_ctas;
     long tiles_m, tiles_n;
     struct croq_gemm_args args;
     CUdeviceptr workspace;

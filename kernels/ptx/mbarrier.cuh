@@ -32,11 +32,18 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
 }
 
-/* Arrive on the barrier at the same offset in CTA `cta` of the cluster. */
+/* Arrive on the barrier at the same offset in CTA `cta` of the cluster.
+ *
+ * Release at CTA scope (the PTX default), not .release.cluster: the cluster-scope release
+ * compiles to MEMBAR.ALL.GPU before every arrive, which on the H200 (2026-11-29, ncu)
+ * made "membar" the top warp stall and cluster variants 1.8x slower than cluster-less
+ * ones. The arrive only has to follow the completion of the wgmma reads of the stage
+ * (the caller's wgmma.wait_group guarantees that); there are no generic-proxy writes
+ * to publish to the peer. */
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, uint32_t cta)
 {
     asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_u32(bar)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_u32(bar)),
                  "r"(cta)
                  : "memory");
 }
