@@ -21,6 +21,7 @@
 
 struct factors {
     double tile, kern, stage, kloop, wave, pad, l2, variant, split, ifetch, cluster;
+    double waves; /* grid CTAs / resident CTAs, what ncu calls launch__waves_per_multiprocessor */
 };
 
 static int ctas_per_sm(const struct croq_config *c)
@@ -42,6 +43,7 @@ static void wave_factors(const struct croq_config *c, const struct croq_shape *s
     double cl = v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N];
     slots = floor(slots / cl) * cl; /* a cluster occupies whole groups of SMs */
     f->wave = tiles / (ceil(tiles / slots) * slots);
+    f->waves = (v[KNOB_PERSISTENT] ? fmin(tiles, SIM_SMS) : tiles) / slots;
     if (v[KNOB_PERSISTENT]) /* CTAs overlap one tile's epilogue with the next's loads */
         f->wave = fmin(1.0, 0.5 * (f->wave + fmin(1.0, tiles / slots)) * (tiles > slots ? 1.04 : 0.98));
     f->pad = ((double)s->m / (tiles_m * tm)) * ((double)s->n / (tiles_n * tn));
@@ -99,6 +101,7 @@ static void fill_metrics(struct sim_point *o, const struct factors *f, const str
     m->smem_throughput_pct = fmin(100, fmax(0, 40 + 800 * (1 - f->variant)));
     m->theoretical_occupancy_pct = 100.0 * ctas_per_sm(c) * knobs_threads(c) / 2048.0;
     m->achieved_occupancy_pct = m->theoretical_occupancy_pct * f->wave;
+    m->waves_per_sm = f->waves;
     m->stall_long_scoreboard_pct = fmin(100, 250 * (1 - f->stage));
     m->stall_barrier_pct = 100 * (1 - f->kloop);
     m->stall_no_instruction_pct = f->ifetch < 1 ? 25 : 3;

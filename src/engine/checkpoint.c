@@ -86,6 +86,7 @@ static const struct {
     METRIC(stall_mio_throttle_pct), METRIC(stall_short_scoreboard_pct), METRIC(stall_sleeping_pct),
     METRIC(occ_limit_registers), METRIC(occ_limit_shared_mem), METRIC(occ_limit_warps),
     METRIC(occ_limit_blocks), METRIC(registers_per_thread), METRIC(top_stall_pct),
+    METRIC(waves_per_sm),
 };
 #define METRIC_AT(m, i) ((double *)((char *)(m) + metric_fields[i].off))
 

@@ -8,14 +8,19 @@
  *   4. max(smem LSU pipe, l1tex) >= 70%   -> smem_throughput
  *   5. no_instruction stall share >= 20%  -> instruction_fetch
  *   6. theoretical occupancy < 50%, the binding occupancy limit is registers or shared
- *      memory, and long_scoreboard stall share >= 30%  -> occupancy_limited
+ *      memory, long_scoreboard stall share >= 30%, and the grid is more than one wave
+ *      (launch__waves_per_multiprocessor > 1)  -> occupancy_limited
  *   7. otherwise                          -> latency_bound
  * Why this order: a kernel whose tensor pipe is busy is at its roof whatever else is
  * high, so compute goes first; then the memory levels from the slowest (DRAM) inwards,
  * because a saturated outer level starves the inner ones; then front-end starvation,
  * which no tiling change fixes; occupancy before latency because with registers or
  * shared memory as the limit, fewer resources per CTA is the lever, whereas latency
- * that remains with free occupancy needs a deeper pipeline.
+ * that remains with free occupancy needs a deeper pipeline. The wave condition: when
+ * every CTA of the grid is already resident (one wave or less, as for a persistent
+ * kernel or a small shape), a higher per-SM limit places no more work on the SMs, so
+ * occupancy cannot be what limits; without it, every one-CTA-per-SM GEMM of this
+ * family was called occupancy_limited (H200 runs of 2026-11-29: 297 of 300).
  */
 #include "profile.h"
 
@@ -81,6 +86,13 @@ static bool limited_by_resources(const struct profile_metrics *m)
     return m->occ_limit_registers == lowest || m->occ_limit_shared_mem == lowest;
 }
 
+/* More CTAs than fit at once. Like the limits, not required when ncu did not report it
+ * (the justification then prints "waves nan"). */
+static bool more_than_a_wave(const struct profile_metrics *m)
+{
+    return isnan(m->waves_per_sm) || m->waves_per_sm > PROFILE_OCC_WAVES;
+}
+
 static enum croq_bottleneck classify_memory(const struct profile_metrics *m, struct profile_result *r)
 {
     if (at_least(m->dram_throughput_pct, PROFILE_DRAM_PCT))
@@ -104,12 +116,13 @@ static enum croq_bottleneck classify_stalls(const struct profile_metrics *m, str
                       ">=", PROFILE_NO_INSTRUCTION_PCT);
     if (!isnan(m->theoretical_occupancy_pct) &&
         m->theoretical_occupancy_pct < PROFILE_OCC_THEORETICAL_PCT && limited_by_resources(m) &&
-        at_least(m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT)) {
+        at_least(m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT) && more_than_a_wave(m)) {
         snprintf(r->justification, sizeof r->justification,
                  "theoretical_occupancy %.1f%% < %.0f%% (registers/shared memory bound), "
-                 "stall_long_scoreboard %.1f%% >= %.0f%%",
+                 "stall_long_scoreboard %.1f%% >= %.0f%%, waves %.2f > %.0f",
                  m->theoretical_occupancy_pct, PROFILE_OCC_THEORETICAL_PCT,
-                 m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT);
+                 m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT, m->waves_per_sm,
+                 PROFILE_OCC_WAVES);
         return BN_OCCUPANCY_LIMITED;
     }
     return BN_UNKNOWN;

@@ -29,6 +29,7 @@ static const struct {
     FIELD(occ_limit_registers),       FIELD(occ_limit_shared_mem),
     FIELD(occ_limit_warps),           FIELD(occ_limit_blocks),
     FIELD(registers_per_thread),      FIELD(top_stall_pct),
+    FIELD(waves_per_sm),
 };
 #undef FIELD
 

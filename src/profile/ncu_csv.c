@@ -57,6 +57,7 @@ static const struct metric_map metric_maps[] = {
     {FIELD(occ_limit_warps), U_PLAIN, {"launch__occupancy_limit_warps"}},
     {FIELD(occ_limit_blocks), U_PLAIN, {"launch__occupancy_limit_blocks"}},
     {FIELD(registers_per_thread), U_PLAIN, {"launch__registers_per_thread"}},
+    {FIELD(waves_per_sm), U_PLAIN, {"launch__waves_per_multiprocessor"}},
 };
 
 /* Stall reasons the struct names; the rest only count towards the total. */

@@ -37,6 +37,7 @@ enum croq_bottleneck {
 #define PROFILE_NO_INSTRUCTION_PCT 20.0 /* share of no_instruction stalls: instruction_fetch */
 #define PROFILE_OCC_THEORETICAL_PCT 50.0 /* theoretical occupancy below this ... */
 #define PROFILE_OCC_LONG_SB_PCT 30.0   /* ... and long-scoreboard share at least this */
+#define PROFILE_OCC_WAVES 1.0          /* ... and more CTAs than fit at once (waves above this) */
 
 /* The metrics the classifier reads, in % of peak unless named otherwise. NAN = not
  * reported by this ncu run. Exact ncu names: docs/profiling.md and ncu_csv.c. */
@@ -65,6 +66,7 @@ struct profile_metrics {
     double occ_limit_warps;          /* launch__occupancy_limit_warps */
     double occ_limit_blocks;         /* launch__occupancy_limit_blocks */
     double registers_per_thread;     /* launch__registers_per_thread */
+    double waves_per_sm;             /* launch__waves_per_multiprocessor: grid CTAs / resident CTAs */
     char top_stall[48];              /* largest stall reason ("long_scoreboard"), "" if none */
     double top_stall_pct;
 };

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/gpu/tune-run.sh — on the GPU machine: a from-scratch tuning run of one shape
+# tests/gpu/tune-run.sh — on the GPU machine: a tuning run of one shape (MODE=scratch, the
+# default, or MODE=best: from the best configuration of the nearest tuned shape)
 # (continued where it stopped if TUNING_DIR already holds it), then, once the shape is
 # done, `croqtuner compare` of its best configuration next to cuSPARSELt and cuBLAS in
 # the same call, which also records the vendor numbers in TUNING_DIR for the report.
@@ -9,13 +10,14 @@
 # Usage (GPU machine, repo root): tests/gpu/tune-run.sh BIN_DIR TUNING_DIR OUT_DIR DTYPE SHAPE [ITERS]
 set -u
 B=${1:?bin dir}; T=${2:?tuning dir}; OUT=${3:?out dir}; DTYPE=${4:?dtype}; SHAPE=${5:?MxNxK}
-ITERS=${6:-150}
+ITERS=${6:-$([ "${MODE:-scratch}" = scratch ] && echo 150 || echo 30)}
 export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command -v cuobjdump)}
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
-key=${DTYPE}_${SHAPE}_fs
+MODE=${MODE:-scratch}
+key=${DTYPE}_${SHAPE}$([ "$MODE" = scratch ] && echo _fs)
 start=$(date +%s)
 echo "$(date -u +%FT%TZ) tune $key (limit ${LIMIT:-540} s)"
-timeout "${LIMIT:-540}" "$B/croqtuner" tune --dtype "$DTYPE" --shape "$SHAPE" --mode scratch \
+timeout "${LIMIT:-540}" "$B/croqtuner" tune --dtype "$DTYPE" --shape "$SHAPE" --mode "$MODE" \
     --iters "$ITERS" --backend gpu --tuning "$T" --quiet > "$OUT/tune-$key.log" 2>&1
 rc=$?
 echo "$(date -u +%FT%TZ) tune rc=$rc after $(( $(date +%s) - start )) s (this call)"

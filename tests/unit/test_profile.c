@@ -180,6 +180,7 @@ static void test_parse_h200_warp_specialized(void **state)
     assert_float_equal(m.registers_per_thread, 168.0, 1e-9);
     assert_float_equal(m.occ_limit_registers, 1.0, 1e-9);
     assert_float_equal(m.occ_limit_shared_mem, 1.0, 1e-9);
+    assert_float_equal(m.waves_per_sm, 1.0, 1e-9); /* persistent: grid = 132 SMs */
     assert_float_equal(m.duration_us, 14.88, 1e-9);
     assert_string_equal(m.top_stall, "long_scoreboard");
     assert_float_equal(m.stall_long_scoreboard_pct, 49.46764947, 1e-6);
@@ -308,6 +309,11 @@ static void test_classifier_thresholds_and_order(void **state)
     m.stall_long_scoreboard_pct = 30; /* occupancy rule: 18.75 < 50, smem binds */
     assert_int_equal(classify_of(&m, just), BN_OCCUPANCY_LIMITED);
     assert_non_null(strstr(just, "theoretical_occupancy 18.8% < 50%"));
+    m.waves_per_sm = 1.0; /* every CTA already resident: more occupancy adds no work */
+    assert_int_equal(classify_of(&m, just), BN_LATENCY_BOUND);
+    m.waves_per_sm = 1.5;
+    assert_int_equal(classify_of(&m, just), BN_OCCUPANCY_LIMITED);
+    assert_non_null(strstr(just, "waves 1.50 > 1"));
     m.occ_limit_warps = 0.5; /* warps bind instead: no longer occupancy_limited */
     assert_int_equal(classify_of(&m, NULL), BN_LATENCY_BOUND);
     m.stall_no_instruction_pct = 19.9;
