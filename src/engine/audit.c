@@ -35,6 +35,7 @@ struct audit {
     int problems;
     int dtype;
     double floor_pct; /* DECIDE's noise floor to replay with */
+    int rules;        /* DECIDE_RULES the shape was decided under (results.tsv line 1) */
     struct croq_shape shape;
 };
 
@@ -194,11 +195,13 @@ struct replay {
     int best_iter;
 };
 
-/* The sanity rule (decide_suspect) fires exactly when a re-measurement exists. */
+/* The re-measurement rule (decide_recheck) fires exactly when a re-measurement exists. */
 static void check_sanity(struct audit *a, int iter, const struct raw *cand, const struct raw *re,
                          const struct replay *rp)
 {
-    const char *why = cand->ok ? decide_suspect(a->dtype, &cand->p, rp->have_best ? &rp->best : NULL) : NULL;
+    const char *why =
+        cand->ok ? decide_recheck(a->rules, a->dtype, a->floor_pct, &cand->p, rp->have_best ? &rp->best : NULL)
+                 : NULL;
     if (why && !re->present)
         problem(a, iter, "first measurement %.3f TFLOPS was %s but was not re-measured", cand->p.tflops, why);
     if (!why && re->present)
@@ -245,9 +248,12 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
     else if (!rp->have_best) {
         problem(a, row->iter, "a candidate measured without a best to compare with");
         return row->decision;
-    } else
-        d = decide_keep_floor(&m->p, best_re.ok ? &best_re.p : &rp->best, a->floor_pct, NULL) ? DEC_KEEP
-                                                                                              : DEC_DISCARD;
+    } else {
+        bool confirming = re.present && decide_confirming(a->rules, a->dtype, a->floor_pct, &cand.p, &rp->best);
+        d = decide_keep_as(confirming, &m->p, best_re.ok ? &best_re.p : &rp->best, &rp->best, a->floor_pct, NULL)
+                ? DEC_KEEP
+                : DEC_DISCARD;
+    }
     if (d == DEC_KEEP || d == DEC_BASELINE)
         *rp = (struct replay){true, m->p, row->iter};
     else if (best_re.ok && rp->have_best)
@@ -362,6 +368,7 @@ static void audit_shape(struct audit *a, json_t *entry)
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};
     if (load_logs(a, &res, &ideas, &att) == 0) {
+        a->rules = res.decide_rules;
         audit_rows(a, &res, &ideas, &att, &rp);
         audit_best(a, entry, &rp, &res);
         if (res.torn || ideas.torn)
@@ -418,7 +425,7 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
         if (only && strcmp(only, key))
             continue;
         seen++;
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, {0, 0, 0}};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {

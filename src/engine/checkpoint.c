@@ -25,6 +25,7 @@ void checkpoint_init(struct checkpoint *c)
     c->iteration = -1;
     c->baseline_tflops = NAN;
     c->profile.category = BN_UNKNOWN;
+    c->decide_rules = DECIDE_RULES; /* a new shape; a loaded one says its own */
 }
 
 void checkpoint_release(struct checkpoint *c)
@@ -173,6 +174,7 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     json_object_set_new(o, "profile", profile_json(&c->profile));
     json_object_set_new(o, "pending", pending_json(&c->pending));
     json_object_set_new(o, "stop_reason", json_string(c->stop_reason));
+    json_object_set_new(o, "decide_rules", json_integer(c->decide_rules));
     return o;
 }
 
@@ -456,6 +458,9 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     read_profile(&r, get_obj(&r, j, "profile", false), &c->profile);
     read_pending(&r, get_obj(&r, j, "pending", true), &c->pending);
     get_str(&r, j, "stop_reason", c->stop_reason, sizeof c->stop_reason);
+    long long rules = 1; /* absent: written before the rules were versioned */
+    if (json_object_get(j, "decide_rules"))
+        get_int(&r, j, "decide_rules", 1, DECIDE_RULES, &rules);
     if (r.failed) {
         checkpoint_release(c);
         return -1;
@@ -465,6 +470,7 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     c->iteration = (int)iter;
     c->n_attempts = (size_t)att;
     c->compile_failures = (int)cf;
+    c->decide_rules = (int)rules;
     return 0;
 }
 

@@ -86,6 +86,25 @@ bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *bes
 /* The same rule with another floor (audit replaying a run decided under an older one). */
 bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
                        double *threshold);
+/* The decision rules, versioned: a shape is decided under the version it started with
+ * (its checkpoint and results.tsv header record it), so a resumed or audited run is
+ * decided as it was. 1: the noise rule alone. 2: a first measurement whose gain is above
+ * the floor but within the spread is confirmed: candidate and best measured again, and
+ * KEEP iff the second pair also shows a gain above the floor (decide.c says why). */
+#define DECIDE_RULES 2
+/* rules >= 2, cand not suspect, and floor < gain <= the noise rule's margin. */
+bool decide_confirming(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
+                       const struct perf_numbers *best);
+/* Why the first measurement must be repeated: decide_suspect's reasons, or (rules >= 2)
+ * a gain within the spread; NULL if it stands. */
+const char *decide_recheck(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
+                           const struct perf_numbers *best);
+/* KEEP rule for the recorded numbers (cand, and best = the best's re-measurement if it
+ * has one): when confirming, cand must beat both best and best_first (the reference the
+ * first measurement was compared with) by the floor; else the noise rule against best.
+ * *threshold = the TFLOPS the candidate had to beat. */
+bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const struct perf_numbers *best,
+                    const struct perf_numbers *best_first, double floor_pct, double *threshold);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
 /* Round to the precision the artifacts print, so a value read back equals the one the
  * uninterrupted run used (resume must decide exactly alike). */
@@ -142,6 +161,7 @@ struct result_log {
     struct result_row *rows;
     size_t n;
     char backend[8];
+    int decide_rules; /* line 1's "decide=N"; 1 when absent (written before it existed) */
     char *torn;      /* torn final fragment, or NULL */
     size_t complete_len;
 };
@@ -150,9 +170,10 @@ struct result_log {
 int result_log_read(const char *path, struct result_log *out, char *err, size_t errlen);
 void result_log_release(struct result_log *l);
 /* kind: "results" or "attempts" (line 1 says which). Create the file with its schema
- * line and header if it does not exist. */
-int result_log_create(const char *path, const char *kind, const char *backend, char *err, size_t errlen);
-char *result_log_header(const char *kind, const char *backend);
+ * line (which also names the decision rules, DECIDE_RULES) and header if it does not exist. */
+int result_log_create(const char *path, const char *kind, const char *backend, int decide_rules, char *err,
+                      size_t errlen);
+char *result_log_header(const char *kind, const char *backend, int decide_rules);
 
 /* ---- idea-log.jsonl (ideas.c) ---------------------------------------------------- */
 
@@ -267,6 +288,7 @@ struct checkpoint {
     struct profile_evidence profile;
     struct pending pending;
     char stop_reason[256];            /* why SHAPE_COMPLETE was reached */
+    int decide_rules;                 /* DECIDE_RULES of the version that started the shape */
 };
 void checkpoint_init(struct checkpoint *c);
 void checkpoint_release(struct checkpoint *c);

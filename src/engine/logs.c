@@ -55,24 +55,26 @@ void logs_lines_release(struct logs_lines *l)
     memset(l, 0, sizeof *l);
 }
 
-char *result_log_header(const char *kind, const char *backend)
+char *result_log_header(const char *kind, const char *backend, int decide_rules)
 {
     struct strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "# croqtuner %s schema=%d backend=%s\n", kind, ENGINE_SCHEMA, backend);
+    strbuf_addf(&sb, "# croqtuner %s schema=%d backend=%s decide=%d\n", kind, ENGINE_SCHEMA, backend,
+                decide_rules);
     for (int i = 0; i < RESULTS_COLUMNS; i++)
         strbuf_addf(&sb, "%s%s", i ? "\t" : "", results_columns[i]);
     strbuf_adds(&sb, "\n");
     return strbuf_detach(&sb);
 }
 
-int result_log_create(const char *path, const char *kind, const char *backend, char *err, size_t errlen)
+int result_log_create(const char *path, const char *kind, const char *backend, int decide_rules, char *err,
+                      size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (f) {
         fclose(f);
         return 0;
     }
-    char *h = result_log_header(kind, backend);
+    char *h = result_log_header(kind, backend, decide_rules);
     int rc = atomic_write_str(path, h);
     free(h);
     if (rc)
@@ -103,7 +105,14 @@ static int check_head(const char *path, struct logs_lines *l, struct result_log 
         return -1;
     }
     snprintf(out->backend, sizeof out->backend, "%s", be);
-    char *h = result_log_header(kind, be);
+    const char *rules = strstr(l->line[0] + strlen(want), " decide=");
+    out->decide_rules = 1;
+    if (rules && (sscanf(rules, " decide=%d", &out->decide_rules) != 1 || out->decide_rules < 1 ||
+                  out->decide_rules > DECIDE_RULES)) {
+        snprintf(err, errlen, "cannot read '%s': line 1 names decision rules this croqtuner does not know", path);
+        return -1;
+    }
+    char *h = result_log_header(kind, be, out->decide_rules);
     char *cols = strchr(h, '\n') + 1;
     cols[strlen(cols) - 1] = '\0'; /* drop the header's own '\n' */
     int differs = strcmp(l->line[1], cols);

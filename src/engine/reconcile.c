@@ -82,6 +82,9 @@ static int check_results(struct run *r, struct logs *l, struct plan *pl, char *e
     char pre[32];
     if (!l->res_missing && strcmp(l->res.backend, c->backend))
         BAD("'%.300s' holds backend=%s results, the checkpoint says %s", l->res_path, l->res.backend, c->backend);
+    if (!l->res_missing && l->res.decide_rules != c->decide_rules)
+        BAD("'%.300s' was decided under rules %d, the checkpoint says %d", l->res_path, l->res.decide_rules,
+            c->decide_rules);
     for (size_t i = 0; i < n; i++)
         if (l->res.rows[i].iter != (int)i)
             BAD("'%.300s': row %zu is iteration %d (iterations must be 0, 1, 2, ...)", l->res_path, i + 1,

@@ -29,10 +29,10 @@ static int make_logs(struct run *r)
 {
     char path[ENGINE_PATH_MAX], err[600];
     if (run_path(r, path, "logs", "/results.tsv") ||
-        result_log_create(path, "results", r->ck.backend, err, sizeof err))
+        result_log_create(path, "results", r->ck.backend, r->ck.decide_rules, err, sizeof err))
         return run_fail(r, "%s", err);
     if (run_path(r, path, "logs", "/attempts.tsv") ||
-        result_log_create(path, "attempts", r->ck.backend, err, sizeof err))
+        result_log_create(path, "attempts", r->ck.backend, r->ck.decide_rules, err, sizeof err))
         return run_fail(r, "%s", err);
     return 0;
 }

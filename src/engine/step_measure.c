@@ -143,7 +143,8 @@ int measure_pending(struct run *r, bool baseline)
     if (baseline)
         r->ck.health_checked = true; /* the guard of BASELINE: a health check preceded it */
     const char *why = p->cand.status == CAND_OK
-                          ? decide_suspect(r->ck.sk.dtype, &p->cand.p, r->ck.have_best ? &r->ck.best.p : NULL)
+                          ? decide_recheck(r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT, &p->cand.p,
+                                           r->ck.have_best ? &r->ck.best.p : NULL)
                           : NULL;
     if (why && (rc = remeasure(r, why)))
         return rc;
@@ -198,13 +199,22 @@ void decide_pending(struct run *r)
     const struct perf_numbers *best = &r->ck.best.p;
     if (p->best_remeasured && p->best_re.status == CAND_OK)
         best = &p->best_re.p;
+    /* ck.best is still the best the first measurement was compared with (STORE moves it) */
+    bool confirming = p->remeasured && decide_confirming(r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT,
+                                                         &p->cand_first.p, &r->ck.best.p);
     double thr;
-    bool keep = decide_keep(&p->cand.p, best, &thr);
+    bool keep = decide_keep_as(confirming, &p->cand.p, best, &r->ck.best.p, DECIDE_NOISE_FLOOR_PCT, &thr);
     p->decision = keep ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
-    snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))",
-             n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, p->cand.p.spread_pct,
-             best->spread_pct, DECIDE_NOISE_FLOOR_PCT);
+    if (confirming)
+        snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = max(best %.3f, %.3f) x (1 + %.0f%%): the gain %s",
+                 n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, r->ck.best.p.tflops,
+                 DECIDE_NOISE_FLOOR_PCT, keep ? "held in both measurements" : "did not hold when measured again");
+    else
+        snprintf(p->note + n, sizeof p->note - n,
+                 "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))", n ? "; " : "",
+                 p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, p->cand.p.spread_pct, best->spread_pct,
+                 DECIDE_NOISE_FLOOR_PCT);
 }
 
 int step_decide(struct run *r)

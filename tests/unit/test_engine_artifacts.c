@@ -249,7 +249,7 @@ static void test_result_log_torn_and_malformed(void **state)
     struct result_row r;
     snprintf(path, sizeof path, "%s/results.tsv", tmpdir);
     assert_int_equal(result_log_read(path, &l, err, sizeof err), 1); /* missing */
-    assert_int_equal(result_log_create(path, "results", "sim", err, sizeof err), 0);
+    assert_int_equal(result_log_create(path, "results", "sim", DECIDE_RULES, err, sizeof err), 0);
     fill_row(&r);
     r.iter = 0;
     char *row = row_format(&r);
@@ -261,6 +261,7 @@ static void test_result_log_torn_and_malformed(void **state)
     assert_int_equal(result_log_read(path, &l, err, sizeof err), 0);
     assert_int_equal(l.n, 1);
     assert_string_equal(l.backend, "sim");
+    assert_int_equal(l.decide_rules, DECIDE_RULES);
     assert_string_equal(l.torn, "1\tsrcs/x");
     assert_string_equal(l.rows[0].idea, hostile);
     result_log_release(&l);
@@ -272,7 +273,7 @@ static void test_result_log_torn_and_malformed(void **state)
     assert_non_null(strstr(err, "line 4"));
     assert_non_null(strstr(err, path));
     /* another schema */
-    char *h = result_log_header("results", "sim");
+    char *h = result_log_header("results", "sim", DECIDE_RULES);
     h[strlen("# croqtuner results schema=")] = '9';
     write_file(path, h);
     free(h);
@@ -281,6 +282,14 @@ static void test_result_log_torn_and_malformed(void **state)
     write_file(path, "# croqtuner results schema=1 backend=sim\niter\tkernel\n");
     assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
     assert_non_null(strstr(err, "line 2"));
+    /* rules a newer croqtuner wrote are refused, not decided under other rules */
+    h = result_log_header("results", "sim", DECIDE_RULES);
+    char *d = strstr(h, " decide=") + strlen(" decide=");
+    *d = '9';
+    write_file(path, h);
+    free(h);
+    assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "decision rules"));
     free(row);
 }
 

@@ -26,6 +26,43 @@ static void test_peak_scales_with_clock(void **state)
     assert_false(decide_above_peak(CROQ_DTYPE_F16, &p));
 }
 
+/* Rules 2: a gain above the floor but within the spread is measured again; the second
+ * pair must show the floor over both references. The numbers are the H200 case of
+ * results/h200/README.md: 846.690 (spread 8.64%) against 807.306 (spread 10.04%). */
+static void test_gain_within_spread_is_confirmed(void **state)
+{
+    (void)state;
+    const double floor = DECIDE_NOISE_FLOOR_PCT;
+    struct perf_numbers best = {807.306, 0, 10.04, 1455}, cand = {846.690, 0, 8.64, 1425};
+    assert_false(decide_keep(&cand, &best, NULL)); /* rules 1: discarded as noise */
+    assert_true(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
+    assert_false(decide_confirming(1, CROQ_DTYPE_F16, floor, &cand, &best)); /* an older run */
+    assert_null(decide_recheck(1, CROQ_DTYPE_F16, floor, &cand, &best));
+    assert_string_equal(decide_recheck(2, CROQ_DTYPE_F16, floor, &cand, &best),
+                        "a gain above the floor but within the measured spread");
+    cand.tflops = 807.306 * 1.02; /* exactly the floor: not a gain */
+    assert_false(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
+    cand.tflops = 900.0; /* above the spread: the noise rule keeps it outright */
+    assert_false(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
+    assert_null(decide_recheck(2, CROQ_DTYPE_F16, floor, &cand, &best));
+    cand.tflops = 1300.0; /* the sanity rule's reason wins */
+    assert_false(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
+    assert_non_null(strstr(decide_recheck(2, CROQ_DTYPE_F16, floor, &cand, &best), "1.5x"));
+    assert_false(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, NULL)); /* baseline */
+
+    /* the second pair: the floor over the larger of the re-measured and recorded best */
+    double thr;
+    struct perf_numbers re = {840.0, 0, 9, 1440}, best_re = {800.0, 0, 9, 1440};
+    assert_true(decide_keep_as(true, &re, &best_re, &best, floor, &thr));
+    assert_true(fabs(thr - 807.306 * 1.02) < 1e-9);
+    best_re.tflops = 830.0; /* the best measured higher this time: the gain did not hold */
+    assert_false(decide_keep_as(true, &re, &best_re, &best, floor, &thr));
+    assert_true(fabs(thr - 830.0 * 1.02) < 1e-9);
+    /* not confirming: exactly the noise rule against the (re-measured) best */
+    assert_int_equal(decide_keep_as(false, &re, &best_re, &best, floor, &thr),
+                     decide_keep_floor(&re, &best_re, floor, NULL));
+}
+
 static void test_keep_needs_more_than_noise(void **state)
 {
     (void)state;
@@ -106,6 +143,7 @@ int main(void)
         cmocka_unit_test(test_peak_scales_with_clock),
         cmocka_unit_test(test_keep_needs_more_than_noise),
         cmocka_unit_test(test_suspect_results),
+        cmocka_unit_test(test_gain_within_spread_is_confirmed),
         cmocka_unit_test(test_failures_map_to_discards),
         cmocka_unit_test(test_quantize_matches_printing),
     };
