@@ -34,6 +34,6 @@ do for [fmt in "svg pdf png"] {
   if (fmt eq "pdf") { set terminal pdfcairo size 6.43in,3.43in noenhanced font "sans,9"; psc = 0.6 }
   if (fmt eq "png") { set terminal pngcairo size 1350,720 noenhanced font "sans,12" background rgb "white"; psc = 1.0 }
   set output outbase.".".fmt
-  plot for [c=2:4] 'bottlenecks.dat' using c:xtic(1) title columnheader(c)
+  plot for [c=2:5] 'bottlenecks.dat' using c:xtic(1) title columnheader(c)
 }
 set output
