@@ -1,7 +1,8 @@
 # Makefile — thin wrapper over scripts/setup-deps.sh and CMake (CMakeLists.txt).
 #   make test    install dependencies, configure build/, build, run every test
 #   make build   the same without the tests (binaries in build/bin)
-#   make tune    build, then tune every shape (TUNE_ARGS="--backend sim" for a dry run)
+#   make tune    build, then tune every shape
+#                (TUNE_ARGS="--backend sim --tuning tuning-sim" for a dry run in its own directory)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -60,6 +60,8 @@ struct bench_args {
     const char *specs[BENCH_MAX_SPECS]; /* --shape and --shapes values, in order */
     int nspecs;
     struct measure_opts mo;
+    int argc;    /* the command line, for the table's "Command:" line */
+    char **argv;
 };
 
 /* One dtype's work: its configuration and shapes. */
@@ -285,6 +287,18 @@ static bool run_job(const struct bench_args *a, const struct bench_job *j, const
     return usable;
 }
 
+/* "croqtuner bench ARGS" on one line, for the Markdown table (a newline, CR or backtick
+ * in an argument is shown as a space so the line and its code span stay intact). */
+static void command_line(const struct bench_args *a, struct strbuf *sb)
+{
+    strbuf_adds(sb, "croqtuner bench");
+    for (int i = 0; i < a->argc; i++) {
+        strbuf_adds(sb, " ");
+        for (const char *s = a->argv[i]; *s; s++)
+            strbuf_addf(sb, "%c", *s == '\n' || *s == '\r' || *s == '`' ? ' ' : *s);
+    }
+}
+
 static int bench_finish(const struct bench_args *a, struct bench_out *out)
 {
     int verified = 0, rc;
@@ -292,10 +306,13 @@ static int bench_finish(const struct bench_args *a, struct bench_out *out)
     for (int i = 0; i < out->n; i++)
         verified += out->rows[i].verified;
     rc = verified == out->n ? 0 : 1;
-    if (a->out && bench_table_write(a->out, out->rows, out->n, err, sizeof err)) {
+    struct strbuf cmd = STRBUF_INIT;
+    command_line(a, &cmd);
+    if (a->out && bench_table_write(a->out, strbuf_str(&cmd), out->rows, out->n, err, sizeof err)) {
         log_error("bench: %s", err);
         rc = 1;
     }
+    strbuf_release(&cmd);
     if (out->results) {
         json_t *doc = json_pack("{s:i, s:s, s:b, s:o}", "schema", 1, "command", "bench", "all_verified",
                                 verified == out->n, "results", out->results);
@@ -317,6 +334,7 @@ int cmd_bench(int argc, char **argv)
     char err[1024];
     int njobs, rc;
     memset(&a, 0, sizeof a);
+    a.argc = argc - 1, a.argv = argv + 1; /* argv[0] is "bench" */
     if ((rc = bench_parse(argc, argv, &a)))
         return rc == 1 ? 0 : rc;
     if (bench_plan(&a, jobs, &njobs))

@@ -83,10 +83,13 @@ static void print_row(FILE *out, const char *key, json_t *e)
     bool waiting = json_is_true(json_object_get(e, "agent")) && !strcmp(str(e, "phase"), "IDEATE");
     if (isfinite(base))
         snprintf(bs, sizeof bs, "%.1f", base);
-    /* the best still the baseline kernel: a re-measurement of the same kernel, x1 */
-    double x = json_integer_value(json_object_get(best, "iter")) == 0 ? 1.0 : b / base;
-    if (isfinite(b))
-        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, x);
+    /* The best still the baseline kernel: its number may be a later re-measurement of the
+     * same kernel, so a ratio to the first measurement would only show noise. */
+    bool is_base = json_integer_value(json_object_get(best, "iter")) == 0;
+    if (isfinite(b) && is_base)
+        snprintf(bt, sizeof bt, "%.1f (baseline)", b);
+    else if (isfinite(b))
+        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
     /* iteration -1: the baseline is not measured yet */
     json_int_t it = json_integer_value(json_object_get(e, "iteration"));
     fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4lld/%-4lld %9s %16s%s%s\n", key, str(e, "mode"), str(e, "backend"),

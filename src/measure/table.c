@@ -106,11 +106,14 @@ static void csv_text(struct strbuf *sb, const struct bench_row *rows, int n)
     }
 }
 
-static void md_text(struct strbuf *sb, const struct bench_row *rows, int n)
+static void md_text(struct strbuf *sb, const char *command, const struct bench_row *rows, int n)
 {
     char c[NCOL][CELL];
     int verified = 0;
-    strbuf_adds(sb, "# croqtuner bench\n\n|");
+    strbuf_adds(sb, "# croqtuner bench\n\n");
+    if (command)
+        strbuf_addf(sb, "Command: `%s`\n\n", command);
+    strbuf_adds(sb, "|");
     for (size_t j = 0; j < NCOL; j++)
         strbuf_addf(sb, " %s |", columns[j]);
     strbuf_adds(sb, "\n|");
@@ -137,12 +140,13 @@ static int write_one(const char *path, struct strbuf *sb, char *err, size_t errl
     return -1;
 }
 
-int bench_table_write(const char *prefix, const struct bench_row *rows, int n, char *err, size_t errlen)
+int bench_table_write(const char *prefix, const char *command, const struct bench_row *rows, int n, char *err,
+                      size_t errlen)
 {
     char path[4096];
     struct strbuf csv = STRBUF_INIT, md = STRBUF_INIT;
     csv_text(&csv, rows, n);
-    md_text(&md, rows, n);
+    md_text(&md, command, rows, n);
     snprintf(path, sizeof path, "%.4000s.csv", prefix);
     int rc = write_one(path, &csv, err, errlen);
     snprintf(path, sizeof path, "%.4000s.md", prefix);

@@ -34,8 +34,9 @@ void bench_row_init(struct bench_row *r, int dtype, const struct croq_shape *s, 
 void bench_table_header(FILE *f);
 void bench_table_line(FILE *f, const struct bench_row *r);
 
-/* Write PREFIX.csv and PREFIX.md (each atomically). 0 or -1 with the failing file and
- * errno text in err. */
-int bench_table_write(const char *prefix, const struct bench_row *rows, int n, char *err, size_t errlen);
+/* Write PREFIX.csv and PREFIX.md (each atomically); the Markdown names the command that
+ * made it (command: one line, or NULL). 0 or -1 with the failing file and errno text in err. */
+int bench_table_write(const char *prefix, const char *command, const struct bench_row *rows, int n, char *err,
+                      size_t errlen);
 
 #endif

@@ -167,9 +167,11 @@ static enum croq_bottleneck classify(const struct profile_metrics *m, struct pro
     const char *name;
     double value;
     busiest(m, &name, &value);
-    snprintf(r->justification, sizeof r->justification,
-             "no unit >= %.0f%% (busiest %s %.1f%%); top stall %s %.1f%%", PROFILE_COMPUTE_PCT, name, value,
-             m->top_stall[0] ? m->top_stall : "unknown", m->top_stall_pct);
+    int n = snprintf(r->justification, sizeof r->justification, "no unit >= %.0f%% (busiest %s %.1f%%)",
+                     PROFILE_COMPUTE_PCT, name, value);
+    if (m->top_stall[0] && isfinite(m->top_stall_pct)) /* no stall breakdown: say nothing */
+        snprintf(r->justification + n, sizeof r->justification - (size_t)n, "; top stall %s %.1f%%", m->top_stall,
+                 m->top_stall_pct);
     return BN_LATENCY_BOUND;
 }
 

@@ -12,11 +12,13 @@ static bool any_anchor(const struct report_shape *s)
     return s->vendor.cublas.src == VSRC_ANCHOR || stats_sparselt(&s->vendor).src == VSRC_ANCHOR;
 }
 
-/* Returns how many shapes it wrote; *anchors: whether any vendor bar is an anchor. */
-static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool *anchors)
+/* Returns how many shapes it wrote; *anchors: whether any vendor bar is an anchor;
+ * has[j]: whether column j + 2 holds any number (gnuplot refuses an all-NaN histogram). */
+static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool *anchors, bool has[4])
 {
     size_t n = 0;
     *anchors = false;
+    has[0] = has[1] = has[2] = has[3] = false;
     strbuf_adds(d, "shape\tbaseline\tbest (this tuner)\tcuBLAS dense\tcuSPARSELt (best of default, search)\n");
     for (size_t i = 0; i < sw->n_shapes; i++) {
         const struct report_shape *s = &sw->shapes[i];
@@ -28,6 +30,7 @@ static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool
         n++;
         double v[] = {s->st.baseline, s->st.best, s->vendor.cublas.tflops, stats_sparselt(&s->vendor).tflops};
         for (int j = 0; j < 4; j++) {
+            has[j] |= isfinite(v[j]);
             plot_num(d, v[j]);
             strbuf_adds(d, j < 3 ? "\t" : "\n");
         }
@@ -46,8 +49,8 @@ static bool any_sim(const struct report_sweep *sw)
 bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
 {
     struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
-    bool anchors;
-    if (!speedup_data(sw, &d, &anchors)) {
+    bool anchors, has[4];
+    if (!speedup_data(sw, &d, &anchors, has) || !(has[0] || has[1] || has[2] || has[3])) {
         strbuf_release(&d);
         return false;
     }
@@ -70,10 +73,18 @@ bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
         rows += *p == '\n';
     int width = rows * 28 + 200 > 1000 ? rows * 28 + 200 : 1000;
     plot_formats_begin(&sb, width < 12000 ? width : 12000, 560);
-    strbuf_adds(&sb, "  plot 'speedup.dat' using 2:xtic(1) title columnheader(2) lc rgb \"#bdbdbd\", \\\n"
-                     "    '' using 3 title columnheader(3) lc rgb \"#2166ac\", \\\n"
-                     "    '' using 4 title columnheader(4) lc rgb \"#8c510a\", \\\n"
-                     "    '' using 5 title columnheader(5) lc rgb \"#c51b7d\"\n");
+    /* The shape labels ride on the first plotted column; a vendor with no number at all
+     * (a simulated sweep has none) is left out of the key rather than failing the plot. */
+    static const char *const colour[4] = {"#bdbdbd", "#2166ac", "#8c510a", "#c51b7d"};
+    bool first = true;
+    for (int j = 0; j < 4; j++) {
+        if (!has[j])
+            continue;
+        strbuf_addf(&sb, "%s using %d%s title columnheader(%d) lc rgb \"%s\"",
+                    first ? "  plot 'speedup.dat'" : ", \\\n    ''", j + 2, first ? ":xtic(1)" : "", j + 2, colour[j]);
+        first = false;
+    }
+    strbuf_adds(&sb, "\n");
     plot_formats_end(&sb);
     bool ok = plot_render(o, "figures", "speedup", &sb, &d, NULL);
     strbuf_release(&sb);

@@ -115,7 +115,7 @@ static void print_summary(const struct report_sweep *sw, const struct report_out
     }
     if (printed > NOTES_PRINTED_MAX)
         log_warn("%zu more missing or skipped items in '%s/notes.txt'", printed - NOTES_PRINTED_MAX, o->dir);
-    fprintf(out, "report: %s/index.html (%zu shape runs; %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
+    fprintf(out, "report: %s/index.html (%zu shape run(s); %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
             o->dir, sw->n_shapes, notes_count(nl, NOTE_MISSING, NULL), notes_count(nl, NOTE_MALFORMED, NULL),
             notes_count(nl, NOTE_INFO, NULL));
 }

@@ -43,7 +43,7 @@ expect_note note f16_4096x8192x8192 "no usable perf/f16_4096x8192x8192/vendor.js
 # the same items on stderr, and counted on stdout
 grep -qF "croqtuner: warning: skipped: f16_1024x8192x1024_fs: logs/f16_1024x8192x1024_fs/results.tsv:10:" "$tmp/stderr" \
     || fail "stderr lacks the malformed line: $(cat "$tmp/stderr")"
-grep -qE '\(4 shape runs; [0-9]+ missing, 3 skipped' "$tmp/stdout" || fail "stdout summary: $(cat "$tmp/stdout")"
+grep -qE '\(4 shape run\(s\); [0-9]+ missing, 3 skipped' "$tmp/stdout" || fail "stdout summary: $(cat "$tmp/stdout")"
 
 # tables are still there, with the data that could be read: 59 rows of the pair's
 # from-scratch run remain, and without state.json the budget column is empty

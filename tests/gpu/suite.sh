@@ -29,6 +29,8 @@ for dtype in ${DTYPES:-f16 e4m3}; do
   done
 done
 {
+echo "# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u +%FT%TZ)"
+echo "# command: ${DTYPES:+DTYPES=\"$DTYPES\" }${SKIP:+SKIP=... }${PRIOR:+PRIOR=$PRIOR }tests/gpu/suite.sh $*"
 python3 - "$OUT/suite.jsonl" "$V/index.txt" ${PRIOR:-} <<'PY'
 import json, sys, collections, os
 rows = [json.loads(l) for f in [sys.argv[1]] + sys.argv[3:] for l in open(f) if l.strip()]

@@ -30,6 +30,7 @@ head -1 "$csv" | grep -qx "shape,dtype,kernel,TFLOPS,median_ms,spread_pct,max_er
 awk -F, 'NR > 1 && !($8 == "yes" && $4 > 0 && $7 < 1 && $12 != "") { bad = 1; print "bad row: " $0 }
          END { exit bad }' "$csv" || fail "CSV rows not all verified with positive TFLOPS"
 grep -q "8 of 8 kernels verified" "$tmp/res.md" || fail "Markdown summary missing"
+grep -q '^Command: `croqtuner bench ' "$tmp/res.md" || fail "the Markdown table does not name its command"
 ls "$tmp/work"/bench_f16.cubin "$tmp/work"/bench_e4m3.cubin >/dev/null || fail "--work does not hold the cubins"
 
 # --json: one document, runner output embedded, all verified
