@@ -37,7 +37,7 @@ static void geometry(const struct gpu *g, const struct croq_kernel_abi *a, struc
 }
 
 /* The launch configuration of l; attr must hold one attribute and outlive cfg. */
-static CUlaunchConfig launch_config(struct launch *l, CUlaunchAttribute *attr)
+static CUlaunchConfig launch_config(const struct launch *l, CUlaunchAttribute *attr)
 {
     CUlaunchConfig cfg = {
         .gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],

@@ -8,11 +8,12 @@
  *   - its idea-log line says the same (iteration, config, source hash, decision, TFLOPS);
  *   - srcs/<key>/iterNNN.cu exists and hashes to the row's source_hash;
  *   - its config is valid and was never tried before (results or attempts);
- *   - perf/<key>/iterNNN-cand.json (iterNNN-cand-re.json when the sanity rule fired)
- *     is there, and the row's numbers are exactly its quantized numbers, or the row's
- *     failure decision matches the raw status;
- *   - the decision and best_tflops are what decide_keep gives on those numbers, replayed
- *     from the baseline with the best's re-measurements (iterNNN-best-re.json);
+ *   - perf/<key>/iterNNN-cand.json (iterNNN-cand-re.json when decide_recheck fired, with
+ *     iterNNN-best-re.json of the best's config) is there, and the row's numbers are
+ *     exactly its quantized numbers, or the row's failure decision matches the raw status;
+ *   - the decision and best_tflops are what decide_keep_as gives on those numbers,
+ *     replayed from the baseline under the rules version of results.tsv line 1 (which
+ *     the attempts log and the checkpoint must repeat);
  * then state.json's best and the published best kernel agree with the replay.
  */
 #include "engine.h"
@@ -193,6 +194,7 @@ struct replay {
     bool have_best;
     struct perf_numbers best;
     int best_iter;
+    char best_config[CROQ_SIG_MAX];
 };
 
 /* The re-measurement rule (decide_recheck) fires exactly when a re-measurement exists. */
@@ -206,6 +208,19 @@ static void check_sanity(struct audit *a, int iter, const struct raw *cand, cons
         problem(a, iter, "first measurement %.3f TFLOPS was %s but was not re-measured", cand->p.tflops, why);
     if (!why && re->present)
         problem(a, iter, "re-measured (iter%03d-cand-re.json) without a suspect first measurement", iter);
+}
+
+/* MEASURE re-measures the best whenever it re-measures a candidate and a best exists, and
+ * the decision leans on that file: it must be there, and be of the best's config (the sim
+ * backend's raw files name it; the runner's do not). */
+static void check_best_re(struct audit *a, int iter, const struct raw *re, const struct raw *best_re,
+                          const struct replay *rp)
+{
+    if (re->present && rp->have_best && !best_re->present)
+        problem(a, iter, "the candidate was re-measured but the best was not (no iter%03d-best-re.json)", iter);
+    if (best_re->present && best_re->config[0] && rp->have_best && strcmp(best_re->config, rp->best_config))
+        problem(a, iter, "iter%03d-best-re.json is a measurement of another config than the best (iteration %d)",
+                iter, rp->best_iter);
 }
 
 /* The row's numbers are the recorded measurement's, or it has none when that failed. */
@@ -235,6 +250,7 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
     }
     if (best_re.present && !re.present)
         problem(a, row->iter, "the best was re-measured (iter%03d-best-re.json) but the candidate was not", row->iter);
+    check_best_re(a, row->iter, &re, &best_re, rp);
     check_sanity(a, row->iter, &cand, &re, rp);
     const struct raw *m = re.present ? &re : &cand;
     check_recorded(a, row, m, re.present ? "cand-re" : "cand");
@@ -250,14 +266,14 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
         return row->decision;
     } else {
         bool confirming = re.present && decide_confirming(a->rules, a->dtype, a->floor_pct, &cand.p, &rp->best);
-        d = decide_keep_as(confirming, &m->p, best_re.ok ? &best_re.p : &rp->best, &rp->best, a->floor_pct, NULL)
-                ? DEC_KEEP
-                : DEC_DISCARD;
+        const struct perf_numbers *ref = decide_reference(a->rules, &rp->best, best_re.ok ? &best_re.p : NULL);
+        d = decide_keep_as(confirming, &m->p, ref, a->floor_pct, NULL) ? DEC_KEEP : DEC_DISCARD;
     }
-    if (d == DEC_KEEP || d == DEC_BASELINE)
-        *rp = (struct replay){true, m->p, row->iter};
-    else if (best_re.ok && rp->have_best)
-        rp->best = best_re.p; /* the re-measured best is the reference from now on */
+    if (d == DEC_KEEP || d == DEC_BASELINE) {
+        *rp = (struct replay){true, m->p, row->iter, ""};
+        snprintf(rp->best_config, sizeof rp->best_config, "%s", row->config);
+    } else if (best_re.ok && rp->have_best && decide_rebase_on_discard(a->rules))
+        rp->best = best_re.p; /* rules 1: the re-measured best is the reference from now on */
     return d;
 }
 
@@ -362,6 +378,25 @@ static int load_logs(struct audit *a, struct result_log *res, struct idea_log *i
     return 0;
 }
 
+/* One version of the decision rules per shape: results.tsv's (what the replay uses), the
+ * attempts log's and the checkpoint's must agree (a checkpoint without the field, like a
+ * log without it, predates versioning: 1). */
+static void check_rules(struct audit *a, const struct result_log *res, const struct result_log *att)
+{
+    char path[ENGINE_PATH_MAX];
+    json_error_t je;
+    if (att->backend[0] && att->decide_rules != res->decide_rules)
+        problem(a, -1, "attempts.tsv says decision rules %d, results.tsv %d", att->decide_rules, res->decide_rules);
+    if (path_fmt(path, "%s/checkpoints/%s.json", a->dir, a->key) || !regular(path))
+        return;
+    json_t *c = json_load_file(path, 0, &je), *v = json_object_get(c, "decide_rules");
+    json_int_t rules = v ? (json_is_integer(v) ? json_integer_value(v) : -1) : 1;
+    if (c && rules != res->decide_rules)
+        problem(a, -1, "the checkpoint says decision rules %lld, results.tsv %d (the replay uses results.tsv's)",
+                (long long)rules, res->decide_rules);
+    json_decref(c);
+}
+
 static void audit_shape(struct audit *a, json_t *entry)
 {
     struct result_log res, att;
@@ -369,6 +404,7 @@ static void audit_shape(struct audit *a, json_t *entry)
     struct replay rp = {.best_iter = -1};
     if (load_logs(a, &res, &ideas, &att) == 0) {
         a->rules = res.decide_rules;
+        check_rules(a, &res, &att);
         audit_rows(a, &res, &ideas, &att, &rp);
         audit_best(a, entry, &rp, &res);
         if (res.torn || ideas.torn)

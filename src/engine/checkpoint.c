@@ -311,8 +311,11 @@ static void read_profile(struct rd *r, json_t *o, struct profile_evidence *p)
     profile_metrics_init(&p->m);
     if (m) {
         r->where = "profile.metrics";
+        /* A metric absent is one the croqtuner that wrote the checkpoint did not parse yet
+         * (waves_per_sm came later): not reported, NaN. Present, it must be a number. */
         for (size_t i = 0; i < sizeof metric_fields / sizeof *metric_fields; i++)
-            get_num(r, m, metric_fields[i].name, METRIC_AT(&p->m, i));
+            if (json_object_get(m, metric_fields[i].name))
+                get_num(r, m, metric_fields[i].name, METRIC_AT(&p->m, i));
         get_str(r, m, "top_stall", p->m.top_stall, sizeof p->m.top_stall);
         r->where = "profile";
     }

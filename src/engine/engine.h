@@ -99,12 +99,18 @@ bool decide_confirming(int rules, int dtype, double floor_pct, const struct perf
  * a gain within the spread; NULL if it stands. */
 const char *decide_recheck(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
                            const struct perf_numbers *best);
-/* KEEP rule for the recorded numbers (cand, and best = the best's re-measurement if it
- * has one): when confirming, cand must beat both best and best_first (the reference the
- * first measurement was compared with) by the floor; else the noise rule against best.
- * *threshold = the TFLOPS the candidate had to beat. */
-bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const struct perf_numbers *best,
-                    const struct perf_numbers *best_first, double floor_pct, double *threshold);
+/* The best's numbers the recorded candidate is compared with: best, or its re-measurement
+ * best_re (NULL: none, or it failed). Rules 1: the re-measurement. Rules 2: the higher of
+ * the two, so a best re-measured low never makes a KEEP easier. */
+const struct perf_numbers *decide_reference(int rules, const struct perf_numbers *best,
+                                            const struct perf_numbers *best_re);
+/* Whether a DISCARD makes the best's re-measurement its recorded numbers (rules 1); under
+ * rules 2 the best's numbers change only when a candidate is kept. */
+bool decide_rebase_on_discard(int rules);
+/* KEEP rule for the recorded candidate against ref (decide_reference): the floor alone
+ * when confirming, else the noise rule. *threshold = the TFLOPS it had to beat. */
+bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const struct perf_numbers *ref,
+                    double floor_pct, double *threshold);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
 /* Round to the precision the artifacts print, so a value read back equals the one the
  * uninterrupted run used (resume must decide exactly alike). */

@@ -90,6 +90,19 @@ static void log_kind(const char *path, char *kind, size_t len)
     snprintf(kind, len, "%.*s", (int)strcspn(b, "."), b);
 }
 
+/* What follows "backend=<be>" on line 1: nothing (a log from before the rules were
+ * versioned: rules 1) or exactly " decide=N", N one digit in 1..DECIDE_RULES. */
+static int read_rules(const char *rest, int *rules)
+{
+    *rules = 1;
+    if (!*rest)
+        return 0;
+    if (strncmp(rest, " decide=", 8) || rest[8] < '1' || rest[8] > '0' + DECIDE_RULES || rest[9])
+        return -1;
+    *rules = rest[8] - '0';
+    return 0;
+}
+
 static int check_head(const char *path, struct logs_lines *l, struct result_log *out, char *err, size_t errlen)
 {
     char kind[32], want[96], be[16] = "";
@@ -105,11 +118,9 @@ static int check_head(const char *path, struct logs_lines *l, struct result_log 
         return -1;
     }
     snprintf(out->backend, sizeof out->backend, "%s", be);
-    const char *rules = strstr(l->line[0] + strlen(want), " decide=");
-    out->decide_rules = 1;
-    if (rules && (sscanf(rules, " decide=%d", &out->decide_rules) != 1 || out->decide_rules < 1 ||
-                  out->decide_rules > DECIDE_RULES)) {
-        snprintf(err, errlen, "cannot read '%s': line 1 names decision rules this croqtuner does not know", path);
+    if (read_rules(l->line[0] + strlen(want) + strlen(be), &out->decide_rules)) {
+        snprintf(err, errlen, "cannot read '%s': line 1 must end in the backend or ' decide=1'..' decide=%d' "
+                 "(decision rules this croqtuner knows)", path, DECIDE_RULES);
         return -1;
     }
     char *h = result_log_header(kind, be, out->decide_rules);

@@ -134,6 +134,9 @@ static int check_attempts(struct run *r, struct logs *l, struct plan *pl, char *
     char pre[32];
     if (!l->att_missing && strcmp(l->att.backend, c->backend))
         BAD("'%.300s' holds backend=%s records, the checkpoint says %s", l->att_path, l->att.backend, c->backend);
+    if (!l->att_missing && l->att.decide_rules != c->decide_rules)
+        BAD("'%.300s' was written under decision rules %d, the checkpoint says %d", l->att_path,
+            l->att.decide_rules, c->decide_rules);
     if (n == c->n_attempts + 1) {
         const struct result_row *row = &l->att.rows[n - 1];
         if (!building || row->iter != p->iter || strcmp(row->config, p->config))

@@ -1,12 +1,14 @@
 /* src/engine/step_measure.c — MEASURE and DECIDE.
  *
  * MEASURE: health check, then the backend verifies and times the candidate in a child
- * process. A suspicious first result (above the physical peak at its clock, or outside
- * 0.5x..1.5x the best) is measured again together with the best, and the second
- * numbers are recorded, the note saying so; above the peak twice is a DISCARD. The
- * checkpoint then keeps the measurement with its raw file's path and hash: the evidence
- * DECIDE and STORE insist on.
- * DECIDE: KEEP only when the gain exceeds the measured noise (decide_keep).
+ * process. A first result that must be repeated (decide_recheck: above the physical peak
+ * at its clock, outside 0.5x..1.5x the best, or under rules 2 a gain above the floor but
+ * within the spread) is measured again together with the best, and the second numbers
+ * are recorded, the note saying so; above the peak twice is a DISCARD. The checkpoint
+ * then keeps the measurement with its raw file's path and hash: the evidence DECIDE and
+ * STORE insist on.
+ * DECIDE: KEEP only when the gain exceeds the measured noise, or a confirmed gain the
+ * floor (decide_keep_as against decide_reference, under the shape's rules version).
  */
 #include "engine.h"
 
@@ -196,20 +198,19 @@ int evidence_check(struct run *r)
 void decide_pending(struct run *r)
 {
     struct pending *p = &r->ck.pending;
-    const struct perf_numbers *best = &r->ck.best.p;
-    if (p->best_remeasured && p->best_re.status == CAND_OK)
-        best = &p->best_re.p;
     /* ck.best is still the best the first measurement was compared with (STORE moves it) */
+    const struct perf_numbers *best = decide_reference(
+        r->ck.decide_rules, &r->ck.best.p, p->best_remeasured && p->best_re.status == CAND_OK ? &p->best_re.p : NULL);
     bool confirming = p->remeasured && decide_confirming(r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT,
                                                          &p->cand_first.p, &r->ck.best.p);
     double thr;
-    bool keep = decide_keep_as(confirming, &p->cand.p, best, &r->ck.best.p, DECIDE_NOISE_FLOOR_PCT, &thr);
+    bool keep = decide_keep_as(confirming, &p->cand.p, best, DECIDE_NOISE_FLOOR_PCT, &thr);
     p->decision = keep ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
     if (confirming)
-        snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = max(best %.3f, %.3f) x (1 + %.0f%%): the gain %s",
-                 n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, r->ck.best.p.tflops,
-                 DECIDE_NOISE_FLOOR_PCT, keep ? "held in both measurements" : "did not hold when measured again");
+        snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + %.0f%%): the gain %s",
+                 n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, DECIDE_NOISE_FLOOR_PCT,
+                 keep ? "held in both measurements" : "did not hold when measured again");
     else
         snprintf(p->note + n, sizeof p->note - n,
                  "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))", n ? "; " : "",

@@ -98,8 +98,8 @@ static int apply_decision(struct run *r)
         c->best.p = p->cand.p;
         if (knobs_parse_signature(&r->best_cfg, c->best.config, err, sizeof err))
             return run_fail(r, "shape '%s': best config: %s", c->key, err);
-    } else if (p->best_remeasured && p->best_re.status == CAND_OK) {
-        c->best.p = p->best_re.p; /* the re-measured best is the reference from now on */
+    } else if (p->best_remeasured && p->best_re.status == CAND_OK && decide_rebase_on_discard(c->decide_rules)) {
+        c->best.p = p->best_re.p; /* rules 1: the re-measured best is the reference from now on */
     }
     if (p->iter == 0)
         c->baseline_tflops = p->cand.status == CAND_OK && p->decision == DEC_BASELINE ? p->cand.p.tflops : NAN;

@@ -117,12 +117,14 @@ static enum croq_bottleneck classify_stalls(const struct profile_metrics *m, str
     if (!isnan(m->theoretical_occupancy_pct) &&
         m->theoretical_occupancy_pct < PROFILE_OCC_THEORETICAL_PCT && limited_by_resources(m) &&
         at_least(m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT) && more_than_a_wave(m)) {
-        snprintf(r->justification, sizeof r->justification,
-                 "theoretical_occupancy %.1f%% < %.0f%% (registers/shared memory bound), "
-                 "stall_long_scoreboard %.1f%% >= %.0f%%, waves %.2f > %.0f",
-                 m->theoretical_occupancy_pct, PROFILE_OCC_THEORETICAL_PCT,
-                 m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT, m->waves_per_sm,
-                 PROFILE_OCC_WAVES);
+        int n = snprintf(r->justification, sizeof r->justification,
+                         "theoretical_occupancy %.1f%% < %.0f%% (registers/shared memory bound), "
+                         "stall_long_scoreboard %.1f%% >= %.0f%%",
+                         m->theoretical_occupancy_pct, PROFILE_OCC_THEORETICAL_PCT,
+                         m->stall_long_scoreboard_pct, PROFILE_OCC_LONG_SB_PCT);
+        if (!isnan(m->waves_per_sm)) /* not reported: the condition was not applied */
+            snprintf(r->justification + n, sizeof r->justification - (size_t)n, ", waves %.3g > %.0f",
+                     m->waves_per_sm, PROFILE_OCC_WAVES);
         return BN_OCCUPANCY_LIMITED;
     }
     return BN_UNKNOWN;

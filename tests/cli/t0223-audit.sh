@@ -78,6 +78,20 @@ ls "$tmp/clean/perf/$key/" | grep -q 'cand-re' || fail "no re-measured iteration
 copy madeup; cp "$tmp/madeup/perf/$key/iter011-cand.json" "$tmp/madeup/perf/$key/iter011-best-re.json"
 expect_problem madeup "$key iter 11: the best was re-measured (iter011-best-re.json) but the candidate was not"
 
+# the confirmation at iteration 12 leans on the best's re-measurement: it must be there,
+# and be of the best's config (iteration 6's is of an older best)
+[ -f "$tmp/clean/perf/$key/iter012-best-re.json" ] || fail "the fixture changed: no confirmation at 12"
+copy nobestre; rm "$tmp/nobestre/perf/$key/iter012-best-re.json"
+expect_problem nobestre "$key iter 12: the candidate was re-measured but the best was not"
+copy otherbest; cp "$tmp/otherbest/perf/$key/iter006-best-re.json" "$tmp/otherbest/perf/$key/iter012-best-re.json"
+expect_problem otherbest "$key iter 12: iter012-best-re.json is a measurement of another config than the best"
+
+# one version of the decision rules per shape
+copy attrules; sed -i '1s/ decide=2$/ decide=1/' "$tmp/attrules/logs/$key/attempts.tsv"
+expect_problem attrules "$key: attempts.tsv says decision rules 1, results.tsv 2"
+copy ckrules; sed -i 's/"decide_rules": 2/"decide_rules": 1/' "$tmp/ckrules/checkpoints/$key.json"
+expect_problem ckrules "$key: the checkpoint says decision rules 1, results.tsv 2"
+
 copy fifo; rm "$tmp/fifo/srcs/$key/iter004.cu"; mkfifo "$tmp/fifo/srcs/$key/iter004.cu"
 expect_problem fifo "$key iter 4: source srcs/$key/iter004.cu cannot be read"
 

@@ -24,13 +24,16 @@ grep -Eq 'the gain (held in both measurements|did not hold when measured again)'
     fail "a confirmation's note does not say how it ended"
 out=$("$bin" audit --tuning "$tmp/new") || fail "audit of a rules-2 run: $out"
 
-# rules 1: stop after iteration 5, make it a run from before the rules were versioned,
-# resume: no gain within the spread may be re-measured from then on
+# rules 1: stop after iteration 5, make it a run from before the rules were versioned (no
+# decide_rules, no decide=, no waves_per_sm metric), resume: no gain within the spread
+# may be re-measured from then on
 { CROQ_CRASHPOINT=store.state@5 "$bin" tune "${args[@]}" --tuning "$tmp/old"; rc=$?; } 2>/dev/null
 [ $rc -eq 137 ] || fail "the crash point did not kill the run ($rc)"
 python3 - "$tmp/old/checkpoints/$key.json" <<'PY' || fail "cannot downgrade the checkpoint"
 import json, sys
-c = json.load(open(sys.argv[1])); del c["decide_rules"]; json.dump(c, open(sys.argv[1], "w"), indent=1)
+c = json.load(open(sys.argv[1])); del c["decide_rules"]
+c["profile"]["metrics"].pop("waves_per_sm")  # parsed only since the wave rule
+json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
 sed -i '1s/ decide=2$//' "$tmp/old/logs/$key/results.tsv" "$tmp/old/logs/$key/attempts.tsv"
 cp -r "$tmp/old" "$tmp/mixed"
@@ -49,4 +52,14 @@ before=$(cat "$tmp/mixed/logs/$key/results.tsv")
 err=$("$bin" resume --tuning "$tmp/mixed" --quiet 2>&1) && fail "resume over mixed rules succeeded"
 grep -q "was decided under rules 1, the checkpoint says 2" <<<"$err" || fail "no reason given: $err"
 [ "$before" = "$(cat "$tmp/mixed/logs/$key/results.tsv")" ] || fail "results.tsv changed"
+
+# the attempts log is held to the same: rules 1 there under a rules-2 checkpoint is refused
+cp -r "$tmp/mixed" "$tmp/mixed2"
+python3 - "$tmp/mixed2/checkpoints/$key.json" "$tmp/mixed2/logs/$key/results.tsv" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["decide_rules"] = 2; json.dump(c, open(sys.argv[1], "w"), indent=1)
+lines = open(sys.argv[2]).read().split("\n"); lines[0] += " decide=2"; open(sys.argv[2], "w").write("\n".join(lines))
+PY
+err=$("$bin" resume --tuning "$tmp/mixed2" --quiet 2>&1) && fail "resume over mixed attempts rules succeeded"
+grep -q "attempts.tsv' was written under decision rules 1, the checkpoint says 2" <<<"$err" || fail "no reason: $err"
 exit 0

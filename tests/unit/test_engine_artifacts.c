@@ -290,6 +290,17 @@ static void test_result_log_torn_and_malformed(void **state)
     free(h);
     assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
     assert_non_null(strstr(err, "decision rules"));
+    /* only exactly " decide=N" ends line 1 */
+    const char *bad[] = {"decide=2abc", "decide=02", "decide=+2", "decide= 2", "decide=2 decide=1",
+                         "decide=4294967298", "decide=0", "decide=2\r"};
+    h = result_log_header("results", "sim", 1);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "# croqtuner results schema=1 backend=sim %s\n%s", bad[i], strchr(h, '\n') + 1);
+        write_file(path, text);
+        assert_int_equal(result_log_read(path, &l, err, sizeof err), -1);
+    }
+    free(h);
     free(row);
 }
 

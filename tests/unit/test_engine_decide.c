@@ -53,14 +53,23 @@ static void test_gain_within_spread_is_confirmed(void **state)
     /* the second pair: the floor over the larger of the re-measured and recorded best */
     double thr;
     struct perf_numbers re = {840.0, 0, 9, 1440}, best_re = {800.0, 0, 9, 1440};
-    assert_true(decide_keep_as(true, &re, &best_re, &best, floor, &thr));
+    const struct perf_numbers *ref = decide_reference(2, &best, &best_re);
+    assert_ptr_equal(ref, &best); /* re-measured low: the recorded number stays the bar */
+    assert_true(decide_keep_as(true, &re, ref, floor, &thr));
     assert_true(fabs(thr - 807.306 * 1.02) < 1e-9);
     best_re.tflops = 830.0; /* the best measured higher this time: the gain did not hold */
-    assert_false(decide_keep_as(true, &re, &best_re, &best, floor, &thr));
+    ref = decide_reference(2, &best, &best_re);
+    assert_ptr_equal(ref, &best_re);
+    assert_false(decide_keep_as(true, &re, ref, floor, &thr));
     assert_true(fabs(thr - 830.0 * 1.02) < 1e-9);
-    /* not confirming: exactly the noise rule against the (re-measured) best */
-    assert_int_equal(decide_keep_as(false, &re, &best_re, &best, floor, &thr),
-                     decide_keep_floor(&re, &best_re, floor, NULL));
+    /* not confirming: exactly the noise rule against the reference */
+    assert_int_equal(decide_keep_as(false, &re, ref, floor, &thr), decide_keep_floor(&re, ref, floor, NULL));
+    /* rules 1 as it always was: the re-measurement is the reference, and stays it */
+    best_re.tflops = 780.0;
+    assert_ptr_equal(decide_reference(1, &best, &best_re), &best_re);
+    assert_ptr_equal(decide_reference(2, &best, NULL), &best);
+    assert_true(decide_rebase_on_discard(1));
+    assert_false(decide_rebase_on_discard(2));
 }
 
 static void test_keep_needs_more_than_noise(void **state)

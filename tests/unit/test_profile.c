@@ -309,11 +309,12 @@ static void test_classifier_thresholds_and_order(void **state)
     m.stall_long_scoreboard_pct = 30; /* occupancy rule: 18.75 < 50, smem binds */
     assert_int_equal(classify_of(&m, just), BN_OCCUPANCY_LIMITED);
     assert_non_null(strstr(just, "theoretical_occupancy 18.8% < 50%"));
+    assert_null(strstr(just, "waves")); /* not reported: not applied, not claimed */
     m.waves_per_sm = 1.0; /* every CTA already resident: more occupancy adds no work */
     assert_int_equal(classify_of(&m, just), BN_LATENCY_BOUND);
     m.waves_per_sm = 1.5;
     assert_int_equal(classify_of(&m, just), BN_OCCUPANCY_LIMITED);
-    assert_non_null(strstr(just, "waves 1.50 > 1"));
+    assert_non_null(strstr(just, "waves 1.5 > 1"));
     m.occ_limit_warps = 0.5; /* warps bind instead: no longer occupancy_limited */
     assert_int_equal(classify_of(&m, NULL), BN_LATENCY_BOUND);
     m.stall_no_instruction_pct = 19.9;
