@@ -36,8 +36,13 @@
 struct gpu {
     char runner[PATH_MAX];
     double measure_timeout_s, build_timeout_s, profile_timeout_s;
-    double own_gpu_end_s; /* CLOCK_MONOTONIC when our last runner/ncu child ended; 0 none */
 };
+
+/* CLOCK_MONOTONIC when our last runner/ncu child ended; 0 none. Per process, not per
+ * backend: a sweep worker opens a backend per shape, and the next shape's first health
+ * check must still know the previous shape's kernels were ours (on the 2-GPU H200 run of
+ * 2026-11-29 each shape change otherwise cost a 5 s "busy, no visible process" wait). */
+static double own_gpu_end_s;
 
 static double mono_s(void)
 {
@@ -50,9 +55,9 @@ static double mono_s(void)
  * this, every health check right after a measurement saw our own kernels as "GPU busy
  * with no visible process" and backed off 5 s (a third of the wall time of the first
  * 150-iteration H200 run). */
-static void let_own_work_age_out(const struct gpu *g)
+static void let_own_work_age_out(void)
 {
-    double left = g->own_gpu_end_s > 0 ? g->own_gpu_end_s + NVML_UTIL_WINDOW_S - mono_s() : 0;
+    double left = own_gpu_end_s > 0 ? own_gpu_end_s + NVML_UTIL_WINDOW_S - mono_s() : 0;
     if (left > 0) {
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
         while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -96,10 +101,9 @@ static int gpu_health(struct backend *b, const struct cand_req *r, struct backen
                           s.procs[i].used_bytes >= 0 ? s.procs[i].used_bytes >> 20 : -1);
         return 0;
     }
-    struct gpu *g = b->priv;
-    if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT && g->own_gpu_end_s > 0) {
-        let_own_work_age_out(g); /* then read again, once: what is left is someone else's */
-        g->own_gpu_end_s = 0;
+    if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT && own_gpu_end_s > 0) {
+        let_own_work_age_out(); /* then read again, once: what is left is someone else's */
+        own_gpu_end_s = 0;
         return gpu_health(b, r, out);
     }
     if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT) {
@@ -223,7 +227,7 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
     mo.seed = r->seed;
     mo.timeout_s = g->measure_timeout_s;
     int mrc = measure_run(&mo, &m);
-    g->own_gpu_end_s = mono_s();
+    own_gpu_end_s = mono_s();
     if (mrc) {
         snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m.error);
         measure_result_release(&m);
@@ -277,7 +281,7 @@ static int gpu_profile(struct backend *b, const struct cand_req *r, struct profi
     char runner[PATH_MAX];
     measure_runner_path(g->runner[0] ? g->runner : NULL, runner, sizeof runner);
     profile_run(runner, cubin, &r->shape, r->cfg->dtype, dir, g->profile_timeout_s, &out->r);
-    g->own_gpu_end_s = mono_s();
+    own_gpu_end_s = mono_s();
     if (profile_write_json(json, &out->r) || backend_hash_file(json, out->raw_hash)) {
         snprintf(out->r.reason, sizeof out->r.reason, "cannot write '%.200s': %s", json, strerror(errno));
         return -1;
