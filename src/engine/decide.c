@@ -9,11 +9,11 @@
 
 #define SUSPECT_HIGH 1.5 /* a jump this large is more likely a broken run than a win */
 #define SUSPECT_LOW 0.5  /* ... or a disturbed one */
-/* Smallest gain taken as real. Within-run spread understates process-to-process drift:
- * on the H200 (2026-11-29, results/h200/tuning-f16-768) the same kernel measured 132.24
- * then 130.37 TFLOPS in two runner processes (1.4%), and a 1% floor then kept a change
- * (l2_a 0 -> 64 on 768^3) that cannot matter there. */
-#define NOISE_FLOOR_PCT DECIDE_NOISE_FLOOR_PCT
+/* DECIDE_NOISE_FLOOR_PCT (engine.h), the smallest gain taken as real. Within-run spread
+ * understates process-to-process drift: on the H200 (2026-11-29, results/h200/
+ * tuning-f16-768) the same kernel measured 132.24 then 130.37 TFLOPS in two runner
+ * processes (1.4%), and a 1% floor then kept a change (l2_a 0 -> 64 on 768^3) that
+ * cannot matter there. */
 
 bool decide_above_peak(int dtype, const struct perf_numbers *p)
 {
@@ -35,11 +35,6 @@ const char *decide_suspect(int dtype, const struct perf_numbers *cand, const str
 }
 
 static double spread_or_floor(double s, double floor) { return isfinite(s) && s > floor ? s : floor; }
-
-bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold)
-{
-    return decide_keep_floor(cand, best, NOISE_FLOOR_PCT, threshold);
-}
 
 bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
                        double *threshold)

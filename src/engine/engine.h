@@ -79,11 +79,10 @@ struct perf_numbers {
  * be NULL (baseline: only the peak rule). */
 const char *decide_suspect(int dtype, const struct perf_numbers *cand, const struct perf_numbers *best);
 bool decide_above_peak(int dtype, const struct perf_numbers *p);
-/* KEEP iff cand > best * (1 + max(spread_cand, spread_best, DECIDE_NOISE_FLOOR_PCT %));
- * the floor's source is in decide.c. */
+/* The noise rule: KEEP iff cand > best * (1 + max(spread_cand, spread_best, floor_pct %)).
+ * The engine's floor is DECIDE_NOISE_FLOOR_PCT (its source is in decide.c); the audit
+ * may replay a run decided under an older one. */
 #define DECIDE_NOISE_FLOOR_PCT 2.0
-bool decide_keep(const struct perf_numbers *cand, const struct perf_numbers *best, double *threshold);
-/* The same rule with another floor (audit replaying a run decided under an older one). */
 bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
                        double *threshold);
 /* The decision rules, versioned: a shape is decided under the version it started with

@@ -34,7 +34,7 @@ static void test_gain_within_spread_is_confirmed(void **state)
     (void)state;
     const double floor = DECIDE_NOISE_FLOOR_PCT;
     struct perf_numbers best = {807.306, 0, 10.04, 1455}, cand = {846.690, 0, 8.64, 1425};
-    assert_false(decide_keep(&cand, &best, NULL)); /* rules 1: discarded as noise */
+    assert_false(decide_keep_floor(&cand, &best, DECIDE_NOISE_FLOOR_PCT, NULL)); /* rules 1: discarded as noise */
     assert_true(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
     assert_false(decide_confirming(1, CROQ_DTYPE_F16, floor, &cand, &best)); /* an older run */
     assert_null(decide_recheck(1, CROQ_DTYPE_F16, floor, &cand, &best));
@@ -78,24 +78,24 @@ static void test_keep_needs_more_than_noise(void **state)
     struct perf_numbers best = {1000, 1, 0.5, 1700}, c = {1019, 1, 0.4, 1700};
     double thr;
     /* both spreads below 2%: the floor of 2% decides */
-    assert_false(decide_keep(&c, &best, &thr));
+    assert_false(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, &thr));
     assert_true(fabs(thr - 1020) < 1e-9);
     c.tflops = 1020.5;
-    assert_true(decide_keep(&c, &best, NULL));
+    assert_true(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, NULL));
     /* a noisy candidate needs a larger gain */
     c.spread_pct = 2.5;
-    assert_false(decide_keep(&c, &best, &thr));
+    assert_false(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, &thr));
     assert_true(fabs(thr - 1025) < 1e-9);
     /* a noisy best too */
     c.spread_pct = 0.1;
     best.spread_pct = 3.0;
     c.tflops = 1029;
-    assert_false(decide_keep(&c, &best, NULL));
+    assert_false(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, NULL));
     c.tflops = 1031;
-    assert_true(decide_keep(&c, &best, NULL));
+    assert_true(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, NULL));
     /* equal is never a gain */
     c = best;
-    assert_false(decide_keep(&c, &best, NULL));
+    assert_false(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, NULL));
 }
 
 static void test_suspect_results(void **state)
