@@ -11,7 +11,7 @@
  *   - perf/<key>/iterNNN-cand.json (iterNNN-cand-re.json when decide_recheck fired, with
  *     iterNNN-best-re.json of the best's config) is there, and the row's numbers are
  *     exactly its quantized numbers, or the row's failure decision matches the raw status;
- *   - the decision and best_tflops are what decide_keep_as gives on those numbers,
+ *   - the decision and best_tflops are what decide_candidate gives on those numbers,
  *     replayed from the baseline under the rules version of results.tsv line 1 (which
  *     the attempts log and the checkpoint must repeat);
  * then state.json's best and the published best kernel agree with the replay.
@@ -265,9 +265,9 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
         problem(a, row->iter, "a candidate measured without a best to compare with");
         return row->decision;
     } else {
-        bool confirming = re.present && decide_confirming(a->rules, a->dtype, a->floor_pct, &cand.p, &rp->best);
-        const struct perf_numbers *ref = decide_reference(a->rules, &rp->best, best_re.ok ? &best_re.p : NULL);
-        d = decide_keep_as(confirming, &m->p, ref, a->floor_pct, NULL) ? DEC_KEEP : DEC_DISCARD;
+        struct decide_case c = {a->rules, a->dtype, a->floor_pct, &cand.p, &m->p, &rp->best,
+                                best_re.ok ? &best_re.p : NULL, re.present};
+        d = decide_candidate(&c).keep ? DEC_KEEP : DEC_DISCARD;
     }
     if (d == DEC_KEEP || d == DEC_BASELINE) {
         *rp = (struct replay){true, m->p, row->iter, ""};

@@ -94,6 +94,15 @@ bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const stru
     return cand->tflops > t;
 }
 
+struct decide_verdict decide_candidate(const struct decide_case *c)
+{
+    struct decide_verdict v;
+    v.ref = decide_reference(c->rules, c->best, c->best_re);
+    v.confirming = c->remeasured && decide_confirming(c->rules, c->dtype, c->floor_pct, c->first, c->best);
+    v.keep = decide_keep_as(v.confirming, c->cand, v.ref, c->floor_pct, &v.threshold);
+    return v;
+}
+
 enum decision decide_failure(enum cand_status s)
 {
     switch (s) {

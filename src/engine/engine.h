@@ -110,6 +110,22 @@ bool decide_rebase_on_discard(int rules);
  * when confirming, else the noise rule. *threshold = the TFLOPS it had to beat. */
 bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const struct perf_numbers *ref,
                     double floor_pct, double *threshold);
+/* DECIDE for a verified candidate, the one composition of the rules above that MEASURE/
+ * DECIDE and the audit both use. first: the first measurement; cand: the recorded one
+ * (the re-measurement when remeasured); best: the best the first was compared with;
+ * best_re: its re-measurement, NULL if none or failed. */
+struct decide_case {
+    int rules, dtype;
+    double floor_pct;
+    const struct perf_numbers *first, *cand, *best, *best_re;
+    bool remeasured;
+};
+struct decide_verdict {
+    bool keep, confirming;
+    const struct perf_numbers *ref; /* what cand was compared with */
+    double threshold;
+};
+struct decide_verdict decide_candidate(const struct decide_case *c);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
 /* Round to the precision the artifacts print, so a value read back equals the one the
  * uninterrupted run used (resume must decide exactly alike). */

@@ -199,23 +199,21 @@ void decide_pending(struct run *r)
 {
     struct pending *p = &r->ck.pending;
     /* ck.best is still the best the first measurement was compared with (STORE moves it) */
-    const struct perf_numbers *best = decide_reference(
-        r->ck.decide_rules, &r->ck.best.p, p->best_remeasured && p->best_re.status == CAND_OK ? &p->best_re.p : NULL);
-    bool confirming = p->remeasured && decide_confirming(r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT,
-                                                         &p->cand_first.p, &r->ck.best.p);
-    double thr;
-    bool keep = decide_keep_as(confirming, &p->cand.p, best, DECIDE_NOISE_FLOOR_PCT, &thr);
-    p->decision = keep ? DEC_KEEP : DEC_DISCARD;
+    struct decide_case c = {r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT,
+                            p->remeasured ? &p->cand_first.p : &p->cand.p, &p->cand.p, &r->ck.best.p,
+                            p->best_remeasured && p->best_re.status == CAND_OK ? &p->best_re.p : NULL, p->remeasured};
+    struct decide_verdict v = decide_candidate(&c);
+    p->decision = v.keep ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
-    if (confirming)
+    if (v.confirming)
         snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + %.0f%%): the gain %s",
-                 n ? "; " : "", p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, DECIDE_NOISE_FLOOR_PCT,
-                 keep ? "held in both measurements" : "did not hold when measured again");
+                 n ? "; " : "", p->cand.p.tflops, v.keep ? ">" : "<=", v.threshold, v.ref->tflops,
+                 DECIDE_NOISE_FLOOR_PCT, v.keep ? "held in both measurements" : "did not hold when measured again");
     else
         snprintf(p->note + n, sizeof p->note - n,
                  "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))", n ? "; " : "",
-                 p->cand.p.tflops, keep ? ">" : "<=", thr, best->tflops, p->cand.p.spread_pct, best->spread_pct,
-                 DECIDE_NOISE_FLOOR_PCT);
+                 p->cand.p.tflops, v.keep ? ">" : "<=", v.threshold, v.ref->tflops, p->cand.p.spread_pct,
+                 v.ref->spread_pct, DECIDE_NOISE_FLOOR_PCT);
 }
 
 int step_decide(struct run *r)
