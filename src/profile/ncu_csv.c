@@ -241,6 +241,20 @@ static int find_view(const struct csv_table *t, const char *kernel_name, struct 
         v->units = &t->rows[first];
         first++;
     }
+    /* A record with a cell fewer or more than the header shifts every later metric into
+     * another metric's column (a latency-bound launch read as smem-bound, l1tex at 384%):
+     * no cell of such a table can be trusted, so it is refused whole. */
+    for (size_t i = h + 1; i < t->n; i++)
+        if (t->rows[i].n != v->header->n) {
+            char what[48];
+            if (v->units == &t->rows[i])
+                snprintf(what, sizeof what, "units");
+            else
+                snprintf(what, sizeof what, "launch ID '%.24s'", t->rows[i].fields[0]);
+            snprintf(err, errlen, "ncu CSV record %zu (%s) has %zu cells, the header %zu: the table is "
+                     "malformed and none of its metrics is used", i + 1, what, t->rows[i].n, v->header->n);
+            return -1;
+        }
     int kcol = column_of(v->header, "Kernel Name");
     for (size_t i = first; i < t->n; i++) {
         const char *name = cell(&t->rows[i], kcol);

@@ -216,6 +216,34 @@ static void test_parse_errors(void **state)
     assert_true(isnan(m.duration_us));
 }
 
+/* A launch (or units) record with a cell fewer or more than the header would put every
+ * later metric in the wrong column (a latency-bound profile read as smem-bound): refused,
+ * naming the record. */
+static void test_parse_cell_count_mismatch_is_an_error(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256] = "";
+    const char *fewer = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\","
+                        "\"lts__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+                        "\"\",\"\",\"nsecond\",\"%\"\n"
+                        "\"0\",\"croq_gemm_sp\",\"1500\"\n";
+    assert_int_equal(profile_parse_ncu_csv(fewer, "croq_gemm_sp", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "record 3 (launch ID '0') has 3 cells, the header 4"));
+    assert_true(isnan(m.duration_us)); /* nothing of it was read */
+    const char *more = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+                       "\"\",\"\",\"nsecond\"\n"
+                       "\"0\",\"other_kernel\",\"7\"\n"
+                       "\"1\",\"croq_gemm_sp\",\"1,500\",\"9\"\n";
+    assert_int_equal(profile_parse_ncu_csv(more, "croq_gemm_sp", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "record 4 (launch ID '1') has 4 cells, the header 3"));
+    const char *units = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+                        "\"\",\"nsecond\"\n"
+                        "\"0\",\"croq_gemm_sp\",\"1500\"\n";
+    assert_int_equal(profile_parse_ncu_csv(units, "croq_gemm_sp", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "record 2 (units) has 2 cells, the header 3"));
+}
+
 static void test_parse_time_units_and_missing_values(void **state)
 {
     (void)state;
@@ -586,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_parse_first_launch_of_any_kernel),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_time_units_and_missing_values),
+        cmocka_unit_test(test_parse_cell_count_mismatch_is_an_error),
         cmocka_unit_test(test_parse_h200_warp_specialized),
         cmocka_unit_test(test_every_fixture_classifies_as_expected),
         cmocka_unit_test(test_classifier_thresholds_and_order),
