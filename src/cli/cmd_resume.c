@@ -14,7 +14,8 @@ static const char resume_usage[] =
     "Continue every shape of the tuning directory that is not finished: an active shape\n"
     "from its checkpoint (after reconciling its logs with it: a crash at any point is\n"
     "recovered, docs/engine.md), a shape marked done below its budget from its best;\n"
-    "then the sweep that was running there, if any. Each shape keeps the backend and seed\n"
+    "then the sweep that was running there, if any (a parallel sweep first, in its waves,\n"
+    "so it ends as it would have uninterrupted). Each shape keeps the backend and seed\n"
     "it was started with. Agent-driven shapes finish a pending candidate and wait again.\n"
     "\n"
     "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage.\n";

@@ -75,6 +75,11 @@ static bool unfinished(json_t *e)
     return it < budget && json_is_object(json_object_get(e, "best"));
 }
 
+static bool gpu_stop(int rc)
+{
+    return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE;
+}
+
 /* Shapes with a checkpoint but no state.json entry (state.json deleted, or an older copy
  * put back): the checkpoint is the engine's record of the shape, so each is opened from
  * it (run_open writes its state.json entry again) and continued like any other. */
@@ -83,7 +88,7 @@ static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
     char (*keys)[KEY_MAX], err[600];
     size_t n = checkpoint_orphans(o->dir, shapes, &keys);
     int rc = ENGINE_DONE, worst = ENGINE_DONE;
-    for (size_t i = 0; i < n && rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE; i++) {
+    for (size_t i = 0; i < n && !gpu_stop(rc); i++) {
         struct checkpoint ck;
         checkpoint_init(&ck);
         if (checkpoint_load(o->dir, keys[i], &ck, err, sizeof err)) {
@@ -102,7 +107,14 @@ static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
             worst = rc;
     }
     free(keys);
-    return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE ? rc : worst;
+    return gpu_stop(rc) ? rc : worst;
+}
+
+/* A sweep that was running, or stopped by the GPU, goes on where it was. */
+static bool sweep_unfinished(json_t *sweep)
+{
+    const char *sws = json_string_value(json_object_get(sweep, "status"));
+    return sws && strcmp(sws, "done");
 }
 
 int engine_resume(const struct engine_opts *o)
@@ -114,6 +126,26 @@ int engine_resume(const struct engine_opts *o)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
+    sweep = json_object_get(state, "sweep");
+    /* A parallel sweep is continued first, in its waves: its active shapes are part of a
+     * wave, and finishing the ones already INITed before the rest of their wave is INITed
+     * would let a shape start from one of its own wave (other_bests, seed_from), unlike
+     * the uninterrupted sweep. What it leaves unfinished (shapes outside its plan) is
+     * resumed after it, from a fresh state.json. */
+    bool waves_first = sweep_unfinished(sweep) && json_is_true(json_object_get(sweep, "waves"));
+    if (waves_first) {
+        rc = engine_sweep_resume(o, sweep);
+        ran++;
+        if (rc == ENGINE_FAILED)
+            worst = rc;
+        json_decref(state);
+        if (gpu_stop(rc))
+            return rc;
+        if (!(state = state_load(o->dir, err, sizeof err))) {
+            log_error("%s", err);
+            return ENGINE_FAILED;
+        }
+    }
     json_t *shapes = json_object_get(state, "shapes");
     size_t n;
     const char **keys = json_sorted_keys(shapes, &n); /* state stays alive: the keys too */
@@ -124,28 +156,26 @@ int engine_resume(const struct engine_opts *o)
             continue;
         rc = engine_run_shape(o, &p);
         ran++;
-        if (rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE)
+        if (gpu_stop(rc))
             break;
         if (rc == ENGINE_FAILED)
             worst = rc;
     }
     free(keys);
-    if (rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE) {
+    if (!gpu_stop(rc)) {
         int orc = resume_orphans(o, shapes, &ran);
         rc = orc == ENGINE_FAILED ? rc : orc;
         worst = orc == ENGINE_FAILED ? orc : worst;
     }
     sweep = json_object_get(state, "sweep");
-    /* a sweep that was running, or stopped by the GPU, goes on where it was */
-    const char *sws = json_string_value(json_object_get(sweep, "status"));
-    if (rc != ENGINE_GPU_BUSY && rc != ENGINE_GPU_GONE && sws && strcmp(sws, "done")) {
+    if (!waves_first && !gpu_stop(rc) && sweep_unfinished(sweep)) {
         rc = engine_sweep_resume(o, sweep);
         ran++;
     }
     if (!ran && !o->quiet)
         printf("nothing to resume in '%s': every shape is done\n", o->dir);
     json_decref(state);
-    if (rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE || rc == ENGINE_FAILED)
+    if (gpu_stop(rc) || rc == ENGINE_FAILED)
         return rc;
     return worst;
 }
