@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <cuda.h> /* CUtensorMap: 128-byte aligned opaque map (CUDA driver API) */
 
+#include "abi_fields.h"
+
 #define CROQ_ABI_VERSION 1u
 /* m64 metadata blocks the host allocates for M rows (see the layout above). */
 #define CROQ_META_BLOCKS(m) (((m) + 63) / 64 + 3)
@@ -48,21 +50,15 @@ struct croq_tmap_desc {
     uint32_t l2_promotion;  /* CUtensorMapL2promotion value */
 };
 
+/* The scalar fields are listed once in abi_fields.h (what each one means is there). */
+#define CROQ_ABI_DECLARE_FIELD(name, what) uint32_t name;
 struct croq_kernel_abi {
-    uint32_t version;       /* CROQ_ABI_VERSION */
-    uint32_t dtype;         /* enum croq_dtype of A and B */
-    uint32_t threads;       /* threads per CTA */
-    uint32_t smem_bytes;    /* dynamic shared memory per CTA, bytes */
-    uint32_t tile_m;        /* output rows per CTA tile */
-    uint32_t tile_n;        /* output columns per CTA tile */
-    uint32_t tile_k;        /* dense K per pipeline stage; the kernel needs K % tile_k == 0 */
-    uint32_t split_k;       /* K partitions per output tile (1: none) */
-    uint32_t persistent;    /* 1: grid = SM count x ctas_per_sm, CTAs loop over tiles */
-    uint32_t cluster_m;     /* CTA cluster extent along M (1: no cluster) */
-    uint32_t cluster_n;     /* CTA cluster extent along N */
-    uint32_t workspace_bytes_per_tile; /* f32 split-K partials + counters, 0 if none */
+    CROQ_ABI_ID_FIELDS(CROQ_ABI_DECLARE_FIELD)
+    CROQ_ABI_LAUNCH_FIELDS(CROQ_ABI_DECLARE_FIELD)
+    CROQ_ABI_TAIL_FIELDS(CROQ_ABI_DECLARE_FIELD)
     struct croq_tmap_desc tmap[CROQ_T_COUNT];
 };
+#undef CROQ_ABI_DECLARE_FIELD
 
 /* Kernel parameter block, passed by value as one __grid_constant__ argument so the
  * tensor maps stay in parameter space (PTX ISA: "Tensor-map" / cp.async.bulk.tensor

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "launch/launch.h"
 #include "util/log.h"
 
 static enum runner_status fail_status = RS_OK;
@@ -58,16 +59,7 @@ void runner_fail_clear(void)
 enum runner_status runner_fail_status(void) { return fail_status; }
 const char *runner_fail_message(void) { return fail_msg; }
 
-const char *cu_error_text(CUresult rc, char *buf, size_t len)
-{
-    const char *name = NULL, *text = NULL;
-    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS)
-        name = "CUDA_ERROR_UNKNOWN_CODE";
-    if (cuGetErrorString(rc, &text) != CUDA_SUCCESS)
-        text = "no description";
-    snprintf(buf, len, "%s (%s)", name, text);
-    return buf;
-}
+const char *cu_error_text(CUresult rc, char *buf, size_t len) { return kl_cu_text(rc, buf, len); }
 
 void runner_fail_cu(enum runner_status s, CUresult rc, const char *call, const char *file, int line)
 {

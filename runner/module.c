@@ -1,118 +1,31 @@
-/* runner/module.c — load a kernel module and read its ABI (kernels/abi.h).
- *
- * The ABI is checked field by field before anything is launched, so a module built
- * against another ABI, for the other dtype, or asking for impossible resources is a
- * bad_module with the reason, not a launch fault later.
- */
+/* runner/module.c — the runner's side of loading a module: the shared launch module
+ * (src/launch) does the work; failures become runner statuses (check.h). */
 #include "runner.h"
 
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-
-#include "geometry.h"
-
-#define BAD(...)                                 \
-    do {                                         \
-        runner_fail(RS_BAD_MODULE, __VA_ARGS__); \
-        return -1;                               \
-    } while (0)
-
-static int read_abi(struct module *m)
+int runner_fail_kl(const struct kl_error *e)
 {
-    CUdeviceptr p;
-    size_t bytes;
-    CUresult rc = cuModuleGetGlobal(&p, &bytes, m->mod, CROQ_ABI_SYMBOL);
-    if (rc != CUDA_SUCCESS)
-        BAD("module has no '%s' symbol (kernels/abi.h)", CROQ_ABI_SYMBOL);
-    if (bytes != sizeof m->abi)
-        BAD("'%s' is %zu B, this runner expects %zu B (ABI version %u)", CROQ_ABI_SYMBOL, bytes,
-            sizeof m->abi, CROQ_ABI_VERSION);
-    CU_CHECK(RS_BAD_MODULE, cuMemcpyDtoH(&m->abi, p, sizeof m->abi));
-    return 0;
+    static const enum runner_status map[] = {
+        [KL_OK] = RS_INTERNAL_ERROR, [KL_BAD_MODULE] = RS_BAD_MODULE,
+        [KL_UNSUPPORTED_SHAPE] = RS_UNSUPPORTED_SHAPE, [KL_LAUNCH_ERROR] = RS_LAUNCH_ERROR,
+    };
+    runner_fail((unsigned)e->status < sizeof map / sizeof map[0] ? map[e->status] : RS_INTERNAL_ERROR, "%s",
+                e->msg);
+    return -1;
 }
 
-static int pow2_le(uint32_t v, uint32_t max) { return v >= 1 && v <= max && !(v & (v - 1)); }
-
-/* Rules every module must follow; each names the ABI field. */
-static int check_abi(const struct croq_kernel_abi *a, int want_dtype)
+int module_load(const char *path, int want_dtype, struct kl_module *m)
 {
-    if (a->version != CROQ_ABI_VERSION)
-        BAD("ABI version %u, this runner speaks version %u", a->version, CROQ_ABI_VERSION);
-    if (a->dtype != CROQ_DTYPE_F16 && a->dtype != CROQ_DTYPE_E4M3)
-        BAD("ABI dtype %u is not f16 (0) or e4m3 (1)", a->dtype);
-    if (want_dtype >= 0 && (int)a->dtype != want_dtype)
-        BAD("dtype mismatch: module is %s, '--dtype %s' was asked for", croq_dtype_name((int)a->dtype),
-            croq_dtype_name(want_dtype));
-    if (a->threads < 32 || a->threads > 1024 || a->threads % 32)
-        BAD("ABI threads=%u is not a multiple of 32 in [32, 1024]", a->threads);
-    if (a->smem_bytes > CROQ_SMEM_LIMIT)
-        BAD("ABI smem_bytes=%u exceeds the %d-B per-CTA limit", a->smem_bytes, CROQ_SMEM_LIMIT);
-    if (!a->tile_m || !a->tile_n || !a->tile_k || a->tile_k % 64)
-        BAD("ABI tile %ux%ux%u: tiles must be positive and tile_k a multiple of 64",
-            a->tile_m, a->tile_n, a->tile_k);
-    if (!pow2_le(a->split_k, 64) || !pow2_le(a->cluster_m, 8) || !pow2_le(a->cluster_n, 8) ||
-        a->cluster_m * a->cluster_n > 8)
-        BAD("ABI split_k=%u cluster=%ux%u: each a power of two, cluster size at most 8 (portable)",
-            a->split_k, a->cluster_m, a->cluster_n);
-    if (a->persistent > 1)
-        BAD("ABI persistent=%u is not 0 or 1", a->persistent);
-    return 0;
+    struct kl_error e;
+    return kl_module_load_file(path, want_dtype, m, &e) ? runner_fail_kl(&e) : 0;
 }
 
-static int read_attributes(struct module *m)
-{
-    CU_CHECK(RS_BAD_MODULE, cuFuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn));
-    CU_CHECK(RS_BAD_MODULE, cuFuncGetAttribute(&m->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->fn));
-    CU_CHECK(RS_BAD_MODULE, cuFuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn));
-    /* A __launch_bounds__ below the block size makes every launch fail; say so here
-     * rather than as a launch error (sparse-gemm-sm90.md 7, first defect). */
-    if ((uint32_t)m->max_threads < m->abi.threads)
-        BAD("kernel allows at most %d threads per block (launch bounds or registers), ABI says %u",
-            m->max_threads, m->abi.threads);
-    /* Dynamic shared memory above 48 KB must be opted into per function. */
-    CU_CHECK(RS_BAD_MODULE, cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               (int)m->abi.smem_bytes));
-    return 0;
-}
-
-int module_load(const char *path, int want_dtype, struct module *m)
-{
-    struct stat st;
-    char text[256];
-    memset(m, 0, sizeof *m);
-    if (stat(path, &st) || !S_ISREG(st.st_mode))
-        BAD("cannot read cubin '%s'", path);
-    CUresult rc = cuModuleLoad(&m->mod, path);
-    if (rc != CUDA_SUCCESS)
-        BAD("cuModuleLoad '%s': %s", path, cu_error_text(rc, text, sizeof text));
-    rc = cuModuleGetFunction(&m->fn, m->mod, CROQ_KERNEL_ENTRY);
-    if (rc != CUDA_SUCCESS)
-        BAD("module '%s' has no kernel '%s': %s", path, CROQ_KERNEL_ENTRY, cu_error_text(rc, text, sizeof text));
-    TRY(read_abi(m));
-    TRY(check_abi(&m->abi, want_dtype));
-    return read_attributes(m);
-}
-
-int module_check_shape(const struct module *m, const struct croq_shape *s)
+int module_check_shape(const struct kl_module *m, const struct croq_shape *s)
 {
     char why[CROQ_WHY_MAX];
+    struct kl_error e;
     if (!shape_validate((int)m->abi.dtype, s, why, sizeof why)) {
         runner_fail(RS_UNSUPPORTED_SHAPE, "%s", why);
         return -1;
     }
-    long kslice = (long)m->abi.tile_k * m->abi.split_k;
-    if (s->k % kslice) {
-        runner_fail(RS_UNSUPPORTED_SHAPE, "K=%ld is not a multiple of the module's tile_k x split_k = %ld",
-                    s->k, kslice);
-        return -1;
-    }
-    return 0;
-}
-
-void module_unload(struct module *m)
-{
-    if (m->mod)
-        cuModuleUnload(m->mod);
-    m->mod = NULL;
+    return kl_module_check_k(m, s->k, &e) ? runner_fail_kl(&e) : 0;
 }

@@ -25,5 +25,5 @@ void ours_release(struct ours *k)
 {
     launch_release(&k->l);
     gpu_free(&k->d_c);
-    module_unload(&k->m);
+    kl_module_unload(&k->m);
 }

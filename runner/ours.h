@@ -7,7 +7,7 @@
 #include "subject.h"
 
 struct ours {
-    struct module m;   /* loaded by the caller (module_load) */
+    struct kl_module m; /* loaded by the caller (module_load) */
     struct launch l;
     CUdeviceptr d_c;   /* f16 C [M][N] */
 };

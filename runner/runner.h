@@ -1,5 +1,5 @@
 /* runner/runner.h — types shared by the croq-runner files (one concern per file:
- * args, gpu, module, tmaps, launch, data, reference, verify, timing, compare and the
+ * args, gpu, module, launch, data, reference, verify, timing, compare and the
  * vendor baselines). Every function returns 0, or -1 after recording the failure
  * with runner_fail (check.h). */
 #ifndef CROQ_RUNNER_RUNNER_H
@@ -15,6 +15,7 @@
 #include "abi.h"
 #include "check.h"
 #include "knobs/knobs.h"
+#include "launch/launch.h"
 
 enum ref_mode { REF_AUTO = 0, REF_CPU, REF_CUBLAS };
 
@@ -61,22 +62,14 @@ json_t *gpu_json_identity(const struct gpu *g, json_t *out); /* sets "gpu", "dev
 int gpu_alloc(CUdeviceptr *p, size_t bytes, const char *what);
 void gpu_free(CUdeviceptr *p);
 
-/* A loaded kernel module (module.c). */
-struct module {
-    CUmodule mod;
-    CUfunction fn;
-    struct croq_kernel_abi abi;
-    int regs;                 /* registers per thread (CU_FUNC_ATTRIBUTE_NUM_REGS) */
-    int local_bytes;          /* local memory per thread: spills (..._LOCAL_SIZE_BYTES) */
-    int max_threads;          /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (launch bounds) */
-};
-
-/* Load path, read and check croq_abi against want_dtype (-1: any) and the device,
- * set the dynamic shared-memory limit. bad_module on failure. */
-int module_load(const char *path, int want_dtype, struct module *m);
-/* Reject shapes the module cannot run (shape rules, K % (tile_k*split_k)). */
-int module_check_shape(const struct module *m, const struct croq_shape *s);
-void module_unload(struct module *m);
+/* Kernel modules (module.c) over the shared launch module (src/launch/launch.h):
+ * load path, read and check croq_abi against want_dtype (-1: any), set the dynamic
+ * shared-memory limit; bad_module on failure. check_shape rejects shapes the module
+ * cannot run (shape rules, K % (tile_k*split_k)). Unload with kl_module_unload. */
+int module_load(const char *path, int want_dtype, struct kl_module *m);
+int module_check_shape(const struct kl_module *m, const struct croq_shape *s);
+/* Record a launch-module failure with the runner status it maps to; returns -1. */
+int runner_fail_kl(const struct kl_error *e);
 
 /* Host operands and their device copies (data.c). Sizes in elements unless noted. */
 struct operands {
@@ -130,28 +123,18 @@ int verify_output(const struct gpu *g, CUdeviceptr d_c, const struct operands *o
                   const struct reference *r, struct verify_result *v);
 json_t *verify_json(const struct verify_result *v, const char *reference);
 
-/* Tensor maps per the ABI (tmaps.c). */
-int tmaps_build(const struct croq_kernel_abi *abi, const struct operands *o, CUdeviceptr d_c,
-                struct croq_gemm_args *args);
-
-/* Launch geometry and one launch (launch.c). */
+/* Our kernel's launch (launch.c): the shared module's prepared launch (geometry,
+ * tensor maps at the operands' buffers), the runner's stream and the split-K workspace
+ * it allocated and zeroed once. */
 struct launch {
-    CUfunction fn;
+    struct kl_launch k;
     CUstream stream;
-    unsigned grid[3], block, smem, cluster;
-    /* CTAs that can be resident at once (cuOccupancyMaxActiveClusters x cluster size, or
-     * blocks per SM x SM count without a cluster); -1 if the driver would not say. */
-    int resident_ctas;
-    long tiles_m, tiles_n;
-    struct croq_gemm_args args;
     CUdeviceptr workspace;
-    size_t workspace_bytes;
 };
-int launch_prepare(const struct gpu *g, const struct module *m, const struct operands *o,
+int launch_prepare(const struct gpu *g, const struct kl_module *m, const struct operands *o,
                    CUdeviceptr d_c, struct launch *l);
 int launch_once(struct launch *l);  /* enqueue; launch_error if refused */
-int launch_checked(struct launch *l);  /* enqueue + synchronize + check */
 void launch_release(struct launch *l);
-json_t *launch_abi_json(const struct module *m, const struct launch *l);
+json_t *launch_abi_json(const struct kl_module *m, const struct launch *l);
 
 #endif

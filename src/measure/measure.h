@@ -115,12 +115,16 @@ struct measure_peak {
     bool plausible;           /* false: above the peak at the max clock (broken) */
 };
 
+/* The runner's "abi" object: the launch fields of kernels/abi_fields.h, plus what the
+ * runner derives (grid, regs, local_bytes). */
+#define MEASURE_ABI_FIELD(name, what) int name;
 struct measure_abi {
     bool present;
-    int threads, smem_bytes, tile_m, tile_n, tile_k, split_k, persistent, cluster_m, cluster_n;
+    CROQ_ABI_LAUNCH_FIELDS(MEASURE_ABI_FIELD)
     int grid[3];
     int regs, local_bytes;    /* -1 when absent */
 };
+#undef MEASURE_ABI_FIELD
 
 struct measure_result {
     enum measure_status status;

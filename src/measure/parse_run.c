@@ -86,14 +86,12 @@ static void read_timing(struct jget *g, json_t *t, struct measure_timing *out)
 
 static void read_abi(struct jget *g, json_t *a, struct measure_abi *out)
 {
+#define ABI_KEY(name, what) {#name, offsetof(struct measure_abi, name)},
     static const struct { const char *key; size_t off; } f[] = {
-        {"threads", offsetof(struct measure_abi, threads)}, {"smem_bytes", offsetof(struct measure_abi, smem_bytes)},
-        {"tile_m", offsetof(struct measure_abi, tile_m)}, {"tile_n", offsetof(struct measure_abi, tile_n)},
-        {"tile_k", offsetof(struct measure_abi, tile_k)}, {"split_k", offsetof(struct measure_abi, split_k)},
-        {"persistent", offsetof(struct measure_abi, persistent)},
-        {"cluster_m", offsetof(struct measure_abi, cluster_m)}, {"cluster_n", offsetof(struct measure_abi, cluster_n)},
+        CROQ_ABI_LAUNCH_FIELDS(ABI_KEY)
         {"regs", offsetof(struct measure_abi, regs)}, {"local_bytes", offsetof(struct measure_abi, local_bytes)},
     };
+#undef ABI_KEY
     long long x;
     out->present = true;
     out->regs = out->local_bytes = -1;

@@ -1,0 +1,33 @@
+/* src/launch/error.c — the module's error record and CUDA error text. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *kl_cu_text(CUresult rc, char *buf, size_t len)
+{
+    const char *name = NULL, *text = NULL;
+    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS)
+        name = "CUDA_ERROR_UNKNOWN_CODE";
+    if (cuGetErrorString(rc, &text) != CUDA_SUCCESS)
+        text = "no description";
+    snprintf(buf, len, "%s (%s)", name, text);
+    return buf;
+}
+
+int kl_fail(struct kl_error *e, enum kl_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->status = s;
+    return -1;
+}
+
+int kl_fail_cu(struct kl_error *e, enum kl_status s, CUresult rc, const char *call, const char *file,
+               int line)
+{
+    char text[256];
+    return kl_fail(e, s, "%s:%d: %s: %s", file, line, call, kl_cu_text(rc, text, sizeof text));
+}
