@@ -16,6 +16,7 @@ static const struct croq_command commands[] = {
     {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
     {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},
+    {"explore", cmd_explore, "measure every configuration of a knob grid on one shape into a dataset"},
     {"report", cmd_report, "tables, figures and an HTML page from a tuning directory"},
 };
 

@@ -1,0 +1,125 @@
+/* src/cli/cmd_explore.c — `croqtuner explore`: measure every configuration of a grid on
+ * one shape into a dataset (src/explore/explore.h, src/dataset/dataset.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "explore/explore.h"
+#include "util/args.h"
+#include "util/log.h"
+
+static const char explore_usage[] =
+    "usage: croqtuner explore --dtype f16|e4m3 --shape MxNxK --out FILE.jsonl [--grid FILE]\n"
+    "                         [--backend gpu|sim] [--jobs N] [--seed S] [--time-limit S]\n"
+    "                         [--busy-limit MIN] [--work DIR] [--quiet] [--list]\n"
+    "\n"
+    "Build, verify and time every valid configuration of a grid over the knob table on one\n"
+    "shape, and append one JSON line per configuration to FILE (docs/explore.md: the grid\n"
+    "file, the record). Configurations already in FILE are skipped: running the same command\n"
+    "again continues an interrupted run. Candidates are compiled ahead in N processes while\n"
+    "the GPU measures.\n"
+    "\n"
+    "  --grid FILE      knob=v1,v2,... lines in [blocks]; a knob a block leaves out takes its\n"
+    "                   default. Without it: the whole table (refused: far too large)\n"
+    "  --backend B      gpu (default) or sim (the simulated GPU, for tests)\n"
+    "  --jobs N         parallel builds (default: CPU cores)\n"
+    "  --seed S         operand seed and the order blocks are visited in (default 1)\n"
+    "  --time-limit S   start no measurement after S seconds (the rest on the next run)\n"
+    "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30)\n"
+    "  --work DIR       keep sources and cubins in DIR (default: a temp dir, removed)\n"
+    "  --quiet          no line per configuration\n"
+    "  --list           print the configurations left to measure (block number, signature);\n"
+    "                   measure nothing\n"
+    "\n"
+    "Exit status: 0 every configuration is in FILE, or the time limit stopped the run (said\n"
+    "on stderr); 1 the GPU is unusable or stayed busy, or FILE cannot be written; 2 bad usage.\n";
+
+static int bad(const char *msg)
+{
+    log_error("explore: %s (see 'croqtuner explore --help')", msg);
+    return 2;
+}
+
+int cmd_explore(int argc, char **argv)
+{
+    struct explore_opts o;
+    const char *dtype = NULL, *shape = NULL, *v;
+    long n;
+    double d;
+    memset(&o, 0, sizeof o);
+    o.be.name = "gpu";
+    o.seed = 1;
+    o.busy_limit_s = 30 * 60;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cpus > 0 ? (int)cpus : 1;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(explore_usage, stdout);
+            return 0;
+        }
+        if (args_flag(argv, i, "--quiet") || args_flag(argv, i, "--list")) {
+            *(argv[i][2] == 'q' ? &o.quiet : &o.list) = true;
+            continue;
+        }
+        if ((r = args_value(argc, argv, &i, "--dtype", &dtype)) || (r = args_value(argc, argv, &i, "--shape", &shape)) ||
+            (r = args_value(argc, argv, &i, "--out", &o.out)) || (r = args_value(argc, argv, &i, "--grid", &o.grid)) ||
+            (r = args_value(argc, argv, &i, "--backend", &o.be.name)) ||
+            (r = args_value(argc, argv, &i, "--work", &o.work))) {
+            if (r < 0)
+                return 2;
+            continue;
+        }
+        if ((r = args_value(argc, argv, &i, "--jobs", &v))) {
+            if (r < 0 || args_long("--jobs", v, &n))
+                return 2;
+            if (n < 1 || n > 256)
+                return bad("--jobs: expected 1..256");
+            o.jobs = (int)n;
+        } else if ((r = args_value(argc, argv, &i, "--seed", &v))) {
+            if (r < 0 || args_long("--seed", v, &n))
+                return 2;
+            if (n < 0)
+                return bad("--seed: expected an integer >= 0");
+            o.seed = (unsigned long long)n;
+        } else if ((r = args_value(argc, argv, &i, "--time-limit", &v))) {
+            if (r < 0 || args_double("--time-limit", v, &d))
+                return 2;
+            if (!(d > 0))
+                return bad("--time-limit: expected seconds > 0");
+            o.time_limit_s = d;
+        } else if ((r = args_value(argc, argv, &i, "--busy-limit", &v))) {
+            if (r < 0 || args_double("--busy-limit", v, &d))
+                return 2;
+            if (!(d >= 0))
+                return bad("--busy-limit: expected minutes >= 0");
+            o.busy_limit_s = d * 60;
+        } else {
+            log_error("explore: unknown option '%s' (see 'croqtuner explore --help')", argv[i]);
+            return 2;
+        }
+    }
+    if (!dtype || !shape || !o.out)
+        return bad("--dtype, --shape and --out are required");
+    if ((o.dtype = croq_dtype_parse(dtype)) < 0) {
+        log_error("explore: unknown dtype '%s' (f16 or e4m3)", dtype);
+        return 2;
+    }
+    char why[CROQ_WHY_MAX];
+    if (shape_parse(shape, &o.shape) || !shape_validate(o.dtype, &o.shape, why, sizeof why)) {
+        log_error("explore: shape '%s': %s", shape, shape_parse(shape, &o.shape) ? "expected MxNxK" : why);
+        return 2;
+    }
+    if (strcmp(o.be.name, "gpu") && strcmp(o.be.name, "sim")) {
+        log_error("explore: unknown backend '%s' (gpu or sim)", o.be.name);
+        return 2;
+    }
+    struct explore_stats st;
+    int rc = explore_run(&o, &st);
+    if (rc != 2)
+        printf("explore: %d configurations, %d measured now (%d ok, %d failed), %d were already in '%s', %d left\n",
+               st.grid, st.measured, st.ok, st.failed, st.already, o.out, st.left);
+    return rc;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tests/gpu/explore.sh — on the GPU machine: the ground-truth datasets of issue 19.
+# `croqtuner explore` of bench/explore/grids/<dtype>.txt on three typical shapes per dtype
+# (small 1024x1024x4096, medium 1024x8192x1024, large 12288x4096x4096), one JSONL dataset
+# each in OUT_DIR/<dtype>_<shape>.jsonl (commit them under bench/explore/), plus
+# OUT_DIR/explore.log. Each run is cut by a time limit (LIMITS="small medium large"
+# seconds, default "55 60 110": ~7.5 min for all six) so the call ends inside the device
+# tool's 10 minutes; a run cut short has the grid's first blocks (hand-picked points and
+# neighbourhoods) and a random part of the rest, and running this again with the same
+# OUT_DIR continues every dataset where it stopped. Compiles run in JOBS processes
+# (default: cores - 2) while the GPU measures. BACKEND=sim tries the script without a GPU.
+# Usage (GPU machine, repo root): tests/gpu/explore.sh BIN_DIR OUT_DIR
+set -u
+B=${1:?bin dir}; OUT=${2:?out dir}
+export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command -v cuobjdump)}
+export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
+G=$(dirname "$0")/../../bench/explore/grids
+read -r L_SMALL L_MEDIUM L_LARGE <<<"${LIMITS:-55 60 110}"
+JOBS=${JOBS:-$(( $(nproc) > 3 ? $(nproc) - 2 : 1 ))}
+mkdir -p "$OUT"
+log=$OUT/explore.log
+summary=()
+for dtype in f16 e4m3; do
+    for sl in 1024x1024x4096:$L_SMALL 1024x8192x1024:$L_MEDIUM 12288x4096x4096:$L_LARGE; do
+        shape=${sl%%:*}; limit=${sl#*:}
+        start=$(date +%s)
+        echo "$(date -u +%FT%TZ) explore $dtype $shape (limit $limit s, $JOBS build jobs)" | tee -a "$log"
+        "$B/croqtuner" explore --dtype "$dtype" --shape "$shape" --grid "$G/$dtype.txt" --backend "${BACKEND:-gpu}" \
+            --jobs "$JOBS" --time-limit "$limit" --out "$OUT/${dtype}_$shape.jsonl" >>"$log" 2>&1
+        rc=$?
+        summary+=("$dtype $shape rc=$rc $(( $(date +%s) - start ))s")
+        tail -n 1 "$log"
+        [ $rc -eq 1 ] && { echo "explore stopped (GPU unusable or busy): see $log"; break 2; }
+    done
+done
+echo
+echo "dataset                    rc    wall  records  ok  failed  best TFLOPS  best config"
+for s in "${summary[@]}"; do
+    set -- $s
+    python3 - "$OUT/${1}_$2.jsonl" "$1 $2" "$3" "$4" <<'EOF'
+import json, sys
+path, name, rc, wall = sys.argv[1:5]
+recs = []
+try:
+    recs = [json.loads(l) for l in open(path) if l.endswith("\n")]
+except OSError:
+    pass
+ok = [r for r in recs if r["status"] == "ok"]
+best = max(ok, key=lambda r: r["tflops"]) if ok else None
+cfg = ",".join(p for p in best["config"].split(",")[1:]) if best else "-"
+print("%-26s %-5s %5s %8d %3d %7d %12s  %s" % (name, rc[3:], wall, len(recs), len(ok), len(recs) - len(ok),
+      "%.1f" % best["tflops"] if best else "-", cfg))
+EOF
+done
