@@ -51,6 +51,12 @@ int cmd_audit(int argc, char **argv)
             return 2;
         }
     }
+    struct shape_key sk;
+    char err[256];
+    if (key && key_parse(key, &sk, err, sizeof err)) {
+        log_error("audit: --key: %s (keys come from 'croqtuner status')", err);
+        return 2;
+    }
     if (!is_dir(dir)) {
         log_error("audit: no tuning directory '%s'", dir);
         return 1;

@@ -23,12 +23,15 @@ static const char knobs_usage[] =
     "name, default, allowed values, idea category and meaning.\n"
     "\n"
     "With --check: build a configuration from the dtype's defaults, then --config FILE\n"
-    "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}), then each --set (repeatable; one\n"
-    "--set may hold several assignments separated by blanks or commas), and say whether\n"
-    "it is valid: every rule that would make it fail to compile, launch or compute\n"
-    "correctly, and with --shape the rules that depend on the problem size.\n"
+    "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}, a checkpoint file: its best, the\n"
+    "output of 'knobs --check --json', or a signature line), then each --set (repeatable;\n"
+    "one --set may hold several assignments separated by blanks or commas, or a whole\n"
+    "signature 'dtype=f16,kernel=1,...' as status prints it, which also names the dtype),\n"
+    "and say whether it is valid: every rule that would make it fail to compile, launch\n"
+    "or compute correctly, and with --shape the rules that depend on the problem size.\n"
     "\n"
-    "Exit status: 0 listed / valid, 1 invalid (the reason is printed), 2 bad usage.\n";
+    "Exit status: 0 listed / valid, 1 invalid (a rule rejects it; the reason is printed),\n"
+    "2 bad usage (no such knob or value, an unreadable --config; also printed).\n";
 
 struct knobs_args {
     bool json, check;
@@ -168,10 +171,6 @@ static int knobs_check(const struct knobs_args *a)
     struct croq_config cfg;
     struct croq_shape shape;
     char err[512], why[CROQ_WHY_MAX];
-    if (!a->dtype && !a->config) {
-        log_error("knobs --check: --dtype is required (f16 or e4m3)");
-        return 2;
-    }
     if (a->shape && shape_parse(a->shape, &shape)) {
         log_error("knobs --check: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
         return 2;
@@ -180,8 +179,8 @@ static int knobs_check(const struct knobs_args *a)
         log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
         return 2;
     }
-    /* A bad knob name or value makes the configuration invalid: reported like a failed
-     * rule, so scripts see one kind of answer. */
+    /* No such knob or value, an unreadable --config: bad usage (exit 2, as for build),
+     * still printed in the form of a failed rule so scripts read one kind of answer. */
     if (knobs_from_args(&cfg, a->dtype, a->config, a->sets, a->nsets, err, sizeof err)) {
         if (a->json) {
             json_t *o = json_pack("{s:i, s:b, s:s}", "schema", 1, "valid", 0, "reason", err);
@@ -191,7 +190,7 @@ static int knobs_check(const struct knobs_args *a)
         } else {
             printf("invalid: %s\n", err);
         }
-        return 1;
+        return 2;
     }
     bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, why, sizeof why);
     check_report(&cfg, valid, why, a->shape ? &shape : NULL, a->json);

@@ -74,6 +74,12 @@ int cmd_propose(int argc, char **argv)
         log_error("propose: --backend, --seed and --iters belong to 'tune'");
         return 2;
     }
+    struct shape_key sk;
+    char err[256];
+    if (key_parse(p.key, &sk, err, sizeof err)) {
+        log_error("propose: --key: %s (keys come from 'croqtuner status')", err);
+        return 2;
+    }
     p.sets = sets;
     return engine_exit_code(engine_propose(&o, &p));
 }

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "health/nvml.h"
+#include "util/version.h"
 
 static const struct croq_command commands[] = {
     {"bench", cmd_bench, "build, verify and time one kernel configuration on shapes of one or both dtypes"},
@@ -22,24 +24,56 @@ static const struct croq_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: croqtuner <command> [options]   (croqtuner <command> --help)\n\ncommands:\n");
+    fprintf(f, "usage: croqtuner <command> [options]   (croqtuner <command> --help, croqtuner help <command>)\n"
+               "       croqtuner --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* What the binaries are and what they would run on: the CUDA toolkit they were built
+ * with, and the driver found now (NVML), which decides whether they can run at all. */
+static int version(void)
+{
+    char driver[96];
+    printf("croqtuner %s\ncommit %s\nbuilt with CUDA %s for sm_90a\n", croq_version, croq_commit,
+           croq_cuda_version);
+    printf("driver %s\n", nvml_driver_version(driver, sizeof driver) ? "none (no NVIDIA driver found)" : driver);
+    return 0;
+}
+
+static const struct croq_command *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
+    const struct croq_command *c;
     if (argc < 2) {
         usage(stderr);
         return 2;
+    }
+    if (!strcmp(argv[1], "--version"))
+        return version();
+    /* 'croqtuner help tune' is 'croqtuner tune --help' */
+    if (!strcmp(argv[1], "help") && argc > 2) {
+        if (!(c = find(argv[2]))) {
+            fprintf(stderr, "croqtuner: help: unknown command '%s'\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return c->fn(2, help_argv);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+    if ((c = find(argv[1])))
+        return c->fn(argc - 1, argv + 1);
     fprintf(stderr, "croqtuner: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

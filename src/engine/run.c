@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/lockinfo.h"
 #include "util/log.h"
 
 int run_fail(struct run *r, const char *fmt, ...)
@@ -94,6 +95,10 @@ static int lock_shape(struct run *r)
         struct timespec ts = {0, 20000000L};
         nanosleep(&ts, NULL);
     }
+    long pid = flock_holder_pid(r->lock_fd);
+    if (pid > 0)
+        return run_fail(r, "shape '%s' is locked by pid %ld: another croqtuner process is tuning it (lock '%s')",
+                        r->ck.key, pid, path);
     return run_fail(r, "shape '%s' is being tuned by another croqtuner process (lock '%s')", r->ck.key, path);
 }
 

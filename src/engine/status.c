@@ -57,16 +57,30 @@ static double num(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The live line says only what the progress file knows: a shape that has just started
+ * has no progress file yet, and before its baseline is measured no best or ETA. */
 static void print_live(FILE *out, const char *key, json_t *p)
 {
     double eta = num(p, "eta_s"), best = num(p, "best_tflops");
-    char etas[32] = "?";
+    json_int_t budget = json_integer_value(json_object_get(p, "budget"));
+    json_int_t it = json_integer_value(json_object_get(p, "iteration"));
+    char what[160] = "", etas[48];
     if (isfinite(eta))
-        snprintf(etas, sizeof etas, "%dm%02ds", (int)eta / 60, (int)eta % 60);
-    fprintf(out, "  now: %s %s iteration %lld/%lld, best %.1f TFLOPS, last %s, ETA %s%s%s\n", key,
-            str(p, "phase"), (long long)json_integer_value(json_object_get(p, "iteration")),
-            (long long)json_integer_value(json_object_get(p, "budget")), isfinite(best) ? best : 0.0,
-            *str(p, "last_decision") ? str(p, "last_decision") : "-", etas, *str(p, "waiting") ? "; " : "",
+        snprintf(etas, sizeof etas, "ETA %dm%02ds", (int)eta / 60, (int)eta % 60);
+    else
+        snprintf(etas, sizeof etas, "%s", it >= budget ? "no iterations left" : it <= 0 ? "ETA after the first "
+                 "iteration" : "ETA unknown");
+    if (budget <= 0) { /* the lock is held, no progress written yet */
+        fprintf(out, "  now: %s starting: no progress recorded yet\n", key);
+        return;
+    }
+    if (isfinite(best) && best > 0)
+        snprintf(what, sizeof what, "iteration %lld/%lld, best %.1f TFLOPS, last %s, %s", (long long)it,
+                 (long long)budget, best,
+                 *str(p, "last_decision") ? str(p, "last_decision") : "-", etas);
+    else
+        snprintf(what, sizeof what, "iteration %lld/%lld, measuring the baseline", (long long)it, (long long)budget);
+    fprintf(out, "  now: %s %s %s%s%s\n", key, str(p, "phase"), what, *str(p, "waiting") ? "; " : "",
             str(p, "waiting"));
     json_t *sp = json_object_get(p, "spent_s");
     double ipm = num(p, "iterations_per_min");
@@ -98,8 +112,65 @@ static void print_row(FILE *out, const char *key, json_t *e)
             *str(e, "stop_reason") ? "  " : "", str(e, "stop_reason"));
 }
 
+/* Shapes in numeric order: dtype, then M, N, K, then from scratch before from the
+ * current best ("128" before "1024", unlike text order). Keys key_parse refuses go last,
+ * in text order. */
+static int cmp_shape_key(const void *a, const void *b)
+{
+    const char *ka = *(const char *const *)a, *kb = *(const char *const *)b;
+    struct shape_key x, y;
+    char err[160];
+    bool okx = !key_parse(ka, &x, err, sizeof err), oky = !key_parse(kb, &y, err, sizeof err);
+    if (okx != oky)
+        return okx ? -1 : 1;
+    if (!okx)
+        return strcmp(ka, kb);
+    long dx[5] = {x.dtype, x.shape.m, x.shape.n, x.shape.k, x.mode};
+    long dy[5] = {y.dtype, y.shape.m, y.shape.n, y.shape.k, y.mode};
+    for (int i = 0; i < 5; i++)
+        if (dx[i] != dy[i])
+            return dx[i] < dy[i] ? -1 : 1;
+    return 0;
+}
+
+/* One line after the table: how many shapes in each status, iterations run of the
+ * budgets, and how many are being tuned now. */
+struct totals {
+    size_t shapes, live;
+    long long iters, budget;
+    char statuses[8][16];
+    size_t counts[8];
+    int n_status;
+};
+
+static void totals_add(struct totals *t, json_t *e, bool live)
+{
+    const char *st = *str(e, "status") ? str(e, "status") : "?";
+    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
+    int i = 0;
+    while (i < t->n_status && strcmp(t->statuses[i], st))
+        i++;
+    if (i == t->n_status && i < 8)
+        snprintf(t->statuses[t->n_status++], sizeof t->statuses[0], "%s", st);
+    if (i < 8)
+        t->counts[i]++;
+    t->shapes++;
+    t->live += live;
+    t->iters += it > 0 ? it : 0;
+    t->budget += json_integer_value(json_object_get(e, "budget"));
+}
+
+static void totals_print(FILE *out, const struct totals *t)
+{
+    fprintf(out, "total: %zu shape%s", t->shapes, t->shapes == 1 ? "" : "s");
+    for (int i = 0; i < t->n_status; i++)
+        fprintf(out, "%s %zu %s", i ? "," : ":", t->counts[i], t->statuses[i]);
+    fprintf(out, "; %lld of %lld budgeted iterations run; %zu being tuned now\n", t->iters, t->budget, t->live);
+}
+
 int engine_status(const char *dir, bool json, FILE *out)
 {
+    struct totals tot = {0};
     char err[600];
     json_t *st = state_load(dir, err, sizeof err), *e;
     if (!st) {
@@ -109,6 +180,7 @@ int engine_status(const char *dir, bool json, FILE *out)
     json_t *shapes = json_object_get(st, "shapes"), *arr = json_array();
     size_t n;
     const char **keys = json_sorted_keys(shapes, &n);
+    qsort(keys, n, sizeof *keys, cmp_shape_key);
     if (!json)
         fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s  %s\n", "shape", "mode", "be", "status", "phase",
                 "iter", "baseline", "best", "stopped because");
@@ -124,6 +196,7 @@ int engine_status(const char *dir, bool json, FILE *out)
             continue;
         }
         print_row(out, keys[i], e);
+        totals_add(&tot, e, live != NULL);
         if (live)
             print_live(out, keys[i], live);
         json_decref(live);
@@ -144,6 +217,8 @@ int engine_status(const char *dir, bool json, FILE *out)
         size_t no = checkpoint_orphans(dir, json_object_get(st, "shapes"), &orphans);
         if (!n && !no)
             fprintf(out, "(no shapes in '%s')\n", dir);
+        if (n)
+            totals_print(out, &tot);
         for (size_t i = 0; i < no; i++)
             fprintf(out, "%-28s not in state.json, but checkpoints/%s.json exists: 'croqtuner resume' restores it\n",
                     orphans[i], orphans[i]);

@@ -29,6 +29,7 @@ static struct {
     nvmlReturn_t (*util)(nvmlDevice_t, nvmlUtilization_t *);
     nvmlReturn_t (*mem)(nvmlDevice_t, nvmlMemory_t *);
     nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+    nvmlReturn_t (*driver)(char *, unsigned int); /* optional */
 } nv;
 
 static void *sym(const char *name)
@@ -61,6 +62,7 @@ static int load_table(void)
     LOAD(temp_v, "nvmlDeviceGetTemperatureV");
     LOAD(temp_old, "nvmlDeviceGetTemperature");
     LOAD(procs, "nvmlDeviceGetComputeRunningProcesses_v3");
+    LOAD(driver, "nvmlSystemGetDriverVersion");
     /* The event-reason call was renamed in NVML 12.x; old drivers have only the old name. */
     if (!LOAD(reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         LOAD(reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -94,6 +96,17 @@ void nvml_close(void)
     if (nv.lib)
         dlclose(nv.lib);
     memset(&nv, 0, sizeof nv);
+}
+
+int nvml_driver_version(char *out, size_t outlen)
+{
+    char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    if (outlen)
+        out[0] = '\0';
+    if (nvml_open(NULL, 0) || !nv.driver || nv.driver(v, sizeof v) != NVML_SUCCESS)
+        return -1;
+    snprintf(out, outlen, "%s", v);
+    return 0;
 }
 
 int nvml_index_by_pci(const char *bus_id)

@@ -51,6 +51,10 @@ int nvml_open(char *err, size_t errlen);
 /* nvmlShutdown + dlclose, if open. */
 void nvml_close(void);
 
+/* The NVIDIA driver version this machine runs ("580.95.05"), found at run time. 0, or
+ * -1 with out "" (no driver, NVML unavailable or too old). Opens NVML on first use. */
+int nvml_driver_version(char *out, size_t outlen);
+
 /* NVML index of the device at PCI bus id "0000:3b:00.0" (cuDeviceGetPCIBusId's
  * form), or -1 (NVML unavailable, not found). */
 int nvml_index_by_pci(const char *bus_id);

@@ -126,9 +126,21 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
     }
     strcpy(buf, list);
     int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++)
+    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++) {
+        /* A whole signature ("dtype=f16,kernel=1,...", what status and the logs print)
+         * names its dtype: accepted when it is the configuration's own. */
+        if (!strncmp(t, "dtype=", 6)) {
+            int d = croq_dtype_parse(t + 6);
+            if (d < 0 || d != cfg->dtype) {
+                snprintf(err, errlen, "'%s' disagrees with the configuration's dtype %s", t,
+                         croq_dtype_name(cfg->dtype));
+                return -1;
+            }
+            continue;
+        }
         if (knobs_set(cfg, t, err, errlen))
             return -1;
+    }
     if (!n) {
         snprintf(err, errlen, "empty --set (expected knob=value)");
         return -1;

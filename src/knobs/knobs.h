@@ -64,7 +64,8 @@ bool knobs_value_allowed(int id, int value);
 int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t errlen);
 
 /* Apply a list of assignments, "a=1 b=2" or "a=1,b=2" (what one --set may carry: a whole
- * kernels/variants.txt line). 0, or -1 with err (an empty list is an error). */
+ * kernels/variants.txt line, or a whole signature). A "dtype=X" item is accepted when X
+ * is cfg's dtype and an error otherwise. 0, or -1 with err (an empty list is an error). */
 int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen);
 
 /* Check a configuration against the shape: every rule that would make it fail to

@@ -71,10 +71,60 @@ int knobs_from_json(struct croq_config *cfg, const json_t *obj, char *err, size_
     return 0;
 }
 
+/* The configuration a file the tool wrote carries: a checkpoint or one shape of
+ * 'status --json' (its "best" object's "config" signature), the output of
+ * 'knobs --check --json' (its "config" object), or a configuration object itself. */
+static int config_of_document(struct croq_config *cfg, const json_t *obj, char *err, size_t errlen)
+{
+    const json_t *best = json_object_get(obj, "best");
+    const json_t *inner = json_object_get(obj, "config");
+    if (json_is_array(json_object_get(obj, "shapes"))) {
+        snprintf(err, errlen, "a status file holds every shape's configuration; pass one shape's best.config "
+                 "with --set, or its checkpoint with --config");
+        return -1;
+    }
+    if (json_is_object(best)) {
+        const char *sig = json_string_value(json_object_get(best, "config"));
+        if (sig && *sig)
+            return knobs_parse_signature(cfg, sig, err, errlen);
+        snprintf(err, errlen, "the shape has no best configuration yet (its baseline is not measured)");
+        return -1;
+    }
+    if (json_is_string(inner))
+        return knobs_parse_signature(cfg, json_string_value(inner), err, errlen);
+    if (json_is_object(inner))
+        return knobs_from_json(cfg, inner, err, errlen);
+    return knobs_from_json(cfg, obj, err, errlen);
+}
+
+/* A file holding one signature line ("dtype=f16,kernel=1,...", as results.tsv and
+ * status print it) rather than JSON: 1 parsed (rc in *rc), 0 not a signature file. */
+static int signature_file(const char *path, struct croq_config *cfg, char *err, size_t errlen, int *rc)
+{
+    char line[CROQ_SIG_MAX + 2];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    if (strncmp(line, "dtype=", 6))
+        return 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    *rc = knobs_parse_signature(cfg, line, err, errlen);
+    return 1;
+}
+
 int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errlen)
 {
     json_error_t je;
     char why[256];
+    int rc;
+    if (signature_file(path, cfg, why, sizeof why, &rc)) {
+        if (rc)
+            snprintf(err, errlen, "bad configuration in '%s': %s", path, why);
+        return rc;
+    }
     json_t *obj = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!obj) {
         if (je.line < 0) /* not a syntax error: the file itself */
@@ -83,7 +133,8 @@ int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errl
             snprintf(err, errlen, "cannot parse '%s' line %d: %s", path, je.line, je.text);
         return -1;
     }
-    int rc = knobs_from_json(cfg, obj, why, sizeof why);
+    rc = json_is_object(obj) ? config_of_document(cfg, obj, why, sizeof why)
+                             : knobs_from_json(cfg, obj, why, sizeof why);
     if (rc)
         snprintf(err, errlen, "bad configuration in '%s': %s", path, why);
     json_decref(obj);
@@ -112,8 +163,26 @@ int knobs_save(const char *path, const struct croq_config *cfg, char *err, size_
     return rc;
 }
 
-static int base_config(struct croq_config *cfg, const char *dtype_name, const char *config_path, char *err,
-                       size_t errlen)
+/* The dtype a pasted signature in --set names ("dtype=e4m3,kernel=1,..."), or -1. */
+static int dtype_in_sets(const char *const *sets, int nsets)
+{
+    for (int i = 0; i < nsets; i++) {
+        const char *d = strstr(sets[i], "dtype=");
+        if (d && (d == sets[i] || strchr(" ,\t\n", d[-1]))) {
+            char name[8];
+            size_t n = strcspn(d + 6, " ,\t\n");
+            if (n < sizeof name) {
+                memcpy(name, d + 6, n);
+                name[n] = '\0';
+                return croq_dtype_parse(name);
+            }
+        }
+    }
+    return -1;
+}
+
+static int base_config(struct croq_config *cfg, const char *dtype_name, const char *config_path,
+                       const char *const *sets, int nsets, char *err, size_t errlen)
 {
     int dtype = -1;
     if (dtype_name && (dtype = croq_dtype_parse(dtype_name)) < 0) {
@@ -121,6 +190,8 @@ static int base_config(struct croq_config *cfg, const char *dtype_name, const ch
         return -1;
     }
     if (!config_path) {
+        if (dtype < 0)
+            dtype = dtype_in_sets(sets, nsets);
         if (dtype < 0) {
             snprintf(err, errlen, "--dtype is required (f16 or e4m3)");
             return -1;
@@ -141,7 +212,7 @@ static int base_config(struct croq_config *cfg, const char *dtype_name, const ch
 int knobs_from_args(struct croq_config *cfg, const char *dtype_name, const char *config_path,
                     const char *const *sets, int nsets, char *err, size_t errlen)
 {
-    if (base_config(cfg, dtype_name, config_path, err, errlen))
+    if (base_config(cfg, dtype_name, config_path, sets, nsets, err, errlen))
         return -1;
     for (int i = 0; i < nsets; i++)
         if (knobs_set_list(cfg, sets[i], err, errlen))

@@ -22,14 +22,19 @@ json_t *knobs_to_json(const struct croq_config *cfg);
 int knobs_from_json(struct croq_config *cfg, const json_t *obj, char *err, size_t errlen);
 
 /* Read / write a config file (the write is atomic). 0 or -1 with the reason in err,
- * which names the file. */
+ * which names the file. knobs_load takes every file the tool writes that holds one
+ * configuration: a configuration object, a checkpoint (checkpoints/<key>.json: its best
+ * configuration), the output of 'knobs --check --json' (its "config"), or a text file
+ * whose first line is a signature ("dtype=f16,kernel=1,..."). A status file (several
+ * shapes) is refused with the reason. */
 int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errlen);
 int knobs_save(const char *path, const struct croq_config *cfg, char *err, size_t errlen);
 
 /* Build a config from the CLI's pieces, in this order: the defaults of the dtype, the
  * config file (if any), then each "name=value" in sets (an entry may hold several,
- * separated by blanks or commas: "kernel=0 tile_m=64"). dtype_name may be NULL when the
- * file names the dtype; when both are given they must agree. 0 or -1 with err. */
+ * separated by blanks or commas: "kernel=0 tile_m=64", or a whole signature). dtype_name
+ * may be NULL when the file or a signature in sets names the dtype; when both are given
+ * they must agree. 0 or -1 with err. */
 int knobs_from_args(struct croq_config *cfg, const char *dtype_name, const char *config_path,
                     const char *const *sets, int nsets, char *err, size_t errlen);
 #endif

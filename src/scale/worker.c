@@ -6,11 +6,14 @@
  */
 #include "scale.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "util/lockinfo.h"
 #include "util/log.h"
 
 #define NAP_MIN_S 0.02
@@ -88,12 +91,35 @@ static void announce(const struct engine_opts *o, const struct worker_id *w, con
                r->claim.action == CLAIM_INIT ? "starting" : "tuning", r->claim.key);
 }
 
+/* Why the engine refused or failed the shape: another process holding the shape's lock
+ * is said as such (with its pid when /proc/locks names it), anything else is the
+ * engine's failure, whose message is in the worker's output. */
+static void failure_why(const char *dir, const char *key, char *out, size_t outlen)
+{
+    char path[4096];
+    snprintf(out, outlen, "the engine failed on it (the message is in the worker's output)");
+    if (!claim_lock_held(dir, key))
+        return;
+    long pid = -1;
+    int fd = (size_t)snprintf(path, sizeof path, "%s/checkpoints/%s.lock", dir, key) < sizeof path
+                 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        pid = flock_holder_pid(fd);
+        close(fd);
+    }
+    if (pid > 0)
+        snprintf(out, outlen, "locked by pid %ld: another croqtuner process is tuning it", pid);
+    else
+        snprintf(out, outlen, "locked by another croqtuner process, which is tuning it");
+}
+
 /* Release the claim after the work; -1 if the state could not be written. */
 static int release(const struct engine_opts *o, const struct worker_id *w, const struct claim *c, int rc)
 {
-    char err[600];
-    struct release_arg a = {c->key, w, rc == ENGINE_FAILED, rc == ENGINE_FAILED ? "the engine failed on it "
-                            "(the message is in the worker's output)" : "", false};
+    char err[600], why[200] = "";
+    if (rc == ENGINE_FAILED)
+        failure_why(o->dir, c->key, why, sizeof why);
+    struct release_arg a = {c->key, w, rc == ENGINE_FAILED, why, false};
     if (state_update(o->dir, release_edit, &a, err, sizeof err) < 0) {
         log_error("%s", err);
         return -1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `knobs --check`: a valid configuration exits 0; a bad combination exits 1 with the
-# rule it breaks; bad usage exits 2.
+# rule it breaks; bad usage (no such knob or value, a bad file) exits 2.
 set -u
 bin="$CROQ_BIN/croqtuner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -18,8 +18,16 @@ expect_invalid "kernel=0 (baseline) supports only consumers=1" --dtype f16 --set
 expect_invalid "persistent=1 cannot be combined with a cluster or split-K" --dtype e4m3 --set "persistent=1 cluster_n=2"
 expect_invalid "tile_m=64 must be a multiple of 64 x consumers (2)" --dtype f16 --set tile_m=64
 expect_invalid "K=1000: K must be a multiple of 64" --dtype f16 --shape 4096x4096x1000
-expect_invalid "knob 'stages': value 9 is not one of its allowed values" --dtype f16 --set stages=9
-expect_invalid "unknown knob 'tile_q'" --dtype f16 --set tile_q=1
+# no such knob or value: bad usage (2), printed in the same form
+expect_usage() { # reason, args...
+    local reason=$1; shift
+    out=$("$bin" knobs --check "$@"); rc=$?
+    [ "$rc" -eq 2 ] || fail "'$*' exited $rc, want 2 (output: $out)"
+    grep -qF "invalid: $reason" <<<"$out" || fail "'$*': got '$out', want reason '$reason'"
+}
+expect_usage "knob 'stages': value 9 is not one of its allowed values" --dtype f16 --set stages=9
+expect_usage "unknown knob 'tile_q'" --dtype f16 --set tile_q=1
+expect_usage "unknown knob 'nosuch'" --dtype f16 --set nosuch=1
 
 out=$("$bin" knobs --check --json --dtype f16 --set tile_m=64); rc=$?
 [ "$rc" -eq 1 ] || fail "--json invalid exited $rc"
@@ -33,7 +41,7 @@ out=$("$bin" knobs --check --config "$tmp/c.json") || fail "config file rejected
 grep -q '^valid: dtype=e4m3,kernel=0,tile_m=64,tile_n=128,' <<<"$out" || fail "config file: $out"
 expect_invalid "kernel=0 (baseline) supports only" --config "$tmp/c.json" --set stages=3
 printf '{"dtype": "e4m3", "tile_m": true}\n' > "$tmp/bad.json"
-expect_invalid "bad configuration in '$tmp/bad.json': knob \"tile_m\" must be an integer" --config "$tmp/bad.json"
+expect_usage "bad configuration in '$tmp/bad.json': knob \"tile_m\" must be an integer" --config "$tmp/bad.json"
 
 "$bin" knobs --check --dtype f16 --shape 4096x4096 >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 2 ] || fail "bad --shape exited $rc, want 2"

@@ -40,7 +40,7 @@ expect_usage "fixed per shape" resume --seed 3
 echo "// k" >"$tmp/k.cu"
 for key in "../f16_128x256x128_fs" "f16_128x256x128_fs/../../x" "f16_128x256x128_fs/.." ".."; do
     err=$("$bin" propose --tuning "$tmp/t" --key "$key" --idea x --category micro --src "$tmp/k.cu" 2>&1); rc=$?
-    [ $rc -eq 1 ] || fail "propose --key '$key' exited $rc, want 1"
+    [ $rc -eq 2 ] || fail "propose --key '$key' exited $rc, want 2 (bad usage)"
     grep -q "is not a shape key" <<<"$err" || fail "propose --key '$key': $err"
 done
 [ ! -e "$tmp/t" ] || fail "a refused key created files"

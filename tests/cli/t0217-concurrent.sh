@@ -18,7 +18,7 @@ norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "
 "$bin" tune "${b[@]}" --tuning "$tmp/both" --sim-delay-ms 20 & pb=$!
 sleep 0.2
 err=$("$bin" tune "${a[@]}" --tuning "$tmp/both" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q "is being tuned by another croqtuner process" <<<"$err" ||
+[ $rc -eq 1 ] && grep -q "is locked by pid $pa: another croqtuner process is tuning it" <<<"$err" ||
     fail "a second process on a busy shape was not refused (exit $rc): $err"
 wait $pa || fail "process a exited $?"
 wait $pb || fail "process b exited $?"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Every configuration the tool prints is accepted back as it is printed: the signature
+# of 'status --json' (best and baseline), 'knobs --check' (text and JSON), results.tsv,
+# idea-log.jsonl and the checkpoint by 'knobs --check --set' and 'build --set'; the files
+# (a checkpoint, 'knobs --check --json' output, build's kernel.config.json, a signature
+# line) by '--config'. Each round trip must give back the same signature.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0260.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+t="$tmp/t"
+key=e4m3_1024x2048x4096_fs
+"$bin" tune --backend sim --quiet --dtype e4m3 --shape 1024x2048x4096 --mode scratch --iters 3 --tuning "$t" ||
+    fail "tune exited $?"
+
+# signature of 'knobs --check' for the given arguments (exit 0 required)
+sig_of() {
+    local out
+    out=$("$bin" knobs --check "$@") || fail "knobs --check $* exited $?: $out"
+    sed -n 's/^valid: //p' <<<"$out" | head -n 1
+}
+# a printed signature: accepted by --set (knobs --check and build), and gives itself back
+accepts_sig() { # WHERE SIG
+    local where=$1 sig=$2
+    [ -n "$sig" ] || fail "$where printed no configuration"
+    [ "$(sig_of --set "$sig")" = "$sig" ] || fail "knobs --check --set <$where> did not give it back: $sig"
+    [ "$(sig_of --dtype e4m3 --set "$sig")" = "$sig" ] || fail "knobs --check --dtype e4m3 --set <$where>"
+    rm -rf "$tmp/b"
+    "$bin" build --set "$sig" --no-compile --out "$tmp/b" >/dev/null 2>"$tmp/err" ||
+        fail "build --set <$where> exited $?: $(cat "$tmp/err")"
+    [ "$(sig_of --config "$tmp/b/kernel.config.json")" = "$sig" ] || fail "build's kernel.config.json of <$where>"
+}
+# a printed file: accepted by --config
+accepts_file() { # WHERE FILE WANT
+    [ "$(sig_of --config "$2")" = "$3" ] || fail "knobs --check --config <$1> did not give '$3'"
+    rm -rf "$tmp/b"
+    "$bin" build --config "$2" --no-compile --out "$tmp/b" >/dev/null 2>"$tmp/err" ||
+        fail "build --config <$1> exited $?: $(cat "$tmp/err")"
+}
+
+js=$("$bin" status --tuning "$t" --json) || fail "status --json"
+best=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["shapes"][0]["best"]["config"])' <<<"$js")
+base=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["shapes"][0]["baseline"]["config"])' <<<"$js")
+grep -q '^dtype=e4m3,' <<<"$best" || fail "status --json best.config: $best"
+accepts_sig "status --json best.config" "$best"
+accepts_sig "status --json baseline.config" "$base"
+accepts_sig "knobs --check" "$(sig_of --dtype e4m3 --set tile_n=128)"
+for row in 3 4 5; do
+    accepts_sig "results.tsv row $row" "$(awk -F'\t' -v r=$row 'NR == r { print $4 }' "$t/logs/$key/results.tsv")"
+done
+accepts_sig "idea-log.jsonl" "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["config"])' \
+    "$t/logs/$key/idea-log.jsonl")"
+
+accepts_file "checkpoint" "$t/checkpoints/$key.json" "$best"
+"$bin" knobs --check --json --dtype e4m3 --set tile_n=128 >"$tmp/check.json" || fail "knobs --check --json"
+accepts_file "knobs --check --json" "$tmp/check.json" "$(sig_of --dtype e4m3 --set tile_n=128)"
+printf '%s\n' "$best" >"$tmp/sig.txt"
+accepts_file "a signature line" "$tmp/sig.txt" "$best"
+
+# what is not one configuration is refused with the reason, as bad usage
+out=$("$bin" knobs --check --set "${best/dtype=e4m3/dtype=f16}" --dtype e4m3 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "disagrees with the configuration's dtype e4m3" <<<"$out" || fail "a dtype clash: $rc $out"
+"$bin" status --tuning "$t" --json >"$tmp/status.json"
+out=$("$bin" knobs --check --config "$tmp/status.json" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "status file holds every shape" <<<"$out" || fail "a status file as --config: $rc $out"
+echo ok
