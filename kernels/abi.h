@@ -30,7 +30,8 @@
 
 #include "abi_fields.h"
 
-#define CROQ_ABI_VERSION 1u
+/* 2: the epilogue applies alpha and the optional scale vectors of croq_gemm_args. */
+#define CROQ_ABI_VERSION 2u
 /* m64 metadata blocks the host allocates for M rows (see the layout above). */
 #define CROQ_META_BLOCKS(m) (((m) + 63) / 64 + 3)
 #define CROQ_KERNEL_ENTRY "croq_gemm_sp"
@@ -72,6 +73,14 @@ struct croq_gemm_args {
     void *c;                /* C, f16 [M][N] (direct-store epilogue) */
     void *workspace;        /* split-K workspace, workspace_bytes_per_tile x tiles; zeroed once */
     int32_t m, n, k;
+    /* Epilogue (ABI 2): C[i][j] = f16(alpha * scale_a[i] * scale_b[j] * sum_k A[i][k] B[j][k]),
+     * the product accumulated in f32, scaled in f32, rounded once. scale_a is f32 [M]
+     * (per row of A), scale_b f32 [N] (per row of B = column of C); NULL means all ones.
+     * alpha == 1 with both NULL leaves the accumulators untouched (bit-identical to ABI 1).
+     * These are the dequantization factors of e4m3 operands; f16 uses alpha alone. */
+    float alpha;
+    const float *scale_a;
+    const float *scale_b;
 };
 
 #endif

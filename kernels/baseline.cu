@@ -5,7 +5,8 @@
  * each completing on its own mbarrier); all four warps issue wgmma.mma_async.sp on
  * them with metadata words loaded from global memory. A stage is refilled only after
  * wgmma.wait_group 0 and a CTA barrier, i.e. after every wgmma reading it completed.
- * The epilogue converts the f32 accumulators to f16 and stores them bounds-checked.
+ * The epilogue scales the f32 accumulators (alpha, scale vectors: kernels/abi.h),
+ * converts them to f16 and stores them bounds-checked.
  * No warp specialization, no persistence: the reference point the tuner starts from.
  */
 #include "common.cuh"

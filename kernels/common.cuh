@@ -1,6 +1,7 @@
 /* kernels/common.cuh — what every kernel of the family shares: knob macros checked,
  * dtype constants, the ABI record, tile scheduling (raster order + CTA swizzle group),
- * per-k-step shared-memory descriptors, the sparse MMA step, and the direct epilogue.
+ * per-k-step shared-memory descriptors, the sparse MMA step, the epilogue's scaling and
+ * the direct store.
  *
  * The knob macros (CROQ_TILE_M, ...) come from the generated file's #defines, one per
  * row of knobs.def (src/codegen). Derived quantities come from geometry.h, the same
@@ -142,19 +143,64 @@ __device__ __forceinline__ void load_meta(const croq_gemm_args &args, uint32_t (
         meta[c] = __ldg(p + c * 128);
 }
 
-/* Accumulator element i of an m64nN fragment (PTX ISA, "wgmma .m64nNk* register
+/* The epilogue's factors (kernels/abi.h, ABI 2): element (row, col) of C is the f32
+ * accumulator times alpha * scale_a[row] * scale_b[col], rounded to f16 once. They are
+ * applied pair by pair where each pair is stored, so no accumulator stays live longer
+ * than before (the 64x256 baseline has no register to spare). The common case (alpha 1,
+ * no vectors) skips it with one uniform branch and is bit-identical to ABI 1. Rows and
+ * columns past M, N use factor alpha: those elements are never stored. */
+struct epi_rows {
+    bool plain;  /* alpha 1, no vectors */
+    float f[2];  /* alpha * scale_a of this thread's two fragment rows (row0 + lane/4 [+ 8]) */
+};
+
+__device__ __forceinline__ epi_rows epilogue_rows(const croq_gemm_args &args, int row)
+{
+    epi_rows r;
+    r.plain = args.alpha == 1.0f && !args.scale_a && !args.scale_b;
+    r.f[0] = r.f[1] = args.alpha;
+    if (args.scale_a) {
+        if (row < args.m)
+            r.f[0] *= __ldg(args.scale_a + row);
+        if (row + 8 < args.m)
+            r.f[1] *= __ldg(args.scale_a + row + 8);
+    }
+    return r;
+}
+
+/* Scale the pair (x, y) at (row half h, columns col and col + 1; col even). */
+__device__ __forceinline__ void epilogue_pair(const croq_gemm_args &args, const epi_rows &r, int h, int col,
+                                              float &x, float &y)
+{
+    if (r.plain)
+        return;
+    float fx = r.f[h], fy = r.f[h];
+    if (args.scale_b && col < args.n) { /* N % 8 == 0: col+1 < N too; 8-B aligned */
+        const float2 b = __ldg((const float2 *)(args.scale_b + col));
+        fx *= b.x;
+        fy *= b.y;
+    }
+    x *= fx;
+    y *= fy;
+}
+
+/* Store one m64 slice, scaled (above). Accumulator element i of an m64nN fragment (PTX ISA, "wgmma .m64nNk* register
  * fragment D"): row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2. */
 __device__ __forceinline__ void store_direct(const float (&acc)[CROQ_ACC], const croq_gemm_args &args,
                                              int row0, int col0, int tid_wg)
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
     __half *c = (__half *)args.c;
+    const epi_rows er = epilogue_rows(args, row0 + 16 * warp + lane / 4);
 #pragma unroll
     for (int i = 0; i < CROQ_ACC; i += 2) {
         const int row = row0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
         const int col = col0 + 8 * (i / 4) + 2 * (lane % 4);
-        if (row < args.m && col < args.n) /* N % 8 == 0: col+1 < N too */
-            *(__half2 *)(c + (size_t)row * args.n + col) = __floats2half2_rn(acc[i], acc[i + 1]);
+        if (row < args.m && col < args.n) { /* N % 8 == 0: col+1 < N too */
+            float x = acc[i], y = acc[i + 1];
+            epilogue_pair(args, er, (i / 2) % 2, col, x, y);
+            *(__half2 *)(c + (size_t)row * args.n + col) = __floats2half2_rn(x, y);
+        }
     }
 }
 

@@ -9,9 +9,9 @@
  * pending, so the wgmmas of stage kt-1 have completed, and only then releases kt-1.
  *
  * Knobs (knobs.def): tile, stages, consumers, swizzle, raster + CTA swizzle group,
- * metadata path, epilogue (direct / stmatrix + TMA store), L2 promotion (host side),
- * persistent tile loop, cluster with TMA multicast of A (along N) and B (along M), and
- * split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
+ * metadata path, epilogue (alpha and scale vectors, then direct / stmatrix + TMA store),
+ * L2 promotion (host side), persistent tile loop, cluster with TMA multicast of A (along
+ * N) and B (along M), and split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
  */
 #include "common.cuh"
 
@@ -213,9 +213,14 @@ __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], cons
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
     uint8_t *region = l.c_tile + c * CROQ_SPC * 64 * CROQ_TILE_N * 2;
+    const int row0 = w.tm * CROQ_TILE_M + c * CROQ_SPC * 64 + 16 * warp + lane / 4, col0 = w.tn * CROQ_TILE_N;
     if (tid_wg == 0)
         tma_store_wait_read(); /* the previous tile's stores have read the region */
     wg_barrier(c);
+    epi_rows er[CROQ_SPC];
+#pragma unroll
+    for (int i = 0; i < CROQ_SPC; i++)
+        er[i] = epilogue_rows(args, row0 + 64 * i);
 #pragma unroll
     for (int i = 0; i < CROQ_SPC; i++)
 #pragma unroll
@@ -224,7 +229,10 @@ __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], cons
 #pragma unroll
             for (int q = 0; q < 4; q++) {
                 const int blk = j + q / 2, half = q % 2;
-                __half2 h = __floats2half2_rn(acc[i][4 * blk + 2 * half], acc[i][4 * blk + 2 * half + 1]);
+                float x = acc[i][4 * blk + 2 * half], y = acc[i][4 * blk + 2 * half + 1];
+                /* fragment pair 4*blk + 2*half: row half `half`, columns 8*blk + 2*(lane%4) */
+                epilogue_pair(args, er[i], half, col0 + 8 * blk + 2 * (lane % 4), x, y);
+                __half2 h = __floats2half2_rn(x, y);
                 r[q] = *(uint32_t *)&h;
             }
             const int q = lane / 8, row = 16 * warp + (q % 2) * 8 + lane % 8;

@@ -35,6 +35,7 @@ static const struct arg_spec specs[] = {
     {"--iters", ARG_INT, CMD_MEASURE, OFF(iters), 1, 100000},
     {"--trials", ARG_INT, CMD_MEASURE, OFF(trials), 1, 100},
     {"--no-time", ARG_FLAG, CMD_RUN | CMD_SUITE, OFF(no_time), 0, 0},
+    {"--scaled", ARG_FLAG, CMD_RUN, OFF(scaled), 0, 0},
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
     {"--device", ARG_INT, CMD_MEASURE | CMD_HEALTH, OFF(device), 0, 63},
 };

@@ -26,7 +26,14 @@ static int run_prepare(struct run *r, json_t *out, int argc, char **argv)
     TRY(module_check_shape(&r->k.m, &r->o.shape));
     TRY(operands_make(dtype, &r->o.shape, r->o.seed, &r->ops));
     TRY(operands_upload(&r->g, &r->ops));
+    if (r->o.scaled)
+        TRY(operands_scale(&r->ops, r->o.seed));
     TRY(reference_compute(&r->g, &r->ops, r->o.reference, &r->ref));
+    if (r->o.scaled) {
+        reference_scale(&r->ops, &r->ref);
+        json_object_set_new(out, "epilogue", json_pack("{s:f, s:s}", "alpha", r->ops.alpha, "scales",
+                                                       "seeded, uniform in [0.25, 2]"));
+    }
     return ours_prepare(&r->g, &r->k, &r->ops);
 }
 

@@ -49,6 +49,7 @@ int operands_make(int dtype, const struct croq_shape *s, uint64_t seed, struct o
     o->dtype = dtype;
     o->m = s->m, o->n = s->n, o->k = s->k;
     o->esz = numeric_dtype_bytes(dtype);
+    o->alpha = 1.0f;
     o->a_dense = xmalloc((size_t)o->m * o->k * o->esz);
     o->a_values = xmalloc(sparse24_values_bytes(dtype, o->m, o->k));
     o->meta_natural = xmalloc(sparse24_meta_words(o->m, o->k) * 4);
@@ -81,6 +82,28 @@ int operands_upload_dense(const struct gpu *g, struct operands *o)
     return upload(&o->d_a_dense, o->a_dense, (size_t)o->m * o->k * o->esz, "dense A");
 }
 
+/* Distinct from the operands' stream, which starts at seed itself. */
+#define SCALE_STREAM 0x5ca1ab1eULL
+
+static void uniform(struct rng *r, float *dst, long n, double lo, double hi)
+{
+    for (long i = 0; i < n; i++)
+        dst[i] = (float)(lo + (hi - lo) * rng_uniform(r));
+}
+
+int operands_scale(struct operands *o, uint64_t seed)
+{
+    struct rng r;
+    rng_seed(&r, seed ^ SCALE_STREAM);
+    o->alpha = 0.75f;
+    o->scale_a = xmalloc((size_t)o->m * sizeof *o->scale_a);
+    o->scale_b = xmalloc((size_t)o->n * sizeof *o->scale_b);
+    uniform(&r, o->scale_a, o->m, 0.25, 2.0);
+    uniform(&r, o->scale_b, o->n, 0.25, 2.0);
+    TRY(upload(&o->d_scale_a, o->scale_a, (size_t)o->m * sizeof *o->scale_a, "scale_a"));
+    return upload(&o->d_scale_b, o->scale_b, (size_t)o->n * sizeof *o->scale_b, "scale_b");
+}
+
 void operands_release(struct operands *o)
 {
     free(o->a_dense);
@@ -88,6 +111,10 @@ void operands_release(struct operands *o)
     free(o->meta_natural);
     free(o->meta_wgmma);
     free(o->b);
+    free(o->scale_a);
+    free(o->scale_b);
+    gpu_free(&o->d_scale_a);
+    gpu_free(&o->d_scale_b);
     gpu_free(&o->d_values);
     gpu_free(&o->d_meta);
     gpu_free(&o->d_b);

@@ -9,7 +9,8 @@ int launch_prepare(const struct gpu *g, const struct kl_module *m, const struct 
                    CUdeviceptr d_c, struct launch *l)
 {
     struct kl_error e;
-    const struct kl_operands ko = {o->dtype, o->m, o->n, o->k, o->d_values, o->d_meta, o->d_b, d_c};
+    const struct kl_operands ko = {o->dtype, o->m, o->n, o->k, o->d_values, o->d_meta, o->d_b, d_c,
+                                   o->alpha, o->d_scale_a, o->d_scale_b};
     memset(l, 0, sizeof *l);
     l->stream = g->stream;
     if (kl_prepare(m, g->sm_count, &ko, &l->k, &e))

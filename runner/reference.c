@@ -91,6 +91,22 @@ int reference_compute(const struct gpu *g, const struct operands *o, enum ref_mo
     return mode == REF_CPU ? reference_cpu(o, r) : reference_cublas(g, o, r);
 }
 
+void reference_scale(const struct operands *o, struct reference *r)
+{
+    for (long i = 0; i < o->m; i++)
+        for (long j = 0; j < o->n; j++) {
+            size_t at = (size_t)i * o->n + j;
+            double f = (double)o->alpha * (o->scale_a ? o->scale_a[i] : 1.0) * (o->scale_b ? o->scale_b[j] : 1.0);
+            if (r->ref64) {
+                r->ref64[at] *= f;
+                r->abs64[at] *= f;
+            } else {
+                r->ref32[at] = (float)(r->ref32[at] * f);
+                r->abs32[at] = (float)(r->abs32[at] * f);
+            }
+        }
+}
+
 void reference_release(struct reference *r)
 {
     free(r->ref64);

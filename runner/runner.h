@@ -29,6 +29,7 @@ struct runner_opts {
     uint64_t seed;            /* --seed (default 1) */
     int warmup, iters, trials;/* --warmup 10 --iters 500 --trials 5 */
     bool no_time;             /* --no-time: verify only */
+    bool scaled;              /* --scaled: epilogue with alpha and seeded scale vectors */
     enum ref_mode reference;  /* --reference auto|cpu|cublas */
     int device;               /* --device: CUDA ordinal */
 };
@@ -83,6 +84,11 @@ struct operands {
     void *b;                  /* [N][K] dtype */
     CUdeviceptr d_values, d_meta, d_b; /* kernel inputs */
     CUdeviceptr d_a_dense;    /* vendor inputs (operands_upload_dense), else 0 */
+    /* Epilogue (kernels/abi.h): C = alpha * scale_a[i] * scale_b[j] * (A B^T)[i][j].
+     * alpha 1 and no vectors unless operands_scale ran. */
+    float alpha;
+    float *scale_a, *scale_b; /* [M], [N] f32, or NULL */
+    CUdeviceptr d_scale_a, d_scale_b;
 };
 
 /* Seeded operands: A dense uniform in [-1,1] (f16) / [-2,2] (e4m3), pruned,
@@ -90,6 +96,9 @@ struct operands {
 int operands_make(int dtype, const struct croq_shape *s, uint64_t seed, struct operands *o);
 int operands_upload(const struct gpu *g, struct operands *o);       /* values, meta, B */
 int operands_upload_dense(const struct gpu *g, struct operands *o); /* pruned dense A */
+/* Give o a scaled epilogue: alpha 0.75, scale vectors uniform in [0.25, 2] from their own
+ * stream (seed-derived, so A and B stay what the seed makes them); uploads them. */
+int operands_scale(struct operands *o, uint64_t seed);
 void operands_release(struct operands *o);
 
 /* Reference C and |A||B| (reference.c), both [M][N] row-major, f64 (cpu) or
@@ -101,6 +110,8 @@ struct reference {
 };
 int reference_compute(const struct gpu *g, const struct operands *o, enum ref_mode mode,
                       struct reference *r);
+/* Apply o's epilogue factors to r (values and magnitudes alike). */
+void reference_scale(const struct operands *o, struct reference *r);
 void reference_release(struct reference *r);
 
 /* Verification of one f16 C [M][N] on the device (verify.c). */

@@ -75,6 +75,9 @@ static void set_pointers(const struct kl_operands *o, CUdeviceptr workspace, str
     args->m = (int32_t)o->m;
     args->n = (int32_t)o->n;
     args->k = (int32_t)o->k;
+    args->alpha = o->alpha;
+    args->scale_a = (const float *)o->scale_a;
+    args->scale_b = (const float *)o->scale_b;
 }
 
 int kl_prepare(const struct kl_module *m, int sm_count, const struct kl_operands *o, struct kl_launch *l,

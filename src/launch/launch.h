@@ -71,6 +71,9 @@ struct kl_operands {
     int dtype;                   /* enum croq_dtype */
     long m, n, k;
     CUdeviceptr a_values, meta, b, c;
+    /* Epilogue (croq_gemm_args, ABI 2): alpha, and f32 scale vectors [M] and [N] or 0. */
+    float alpha;
+    CUdeviceptr scale_a, scale_b;
 };
 
 /* A prepared launch: geometry and encoded tensor maps, reusable for every launch of
