@@ -1,5 +1,5 @@
-/* src/profile/json.c — struct profile_result <-> JSON, for profile.json next to the raw
- * ncu output and for the profile cache. Metrics are written by their struct field names
+/* src/profile/json.c — struct profile_result -> JSON, for profile.json next to the raw
+ * ncu output. Metrics are written by their struct field names
  * (docs/profiling.md maps each to its ncu metric); NAN is written as null because JSON
  * has no NaN. */
 #include "profile_json.h"
@@ -50,43 +50,6 @@ json_t *profile_result_to_json(const struct profile_result *r)
     return json_pack("{s:i, s:b, s:s, s:s, s:s, s:o}", "schema", PROFILE_JSON_SCHEMA, "ok", r->ok,
                      "reason", r->reason, "category", bottleneck_name(r->category), "justification",
                      r->justification, "metrics", metrics);
-}
-
-static void copy_string(char *dst, size_t cap, const char *src)
-{
-    snprintf(dst, cap, "%s", src ? src : "");
-}
-
-int profile_result_from_json(const json_t *j, struct profile_result *r, char *err, size_t errlen)
-{
-    int schema = 0, ok = 0;
-    const char *reason = NULL, *category = NULL, *just = NULL;
-    json_t *metrics = NULL;
-    json_error_t je;
-    if (json_unpack_ex((json_t *)j, &je, 0, "{s:i, s:b, s?s, s:s, s?s, s:o}", "schema", &schema,
-                       "ok", &ok, "reason", &reason, "category", &category, "justification", &just,
-                       "metrics", &metrics)) {
-        snprintf(err, errlen, "profile result: %s", je.text);
-        return -1;
-    }
-    if (schema != PROFILE_JSON_SCHEMA) {
-        snprintf(err, errlen, "profile result: schema %d is not %d", schema, PROFILE_JSON_SCHEMA);
-        return -1;
-    }
-    memset(r, 0, sizeof *r);
-    r->ok = ok;
-    copy_string(r->reason, sizeof r->reason, reason);
-    copy_string(r->justification, sizeof r->justification, just);
-    r->category = bottleneck_parse(category);
-    profile_metrics_init(&r->m);
-    for (size_t i = 0; i < sizeof json_fields / sizeof *json_fields; i++) {
-        json_t *v = json_object_get(metrics, json_fields[i].name);
-        if (json_is_number(v))
-            *metric_at(&r->m, json_fields[i].offset) = json_number_value(v);
-    }
-    copy_string(r->m.top_stall, sizeof r->m.top_stall,
-                json_string_value(json_object_get(metrics, "top_stall")));
-    return 0;
 }
 
 int profile_json_write_atomic(const char *path, json_t *j)

@@ -6,9 +6,9 @@
  * also maps every field of struct profile_metrics to the exact ncu metric name(s).
  *
  * Files: csv.c (RFC 4180 reader), ncu_csv.c (ncu raw page -> metrics), classify.c
- * (metrics -> category), run.c (spawning ncu around croq-runner), cache.c (results
- * keyed by kernel signature). Only run.c starts programs; everything else is pure or
- * touches only the files it is given, so tests need no GPU.
+ * (metrics -> category), run.c (spawning ncu around croq-runner), json.c (profile.json).
+ * Only run.c starts programs; everything else is pure or touches only the files it is
+ * given, so tests need no GPU.
  */
 #ifndef CROQ_PROFILE_H
 #define CROQ_PROFILE_H
@@ -118,16 +118,4 @@ int profile_run(const char *runner_path, const char *cubin, const struct croq_sh
 
 /* Write r as JSON (schema 1, NAN metrics as null) to path, atomically. 0 or -1. */
 int profile_write_json(const char *path, const struct profile_result *r);
-
-/* The profile cache: DIR/profile-cache.json, a map from a caller-chosen key (the engine
- * uses the kernel's config signature and shape) to a profile_result, so a kernel is
- * profiled again only when the best kernel changed.
- * lookup: 1 and *r filled on a hit, 0 on a miss (also when the file does not exist),
- * -1 on a corrupt or unreadable file (err says why). store: 0 or -1 with err; the file
- * is rewritten atomically with the entry added or replaced. */
-#define PROFILE_CACHE_FILE "profile-cache.json"
-int profile_cache_lookup(const char *dir, const char *key, struct profile_result *r, char *err,
-                         size_t errlen);
-int profile_cache_store(const char *dir, const char *key, const struct profile_result *r,
-                        char *err, size_t errlen);
 #endif

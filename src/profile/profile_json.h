@@ -1,5 +1,5 @@
 /* src/profile/profile_json.h — JSON form of a profile_result (module-internal; the
- * engine uses profile_write_json and the cache functions of profile.h). */
+ * engine uses profile_write_json of profile.h). */
 #ifndef CROQ_PROFILE_JSON_H
 #define CROQ_PROFILE_JSON_H
 #include <jansson.h>
@@ -11,9 +11,6 @@
 /* A new object: {"schema":1,"ok":..,"reason":..,"category":..,"justification":..,
  * "metrics":{field: number or null, ..., "top_stall": ".."}}. */
 json_t *profile_result_to_json(const struct profile_result *r);
-/* 0, or -1 with err (missing member, wrong schema). Unknown metrics are ignored and
- * missing ones stay NAN, so a cache written by an older field set still loads. */
-int profile_result_from_json(const json_t *j, struct profile_result *r, char *err, size_t errlen);
 /* Dump j (indented, sorted keys) and replace path atomically. 0 or -1. */
 int profile_json_write_atomic(const char *path, json_t *j);
 #endif

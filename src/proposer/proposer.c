@@ -23,12 +23,6 @@ int idea_category_parse(const char *s)
     return -1;
 }
 
-const char *idea_kind_name(enum idea_kind k)
-{
-    static const char *const names[] = {"single", "coupled", "pair", "radical", "port", "random"};
-    return (k >= KIND_SINGLE && k <= KIND_RANDOM) ? names[k] : "?";
-}
-
 enum proposer_phase proposer_phase_of(int iteration, int budget)
 {
     if (budget <= 0 || 3L * iteration <= budget)

@@ -63,7 +63,6 @@ bool proposer_same_family(int knob_a, int knob_b);
 
 /* How an idea was built. */
 enum idea_kind { KIND_SINGLE = 0, KIND_COUPLED, KIND_PAIR, KIND_RADICAL, KIND_PORT, KIND_RANDOM };
-const char *idea_kind_name(enum idea_kind k);
 
 /* One past iteration, as the proposer needs it. */
 struct idea_history_entry {

@@ -47,16 +47,6 @@ void log_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-void log_info(const char *fmt, ...)
-{
-    if (!log_verbose())
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    log_vprint("", fmt, ap);
-    va_end(ap);
-}
-
 void die(const char *fmt, ...)
 {
     va_list ap;

@@ -19,8 +19,6 @@ bool log_verbose(void);
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "<prefix>: warning: <message>\n" */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Only when verbose. */
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* log_error then exit(1): for failures the program cannot go on from (out of memory). */
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,8 +1,8 @@
 /* tests/unit/test_profile.c — the PROFILE module without a GPU: the CSV reader, the ncu
  * raw-page parser, the classifier on every fixture in tests/fixtures/ncu (synthetic-*
  * written to the documented format, h200-* captured on the GPU machine; each with a
- * <fixture>.expect holding the category), the profile cache, and profile_run around a
- * fake ncu (success, ncu error, time-out, missing program, no launch profiled). */
+ * <fixture>.expect holding the category), and profile_run around a fake ncu
+ * (success, ncu error, time-out, missing program, no launch profiled). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -395,65 +395,6 @@ static void test_bottleneck_names_round_trip(void **state)
     assert_int_equal(bottleneck_parse(NULL), BN_UNKNOWN);
 }
 
-/* ---- cache ---------------------------------------------------------------------------- */
-
-static void test_cache_store_lookup_replace(void **state)
-{
-    (void)state;
-    char *dir = make_tmpdir();
-    char err[256];
-    struct profile_result a = {0}, b = {0}, got;
-    a.ok = true;
-    profile_metrics_init(&a.m);
-    a.m.dram_throughput_pct = 87.125;
-    a.m.stall_long_scoreboard_pct = 41.5;
-    strcpy(a.m.top_stall, "long_scoreboard");
-    profile_classify(&a.m, &a);
-    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 0); /* no file */
-    assert_int_equal(profile_cache_store(dir, "k1", &a, err, sizeof err), 0);
-    assert_int_equal(profile_cache_lookup(dir, "k2", &got, err, sizeof err), 0);
-    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
-    assert_true(got.ok);
-    assert_int_equal(got.category, BN_DRAM_THROUGHPUT);
-    assert_string_equal(got.justification, a.justification);
-    assert_float_equal(got.m.dram_throughput_pct, 87.125, 1e-12);
-    assert_float_equal(got.m.stall_long_scoreboard_pct, 41.5, 1e-12);
-    assert_true(isnan(got.m.l2_throughput_pct));
-    assert_string_equal(got.m.top_stall, "long_scoreboard");
-    /* a second key keeps the first; storing k1 again replaces it */
-    b.ok = false;
-    strcpy(b.reason, "ncu timed out");
-    b.category = BN_UNKNOWN;
-    profile_metrics_init(&b.m);
-    assert_int_equal(profile_cache_store(dir, "k2", &b, err, sizeof err), 0);
-    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
-    assert_int_equal(got.category, BN_DRAM_THROUGHPUT);
-    assert_int_equal(profile_cache_store(dir, "k1", &b, err, sizeof err), 0);
-    assert_int_equal(profile_cache_lookup(dir, "k1", &got, err, sizeof err), 1);
-    assert_false(got.ok);
-    assert_string_equal(got.reason, "ncu timed out");
-    assert_int_equal(got.category, BN_UNKNOWN);
-    remove_tree(dir);
-    free(dir);
-}
-
-static void test_cache_corrupt_file_is_an_error(void **state)
-{
-    (void)state;
-    char *dir = make_tmpdir();
-    char path[1024], err[256] = "";
-    struct profile_result r = {0};
-    snprintf(path, sizeof path, "%s/%s", dir, PROFILE_CACHE_FILE);
-    write_text(path, "{\"schema\": 1, \"entries\": ");
-    assert_int_equal(profile_cache_lookup(dir, "k", &r, err, sizeof err), -1);
-    assert_non_null(strstr(err, PROFILE_CACHE_FILE));
-    write_text(path, "{\"schema\": 7, \"entries\": {}}");
-    assert_int_equal(profile_cache_lookup(dir, "k", &r, err, sizeof err), -1);
-    assert_int_equal(profile_cache_store(dir, "k", &r, err, sizeof err), -1);
-    remove_tree(dir);
-    free(dir);
-}
-
 /* ---- profile_run with a fake ncu -------------------------------------------------------- */
 
 /* The fake ncu records its arguments, then behaves as FAKE_MODE says. */
@@ -620,8 +561,6 @@ int main(void)
         cmocka_unit_test(test_classifier_thresholds_and_order),
         cmocka_unit_test(test_classifier_without_metrics_is_unknown),
         cmocka_unit_test(test_bottleneck_names_round_trip),
-        cmocka_unit_test(test_cache_store_lookup_replace),
-        cmocka_unit_test(test_cache_corrupt_file_is_an_error),
         cmocka_unit_test(test_run_success),
         cmocka_unit_test(test_run_ncu_error),
         cmocka_unit_test(test_run_timeout),
