@@ -34,7 +34,7 @@ static bool sig_contains(const struct sigset *set, const char *sig)
     return false;
 }
 
-bool sig_seen(const struct prop_state *st, const struct croq_config *cfg)
+bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg)
 {
     char sig[CROQ_SIG_MAX];
     knobs_signature(cfg, sig);
@@ -56,7 +56,7 @@ static int seen_init(struct sigset *set, const struct proposer_ctx *ctx)
     return 0;
 }
 
-uint32_t config_diff(const struct croq_config *a, const struct croq_config *b)
+uint32_t prop_config_diff(const struct croq_config *a, const struct croq_config *b)
 {
     uint32_t m = 0;
     for (int i = 0; i < KNOB_COUNT; i++)
@@ -65,7 +65,7 @@ uint32_t config_diff(const struct croq_config *a, const struct croq_config *b)
     return m;
 }
 
-int value_index(int knob, int value)
+int prop_value_index(int knob, int value)
 {
     for (int i = 0; i < croq_knobs[knob].n_values; i++)
         if (croq_knobs[knob].values[i] == value)
@@ -112,7 +112,7 @@ static int level_of(int discards)
  * then alternately every PROPOSER_ESCALATION_PERIOD (radical at 20, port at 25, ...).
  * As standing levels they would make every idea after the 10th discard a jump, and a
  * hill climb that only jumps stops climbing. */
-int escalation_event(int discards)
+int prop_escalation_event(int discards)
 {
     int d = discards - PROPOSER_RADICAL;
     if (d < 0 || d % PROPOSER_ESCALATION_PERIOD)
@@ -131,7 +131,7 @@ static void analyse_streak(struct prop_state *st)
         struct croq_config c;
         char err[128];
         if (!knobs_parse_signature(&c, ctx->history[n - 1 - k].signature, err, sizeof err))
-            st->recent_knobs |= config_diff(&c, &ctx->best);
+            st->recent_knobs |= prop_config_diff(&c, &ctx->best);
     }
     for (size_t k = 0; k < n && k < PROPOSER_SWITCH_CATEGORY; k++) {
         unsigned c = (unsigned)ctx->history[n - 1 - k].category;
@@ -157,7 +157,7 @@ static void init_metric_why(struct prop_state *st)
         memcpy(st->metric_why, r.justification, sizeof st->metric_why);
 }
 
-int state_init(struct prop_state *st, const struct proposer_ctx *ctx)
+int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx)
 {
     memset(st, 0, sizeof *st);
     st->ctx = ctx;
@@ -165,7 +165,7 @@ int state_init(struct prop_state *st, const struct proposer_ctx *ctx)
         return -1;
     st->phase = proposer_phase_of(ctx->iteration, ctx->budget);
     st->level = level_of(ctx->consecutive_discards);
-    st->event = escalation_event(ctx->consecutive_discards);
+    st->event = prop_escalation_event(ctx->consecutive_discards);
     st->anticipate_cat = -1;
     init_knob_tables(st);
     analyse_streak(st);
@@ -173,7 +173,7 @@ int state_init(struct prop_state *st, const struct proposer_ctx *ctx)
     return 0;
 }
 
-void state_release(struct prop_state *st)
+void prop_state_release(struct prop_state *st)
 {
     free(st->seen.slot);
     st->seen.slot = NULL;

@@ -1,6 +1,6 @@
 /* src/proposer/internal.h — what the proposer's files share: the candidate list, the
  * per-call state derived once from the context, and the functions of each file.
- * Module-internal; the public interface is proposer.h. */
+ * Module-internal (every function prop_-prefixed); the public interface is proposer.h. */
 #ifndef CROQ_PROPOSER_INTERNAL_H
 #define CROQ_PROPOSER_INTERNAL_H
 #include <stdint.h>
@@ -49,31 +49,31 @@ struct prop_state {
 };
 
 /* history.c */
-int state_init(struct prop_state *st, const struct proposer_ctx *ctx);
-void state_release(struct prop_state *st);
-bool sig_seen(const struct prop_state *st, const struct croq_config *cfg);
-uint32_t config_diff(const struct croq_config *a, const struct croq_config *b);
-int value_index(int knob, int value);
-int escalation_event(int discards);
+int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx);
+void prop_state_release(struct prop_state *st);
+bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg);
+uint32_t prop_config_diff(const struct croq_config *a, const struct croq_config *b);
+int prop_value_index(int knob, int value);
+int prop_escalation_event(int discards);
 
 /* moves.c */
-int cand_push(struct cand_list *l, const struct cand *c);
-void cand_release(struct cand_list *l);
-bool cand_usable(const struct prop_state *st, const struct croq_config *cfg);
-int gen_neighbours(const struct prop_state *st, struct cand_list *l);
-int gen_pairs(const struct prop_state *st, struct cand_list *l);
-int gen_random(const struct prop_state *st, struct cand_list *l);
-int gen_radical(const struct prop_state *st, struct cand_list *l);
-int gen_ports(const struct prop_state *st, struct cand_list *l);
-bool walk_space(const struct prop_state *st, struct cand *out);
-void cand_finish(const struct prop_state *st, struct cand *c);
+int prop_cand_push(struct cand_list *l, const struct cand *c);
+void prop_cand_release(struct cand_list *l);
+bool prop_cand_usable(const struct prop_state *st, const struct croq_config *cfg);
+int prop_gen_neighbours(const struct prop_state *st, struct cand_list *l);
+int prop_gen_pairs(const struct prop_state *st, struct cand_list *l);
+int prop_gen_random(const struct prop_state *st, struct cand_list *l);
+int prop_gen_radical(const struct prop_state *st, struct cand_list *l);
+int prop_gen_ports(const struct prop_state *st, struct cand_list *l);
+bool prop_walk_space(const struct prop_state *st, struct cand *out);
+void prop_cand_finish(const struct prop_state *st, struct cand *c);
 
 /* score.c */
-double score_cand(const struct prop_state *st, const struct cand *c);
-const char *score_reason(const struct prop_state *st, const struct cand *c, double *weight);
-double phase_bonus(enum proposer_phase p, enum idea_category c);
-long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s);
+double prop_score_cand(const struct prop_state *st, const struct cand *c);
+const char *prop_score_reason(const struct prop_state *st, const struct cand *c, double *weight);
+double prop_phase_bonus(enum proposer_phase p, enum idea_category c);
+long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s);
 
 /* select.c */
-const struct cand *select_best(const struct prop_state *st, const struct cand_list *l, int *escalation);
+const struct cand *prop_select_best(const struct prop_state *st, const struct cand_list *l, int *escalation);
 #endif

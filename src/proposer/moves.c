@@ -1,7 +1,7 @@
 /* src/proposer/moves.c — candidate generation.
  *
  * Every candidate is a point of the knobs.def space that passes knobs_validate for the
- * shape and whose signature was never used (cand_usable); generators only differ in
+ * shape and whose signature was never used (prop_cand_usable); generators only differ in
  * which points they look at:
  *   neighbours  each knob to the next lower / higher value in its list; an invalid
  *               one is repaired (below) into a coupled move
@@ -20,7 +20,7 @@
 
 #include "internal.h"
 
-int cand_push(struct cand_list *l, const struct cand *c)
+int prop_cand_push(struct cand_list *l, const struct cand *c)
 {
     for (size_t i = 0; i < l->n; i++)
         if (!memcmp(&l->v[i].cfg, &c->cfg, sizeof c->cfg))
@@ -37,16 +37,16 @@ int cand_push(struct cand_list *l, const struct cand *c)
     return 0;
 }
 
-void cand_release(struct cand_list *l)
+void prop_cand_release(struct cand_list *l)
 {
     free(l->v);
     *l = (struct cand_list){0};
 }
 
-bool cand_usable(const struct prop_state *st, const struct croq_config *cfg)
+bool prop_cand_usable(const struct prop_state *st, const struct croq_config *cfg)
 {
     char why[CROQ_WHY_MAX];
-    return knobs_validate(cfg, &st->ctx->shape, why, sizeof why) && !sig_seen(st, cfg);
+    return knobs_validate(cfg, &st->ctx->shape, why, sizeof why) && !prop_sig_seen(st, cfg);
 }
 
 static uint64_t mix64(uint64_t x)
@@ -81,16 +81,16 @@ static enum idea_category majority_category(const struct prop_state *st, uint32_
     return (enum idea_category)best;
 }
 
-void cand_finish(const struct prop_state *st, struct cand *c)
+void prop_cand_finish(const struct prop_state *st, struct cand *c)
 {
-    c->changed = config_diff(&c->cfg, &st->ctx->best);
+    c->changed = prop_config_diff(&c->cfg, &st->ctx->best);
     if ((c->kind == KIND_SINGLE || c->kind == KIND_COUPLED) && c->primary >= 0)
         c->category = st->knob_cat[c->primary];
     else if (c->kind == KIND_RADICAL)
         c->category = IDEA_STRUCTURAL;
     else
         c->category = majority_category(st, c->changed);
-    c->score = score_cand(st, c);
+    c->score = prop_score_cand(st, c);
     c->tie = hash_sig(&c->cfg, st->ctx->seed);
 }
 
@@ -98,7 +98,7 @@ static struct cand cand_make(const struct prop_state *st, const struct croq_conf
                              enum idea_kind kind, int primary)
 {
     struct cand c = {.cfg = *cfg, .kind = kind, .primary = primary, .port_index = -1};
-    cand_finish(st, &c);
+    prop_cand_finish(st, &c);
     return c;
 }
 
@@ -125,7 +125,7 @@ static int index_steps(const struct croq_config *a, const struct croq_config *b)
 {
     int s = 0;
     for (int k = 0; k < KNOB_COUNT; k++)
-        s += abs(value_index(k, a->v[k]) - value_index(k, b->v[k]));
+        s += abs(prop_value_index(k, a->v[k]) - prop_value_index(k, b->v[k]));
     return s;
 }
 
@@ -137,13 +137,13 @@ static void repair_consider(struct repair *r, const struct croq_config *cfg)
     if (!is_valid(r->st, cfg))
         return;
     r->any_valid = true;
-    if (sig_seen(r->st, cfg)) {
+    if (prop_sig_seen(r->st, cfg)) {
         r->any_seen = true;
         return;
     }
     struct cand c = r->base;
     c.cfg = *cfg;
-    cand_finish(r->st, &c);
+    prop_cand_finish(r->st, &c);
     int steps = index_steps(cfg, &r->base.cfg);
     bool better = !r->found || c.score > r->best.score ||
                   (c.score == r->best.score &&
@@ -244,23 +244,23 @@ static int push_neighbour(const struct prop_state *st, struct cand_list *l, int 
 {
     struct croq_config c = st->ctx->best;
     c.v[k] = value;
-    if (cand_usable(st, &c)) {
+    if (prop_cand_usable(st, &c)) {
         struct cand cd = cand_make(st, &c, KIND_SINGLE, k);
-        return cand_push(l, &cd);
+        return prop_cand_push(l, &cd);
     }
     if (is_valid(st, &c))
         return 0; /* tried before: not a new idea */
     struct cand base = {.cfg = c, .kind = KIND_COUPLED, .primary = k, .port_index = -1}, fixed;
     if (repair_move(st, &base, 1u << k, &fixed, NULL))
-        return cand_push(l, &fixed);
+        return prop_cand_push(l, &fixed);
     return 0;
 }
 
-int gen_neighbours(const struct prop_state *st, struct cand_list *l)
+int prop_gen_neighbours(const struct prop_state *st, struct cand_list *l)
 {
     const struct croq_config *best = &st->ctx->best;
     for (int k = 0; k < KNOB_COUNT; k++) {
-        int i = value_index(k, best->v[k]), n = croq_knobs[k].n_values;
+        int i = prop_value_index(k, best->v[k]), n = croq_knobs[k].n_values;
         for (int j = 0; j < n; j++) {
             /* neighbours in the list; every value if the best's is not in it */
             if (i >= 0 && j != i - 1 && j != i + 1)
@@ -272,12 +272,12 @@ int gen_neighbours(const struct prop_state *st, struct cand_list *l)
     return 0;
 }
 
-int gen_pairs(const struct prop_state *st, struct cand_list *l)
+int prop_gen_pairs(const struct prop_state *st, struct cand_list *l)
 {
     const struct croq_config *best = &st->ctx->best;
     for (int a = 0; a < KNOB_COUNT; a++)
         for (int b = a + 1; b < KNOB_COUNT; b++) {
-            int ia = value_index(a, best->v[a]), ib = value_index(b, best->v[b]);
+            int ia = prop_value_index(a, best->v[a]), ib = prop_value_index(b, best->v[b]);
             for (int da = -1; da <= 1; da += 2)
                 for (int db = -1; db <= 1; db += 2) {
                     int ja = ia + da, jb = ib + db;
@@ -286,10 +286,10 @@ int gen_pairs(const struct prop_state *st, struct cand_list *l)
                     struct croq_config c = *best;
                     c.v[a] = croq_knobs[a].values[ja];
                     c.v[b] = croq_knobs[b].values[jb];
-                    if (!cand_usable(st, &c))
+                    if (!prop_cand_usable(st, &c))
                         continue;
                     struct cand cd = cand_make(st, &c, KIND_PAIR, -1);
-                    if (cand_push(l, &cd))
+                    if (prop_cand_push(l, &cd))
                         return -1;
                 }
         }
@@ -318,16 +318,16 @@ static void random_config(uint64_t *rng, int dtype, struct croq_config *c)
 #define RANDOM_TRIES 4096
 #define RANDOM_KEEP 32
 
-int gen_random(const struct prop_state *st, struct cand_list *l)
+int prop_gen_random(const struct prop_state *st, struct cand_list *l)
 {
     uint64_t rng = rng_seed(st);
     for (int t = 0; t < RANDOM_TRIES && l->n < RANDOM_KEEP; t++) {
         struct croq_config c;
         random_config(&rng, st->ctx->best.dtype, &c);
-        if (!cand_usable(st, &c))
+        if (!prop_cand_usable(st, &c))
             continue;
         struct cand cd = cand_make(st, &c, KIND_RANDOM, -1);
-        if (cand_push(l, &cd))
+        if (prop_cand_push(l, &cd))
             return -1;
     }
     return 0;
@@ -344,7 +344,7 @@ static void assign_structural(const struct prop_state *st, uint64_t x, struct cr
     }
 }
 
-int gen_radical(const struct prop_state *st, struct cand_list *l)
+int prop_gen_radical(const struct prop_state *st, struct cand_list *l)
 {
     uint64_t combos = 1;
     uint32_t structural = 0;
@@ -356,20 +356,20 @@ int gen_radical(const struct prop_state *st, struct cand_list *l)
     for (uint64_t x = 0; x < combos; x++) {
         struct croq_config c = st->ctx->best;
         assign_structural(st, x, &c);
-        if (popcount32(config_diff(&c, &st->ctx->best) & structural) < PROPOSER_RADICAL_MIN_KNOBS)
+        if (popcount32(prop_config_diff(&c, &st->ctx->best) & structural) < PROPOSER_RADICAL_MIN_KNOBS)
             continue;
         struct cand base = {.cfg = c, .kind = KIND_RADICAL, .primary = -1, .port_index = -1}, cd;
-        if (cand_usable(st, &c))
+        if (prop_cand_usable(st, &c))
             cd = cand_make(st, &c, KIND_RADICAL, -1);
         else if (is_valid(st, &c) || !repair_move(st, &base, structural, &cd, NULL))
             continue;
-        if (cand_push(l, &cd))
+        if (prop_cand_push(l, &cd))
             return -1;
     }
     return 0;
 }
 
-int gen_ports(const struct prop_state *st, struct cand_list *l)
+int prop_gen_ports(const struct prop_state *st, struct cand_list *l)
 {
     const struct proposer_ctx *ctx = st->ctx;
     for (size_t i = 0; i < ctx->n_other_bests; i++) {
@@ -378,7 +378,7 @@ int gen_ports(const struct prop_state *st, struct cand_list *l)
             continue;
         struct cand base = {.cfg = *o, .kind = KIND_PORT, .primary = -1, .port_index = (int)i}, cd;
         bool ported = false;
-        if (cand_usable(st, o))
+        if (prop_cand_usable(st, o))
             cd = cand_make(st, o, KIND_PORT, -1);
         else if (is_valid(st, o) || !repair_move(st, &base, 0, &cd, &ported) || ported)
             continue; /* tried already (as is or adapted), or nothing near it fits */
@@ -386,13 +386,13 @@ int gen_ports(const struct prop_state *st, struct cand_list *l)
         /* Earlier entries first (the engine orders them by shape similarity): the
          * penalty outweighs any score difference between two ports. */
         cd.score -= 100.0 * (double)i;
-        if (cand_push(l, &cd))
+        if (prop_cand_push(l, &cd))
             return -1;
     }
     return 0;
 }
 
-bool walk_space(const struct prop_state *st, struct cand *out)
+bool prop_walk_space(const struct prop_state *st, struct cand *out)
 {
     uint64_t total = 1, rng = rng_seed(st);
     for (int k = 0; k < KNOB_COUNT; k++)
@@ -405,7 +405,7 @@ bool walk_space(const struct prop_state *st, struct cand *out)
             c.v[k] = croq_knobs[k].values[x % (uint64_t)croq_knobs[k].n_values];
             x /= (uint64_t)croq_knobs[k].n_values;
         }
-        if (cand_usable(st, &c)) {
+        if (prop_cand_usable(st, &c)) {
             *out = cand_make(st, &c, KIND_RANDOM, -1);
             return true;
         }

@@ -101,7 +101,7 @@ static const char *escalation_action(int level)
 static void add_reason(struct text *t, const struct prop_state *st, const struct cand *c)
 {
     double w;
-    const char *why = score_reason(st, c, &w);
+    const char *why = prop_score_reason(st, c, &w);
     const char *bn = bottleneck_name(st->ctx->bottleneck);
     const char *metric = st->metric_why[0] ? st->metric_why : "no metrics";
     if (st->ctx->bottleneck == BN_UNKNOWN)
@@ -144,16 +144,16 @@ static void idea_fill(const struct prop_state *st, const struct cand *c, int esc
 
 static int gather(const struct prop_state *st, struct cand_list *l)
 {
-    if (gen_neighbours(st, l))
+    if (prop_gen_neighbours(st, l))
         return -1;
-    if (st->event && gen_radical(st, l)) /* a port event falls back to a radical jump */
+    if (st->event && prop_gen_radical(st, l)) /* a port event falls back to a radical jump */
         return -1;
-    if (st->event == PROPOSER_PORT && gen_ports(st, l))
+    if (st->event == PROPOSER_PORT && prop_gen_ports(st, l))
         return -1;
     /* Widen the radius only when everything nearer was tried. */
-    if (!l->n && gen_pairs(st, l))
+    if (!l->n && prop_gen_pairs(st, l))
         return -1;
-    if (!l->n && gen_random(st, l))
+    if (!l->n && prop_gen_random(st, l))
         return -1;
     return 0;
 }
@@ -164,14 +164,14 @@ static int gather(const struct prop_state *st, struct cand_list *l)
 static int anticipate(struct prop_state *st)
 {
     const struct proposer_ctx *ctx = st->ctx;
-    int next = escalation_event(ctx->consecutive_discards + 1);
+    int next = prop_escalation_event(ctx->consecutive_discards + 1);
     if (!next || !ctx->n_history)
         return 0;
     int cat = IDEA_STRUCTURAL;
     if (next == PROPOSER_PORT) {
         struct cand_list ports = {0};
-        if (gen_ports(st, &ports)) {
-            cand_release(&ports);
+        if (prop_gen_ports(st, &ports)) {
+            prop_cand_release(&ports);
             return -1;
         }
         const struct cand *best = NULL;
@@ -180,7 +180,7 @@ static int anticipate(struct prop_state *st)
                 best = &ports.v[i];
         if (best)
             cat = (int)best->category;
-        cand_release(&ports);
+        prop_cand_release(&ports);
     }
     if ((int)ctx->history[ctx->n_history - 1].category == cat)
         st->anticipate_cat = cat;
@@ -193,9 +193,9 @@ static int propose(struct prop_state *st, struct cand_list *l, struct idea *out)
     struct cand walked;
     if (anticipate(st) || gather(st, l))
         return -1;
-    const struct cand *c = select_best(st, l, &escalation);
+    const struct cand *c = prop_select_best(st, l, &escalation);
     if (!c) {
-        if (!walk_space(st, &walked))
+        if (!prop_walk_space(st, &walked))
             return 1;
         c = &walked;
     }
@@ -212,10 +212,10 @@ int proposer_next(const struct proposer_ctx *ctx, struct idea *out)
         return -1;
     if (!shape_validate(ctx->best.dtype, &ctx->shape, why, sizeof why))
         return -1;
-    if (state_init(&st, ctx))
+    if (prop_state_init(&st, ctx))
         return -1;
     int rc = propose(&st, &l, out);
-    cand_release(&l);
-    state_release(&st);
+    prop_cand_release(&l);
+    prop_state_release(&st);
     return rc;
 }

@@ -92,7 +92,7 @@ static const double phase_table[3][IDEA_CAT_COUNT] = {
     [PHASE_REFINE] = {[IDEA_MACRO] = 0, [IDEA_STRUCTURAL] = 1, [IDEA_VARIANT] = 2, [IDEA_MICRO] = 3},
 };
 
-double phase_bonus(enum proposer_phase p, enum idea_category c)
+double prop_phase_bonus(enum proposer_phase p, enum idea_category c)
 {
     return (p <= PHASE_REFINE && c < IDEA_CAT_COUNT) ? phase_table[p][c] : 0;
 }
@@ -100,7 +100,7 @@ double phase_bonus(enum proposer_phase p, enum idea_category c)
 /* The rule for one changed knob, or NULL. */
 static const struct move_rule *rule_for(enum croq_bottleneck bn, int knob, int from, int to)
 {
-    int d = value_index(knob, to) - value_index(knob, from);
+    int d = prop_value_index(knob, to) - prop_value_index(knob, from);
     int dir = d > 0 ? 1 : d < 0 ? -1 : 0;
     for (size_t i = 0; i < sizeof move_table / sizeof *move_table; i++) {
         const struct move_rule *r = &move_table[i];
@@ -126,7 +126,7 @@ static double table_weight(const struct prop_state *st, const struct cand *c)
     return w;
 }
 
-long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
+long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
 {
     long tm = cfg->v[KNOB_TILE_M], tn = cfg->v[KNOB_TILE_N];
     return ((s->m + tm - 1) / tm) * ((s->n + tn - 1) / tn) * cfg->v[KNOB_SPLIT_K];
@@ -136,8 +136,8 @@ long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
  * 128x256 for 132 SMs); beyond a wave the count matters little to this model. */
 static double grid_term(const struct prop_state *st, const struct cand *c)
 {
-    long before = grid_ctas(&st->ctx->best, &st->ctx->shape);
-    long after = grid_ctas(&c->cfg, &st->ctx->shape);
+    long before = prop_grid_ctas(&st->ctx->best, &st->ctx->shape);
+    long after = prop_grid_ctas(&c->cfg, &st->ctx->shape);
     if (before >= PROPOSER_SM_COUNT || after == before)
         return 0;
     return after > before ? 2 : -2;
@@ -151,9 +151,9 @@ static int popcount32(uint32_t x)
     return n;
 }
 
-double score_cand(const struct prop_state *st, const struct cand *c)
+double prop_score_cand(const struct prop_state *st, const struct cand *c)
 {
-    double s = table_weight(st, c) + phase_bonus(st->phase, c->category) + grid_term(st, c);
+    double s = table_weight(st, c) + prop_phase_bonus(st->phase, c->category) + grid_term(st, c);
     s -= 0.5 * (popcount32(c->changed) - 1);
     if (c->kind == KIND_PAIR)
         s -= 1;
@@ -163,7 +163,7 @@ double score_cand(const struct prop_state *st, const struct cand *c)
 }
 
 /* The table's reason for the candidate's most helpful change, or NULL. */
-const char *score_reason(const struct prop_state *st, const struct cand *c, double *weight)
+const char *prop_score_reason(const struct prop_state *st, const struct cand *c, double *weight)
 {
     const struct move_rule *best = NULL;
     for (int k = 0; k < KNOB_COUNT; k++) {

@@ -84,7 +84,7 @@ static bool better(const struct cand *a, const struct cand *b)
     return !b || a->score > b->score || (a->score == b->score && a->tie < b->tie);
 }
 
-const struct cand *select_best(const struct prop_state *st, const struct cand_list *l, int *escalation)
+const struct cand *prop_select_best(const struct prop_state *st, const struct cand_list *l, int *escalation)
 {
     const int *steps = steps_for(st);
     for (int soft = 2; soft >= 0; soft--)
