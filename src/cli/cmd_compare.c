@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "commands.h"
-#include "measure/cli_opts.h"
-#include "measure/kernel.h"
+#include "bench/cli_opts.h"
+#include "bench/kernel.h"
 #include "measure/measure.h"
 #include "util/atomicio.h"
 #include "util/args.h"

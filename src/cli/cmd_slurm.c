@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "engine/engine.h"
-#include "measure/shapeset.h"
+#include "shapes/shapes.h"
 #include "scale/scale.h"
 #include "util/args.h"
 #include "util/atomicio.h"
@@ -115,7 +115,7 @@ static int absolutize(struct engine_opts *o, struct slurm_opts *so, struct slurm
 {
     char err[512];
     if (!o->shapes) {
-        if (shapeset_find_file(ps->found, sizeof ps->found, err, sizeof err)) {
+        if (shapes_find_file(ps->found, sizeof ps->found, err, sizeof err)) {
             log_error("slurm: %s (give --shapes FILE)", err);
             return -1;
         }

@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "engine/engine.h"
-#include "measure/shapeset.h"
+#include "shapes/shapes.h"
 #include "scale/scale.h"
 #include "util/args.h"
 #include "util/log.h"
@@ -107,7 +107,7 @@ int cmd_sweep(int argc, char **argv)
         return 2;
     }
     if (!o.shapes) {
-        if (shapeset_find_file(found, sizeof found, err, sizeof err)) {
+        if (shapes_find_file(found, sizeof found, err, sizeof err)) {
             log_error("sweep: %s (give --shapes FILE)", err);
             return 1;
         }

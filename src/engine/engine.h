@@ -7,7 +7,7 @@
  *
  * Sections: phases, keys and modes, decisions, results rows, logs, idea log, checkpoint,
  * state, seeds, the run API used by the CLI, paths, and the internals the step files
- * share (struct run). Shape sets of shapes.json: scenarios.h.
+ * share (struct run). Shape sets of shapes.json: src/shapes/shapes.h.
  */
 #ifndef CROQ_ENGINE_H
 #define CROQ_ENGINE_H
@@ -46,7 +46,9 @@ int phase_transition(enum engine_phase *cur, enum engine_phase to, char *err, si
 enum tune_mode { MODE_FROM_SCRATCH = 0, MODE_FROM_CURRENT_BEST = 1 };
 const char *mode_name(enum tune_mode m);  /* "from_scratch" / "from_current_best" */
 int mode_parse(const char *s);            /* scratch|best|from_scratch|from_current_best; -1 */
-int mode_budget(enum tune_mode m);        /* 150 / 30 (shapes.json iteration_budgets) */
+struct scenario_set;
+/* s's iteration_budgets (shapes.json) for m: the budget of a new shape without --iters */
+int mode_budget(const struct scenario_set *s, enum tune_mode m);
 
 struct shape_key {
     int dtype;
@@ -520,7 +522,9 @@ struct shape_params {
     struct shape_key k;
     const char *backend;
     unsigned long long seed;
-    int budget;
+    int budget;            /* > 0: the shape's budget (a started shape's is changed to it); 0: keep it */
+    int new_budget;        /* budget 0 and the shape is new: this one (mode_budget of shapes.json) */
+    const char *no_budget; /* new_budget 0: why there is none (creating the shape fails with it) */
     bool agent;
     bool keep_agent; /* leave the recorded agent flag as it is (propose) */
     bool reopen;     /* a done shape below its budget continues */

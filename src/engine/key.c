@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shapes/shapes.h"
+
 const char *mode_name(enum tune_mode m)
 {
     return m == MODE_FROM_CURRENT_BEST ? "from_current_best" : "from_scratch";
@@ -26,8 +28,10 @@ int mode_parse(const char *s)
     return -1;
 }
 
-/* shapes.json iteration_budgets */
-int mode_budget(enum tune_mode m) { return m == MODE_FROM_CURRENT_BEST ? 30 : 150; }
+int mode_budget(const struct scenario_set *s, enum tune_mode m)
+{
+    return m == MODE_FROM_CURRENT_BEST ? s->budget_best : s->budget_scratch;
+}
 
 void key_format(const struct shape_key *k, char out[KEY_MAX])
 {

@@ -109,7 +109,10 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
     c->sk = p->k;
     snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
     c->seed = p->seed;
-    c->budget = p->budget > 0 ? p->budget : mode_budget(p->k.mode);
+    c->budget = p->budget > 0 ? p->budget : p->new_budget;
+    if (c->budget <= 0)
+        return run_fail(r, "%s: no iteration budget for a new shape (give --iters N): %s", c->key,
+                        p->no_budget ? p->no_budget : "none was given");
     c->agent = p->agent;
     c->phase = PH_INIT;
     /* state.json first: a crash before INIT finishes leaves an entry resume can finish */

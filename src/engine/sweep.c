@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/scenarios.h"
+#include "shapes/shapes.h"
 #include "scale/scale.h"
 #include "util/log.h"
 
@@ -29,6 +29,7 @@ struct sweep_ctx {
     const char *backend;
     unsigned long long seed;
     int iters;
+    const struct scenario_set *set; /* its budgets are new shapes' budgets without --iters */
     int failed;
 };
 
@@ -65,7 +66,8 @@ bool sweep_needs_scratch(json_t *entry)
 static int sweep_one(struct sweep_ctx *x, int dtype, const struct croq_shape *s, enum tune_mode mode)
 {
     struct shape_params p = {.k = {dtype, *s, mode}, .backend = x->backend, .seed = x->seed,
-                             .budget = x->iters, .agent = false, .reopen = false};
+                             .budget = x->iters, .new_budget = mode_budget(x->set, mode), .agent = false,
+                             .reopen = false};
     char key[KEY_MAX], why[CROQ_WHY_MAX];
     key_format(&p.k, key);
     if (!shape_validate(dtype, s, why, sizeof why)) {
@@ -166,6 +168,7 @@ static int sweep_run(struct sweep_ctx *x, int dtype, int mode, const char *shape
         log_error("%s", err);
         return ENGINE_FAILED;
     }
+    x->set = &set;
     int rc = record(&rec, "running") ? ENGINE_FAILED : 0;
     for (int dt = 0; !rc && dt < 2; dt++)
         if (dtype < 0 || dtype == dt)

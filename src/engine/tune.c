@@ -3,10 +3,12 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shapes/shapes.h"
 #include "util/log.h"
 
 void engine_opts_default(struct engine_opts *o)
@@ -45,6 +47,21 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
     }
     struct shape_params p = {.k = *k, .backend = o->backend /* NULL: new shapes get gpu */, .seed = o->seed,
                              .budget = o->iters, .agent = o->agent, .reopen = true};
+    char path[PATH_MAX], err[PATH_MAX + 600];
+    struct scenario_set set;
+    /* a new shape without --iters gets its mode's budget of shapes.json; a started one
+     * keeps its own, so shapes.json is not needed then (creating the shape says why) */
+    if (o->iters <= 0) {
+        if (o->shapes)
+            snprintf(path, sizeof path, "%s", o->shapes);
+        if ((o->shapes || !shapes_find_file(path, sizeof path, err, sizeof err)) &&
+            !scenarios_load(path, &set, err, sizeof err)) {
+            p.new_budget = mode_budget(&set, k->mode);
+            scenarios_release(&set);
+        } else {
+            p.no_budget = err;
+        }
+    }
     return engine_run_shape(o, &p);
 }
 

@@ -17,7 +17,7 @@
 #include "codegen/codegen.h"
 #include "dataset/dataset.h"
 #include "explore/grid.h"
-#include "measure/kernel.h"
+#include "bench/kernel.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 

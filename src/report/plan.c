@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/scenarios.h"
+#include "shapes/shapes.h"
 #include "report/out.h"
 #include "report/sweep.h"
 #include "util/strbuf.h"

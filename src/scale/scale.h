@@ -28,7 +28,7 @@
 #include <jansson.h>
 
 #include "engine/engine.h"
-#include "engine/scenarios.h"
+#include "shapes/shapes.h"
 
 #define SCALE_HOST_MAX 64
 #define SCALE_ID_MAX 48      /* boot id (36 chars), pid namespace "pid:[4026531836]" */

@@ -64,7 +64,7 @@ static const char *gpu_text(const struct worker_id *w)
 }
 
 /* The engine does the work: INIT only, or the whole run of the shape. */
-static int worker_do(const struct engine_opts *o, const struct claim *c)
+static int worker_do(const struct engine_opts *o, const struct scale_plan *plan, const struct claim *c)
 {
     struct shape_params p = {.backend = o->backend ? o->backend : "gpu", .seed = o->seed, .budget = o->iters,
                              .agent = false, .reopen = false};
@@ -73,6 +73,7 @@ static int worker_do(const struct engine_opts *o, const struct claim *c)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
+    p.new_budget = mode_budget(&plan->set, p.k.mode);
     return c->action == CLAIM_INIT ? engine_init_shape(o, &p) : engine_run_shape(o, &p);
 }
 
@@ -151,7 +152,7 @@ int worker_run(const struct engine_opts *o, const struct scale_plan *p, const st
         }
         s = NAP_MIN_S;
         announce(o, w, &a.r);
-        int rc = worker_do(o, &a.r.claim);
+        int rc = worker_do(o, p, &a.r.claim);
         if (release(o, w, &a.r.claim, rc))
             return ENGINE_FAILED;
         if (rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE)

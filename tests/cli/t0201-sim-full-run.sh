@@ -10,7 +10,8 @@ trap 'rm -rf "$tmp"' EXIT
 t="$tmp/tuning"
 key=e4m3_4096x8192x8192_fs
 
-out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scratch --tuning "$t" 2>&1) ||
+out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scratch --tuning "$t" \
+      --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" 2>&1) ||
     fail "tune exited $?: $(tail -n 3 <<<"$out")"
 grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 150"
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"

@@ -15,7 +15,7 @@ RANDOM=$seed
 echo "random seed $seed"
 export CROQ_SIM_FAULTS="compile@3*2,crash@5,timeout@9,incorrect@12,spike@20,abovepeak@30,compile@41"
 shape=(--dtype f16 --shape 4096x8192x8192 --mode scratch)
-tune=(tune --backend sim --seed 7 --quiet "${shape[@]}")
+tune=(tune --backend sim --seed 7 --quiet "${shape[@]}" --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json")
 
 "$bin" "${tune[@]}" --tuning "$tmp/ref" >/dev/null || fail "uninterrupted run failed"
 

@@ -9,7 +9,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0220.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 t="$tmp/t"
-tune() { "$bin" tune --backend sim --quiet --tuning "$t" "$@"; }
+tune() { "$bin" tune --backend sim --quiet --tuning "$t" --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$@"; }
 rows() { echo $(($(wc -l <"$t/logs/$1/results.tsv") - 2)); }
 entry() { grep -A 40 "\"$1\": {" "$t/state.json"; }
 
@@ -42,4 +42,19 @@ entry e4m3_2048x2048x2048_fs | grep -q '"stop_reason": "20 candidates in a row f
 entry e4m3_2048x2048x2048_fs | grep -q '"stop_reason": "budget of 6 iterations spent"' || fail "reopened shape not done"
 unset CROQ_SIM_FAULTS
 err=$(tune --dtype f16 --shape 4096x8192x4096 --mode best --seed 9 2>&1); [ $? -eq 1 ] || fail "a new seed on an existing shape accepted"
+# the budget of a new shape without --iters is shapes.json's iteration_budgets; with no
+# shapes.json it is an error that names why and creates no shape
+sed 's/"from_scratch": 150, "from_current_best": 30/"from_scratch": 4, "from_current_best": 2/' \
+    "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" >"$tmp/budgets.json"
+"$bin" tune --backend sim --quiet --tuning "$t" --shapes "$tmp/budgets.json" --dtype f16 --shape 1024x1024x1024 \
+    --mode best || fail "best with the budgets of another shapes.json"
+[ "$(rows f16_1024x1024x1024)" -eq 3 ] || fail "from_current_best budget is not shapes.json's 2"
+err=$(CROQ_SHAPES=/nonexistent/shapes.json "$bin" tune --backend sim --quiet --tuning "$t" --dtype f16 \
+      --shape 512x512x512 --mode scratch 2>&1); [ $? -eq 1 ] || fail "a new shape without a budget accepted"
+grep -q "no iteration budget for a new shape (give --iters N): CROQ_SHAPES='/nonexistent/shapes.json' is not a readable file" \
+    <<<"$err" || fail "message: $err"
+grep -q '"f16_512x512x512_fs"' "$t/state.json" && fail "the shape without a budget was created"
+# a started shape keeps its budget: no shapes.json needed
+CROQ_SHAPES=/nonexistent/shapes.json "$bin" tune --backend sim --quiet --tuning "$t" --dtype f16 \
+    --shape 1024x1024x1024 --mode best || fail "a started shape needed shapes.json"
 echo ok

@@ -4,7 +4,7 @@
 set -u
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 CROQ_NVCC=/nonexistent/nvcc CROQ_CACHE_DIR=$T/cache "$CROQ_BIN/croqtuner" tune --dtype f16 --shape 1024x1024x1024 \
-    --mode scratch --backend gpu --tuning "$T/t" > "$T/log" 2>&1
+    --mode scratch --backend gpu --tuning "$T/t" --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" > "$T/log" 2>&1
 rc=$?
 [ $rc = 1 ] || { cat "$T/log"; echo "exit $rc, expected 1"; exit 1; }
 grep -q "CUDA compiler cannot run" "$T/log" || { cat "$T/log"; echo "no reason given"; exit 1; }

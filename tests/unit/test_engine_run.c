@@ -33,6 +33,7 @@ static int setup(void **state)
     o.seed = 11;
     o.seed_given = true;
     o.sim_faults = "compile@3,crash@5,timeout@9,incorrect@12,spike@15,abovepeak@18";
+    o.shapes = CROQ_SOURCE_DIR "/tests/fixtures/shapes.json"; /* the budget: 150 from scratch */
     struct shape_key k = {CROQ_DTYPE_F16, {4096, 8192, 8192}, MODE_FROM_SCRATCH};
     return engine_tune(&o, &k) == ENGINE_DONE ? 0 : -1;
 }

@@ -1,5 +1,5 @@
 /* tests/unit/test_engine_scenarios.c — expanding shapes.json's scenario descriptions
- * (src/engine/scenarios.c): the shipped file gives 134 distinct scenario shapes, 42 of
+ * (src/shapes/shapes.c): the shipped file gives 134 distinct scenario shapes, 42 of
  * them near; the expansion rules on a small document whose answer is known. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/scenarios.h"
-#include "measure/shapeset.h"
+#include "shapes/shapes.h"
 
 static bool has(const struct scenario_set *s, long m, long n, long k, size_t *at)
 {
@@ -30,7 +29,7 @@ static void test_shipped_file(void **state)
     (void)state;
     char path[PATH_MAX], err[512];
     struct scenario_set s;
-    if (shapeset_find_file(path, sizeof path, err, sizeof err)) {
+    if (shapes_find_file(path, sizeof path, err, sizeof err)) {
         print_message("shapes.json not found (%s)\n", err);
         skip();
     }
@@ -120,21 +119,30 @@ static void test_malformed_documents(void **state)
     (void)state;
     char err[256];
     struct scenario_set s;
-    const char *bad[] = {
-        "[]",
-        "{\"scenarios\": {\"x\": {\"type\": \"spiral\"}}, \"regions\": {\"near\": {\"M\": [1, 2], \"N\": [1, 2], "
-        "\"K\": [1, 2]}}, \"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}",
-        "{\"scenarios\": {}, \"regions\": {\"near\": {\"M\": [1, 2], \"N\": [1, 2]}}, "
-        "\"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}",
-        "{\"scenarios\": {}, \"regions\": {\"near\": {\"M\": [1, 2], \"N\": [1, 2], \"K\": [1, 2]}}, "
-        "\"typical_shapes_for_scratch\": {\"f16\": [[1, 2]], \"e4m3\": []}}",
+#define RULES "\"regions\": {\"near\": {\"M\": [1, 2], \"N\": [1, 2], \"K\": [1, 2]}}, "
+#define BUDGETS "\"iteration_budgets\": {\"from_scratch\": 150, \"from_current_best\": 30}, "
+    /* each document, and the member its error names */
+    const char *bad[][2] = {
+        {"[]", "not a JSON object"},
+        {"{\"scenarios\": {\"x\": {\"type\": \"spiral\"}}, " RULES BUDGETS
+         "\"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}", "unknown type 'spiral'"},
+        {"{\"scenarios\": {}, \"regions\": {\"near\": {\"M\": [1, 2], \"N\": [1, 2]}}, " BUDGETS
+         "\"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}", "regions.near.K"},
+        {"{\"scenarios\": {}, " RULES BUDGETS "\"typical_shapes_for_scratch\": {\"f16\": [[1, 2]], \"e4m3\": []}}",
+         "typical_shapes_for_scratch.f16[0]"},
+        /* the budgets are the protocol's, never a default of ours */
+        {"{\"scenarios\": {}, " RULES "\"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}",
+         "iteration_budgets.from_scratch"},
+        {"{\"scenarios\": {}, " RULES "\"iteration_budgets\": {\"from_scratch\": 150, \"from_current_best\": 0}, "
+         "\"typical_shapes_for_scratch\": {\"f16\": [], \"e4m3\": []}}", "iteration_budgets.from_current_best"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        json_t *doc = json_loads(bad[i], 0, NULL);
+        json_t *doc = json_loads(bad[i][0], 0, NULL);
         assert_non_null(doc);
         err[0] = '\0';
         assert_int_equal(scenarios_parse(doc, &s, err, sizeof err), -1);
-        assert_true(err[0] != '\0');
+        if (!strstr(err, bad[i][1]))
+            fail_msg("document %zu: error '%s' does not name '%s'", i, err, bad[i][1]);
         json_decref(doc);
     }
 }

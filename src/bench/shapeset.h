@@ -1,4 +1,4 @@
-/* src/measure/shapeset.h — named sets of GEMM shapes for `croqtuner bench`.
+/* src/bench/shapeset.h — named sets of GEMM shapes for `croqtuner bench`.
  *
  *   typical    the 14 "typical_shapes_for_scratch" of the dtype in shapes.json
  *   reference  4096x8192x8192 (shapes.json "reference_shape"; fixed here so it needs
@@ -7,13 +7,10 @@
  *              stride rule): 1000x1000x1024, 3000x2056x4096, 777x1032x512
  *   LIST       comma-separated MxNxK ("512x512x1024,1024x256x512")
  *
- * shapes.json is found at, in order: $CROQ_SHAPES (when set, the only place looked
- * at); $CROQ_SOURCE_DIR/../shared/data/shapes.json; <the source tree this binary was built from>/../shared/data/shapes.json;
- * ./shared/data/shapes.json and ../shared/data/shapes.json (relative to the current
- * directory). Only "typical" needs it.
+ * "typical" reads shapes.json through src/shapes (found as shapes_find_file says).
  */
-#ifndef CROQ_MEASURE_SHAPESET_H
-#define CROQ_MEASURE_SHAPESET_H
+#ifndef CROQ_BENCH_SHAPESET_H
+#define CROQ_BENCH_SHAPESET_H
 
 #include <stddef.h>
 
@@ -33,8 +30,5 @@ struct shape_list {
 int shapeset_add(struct shape_list *out, const char *spec, int dtype, char *err, size_t errlen);
 /* Append one shape unless already present. 0 or -1 (list full). */
 int shapeset_push(struct shape_list *out, const struct croq_shape *s);
-
-/* The shapes.json path found by the lookup above, or -1 with the places tried in err. */
-int shapeset_find_file(char *path, size_t len, char *err, size_t errlen);
 
 #endif

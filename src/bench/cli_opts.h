@@ -1,4 +1,4 @@
-/* src/measure/cli_opts.h — the measurement options `croqtuner bench` and `compare`
+/* src/bench/cli_opts.h — the measurement options `croqtuner bench` and `compare`
  * share, parsed into a struct measure_opts:
  *   --seed S  --warmup N (0..100000, default 10)  --iters N (1..100000, default 500)
  *   --trials N (1..100, default 5)  --device N  --reference auto|cpu|cublas
@@ -8,7 +8,7 @@
 #ifndef CROQ_MEASURE_CLI_OPTS_H
 #define CROQ_MEASURE_CLI_OPTS_H
 
-#include "measure.h"
+#include "measure/measure.h"
 
 /* If argv[*i] is one of the options above, store it in o and move *i past its value:
  * 1. Not one of them: 0. Bad value: -1 (message printed). */

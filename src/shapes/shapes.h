@@ -1,7 +1,8 @@
-/* src/engine/scenarios.h — the shape sets of data/shapes.json: the scenario shapes
+/* src/shapes/shapes.h — the one reader of shapes.json (the tuning protocol's shape
+ * file, shared/data/shapes.json): finding it, and its shape sets: the scenario shapes
  * (expanded from the 7 scenario descriptions and deduplicated: 134 for the shipped
  * file), the typical far shapes per dtype that get from-scratch tuning, the near/far
- * rule and the iteration budgets.
+ * rule and the iteration budgets (the budget of a new shape when no --iters is given).
  *
  * Expansion: a "single" scenario varies the dimensions marked "S" over its sizes; a
  * "tied_pair" scenario has sub-series that either tie the two tied_dims to each of
@@ -9,8 +10,8 @@
  * Shapes below size_constraints are dropped; a shape met again is kept at its first
  * place, so the order is the file's order.
  */
-#ifndef CROQ_ENGINE_SCENARIOS_H
-#define CROQ_ENGINE_SCENARIOS_H
+#ifndef CROQ_SHAPES_H
+#define CROQ_SHAPES_H
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,10 +26,18 @@ struct scenario_set {
     size_t n_typical[2];
     long near_lo[3], near_hi[3];   /* M, N, K: inclusive near ranges */
     long min_dim[3];               /* size_constraints */
-    int budget_scratch, budget_best;
+    int budget_scratch, budget_best; /* iteration_budgets: from_scratch, from_current_best */
 };
 
-/* 0, or -1 with err naming the member that is wrong. */
+/* The shapes.json to use, found at, in order: $CROQ_SHAPES (when set, the only place
+ * looked at: never a silent fallback); $CROQ_SOURCE_DIR/../shared/data/shapes.json;
+ * <the source tree this binary was built from>/../shared/data/shapes.json;
+ * ./shared/data/shapes.json and ../shared/data/shapes.json (relative to the current
+ * directory). 0 with its path, or -1 with the places tried in err. */
+int shapes_find_file(char *path, size_t len, char *err, size_t errlen);
+
+/* 0, or -1 with err naming the member that is wrong (every member above is required,
+ * except size_constraints: 1 when absent). The caller releases *out; no global state. */
 int scenarios_parse(json_t *doc, struct scenario_set *out, char *err, size_t errlen);
 int scenarios_load(const char *path, struct scenario_set *out, char *err, size_t errlen);
 void scenarios_release(struct scenario_set *s);

@@ -1,4 +1,4 @@
-/* src/measure/table.c — bench rows on the terminal, in CSV and in Markdown. */
+/* src/bench/table.c — bench rows on the terminal, in CSV and in Markdown. */
 #include "table.h"
 
 #include <errno.h>

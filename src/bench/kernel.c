@@ -1,4 +1,4 @@
-/* src/measure/kernel.c — bench's kernel: configuration, short name, work dir, build. */
+/* src/bench/kernel.c — bench's kernel: configuration, short name, work dir, build. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "kernel.h"
 

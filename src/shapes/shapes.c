@@ -1,9 +1,11 @@
-/* src/engine/scenarios.c — expanding shapes.json (see scenarios.h). */
-#include "scenarios.h"
+/* src/shapes/shapes.c — finding and expanding shapes.json (see shapes.h). */
+#include "shapes.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
@@ -176,8 +178,12 @@ static int read_rules(json_t *doc, struct scenario_set *s, char *err, size_t err
         s->min_dim[j] = json_is_integer(c) ? (long)json_integer_value(c) : 1;
     }
     json_t *bs = json_object_get(bud, "from_scratch"), *bb = json_object_get(bud, "from_current_best");
-    s->budget_scratch = json_is_integer(bs) ? (int)json_integer_value(bs) : 150;
-    s->budget_best = json_is_integer(bb) ? (int)json_integer_value(bb) : 30;
+    if (!json_is_integer(bs) || json_integer_value(bs) < 1 || json_integer_value(bs) > 100000)
+        FAIL("'iteration_budgets.from_scratch' is not an integer in 1..100000");
+    if (!json_is_integer(bb) || json_integer_value(bb) < 1 || json_integer_value(bb) > 100000)
+        FAIL("'iteration_budgets.from_current_best' is not an integer in 1..100000");
+    s->budget_scratch = (int)json_integer_value(bs);
+    s->budget_best = (int)json_integer_value(bb);
     return 0;
 }
 
@@ -242,4 +248,47 @@ bool scenarios_is_typical(const struct scenario_set *s, int dtype, const struct 
         if (s->typical[dtype][i].m == x->m && s->typical[dtype][i].n == x->n && s->typical[dtype][i].k == x->k)
             return true;
     return false;
+}
+
+/* The source tree: this file is <root>/src/shapes/shapes.c (CMake compiles it by
+ * absolute path, so __FILE__ names it). "" when __FILE__ is relative. */
+static void source_root(char *out, size_t len)
+{
+    const char *tail = "/src/shapes/shapes.c";
+    size_t n = strlen(__FILE__), t = strlen(tail);
+    out[0] = '\0';
+    if (__FILE__[0] == '/' && n > t && !strcmp(__FILE__ + n - t, tail) && n - t < len)
+        snprintf(out, len, "%.*s", (int)(n - t), __FILE__);
+}
+
+int shapes_find_file(char *path, size_t len, char *err, size_t errlen)
+{
+    char cand[4][PATH_MAX], root[PATH_MAX];
+    const char *env = getenv("CROQ_SHAPES"), *src = getenv("CROQ_SOURCE_DIR");
+    int n = 0;
+    /* An explicit CROQ_SHAPES is the only place looked at: never a silent fallback. */
+    if (env && *env) {
+        if (access(env, R_OK) == 0) {
+            snprintf(path, len, "%s", env);
+            return 0;
+        }
+        snprintf(err, errlen, "CROQ_SHAPES='%s' is not a readable file", env);
+        return -1;
+    }
+    if (src && *src)
+        snprintf(cand[n++], PATH_MAX, "%.4000s/../shared/data/shapes.json", src);
+    source_root(root, sizeof root);
+    if (root[0])
+        snprintf(cand[n++], PATH_MAX, "%.4000s/../shared/data/shapes.json", root);
+    snprintf(cand[n++], PATH_MAX, "shared/data/shapes.json");
+    snprintf(cand[n++], PATH_MAX, "../shared/data/shapes.json");
+    for (int i = 0; i < n; i++)
+        if (access(cand[i], R_OK) == 0) {
+            snprintf(path, len, "%s", cand[i]);
+            return 0;
+        }
+    size_t w = (size_t)snprintf(err, errlen, "cannot find shapes.json (set CROQ_SHAPES); tried");
+    for (int i = 0; i < n && w < errlen; i++)
+        w += (size_t)snprintf(err + w, errlen - w, " '%s'", cand[i]);
+    return -1;
 }

@@ -1,4 +1,4 @@
-/* src/measure/cli_opts.c — shared measurement options of bench and compare. */
+/* src/bench/cli_opts.c — shared measurement options of bench and compare. */
 #include "cli_opts.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* src/measure/table.h — `croqtuner bench` results as terminal lines, CSV and Markdown.
+/* src/bench/table.h — `croqtuner bench` results as terminal lines, CSV and Markdown.
  *
  * Columns (CSV header and Markdown table, in this order):
  *   shape, dtype, kernel, TFLOPS, median_ms, spread_pct, max_err_over_tol, verified,
