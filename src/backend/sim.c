@@ -20,6 +20,7 @@
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 #define SIM_TRIALS 5
 
@@ -184,13 +185,11 @@ static int sim_build(struct backend *b, const struct cand_req *r, struct cand_re
     char why[CROQ_WHY_MAX], path[4096];
     memset(out, 0, sizeof *out);
     snprintf(path, sizeof path, "%s/%s", r->dir, r->src_rel);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    if (!regfile_is(path)) {
         out->status = CAND_COMPILE_ERROR;
         snprintf(out->reason, sizeof out->reason, "simulated nvcc: cannot open '%s'", r->src_rel);
         return 0;
     }
-    fclose(f);
     if (r->is_candidate && r->attempt < sim_fault_at(&s->faults, SIM_FAULT_COMPILE, r->iter)) {
         out->status = CAND_COMPILE_ERROR;
         snprintf(out->reason, sizeof out->reason, "simulated nvcc: error: identifier \"croq_fault\" is undefined "

@@ -16,6 +16,7 @@
 #include "util/log.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
+#include "util/regfile.h"
 
 /* Bump when the cache record or the flags' meaning changes: old entries stop matching. */
 #define BUILD_CACHE_SCHEMA "croq-build-cache-3" /* 2: wgmma_serialized, 3: meta_hazard */
@@ -498,7 +499,8 @@ static bool cache_lookup(const char *dir, const struct build_opts *o, struct bui
     char cubin[PATH_MAX], rec_path[PATH_MAX];
     snprintf(cubin, sizeof cubin, "%s/%s.cubin", dir, r->key);
     snprintf(rec_path, sizeof rec_path, "%s/%s.json", dir, r->key);
-    json_t *rec = json_load_file(rec_path, 0, NULL);
+    char err[300];
+    json_t *rec = regfile_load_json(rec_path, 0, err, sizeof err); /* unreadable: a miss */
     struct stat st;
     bool hit = rec && json_is_true(json_object_get(rec, "ok")) && stat(cubin, &st) == 0 && st.st_size > 0;
     if (hit && !(o && o->no_sass) && !json_is_true(json_object_get(json_object_get(rec, "sass"), "checked")))
@@ -680,7 +682,7 @@ static int key_lock(const char *cache, const char *key)
     char path[PATH_MAX];
     if (mkdir_p(cache) || snprintf(path, sizeof path, "%s/%s.lock", cache, key) >= (int)sizeof path)
         return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = regfile_open(path, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
     if (fd >= 0 && flock(fd, LOCK_EX)) {
         close(fd);
         fd = -1;

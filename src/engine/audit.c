@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/regfile.h"
 
 struct audit {
     const char *dir, *key;
@@ -72,14 +73,6 @@ struct raw {
     struct perf_numbers p;
 };
 
-/* Only regular files are read: a FIFO or /dev/zero planted in the directory must not
- * hang the audit or exhaust memory. */
-static bool regular(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static double num(json_t *o, const char *a, const char *b)
 {
     json_t *v = json_object_get(json_object_get(o, a), b);
@@ -88,16 +81,17 @@ static double num(json_t *o, const char *a, const char *b)
 
 static void raw_read(struct audit *a, int iter, const char *tag, struct raw *m)
 {
-    char path[ENGINE_PATH_MAX];
+    char path[ENGINE_PATH_MAX], err[600];
     memset(m, 0, sizeof *m);
-    json_error_t je;
     if (path_fmt(path, "%s/perf/%s/iter%03d-%s.json", a->dir, a->key, iter, tag) || access(path, F_OK))
         return;
     m->present = true;
-    json_t *o = regular(path) ? json_load_file(path, 0, &je) : NULL;
+    /* only regular files are read (regfile.h): a FIFO or /dev/zero planted in the
+     * directory must not hang the audit or exhaust memory */
+    json_t *o = regfile_is(path) ? regfile_load_json(path, 0, err, sizeof err) : NULL;
     if (!o) {
         problem(a, iter, "raw measurement iter%03d-%s.json %s", iter, tag,
-                regular(path) ? "cannot be parsed" : "is not a regular file");
+                regfile_is(path) ? "cannot be parsed" : "is not a regular file");
         snprintf(m->status, sizeof m->status, "unreadable");
         return;
     }
@@ -143,7 +137,7 @@ static void check_source(struct audit *a, const struct result_row *row)
     snprintf(want, sizeof want, "srcs/%s/iter%03d.cu", a->key, row->iter);
     if (strcmp(row->kernel, want))
         problem(a, row->iter, "kernel column '%s' is not '%s'", row->kernel, want);
-    else if (path_fmt(path, "%s/%s", a->dir, want) || !regular(path) || backend_hash_file(path, h))
+    else if (path_fmt(path, "%s/%s", a->dir, want) || !regfile_is(path) || backend_hash_file(path, h))
         problem(a, row->iter, "source %s cannot be read: %s", want, strerror(errno));
     else if (strcmp(h, row->source_hash))
         problem(a, row->iter, "source %s hashes to %s, the row says %s", want, h, row->source_hash);
@@ -316,7 +310,7 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
 static bool same_file(const char *x_path, const char *y_path)
 {
     size_t n1 = 0, n2 = 0;
-    char *x = regular(x_path) ? read_file(x_path, &n1) : NULL, *y = regular(y_path) ? read_file(y_path, &n2) : NULL;
+    char *x = regfile_is(x_path) ? read_file(x_path, &n1) : NULL, *y = regfile_is(y_path) ? read_file(y_path, &n2) : NULL;
     bool eq = x && y && n1 == n2 && !memcmp(x, y, n1);
     free(x);
     free(y);
@@ -367,7 +361,7 @@ static int load_logs(struct audit *a, struct result_log *res, struct idea_log *i
     for (int i = 0; i < 3; i++) {
         int rc = path_fmt(path, "%s/logs/%s/%s", a->dir, a->key, leaf[i]) ? -1
                  : access(path, F_OK)                                     ? 1
-                 : !regular(path) ? (snprintf(err, sizeof err, "not a regular file"), -1)
+                 : !regfile_is(path) ? (snprintf(err, sizeof err, "not a regular file"), -1)
                  : i == 1         ? idea_log_read(path, ideas, err, sizeof err)
                                   : result_log_read(path, i ? att : res, err, sizeof err);
         if (rc < 0 || (rc == 1 && i == 0)) {
@@ -383,13 +377,14 @@ static int load_logs(struct audit *a, struct result_log *res, struct idea_log *i
  * log without it, predates versioning: 1). */
 static void check_rules(struct audit *a, const struct result_log *res, const struct result_log *att)
 {
-    char path[ENGINE_PATH_MAX];
-    json_error_t je;
+    char path[ENGINE_PATH_MAX], err[600];
     if (att->backend[0] && att->decide_rules != res->decide_rules)
         problem(a, -1, "attempts.tsv says decision rules %d, results.tsv %d", att->decide_rules, res->decide_rules);
-    if (path_fmt(path, "%s/checkpoints/%s.json", a->dir, a->key) || !regular(path))
+    if (path_fmt(path, "%s/checkpoints/%s.json", a->dir, a->key) || (access(path, F_OK) && errno == ENOENT))
         return;
-    json_t *c = json_load_file(path, 0, &je), *v = json_object_get(c, "decide_rules");
+    json_t *c = regfile_load_json(path, 0, err, sizeof err), *v = json_object_get(c, "decide_rules");
+    if (!c)
+        problem(a, -1, "%s", err);
     json_int_t rules = v ? (json_is_integer(v) ? json_integer_value(v) : -1) : 1;
     if (c && rules != res->decide_rules)
         problem(a, -1, "the checkpoint says decision rules %lld, results.tsv %d (the replay uses results.tsv's)",
@@ -442,14 +437,13 @@ static int unlisted_logs(const char *dir, json_t *shapes, FILE *out)
 
 int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out)
 {
-    char path[ENGINE_PATH_MAX], err[256];
-    json_error_t je;
+    char path[ENGINE_PATH_MAX], err[600];
     if (path_fmt(path, "%s/state.json", dir))
         return -1;
-    json_t *state = json_load_file(path, 0, &je);
+    json_t *state = regfile_load_json(path, 0, err, sizeof err);
     json_t *shapes = json_object_get(state, "shapes");
     if (!json_is_object(shapes)) {
-        fprintf(out, "%s: %s\n", path, state ? "no 'shapes' object" : je.text);
+        fprintf(out, "%s\n", state ? "state.json: no 'shapes' object" : err);
         json_decref(state);
         return -1;
     }

@@ -17,6 +17,7 @@
 
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 void checkpoint_init(struct checkpoint *c)
 {
@@ -497,24 +498,16 @@ int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen)
 {
     char path[ENGINE_PATH_MAX], why[512];
-    json_error_t je;
     checkpoint_init(c);
     if (path_fmt(path, "%s/checkpoints/%s.json", dir, key)) {
         snprintf(err, errlen, "path of the checkpoint of '%s' is too long", key);
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return 1;
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    fclose(f);
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *j = regfile_load_json(path, JSON_REJECT_DUPLICATES, why, sizeof why);
+    if (!j && errno == ENOENT)
+        return 1;
     if (!j) {
-        snprintf(err, errlen, "cannot read '%s': %s at line %d; the file is left as it is", path, je.text,
-                 je.line);
+        snprintf(err, errlen, "%s; the file is left as it is", why);
         return -1;
     }
     int rc = checkpoint_from_json(j, c, why, sizeof why);

@@ -7,6 +7,7 @@
  */
 #include "engine.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "util/atomicio.h"
 #include "util/log.h"
 #include "util/spawn.h"
+#include "util/regfile.h"
 
 static int git(const char *dir, const char *const *argv, bool quiet_fail)
 {
@@ -72,9 +74,9 @@ void git_commit_shape(struct run *r, const char *message)
     snprintf(paths[np++], ENGINE_PATH_MAX, ".gitignore");
     if (path_fmt(lock, "%s/.lock", r->dir))
         return;
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = regfile_open(lock, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
     if (fd < 0 || flock(fd, LOCK_EX)) {
-        log_warn("git: cannot lock '%s'", lock);
+        log_warn("git: cannot lock '%s': %s", lock, regfile_strerror(errno));
         if (fd >= 0)
             close(fd);
         return;

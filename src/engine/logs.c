@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/regfile.h"
 #include "util/strbuf.h"
 
 int logs_read_lines(const char *path, struct logs_lines *out, char *err, size_t errlen)
@@ -25,7 +27,7 @@ int logs_read_lines(const char *path, struct logs_lines *out, char *err, size_t 
     if (!out->text) {
         if (errno == ENOENT)
             return 1;
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(errno));
         return -1;
     }
     if (memchr(out->text, '\0', len)) {
@@ -69,11 +71,8 @@ char *result_log_header(const char *kind, const char *backend, int decide_rules)
 int result_log_create(const char *path, const char *kind, const char *backend, int decide_rules, char *err,
                       size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (f) {
-        fclose(f);
-        return 0;
-    }
+    if (!access(path, F_OK) || errno != ENOENT)
+        return 0; /* there (whatever it is: reading it says what is wrong with it) */
     char *h = result_log_header(kind, backend, decide_rules);
     int rc = atomic_write_str(path, h);
     free(h);

@@ -18,6 +18,7 @@
 #include "util/atomicio.h"
 #include "util/lockinfo.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 int run_fail(struct run *r, const char *fmt, ...)
 {
@@ -84,9 +85,9 @@ static int lock_shape(struct run *r)
         return run_fail(r, "tuning directory path too long");
     if (mkdir_p(dir))
         return run_fail(r, "cannot create '%s': %s", dir, strerror(errno));
-    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    r->lock_fd = regfile_open(path, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
     if (r->lock_fd < 0)
-        return run_fail(r, "cannot open '%s': %s", path, strerror(errno));
+        return run_fail(r, "cannot open '%s': %s", path, regfile_strerror(errno));
     for (int i = 0; i < 10; i++) { /* 0.2 s: a status probe holds it for microseconds */
         if (!flock(r->lock_fd, LOCK_EX | LOCK_NB))
             return 0;

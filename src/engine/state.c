@@ -20,6 +20,7 @@
 
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 static int entry_check(const char *key, json_t *e, char *err, size_t errlen)
 {
@@ -116,16 +117,15 @@ static json_t *state_empty(void)
 json_t *state_load(const char *dir, char *err, size_t errlen)
 {
     char path[ENGINE_PATH_MAX], why[300];
-    json_error_t je;
     if (path_fmt(path, "%s/state.json", dir)) {
         snprintf(err, errlen, "tuning directory path too long");
         return NULL;
     }
-    if (access(path, F_OK) && errno == ENOENT)
+    json_t *j = regfile_load_json(path, JSON_REJECT_DUPLICATES, why, sizeof why);
+    if (!j && errno == ENOENT)
         return state_empty();
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!j) {
-        snprintf(err, errlen, "cannot read '%s': %s at line %d; the file is left as it is", path, je.text, je.line);
+        snprintf(err, errlen, "%s; the file is left as it is", why);
         return NULL;
     }
     if (state_validate(j, why, sizeof why)) {
@@ -154,9 +154,9 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
         snprintf(err, errlen, "tuning directory path too long");
         return -1;
     }
-    int fd = mkdir_p(dir) ? -1 : open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = mkdir_p(dir) ? -1 : regfile_open(lock, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot open '%s': %s", lock, strerror(errno));
+        snprintf(err, errlen, "cannot open '%s': %s", lock, regfile_strerror(errno));
         return -1;
     }
     int rc = -1;

@@ -16,15 +16,16 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/regfile.h"
 
 static bool is_live(const char *dir, const char *key)
 {
     char path[ENGINE_PATH_MAX];
     if (path_fmt(path, "%s/checkpoints/%s.lock", dir, key))
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = regfile_open(path, O_RDONLY, REGFILE_NOFOLLOW, 0);
     if (fd < 0)
-        return false;
+        return false; /* absent, or not a lock the engine made: nobody holds it */
     bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     close(fd); /* drops our shared lock if we got it */
     return held;
@@ -32,11 +33,10 @@ static bool is_live(const char *dir, const char *key)
 
 static json_t *live_progress(const char *dir, const char *key)
 {
-    char path[ENGINE_PATH_MAX];
-    json_error_t je;
+    char path[ENGINE_PATH_MAX], err[300];
     if (!is_live(dir, key) || path_fmt(path, "%s/progress/%s.json", dir, key))
         return NULL;
-    json_t *p = json_load_file(path, 0, &je);
+    json_t *p = regfile_load_json(path, 0, err, sizeof err);
     if (!json_is_object(p)) {
         json_decref(p);
         p = json_object(); /* locked but no progress yet: starting */

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/regfile.h"
 
 json_t *knobs_to_json(const struct croq_config *cfg)
 {
@@ -120,6 +122,10 @@ int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errl
     json_error_t je;
     char why[256];
     int rc;
+    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
+        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(EINVAL));
+        return -1;
+    }
     if (signature_file(path, cfg, why, sizeof why, &rc)) {
         if (rc)
             snprintf(err, errlen, "bad configuration in '%s': %s", path, why);

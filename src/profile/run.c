@@ -19,6 +19,7 @@
 #include "profile_json.h"
 #include "util/atomicio.h"
 #include "util/spawn.h"
+#include "util/regfile.h"
 
 static const char *const ncu_sections[] = {
     "SpeedOfLight", "MemoryWorkloadAnalysis", "WarpStateStats", "Occupancy",
@@ -87,8 +88,8 @@ static const char *first_error_line(const char *text, char *out, size_t len)
 /* The runner's "status" from its JSON on stdout, "" if none (crashed, killed). */
 static void runner_status(const char *path, char *out, size_t len)
 {
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
+    char err[300];
+    json_t *j = regfile_load_json(path, 0, err, sizeof err);
     const char *s = j ? json_string_value(json_object_get(j, "status")) : NULL;
     snprintf(out, len, "%s", s ? s : "");
     json_decref(j);

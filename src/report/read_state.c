@@ -5,15 +5,18 @@
  * baseline and best may be numbers or objects with a "tflops" member. Accepting both
  * keeps the report working while the engine's format settles.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/read.h"
 #include "report/sweep.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 /* A TFLOPS value given as a number, or as an object's "tflops"; NAN otherwise. */
 static double tflops_of(json_t *v)
@@ -81,6 +84,10 @@ static void state_shape(struct report_sweep *sw, const char *key, json_t *o)
 int state_read(struct report_sweep *sw, const char *path)
 {
     json_error_t err;
+    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
+        notes_add(&sw->notes, NOTE_MALFORMED, NULL, "state.json: %s", regfile_strerror(EINVAL));
+        return -1;
+    }
     json_t *root = json_load_file(path, 0, &err);
     if (!root) {
         if (strstr(err.text, "unable to open"))

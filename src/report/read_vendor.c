@@ -10,13 +10,16 @@
  * from the vendor anchors file (shared/data/vendor-anchors-h200.json) and marked as
  * anchors: measured on another day, so they must never be shown as the same run.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/read.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 void vendor_clear(struct report_vendor *v)
 {
@@ -35,6 +38,10 @@ static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
 int vendor_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl)
 {
     json_error_t err;
+    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, regfile_strerror(EINVAL));
+        return -1;
+    }
     json_t *o = json_load_file(path, 0, &err);
     if (!o) {
         if (!strstr(err.text, "unable to open"))

@@ -16,6 +16,7 @@
 #include "report/read.h"
 #include "report/stats.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 struct report_shape *sweep_find(struct report_sweep *sw, const char *key)
 {
@@ -205,6 +206,10 @@ static json_t *load_anchors(struct report_sweep *sw, const char *path)
         return NULL;
     }
     json_error_t err;
+    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
+        notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': %s", path, regfile_strerror(EINVAL));
+        return NULL;
+    }
     json_t *a = json_load_file(path, 0, &err);
     if (!a || !json_is_array(json_object_get(a, "rows"))) {
         notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s':%d: %s", path, err.line,

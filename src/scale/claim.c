@@ -22,6 +22,7 @@
 
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 const char *claim_action_name(enum claim_action a)
 {
@@ -109,9 +110,9 @@ bool claim_lock_held(const char *dir, const char *key)
     char path[ENGINE_PATH_MAX];
     if (path_fmt(path, "%s/checkpoints/%s.lock", dir, key))
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false; /* never locked: the engine creates the file when it first locks */
+    int fd = regfile_open(path, O_RDONLY, REGFILE_NOFOLLOW, 0);
+    if (fd < 0) /* never locked: the engine creates the file when it first locks; a FIFO or */
+        return false; /* a device in its place is refused here and by the engine's open */
     bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     close(fd); /* drops our shared lock if we got it */
     return held;

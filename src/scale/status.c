@@ -11,15 +11,15 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/regfile.h"
 
 /* Where the shape is: the live progress file while the shape is locked, else state.json. */
 static void where(const char *dir, const char *key, json_t *state, json_t *o)
 {
-    char path[ENGINE_PATH_MAX];
-    json_error_t je;
+    char path[ENGINE_PATH_MAX], err[300];
     json_t *e = json_object_get(json_object_get(state, "shapes"), key), *pr = NULL;
     if (claim_lock_held(dir, key) && !path_fmt(path, "%s/progress/%s.json", dir, key))
-        pr = json_load_file(path, 0, &je);
+        pr = regfile_load_json(path, 0, err, sizeof err); /* a display aid: unreadable is none */
     json_t *src = json_is_object(pr) ? pr : e;
     json_object_set(o, "phase", json_object_get(src, "phase") ? json_object_get(src, "phase") : json_null());
     json_object_set(o, "iteration", json_object_get(src, "iteration") ? json_object_get(src, "iteration") : json_null());

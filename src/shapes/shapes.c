@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/regfile.h"
 
 struct acc {
     struct croq_shape *v;
@@ -208,14 +209,11 @@ int scenarios_parse(json_t *doc, struct scenario_set *out, char *err, size_t err
 
 int scenarios_load(const char *path, struct scenario_set *out, char *err, size_t errlen)
 {
-    json_error_t je;
     char why[256];
     memset(out, 0, sizeof *out);
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        snprintf(err, errlen, "cannot read '%s': %s (line %d)", path, je.text, je.line);
+    json_t *doc = regfile_load_json(path, JSON_REJECT_DUPLICATES, err, errlen);
+    if (!doc)
         return -1;
-    }
     int rc = scenarios_parse(doc, out, why, sizeof why);
     json_decref(doc);
     if (rc)

@@ -1,6 +1,8 @@
 /* src/util/atomicio.c — crash-safe writes (see atomicio.h). */
 #include "atomicio.h"
 
+#include "regfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -108,9 +110,10 @@ int append_record(const char *path, const char *line, size_t len)
     if (path_split(path, dir, sizeof dir, &base))
         return -1;
     bool created = false;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    /* regfile_open: a FIFO in the log's place must not block the append (nor take it) */
+    int fd = regfile_open(path, O_WRONLY | O_APPEND, 0, 0);
     if (fd < 0 && errno == ENOENT) {
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        fd = regfile_open(path, O_WRONLY | O_APPEND | O_CREAT, 0, 0);
         created = true;
     }
     if (fd < 0)
@@ -181,58 +184,7 @@ int mkdir_p(const char *path)
     return mkdir_one(buf);
 }
 
-char *read_file(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        errno = EISDIR;
-        return NULL;
-    }
-    /* Read to EOF rather than trusting st_size: /proc files report 0 and a file may
-     * grow while we read. */
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, used = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
-            break;
-        if (used + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + used, cap - used - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int saved = errno;
-            free(buf);
-            close(fd);
-            errno = saved;
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        used += (size_t)r;
-    }
-    close(fd);
-    if (!buf) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    buf[used] = '\0';
-    if (len)
-        *len = used;
-    return buf;
-}
+char *read_file(const char *path, size_t *len) { return regfile_read(path, REGFILE_MAX, len); }
 
 int atomic_copy(const char *src, const char *dst)
 {

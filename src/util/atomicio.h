@@ -22,8 +22,11 @@ bool is_dir(const char *path);
 /* mkdir -p with mode 0755. 0 (also when it exists) or -1 with errno (ENOTDIR when a
  * component is a file). */
 int mkdir_p(const char *path);
-/* Read a whole file (NUL-terminated; free() it). NULL with errno on failure (EISDIR for
- * a directory); *len (bytes, without the NUL) optional. */
+/* Read a whole regular file of at most REGFILE_MAX bytes (NUL-terminated; free() it):
+ * regfile_read (src/util/regfile.h), so a FIFO or a device in its place is refused, never
+ * waited on or read forever. NULL with errno on failure (EISDIR for a directory, EINVAL
+ * for another non-regular file: regfile_strerror says it in words); *len (bytes, without
+ * the NUL) optional. */
 char *read_file(const char *path, size_t *len);
 /* Copy a file atomically (whole file in memory: meant for sources and cubins, a few
  * MB). 0 or -1 with errno. */

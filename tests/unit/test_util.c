@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/regfile.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
 
@@ -329,6 +331,51 @@ static void test_read_file_errors(void **state)
     free(s);
 }
 
+/* A FIFO (open would block), /dev/zero (read forever) and a symlink to it are refused
+ * at once; a file over the limit too; a lock opened REGFILE_NOFOLLOW refuses a link. */
+static void test_regfile_refuses_non_regular(void **state)
+{
+    char fifo[300], zero[300], big[300], lock[300];
+    snprintf(fifo, sizeof fifo, "%s/state.json", tmpdir);
+    snprintf(zero, sizeof zero, "%s/results.tsv", tmpdir);
+    snprintf(big, sizeof big, "%s/big.txt", tmpdir);
+    snprintf(lock, sizeof lock, "%s/x.lock", tmpdir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    assert_int_equal(symlink("/dev/zero", zero), 0);
+    errno = 0;
+    assert_null(read_file(fifo, NULL));
+    assert_int_equal(errno, EINVAL);
+    assert_string_equal(regfile_strerror(EINVAL), "not a regular file (a FIFO, device or socket is never read)");
+    assert_null(read_file(zero, NULL));
+    assert_int_equal(errno, EINVAL);
+    assert_null(read_file("/dev/zero", NULL));
+    assert_false(regfile_is(fifo));
+    assert_false(regfile_is(zero));
+    char err[600];
+    assert_null(regfile_load_json(fifo, 0, err, sizeof err));
+    assert_non_null(strstr(err, "state.json': not a regular file"));
+    /* an append to a FIFO with no reader neither blocks nor writes */
+    assert_int_equal(append_record(fifo, "x\n", 2), -1);
+    assert_int_equal(regfile_open(fifo, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(symlink(big, lock), 0);
+    assert_int_equal(regfile_open(lock, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0), -1);
+    assert_int_equal(errno, ELOOP);
+    assert_int_equal(atomic_write_str(big, "0123456789"), 0);
+    assert_null(regfile_read(big, 9, NULL));
+    assert_int_equal(errno, EFBIG);
+    size_t len;
+    char *t = regfile_read(big, 10, &len);
+    assert_string_equal(t, "0123456789");
+    assert_int_equal(len, 10);
+    free(t);
+    int fd = regfile_open(big, O_RDWR, REGFILE_NOFOLLOW, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0); /* cleared for the caller */
+    close(fd);
+    unlink(fifo), unlink(zero), unlink(big), unlink(lock);
+}
+
 static void test_append_record(void **state)
 {
     char p[300];
@@ -425,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_spawn_leftovers_killed_on_exit),
         cmocka_unit_test(test_atomic_write_replaces),
         cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_regfile_refuses_non_regular),
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
         cmocka_unit_test(test_atomic_copy),
