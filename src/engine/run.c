@@ -103,6 +103,28 @@ static int lock_shape(struct run *r)
     return run_fail(r, "shape '%s' is being tuned by another croqtuner process (lock '%s')", r->ck.key, path);
 }
 
+/* Temp files of atomic writes cut by kill -9 (atomicio.h), in every directory that holds
+ * this shape's files or the directory-wide ones: the shape is locked, so none of its own
+ * is being written; atomic_clean_temps removes only stale ones of our own name pattern. */
+static void clean_temps(struct run *r, int dtype)
+{
+    static const struct {
+        const char *sub, *prefix; /* prefix NULL: the shape's key */
+        int depth;
+    } where[] = {{"", "state.json", 0}, {"", "RESUME.md", 0}, {"checkpoints", NULL, 0}, {"progress", NULL, 0},
+                 {"logs/%s", "", 0},    {"srcs/%s", "", 0},    {"perf/%s", "", 1},        {"kernels/gemm_sp_%s", NULL, 0}};
+    char sub[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX];
+    int n = 0;
+    for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
+        const char *arg = strstr(where[i].sub, "kernels") ? croq_dtype_name(dtype) : r->ck.key;
+        if (path_fmt(sub, where[i].sub, arg) || path_fmt(path, "%s/%s", r->dir, sub))
+            continue;
+        n += atomic_clean_temps(path, where[i].prefix ? where[i].prefix : r->ck.key, where[i].depth);
+    }
+    if (n)
+        log_info("%s: removed %d temporary file(s) of writes cut by a crash", r->ck.key, n);
+}
+
 static int new_checkpoint(struct run *r, const struct shape_params *p)
 {
     char err[600];
@@ -205,6 +227,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         return run_fail(r, "cannot create tuning directory '%s': %s", r->dir, strerror(errno));
     if (lock_shape(r))
         return ENGINE_FAILED;
+    clean_temps(r, p->k.dtype);
     int rc = checkpoint_load(r->dir, key, &r->ck, err, sizeof err);
     if (rc < 0)
         return run_fail(r, "%s", err);

@@ -3,14 +3,17 @@
 
 #include "regfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Split path into its directory ("." when none) and last component. */
@@ -99,6 +102,51 @@ int atomic_write(const char *path, const void *data, size_t len)
         return -1;
     }
     return fsync_dir(dir);
+}
+
+/* Is leaf ".<name>.tmp.<pid>" (name not empty, pid all digits) with name starting with
+ * prefix? Then *pid. */
+static bool temp_name(const char *leaf, const char *prefix, long *pid)
+{
+    const char *dot = strrchr(leaf, '.'), *digits = dot ? dot + 1 : "";
+    if (leaf[0] != '.' || !*digits || strspn(digits, "0123456789") != strlen(digits))
+        return false;
+    size_t at = (size_t)(dot - leaf); /* ".tmp" before the pid, after at least one byte of name */
+    if (at < 6 || strncmp(dot - 4, ".tmp", 4))
+        return false;
+    if (prefix && strncmp(leaf + 1, prefix, strlen(prefix)))
+        return false;
+    *pid = strtol(digits, NULL, 10);
+    return *pid > 0;
+}
+
+int atomic_clean_temps(const char *dir, const char *prefix, int depth)
+{
+    DIR *d = opendir(dir);
+    int removed = 0;
+    time_t now = time(NULL);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATH_MAX];
+        struct stat st;
+        long pid;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path || lstat(path, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth > 0)
+                removed += atomic_clean_temps(path, prefix, depth - 1);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || !temp_name(e->d_name, prefix, &pid))
+            continue;
+        double age = difftime(now, st.st_mtime);
+        bool dead = kill((pid_t)pid, 0) && errno == ESRCH;
+        if (((dead && age > ATOMIC_TEMP_STALE_S) || age > ATOMIC_TEMP_ABANDONED_S) && !unlink(path))
+            removed++;
+    }
+    if (d)
+        closedir(d);
+    return removed;
 }
 
 int atomic_write_str(const char *path, const char *s) { return atomic_write(path, s, strlen(s)); }

@@ -10,6 +10,18 @@
 
 /* Replace path with data[0..len). 0, or -1 with errno (and the target untouched). */
 int atomic_write(const char *path, const void *data, size_t len);
+/* Temp files of atomic_write are ".<name>.tmp.<pid>" next to the target; one is left
+ * behind only when its writer was killed between creating and renaming it. */
+#define ATOMIC_TEMP_STALE_S 60       /* a dead writer's temp file older than this is stale */
+#define ATOMIC_TEMP_ABANDONED_S 86400 /* any temp file older than this is (another host's) */
+/* Remove the stale temp files of atomic_write in dir: names of exactly that form whose
+ * <name> starts with prefix (NULL: any), and of those only a file whose pid is no live
+ * process here and that is older than ATOMIC_TEMP_STALE_S, or one older than
+ * ATOMIC_TEMP_ABANDONED_S (a directory shared between hosts: another host's pid says
+ * nothing here, but no write takes a day). depth > 0 looks as many levels of
+ * subdirectories deep (symlinks are not followed). Returns how many were removed; a
+ * missing dir is 0. Not for a directory another program owns. */
+int atomic_clean_temps(const char *dir, const char *prefix, int depth);
 /* atomic_write of a NUL-terminated string (without the NUL). */
 int atomic_write_str(const char *path, const char *s);
 /* Append one record (a line ending in '\n'; one is added when missing) durably:

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/atomicio.h"
@@ -376,6 +378,58 @@ static void test_regfile_refuses_non_regular(void **state)
     unlink(fifo), unlink(zero), unlink(big), unlink(lock);
 }
 
+/* What kill -9 leaves between an atomic write's temp file and its rename: removed when
+ * its writer is dead and it is over a minute old, or when it is over a day old; a live
+ * writer's, a fresh one, another name pattern or another prefix stay. */
+static void test_atomic_clean_temps(void **state)
+{
+    char d[300], sub[300], p[400];
+    snprintf(d, sizeof d, "%s/clean", tmpdir);
+    snprintf(sub, sizeof sub, "%s/clean/logs", tmpdir);
+    assert_int_equal(mkdir_p(sub), 0);
+    pid_t dead = fork();
+    if (!dead)
+        _exit(0);
+    assert_true(dead > 0);
+    waitpid(dead, NULL, 0);
+    struct {
+        const char *dir, *fmt;
+        long pid;
+        int age_s;
+        bool removed;
+    } f[] = {
+        {d, ".state.json.tmp.%ld", dead, 120, true},
+        {sub, ".k_results.tsv.tmp.%ld", dead, 120, true},  /* one level down */
+        {d, ".state.json.x.tmp.%ld", dead, 10, false},    /* fresh: its writer may be on another host */
+        {d, ".RESUME.md.tmp.%ld", getpid(), 120, false},  /* a live writer */
+        {d, ".RESUME.md.tmp.%ld", getpid() + 0L, 2 * 86400, true}, /* a day old: abandoned */
+        {d, "state.json.tmp.%ld", dead, 120, false},      /* not our pattern */
+        {d, ".state.json.tmp.%ldx", dead, 120, false},
+        {d, ".tmp.%ld", dead, 120, false},
+        {d, ".other.tmp.%ld", dead, 120, true},           /* another prefix: only without one */
+    };
+    size_t n = sizeof f / sizeof *f;
+    char paths[16][400];
+    for (size_t i = 0; i < n; i++) {
+        char leaf[100];
+        snprintf(leaf, sizeof leaf, f[i].fmt, f[i].pid);
+        if (i == 4)
+            snprintf(leaf, sizeof leaf, ".RESUME.md.tmp.%ld", (long)getpid() + 1000000L); /* any pid */
+        snprintf(paths[i], sizeof paths[i], "%s/%s", f[i].dir, leaf);
+        assert_int_equal(atomic_write_str(paths[i], "x"), 0);
+        struct timespec ts[2] = {{time(NULL) - f[i].age_s, 0}, {time(NULL) - f[i].age_s, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, paths[i], ts, 0), 0);
+    }
+    snprintf(p, sizeof p, "%s/.state.json.tmp.%ld", d, (long)dead);
+    assert_int_equal(atomic_clean_temps(d, "state.json", 0), 1); /* prefix and depth 0 */
+    assert_int_equal(access(p, F_OK), -1);
+    /* the rest: .k_results one level down, the day-old one, .other */
+    assert_int_equal(atomic_clean_temps(d, NULL, 1), 3);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(access(paths[i], F_OK) == 0, !f[i].removed);
+    assert_int_equal(atomic_clean_temps("/nonexistent/dir", NULL, 3), 0);
+}
+
 static void test_append_record(void **state)
 {
     char p[300];
@@ -473,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_atomic_write_replaces),
         cmocka_unit_test(test_read_file_errors),
         cmocka_unit_test(test_regfile_refuses_non_regular),
+        cmocka_unit_test(test_atomic_clean_temps),
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
         cmocka_unit_test(test_atomic_copy),
