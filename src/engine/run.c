@@ -121,8 +121,8 @@ static void clean_temps(struct run *r, int dtype)
             continue;
         n += atomic_clean_temps(path, where[i].prefix ? where[i].prefix : r->ck.key, where[i].depth);
     }
-    if (n)
-        log_info("%s: removed %d temporary file(s) of writes cut by a crash", r->ck.key, n);
+    if (n && !r->o->quiet)
+        printf("%s: removed %d temporary file(s) of writes cut by a crash\n", r->ck.key, n);
 }
 
 static int new_checkpoint(struct run *r, const struct shape_params *p)
