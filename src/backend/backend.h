@@ -7,7 +7,7 @@
  *                 and for tests of the engine. Everything it writes says backend=sim.
  *   gpu  (gpu.c)  codegen'd source -> src/build (nvcc) -> croq-runner through
  *                 src/measure (a child process with a time limit) -> src/profile (ncu);
- *                 health from src/health/nvml.h.
+ *                 health from src/health/nvml.h; compile-ahead in detached processes.
  *
  * Every operation returns 0 when it ran, whatever the candidate did (the outcome is in
  * the result's status), and -1 only for a local failure of the tuner itself (cannot
@@ -93,6 +93,12 @@ struct backend {
     int (*measure)(struct backend *b, const struct cand_req *req, struct cand_result *out);
     /* One profiled launch of a built kernel, classified into a bottleneck. */
     int (*profile)(struct backend *b, const struct cand_req *req, struct profile_out *out);
+    /* Compile ahead: start building req->src_rel (the guessed source of a later
+     * iteration; only dir, key and src_rel are set) in the background, its output next
+     * to it, and return once a later build() of the same source would wait for that
+     * build instead of compiling it twice. Best effort: nothing is reported, nothing is
+     * state. NULL when building costs nothing worth hiding (sim). */
+    void (*build_ahead)(struct backend *b, const struct cand_req *req);
     void (*release)(struct backend *b);
     void *priv;
 };

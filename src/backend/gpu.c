@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -169,6 +172,46 @@ static int gpu_build(struct backend *b, const struct cand_req *r, struct cand_re
     return compile(b->priv, r, cubin, out);
 }
 
+/* How long build_ahead waits for its build to hold the cache key's lock. */
+#define BUILD_AHEAD_LOCK_WAIT_MS 10000
+
+/* Build the source in a detached grandchild (nobody needs to reap it), and return once
+ * it holds the lock of its cache key (src/build holds a flock per key), so a later
+ * build of the same source waits for it. */
+static void gpu_build_ahead(struct backend *b, const struct cand_req *r)
+{
+    struct gpu *g = b->priv;
+    char src[PATH_MAX], dir[PATH_MAX];
+    int fds[2];
+    if (src_path(r, src, sizeof src))
+        return;
+    snprintf(dir, sizeof dir, "%s", src);
+    char *slash = strrchr(dir, '/');
+    if (!slash || pipe(fds))
+        return;
+    *slash = '\0';
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (fork() == 0) {
+            for (int fd = 3; fd < 1024; fd++) /* not the shape's lock, logs, ... */
+                if (fd != fds[1])
+                    close(fd);
+            struct build_opts bo = {.out_dir = dir, .notify_fd = fds[1], .timeout_s = g->build_timeout_s};
+            struct build_result br;
+            build_compile(src, &bo, &br);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    if (pid > 0) {
+        waitpid(pid, NULL, 0);
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
+        poll(&p, 1, BUILD_AHEAD_LOCK_WAIT_MS);
+    }
+    close(fds[0]);
+}
+
 static enum cand_status map_status(enum measure_status s)
 {
     switch (s) {
@@ -308,6 +351,7 @@ struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen)
     g->profile_timeout_s = o->profile_timeout_s > 0 ? o->profile_timeout_s : 300;
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "gpu", .health = gpu_health, .build = gpu_build, .measure = gpu_measure,
-                          .profile = gpu_profile, .release = gpu_release, .priv = g};
+                          .profile = gpu_profile, .build_ahead = gpu_build_ahead, .release = gpu_release,
+                          .priv = g};
     return b;
 }

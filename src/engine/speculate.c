@@ -4,7 +4,8 @@
  * after IMPLEMENT has built candidate i, the engine asks the proposer for the candidates
  * it would pick at i+1, i+2, ... if i and those were all discarded (the common case),
  * generates their sources exactly as IMPLEMENT will (implement_source), and compiles
- * them in background processes into the build cache while candidate i is measured.
+ * them ahead through the backend (build_ahead: background processes filling the build
+ * cache, for the gpu backend) while candidate i is measured.
  * IMPLEMENT then finds its cubin in the cache, or waits on the build of the same key
  * (src/build holds a flock per cache key) instead of compiling it twice.
  *
@@ -15,19 +16,15 @@
  */
 #include "engine.h"
 
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "build/nvcc.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
 #define SPECULATE_MAX 4
-#define SPECULATE_LOCK_WAIT_MS 10000
 
 static int speculate_depth(void)
 {
@@ -38,45 +35,18 @@ static int speculate_depth(void)
     return cpus <= 2 ? 1 : cpus - 1 > SPECULATE_MAX ? SPECULATE_MAX : (int)cpus - 1;
 }
 
-/* Build src_path in a detached grandchild (nobody needs to reap it), and return once it
- * holds the lock of its cache key, so a later build of the same source waits for it. */
-static void build_in_background(const char *src_path, const char *out_dir)
-{
-    int fds[2];
-    if (pipe(fds))
-        return;
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (fork() == 0) {
-            for (int fd = 3; fd < 1024; fd++) /* not the shape's lock, logs, ... */
-                if (fd != fds[1])
-                    close(fd);
-            struct build_opts bo = {.out_dir = out_dir, .notify_fd = fds[1]};
-            struct build_result br;
-            build_compile(src_path, &bo, &br);
-            _exit(0);
-        }
-        _exit(0);
-    }
-    close(fds[1]);
-    if (pid > 0) {
-        waitpid(pid, NULL, 0);
-        struct pollfd p = {.fd = fds[0], .events = POLLIN};
-        poll(&p, 1, SPECULATE_LOCK_WAIT_MS);
-    }
-    close(fds[0]);
-}
-
-/* Write the guessed source of iteration iter and start its build. */
+/* Write the guessed source of iteration iter and have the backend start its build. */
 static void speculate_one(struct run *r, const struct croq_config *cfg, int iter)
 {
-    char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], err[512];
+    char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], rel[ENGINE_PATH_MAX], err[512];
     char *src = NULL;
     if (path_fmt(dir, "%s/build/%s/spec", r->dir, r->ck.key) || mkdir_p(dir) ||
-        path_fmt(path, "%s/iter%03d.cu", dir, iter) || implement_source(r, cfg, iter, &src, err, sizeof err))
+        path_fmt(rel, "build/%s/spec/iter%03d.cu", r->ck.key, iter) || path_fmt(path, "%s/%s", r->dir, rel) ||
+        implement_source(r, cfg, iter, &src, err, sizeof err))
         return;
+    struct cand_req req = {.dir = r->dir, .key = r->ck.key, .iter = iter, .src_rel = rel};
     if (!atomic_write_str(path, src))
-        build_in_background(path, dir);
+        r->be->build_ahead(r->be, &req);
     free(src);
 }
 
@@ -86,7 +56,7 @@ void speculate_ahead(struct run *r)
     struct pending *p = &c->pending;
     struct run_history h;
     int depth = speculate_depth();
-    if (strcmp(c->backend, "gpu") || c->agent || depth == 0 || history_load(r, &h))
+    if (!r->be->build_ahead || c->agent || depth == 0 || history_load(r, &h))
         return;
     struct idea_history_entry *hist = xmalloc((h.n + 1 + (size_t)depth) * sizeof *hist);
     memcpy(hist, h.e, h.n * sizeof *hist);
