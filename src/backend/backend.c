@@ -1,6 +1,8 @@
 /* src/backend/backend.c — choosing a backend, and what every backend shares. */
 #include "backend.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,12 @@
 
 struct backend *sim_open(const struct backend_opts *o, char *err, size_t errlen);
 struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen);
+struct backend *replay_open(const struct backend_opts *o, char *err, size_t errlen);
+
+bool backend_name_known(const char *name)
+{
+    return name && (!strcmp(name, "sim") || !strcmp(name, "gpu") || !strcmp(name, "replay"));
+}
 
 struct backend *backend_open(const struct backend_opts *o, char *err, size_t errlen)
 {
@@ -18,7 +26,9 @@ struct backend *backend_open(const struct backend_opts *o, char *err, size_t err
         return sim_open(o, err, errlen);
     if (o->name && !strcmp(o->name, "gpu"))
         return gpu_open(o, err, errlen);
-    snprintf(err, errlen, "unknown backend '%s' (gpu or sim)", o->name ? o->name : "");
+    if (o->name && !strcmp(o->name, "replay"))
+        return replay_open(o, err, errlen);
+    snprintf(err, errlen, "unknown backend '%s' (gpu, sim or replay)", o->name ? o->name : "");
     return NULL;
 }
 
@@ -31,6 +41,7 @@ void backend_close(struct backend *b)
 static const char *const status_names[] = {
     [CAND_OK] = "ok",           [CAND_COMPILE_ERROR] = "compile_error", [CAND_INCORRECT] = "incorrect",
     [CAND_CRASH] = "crash",     [CAND_TIMEOUT] = "timeout",             [CAND_UNUSABLE] = "unusable",
+    [CAND_NOT_IN_DATASET] = "not_in_dataset",
 };
 
 const char *cand_status_name(enum cand_status s)
@@ -61,4 +72,60 @@ int backend_hash_file(const char *path, char out[BACKEND_HASH_MAX])
     hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, data, len), out);
     free(data);
     return 0;
+}
+
+int backend_write_raw(const struct cand_req *r, json_t *j, const char *backend_name, struct cand_result *out)
+{
+    char dir[4096], path[4096];
+    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-%s.json", r->key, r->iter, r->tag);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path)
+        return -1;
+    json_object_set_new(j, "backend", json_string(backend_name));
+    /* 17 digits: the text reads back as the very double the engine decided on, so an
+     * audit re-deriving the row from this file rounds exactly as the engine did */
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    int rc = (!s || mkdir_p(dir) || atomic_write_str(path, s) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
+    if (rc)
+        snprintf(out->reason, sizeof out->reason, "cannot write '%.200s': %s", path, strerror(errno));
+    free(s);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
+                       double max_err_over_tol, const char *reference, json_t *j, struct cand_result *out)
+{
+    double sorted[BACKEND_MAX_TRIALS];
+    double flops = 2.0 * (double)r->shape.m * (double)r->shape.n * (double)r->shape.k;
+    n = n < BACKEND_MAX_TRIALS ? n : BACKEND_MAX_TRIALS;
+    memcpy(sorted, trial_ms, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    out->status = CAND_OK;
+    out->median_ms = sorted[n / 2];
+    out->spread_pct = (sorted[n - 1] - sorted[0]) / out->median_ms * 100.0;
+    out->tflops = flops / (out->median_ms * 1e-3) / 1e12;
+    out->sm_clock_mhz = clock_mhz;
+    out->hw_eff_pct = out->tflops / backend_peak_tflops(r->cfg->dtype, clock_mhz) * 100.0;
+    out->max_err_over_tol = max_err_over_tol;
+    json_object_set_new(j, "status", json_string("ok"));
+    json_t *v = json_object(), *t = json_object(), *g = json_object(), *a = json_array();
+    json_object_set_new(v, "passed", json_true());
+    json_object_set_new(v, "reference", json_string(reference));
+    json_object_set_new(v, "max_err_over_tol", json_real(out->max_err_over_tol));
+    json_object_set_new(j, "verify", v);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_real(trial_ms[i]));
+    json_object_set_new(t, "trials", a);
+    json_object_set_new(t, "median_ms", json_real(out->median_ms));
+    json_object_set_new(t, "spread_pct", json_real(out->spread_pct));
+    json_object_set_new(t, "tflops", json_real(out->tflops));
+    json_object_set_new(j, "timing", t);
+    json_object_set_new(g, "sm_clock_median_mhz", json_real(clock_mhz));
+    json_object_set_new(j, "gpu_state", g);
 }

@@ -1,13 +1,15 @@
 /* src/backend/backend.h — what the tuning engine needs from "a GPU": a health check,
  * building one candidate, measuring it in isolation, profiling it.
  *
- * Two implementations:
- *   sim  (sim.c)  a deterministic model of the knobs and the shape with seeded noise, a
- *                 simulated SM clock and profile category, and injectable faults; for CI
- *                 and for tests of the engine. Everything it writes says backend=sim.
- *   gpu  (gpu.c)  codegen'd source -> src/build (nvcc) -> croq-runner through
- *                 src/measure (a child process with a time limit) -> src/profile (ncu);
- *                 health from src/health/nvml.h; compile-ahead in detached processes.
+ * Three implementations:
+ *   sim    (sim.c)    a deterministic model of the knobs and the shape with seeded noise, a
+ *                     simulated SM clock and profile category, and injectable faults; for
+ *                     CI and for tests of the engine. Everything it writes says backend=sim.
+ *   gpu    (gpu.c)    codegen'd source -> src/build (nvcc) -> croq-runner through
+ *                     src/measure (a child process with a time limit) -> src/profile (ncu);
+ *                     health from src/health/nvml.h; compile-ahead in detached processes.
+ *   replay (replay.c) measurements served from an explore dataset (src/dataset): a whole
+ *                     tuning run on the CPU in about a second (docs/explore.md, Replay).
  *
  * Every operation returns 0 when it ran, whatever the candidate did (the outcome is in
  * the result's status), and -1 only for a local failure of the tuner itself (cannot
@@ -48,8 +50,9 @@ enum cand_status {
     CAND_CRASH,         /* launch error, trap, signal, bad module */
     CAND_TIMEOUT,       /* killed by its time limit */
     CAND_UNUSABLE,      /* the GPU is gone (runner said no_gpu): not the candidate's fault */
+    CAND_NOT_IN_DATASET,/* replay: the dataset never measured this config (no numbers) */
 };
-const char *cand_status_name(enum cand_status s); /* "ok", "compile_error", ... */
+const char *cand_status_name(enum cand_status s); /* "ok", "compile_error", ..., "not_in_dataset" */
 int cand_status_parse(const char *s);             /* -1 if unknown */
 
 /* One unit of work for the backend. Paths are relative to dir; they were built by the
@@ -85,7 +88,7 @@ struct profile_out {
 };
 
 struct backend {
-    const char *name; /* "sim" or "gpu": written into every artifact */
+    const char *name; /* "sim", "gpu" or "replay": written into every artifact */
     int (*health)(struct backend *b, const struct cand_req *ctx, struct backend_health *out);
     /* Compile req->src_rel. out->status CAND_OK or CAND_COMPILE_ERROR. */
     int (*build)(struct backend *b, const struct cand_req *req, struct cand_result *out);
@@ -104,7 +107,8 @@ struct backend {
 };
 
 struct backend_opts {
-    const char *name;       /* "sim" or "gpu" */
+    const char *name;       /* "sim", "gpu" or "replay" */
+    const char *dataset;    /* replay: the explore dataset (JSONL) it serves */
     const char *sim_faults; /* sim: fault list (below); NULL: $CROQ_SIM_FAULTS */
     int sim_delay_ms;       /* sim: sleep per measurement (widens kill windows in tests) */
     const char *runner;     /* gpu: croq-runner path; NULL: next to croqtuner, then PATH */
@@ -112,6 +116,9 @@ struct backend_opts {
     double build_timeout_s;   /* gpu: time limit of one nvcc */
     double profile_timeout_s; /* gpu: time limit of one ncu */
 };
+
+/* True for "sim", "gpu" and "replay": what a log or checkpoint may name. */
+bool backend_name_known(const char *name);
 
 /* NULL with the reason in err for an unknown name or bad options. */
 struct backend *backend_open(const struct backend_opts *o, char *err, size_t errlen);
@@ -123,6 +130,24 @@ double backend_peak_tflops(int dtype, double sm_clock_mhz);
 
 /* Hash a file's bytes (FNV-1a 64, hex). 0 or -1 with errno. */
 int backend_hash_file(const char *path, char out[BACKEND_HASH_MAX]);
+
+/* ---- shared by the model backends (sim.c, replay.c) ---- */
+
+#define BACKEND_MAX_TRIALS 64
+struct json_t;
+/* Write j (with "backend": backend_name added) as the raw file perf/<key>/iterNNN-<tag>.json
+ * of r, atomically, with 17 significant digits; out->raw_rel and raw_hash set. 0, or -1
+ * with out->reason. */
+int backend_write_raw(const struct cand_req *r, struct json_t *j, const char *backend_name, struct cand_result *out);
+/* An ok measurement from per-launch trial times (ms; at most BACKEND_MAX_TRIALS used), as
+ * the runner computes it: median = the middle of the sorted trials, spread = (max -
+ * min) / median in %, TFLOPS = 2MNK / median, % of the peak at clock_mhz. Fills out and
+ * adds "status", "verify" (passed, reference), "timing" and "gpu_state" to j. */
+void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
+                       double max_err_over_tol, const char *reference, struct json_t *j, struct cand_result *out);
+/* The simulated profile of r's config (sim_model: category, metrics, justification),
+ * its raw file labelled backend_name. 0 or -1 (cannot write). */
+int sim_profile_write(const struct cand_req *r, const char *backend_name, struct profile_out *out);
 
 /* ---- the simulated GPU (sim.c): exposed for tests/unit/test_sim.c ---- */
 

@@ -130,26 +130,6 @@ static void sleep_ms(int ms)
         ;
 }
 
-/* ---- raw output ---- */
-
-static int write_raw(const struct cand_req *r, json_t *j, struct cand_result *out)
-{
-    char dir[4096], path[4096];
-    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-%s.json", r->key, r->iter, r->tag);
-    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
-        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path)
-        return -1;
-    json_object_set_new(j, "backend", json_string("sim"));
-    /* 17 digits: the text reads back as the very double the engine decided on, so an
-     * audit re-deriving the row from this file rounds exactly as the engine did */
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    int rc = (!s || mkdir_p(dir) || atomic_write_str(path, s) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
-    if (rc)
-        snprintf(out->reason, sizeof out->reason, "cannot write '%.200s': %s", path, strerror(errno));
-    free(s);
-    return rc;
-}
-
 /* ---- operations ---- */
 
 static int sim_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
@@ -227,25 +207,11 @@ static bool injected(struct sim *s, const struct cand_req *r, struct cand_result
     return true;
 }
 
-static json_t *trials_json(const double *t, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_real(t[i]));
-    return a;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
 {
     struct sim *s = b->priv;
     struct sim_point p;
-    double trial[SIM_TRIALS], sorted[SIM_TRIALS];
+    double trial[SIM_TRIALS];
     uint64_t seed = req_seed(r);
     char sig[CROQ_SIG_MAX];
     memset(out, 0, sizeof *out);
@@ -262,7 +228,7 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
     if (injected(s, r, out)) {
         json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
         json_object_set_new(j, "error", json_string(out->reason));
-        int rc = write_raw(r, j, out);
+        int rc = backend_write_raw(r, j, "sim", out);
         json_decref(j);
         return rc;
     }
@@ -278,34 +244,21 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
     else if (sim_fault_at(&s->faults, SIM_FAULT_SPIKE, r->iter) && r->is_candidate && !strcmp(r->tag, "cand"))
         scale = 1.0 / 1.8;
     for (int i = 0; i < SIM_TRIALS; i++)
-        sorted[i] = trial[i] = base_ms * scale * (1.0 + sigma * gauss(&seed));
-    qsort(sorted, SIM_TRIALS, sizeof *sorted, cmp_double);
-    out->status = CAND_OK;
-    out->median_ms = sorted[SIM_TRIALS / 2];
-    out->spread_pct = (sorted[SIM_TRIALS - 1] - sorted[0]) / out->median_ms * 100.0;
-    out->tflops = flops / (out->median_ms * 1e-3) / 1e12;
-    out->sm_clock_mhz = clock;
-    out->hw_eff_pct = out->tflops / backend_peak_tflops(r->cfg->dtype, clock) * 100.0;
-    out->max_err_over_tol = 0.05 + 0.4 * ((double)(splitmix(&seed) >> 11) / 9007199254740992.0);
-    json_object_set_new(j, "status", json_string("ok"));
-    json_t *v = json_object(), *t = json_object(), *g = json_object();
-    json_object_set_new(v, "passed", json_true());
-    json_object_set_new(v, "reference", json_string("sim"));
-    json_object_set_new(v, "max_err_over_tol", json_real(out->max_err_over_tol));
-    json_object_set_new(j, "verify", v);
-    json_object_set_new(t, "trials", trials_json(trial, SIM_TRIALS));
-    json_object_set_new(t, "median_ms", json_real(out->median_ms));
-    json_object_set_new(t, "spread_pct", json_real(out->spread_pct));
-    json_object_set_new(t, "tflops", json_real(out->tflops));
-    json_object_set_new(j, "timing", t);
-    json_object_set_new(g, "sm_clock_median_mhz", json_real(clock));
-    json_object_set_new(j, "gpu_state", g);
-    int rc = write_raw(r, j, out);
+        trial[i] = base_ms * scale * (1.0 + sigma * gauss(&seed));
+    double max_err = 0.05 + 0.4 * ((double)(splitmix(&seed) >> 11) / 9007199254740992.0);
+    backend_ok_result(r, trial, SIM_TRIALS, clock, max_err, "sim", j, out);
+    int rc = backend_write_raw(r, j, "sim", out);
     json_decref(j);
     return rc;
 }
 
 static int sim_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
+{
+    (void)b;
+    return sim_profile_write(r, "sim", out);
+}
+
+int sim_profile_write(const struct cand_req *r, const char *backend_name, struct profile_out *out)
 {
     struct sim_point p;
     struct cand_result raw;
@@ -322,7 +275,7 @@ static int sim_profile(struct backend *b, const struct cand_req *r, struct profi
     json_object_set_new(j, "category", json_string(bottleneck_name(p.bottleneck)));
     json_object_set_new(j, "justification", json_string(out->r.justification));
     json_object_set_new(j, "duration_us", json_real(p.metrics.duration_us));
-    int rc = write_raw(r, j, &raw);
+    int rc = backend_write_raw(r, j, backend_name, &raw);
     json_decref(j);
     memcpy(out->raw_rel, raw.raw_rel, sizeof out->raw_rel);
     memcpy(out->raw_hash, raw.raw_hash, sizeof out->raw_hash);

@@ -12,7 +12,8 @@
 
 static const char tune_usage[] =
     "usage: croqtuner tune --dtype f16|e4m3 --shape MxNxK --mode scratch|best [--iters N]\n"
-    "                      [--backend gpu|sim] [--tuning DIR] [--seed S] [--git] [--agent]\n"
+    "                      [--backend gpu|sim|replay [--dataset FILE]] [--tuning DIR] [--seed S]\n"
+    "                      [--git] [--agent]\n"
     "                      [--busy-limit MIN] [--shapes FILE] [--quiet]\n"
     "\n"
     "Tune one shape: baseline, then PROFILE -> IDEATE -> IMPLEMENT -> MEASURE -> DECIDE ->\n"
@@ -28,7 +29,9 @@ static const char tune_usage[] =
     "                   (default $CROQ_SHAPES, else the shared data directory)\n"
     "  --backend        gpu (croq-runner on the GPU; the default for a new shape) or sim\n"
     "                   (deterministic simulated GPU for tests; artifacts say backend=sim);\n"
-    "                   a shape keeps the backend it started with\n"
+    "                   a shape keeps the backend it started with; or replay: measurements\n"
+    "                   served from an explore dataset (--dataset FILE, docs/explore.md;\n"
+    "                   give it again to resume)\n"
     "  --tuning DIR     tuning directory (default ./tuning)\n"
     "  --seed S         operand and noise seed of a new shape (default 1)\n"
     "  --git            commit the shape's artifacts after every stored iteration\n"
@@ -64,9 +67,11 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
     if ((r = args_value(argc, argv, i, "--tuning", &v)) > 0)
         o->dir = v;
     else if (!r && (r = args_value(argc, argv, i, "--backend", &v)) > 0) {
-        if (strcmp(v, "gpu") && strcmp(v, "sim"))
-            return bad("--backend: '%s' is not gpu or sim", v);
+        if (!backend_name_known(v))
+            return bad("--backend: '%s' is not gpu, sim or replay", v);
         o->backend = v;
+    } else if (!r && (r = args_value(argc, argv, i, "--dataset", &v)) > 0) {
+        o->dataset = v;
     } else if (!r && (r = args_value(argc, argv, i, "--seed", &v)) > 0) {
         if (args_long("--seed", v, &l))
             return -1;

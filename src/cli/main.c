@@ -19,6 +19,7 @@ static const struct croq_command commands[] = {
     {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},
     {"explore", cmd_explore, "measure every configuration of a knob grid on one shape into a dataset"},
+    {"replay-bench", cmd_replay_bench, "replay tuning runs on explore datasets and score them against each best"},
     {"report", cmd_report, "tables, figures and an HTML page from a tuning directory"},
 };
 
@@ -27,7 +28,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: croqtuner <command> [options]   (croqtuner <command> --help, croqtuner help <command>)\n"
                "       croqtuner --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* What the binaries are and what they would run on: the CUDA toolkit they were built

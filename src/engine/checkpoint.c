@@ -419,8 +419,8 @@ static void read_identity(struct rd *r, json_t *j, struct checkpoint *c)
     key_format(&c->sk, k2);
     if (strcmp(k2, c->key))
         { rd_fail(r, "key", "does not match its dtype, shape and mode"); return; }
-    if (strcmp(c->backend, "sim") && strcmp(c->backend, "gpu"))
-        { rd_fail(r, "backend", "is not sim or gpu"); return; }
+    if (!backend_name_known(c->backend))
+        { rd_fail(r, "backend", "is not sim, gpu or replay"); return; }
     char *end;
     errno = 0;
     c->seed = strtoull(seed, &end, 10);

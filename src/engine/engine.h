@@ -380,6 +380,10 @@ struct engine_opts {
     double backoff_s;           /* first wait when busy (default 5 s), doubles to 300 s */
     const char *runner;
     const char *shapes;         /* shapes.json for sweeps */
+    const char *dataset;        /* replay backend: the explore dataset it serves */
+    const char *start_config;   /* from_current_best: start from this signature instead of the
+                                   nearest tuned shape's best (replay-bench); NULL: the rule */
+    const char *start_from;     /* what start_config is named as (seed_from), e.g. the dataset */
 };
 void engine_opts_default(struct engine_opts *o);
 

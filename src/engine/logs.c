@@ -112,8 +112,8 @@ static int check_head(const char *path, struct logs_lines *l, struct result_log 
         return -1;
     }
     if (strncmp(l->line[0], want, strlen(want)) ||
-        sscanf(l->line[0] + strlen(want), "%15s", be) != 1 || (strcmp(be, "sim") && strcmp(be, "gpu"))) {
-        snprintf(err, errlen, "cannot read '%s': line 1 is not '%s<sim|gpu>' (another schema?)", path, want);
+        sscanf(l->line[0] + strlen(want), "%15s", be) != 1 || !backend_name_known(be)) {
+        snprintf(err, errlen, "cannot read '%s': line 1 is not '%s<sim|gpu|replay>' (another schema?)", path, want);
         return -1;
     }
     snprintf(out->backend, sizeof out->backend, "%s", be);

@@ -188,7 +188,7 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
 static int open_backend(struct run *r)
 {
     char err[300];
-    struct backend_opts bo = {.name = r->ck.backend, .sim_faults = r->o->sim_faults,
+    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .sim_faults = r->o->sim_faults,
                               .sim_delay_ms = r->o->sim_delay_ms, .runner = r->o->runner};
     r->be = backend_open(&bo, err, sizeof err);
     return r->be ? 0 : run_fail(r, "%s", err);

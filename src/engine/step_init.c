@@ -45,6 +45,19 @@ int step_init(struct run *r)
     if (!state)
         return run_fail(r, "%s", err);
     int rc = seed_choose(state, &c->sk, c->seed_config, c->seed_from);
+    if (!rc && r->o->start_config && c->sk.mode == MODE_FROM_CURRENT_BEST) {
+        /* an explicit starting point (replay-bench: another dataset's best), fitted like
+         * a neighbour's best */
+        struct croq_config cfg;
+        if (knobs_parse_signature(&cfg, r->o->start_config, err, sizeof err) || cfg.dtype != c->sk.dtype ||
+            config_fit(&cfg, &c->sk.shape)) {
+            json_decref(state);
+            return run_fail(r, "shape '%s': the start configuration '%.200s' does not fit", c->key,
+                            r->o->start_config);
+        }
+        knobs_signature(&cfg, c->seed_config);
+        snprintf(c->seed_from, sizeof c->seed_from, "%s", r->o->start_from ? r->o->start_from : "the given start");
+    }
     free(c->other_bests);
     c->n_other_bests = seed_other_bests(state, &c->sk, c->key, &c->other_bests);
     json_decref(state);

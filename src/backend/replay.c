@@ -1,0 +1,199 @@
+/* src/backend/replay.c — the replay backend (backend.h): measurements served from an
+ * explore dataset (src/dataset/dataset.h), so a whole tuning run replays on the CPU.
+ *
+ * build:   the source must exist and the config pass knobs_validate (as sim); a config
+ *          the dataset recorded as compile_error fails again with the recorded reason.
+ * measure: a config the dataset measured ok gets as many trials as were recorded, each
+ *          drawn (with replacement) from the recorded trials by a generator seeded from
+ *          (seed, key, iteration, tag, config) as the sim's noise is: the same run
+ *          replays the same numbers, and another seed sees another draw of the measured
+ *          noise. Median, spread and TFLOPS as the runner computes them. The SM clock is
+ *          the recorded clock of the median trial when the dataset has per-trial clocks,
+ *          else the record's median clock. A recorded failure (incorrect, crash, timeout)
+ *          comes back with its status and reason. A config the dataset never measured is
+ *          CAND_NOT_IN_DATASET ("not in the dataset ..."): no numbers, so it can never
+ *          become a best and is excluded from any score.
+ * profile: a documented stand-in, the simulated profile (sim_model) of the config: the
+ *          datasets hold no ncu profiles, and the sim's classifier has the same categories
+ *          and reacts to the same knobs.
+ * health:  always ok.
+ * Everything it writes says backend=replay and names the dataset.
+ */
+#include "backend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "dataset/dataset.h"
+#include "format/rng.h"
+#include "util/hash.h"
+#include "util/log.h"
+
+struct replay {
+    struct dataset ds;
+    char path[1024];
+};
+
+static uint64_t req_seed(const struct cand_req *r)
+{
+    char sig[CROQ_SIG_MAX], it[32];
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->seed, sizeof r->seed);
+    knobs_signature(r->cfg, sig);
+    snprintf(it, sizeof it, "%d", r->iter);
+    h = hash_fnv1a64_str(h, r->key);
+    h = hash_fnv1a64_str(h, it);
+    h = hash_fnv1a64_str(h, r->tag);
+    return hash_fnv1a64_str(h, sig);
+}
+
+static int replay_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
+{
+    struct replay *p = b->priv;
+    (void)r;
+    memset(out, 0, sizeof *out);
+    out->state = HEALTH_OK;
+    out->sm_clock_mhz = out->temp_c = NAN;
+    snprintf(out->why, sizeof out->why, "ok (replay of '%.200s')", p->path);
+    return 0;
+}
+
+/* 0 when r's shape is the dataset's; else CAND_UNUSABLE in out: replaying another
+ * shape's numbers would be wrong for every config. */
+static int check_shape(const struct replay *p, const struct cand_req *r, struct cand_result *out)
+{
+    if (r->cfg->dtype == p->ds.dtype && !memcmp(&r->shape, &p->ds.shape, sizeof r->shape))
+        return 0;
+    out->status = CAND_UNUSABLE;
+    snprintf(out->reason, sizeof out->reason, "replay: dataset '%.100s' holds %s %ldx%ldx%ld, not %s %ldx%ldx%ld",
+             p->path, croq_dtype_name(p->ds.dtype), p->ds.shape.m, p->ds.shape.n, p->ds.shape.k,
+             croq_dtype_name(r->cfg->dtype), r->shape.m, r->shape.n, r->shape.k);
+    return -1;
+}
+
+static int replay_build(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct replay *p = b->priv;
+    char why[CROQ_WHY_MAX], path[4096];
+    memset(out, 0, sizeof *out);
+    if (check_shape(p, r, out))
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", r->dir, r->src_rel);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "replay: cannot open '%s'", r->src_rel);
+        return 0;
+    }
+    fclose(f);
+    const struct ds_record *rec = dataset_find(&p->ds, r->cfg);
+    if (!knobs_validate(r->cfg, &r->shape, why, sizeof why)) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "replay: static_assert failed: %.200s", why);
+    } else if (rec && !strcmp(rec->status, "compile_error")) {
+        out->status = CAND_COMPILE_ERROR;
+        snprintf(out->reason, sizeof out->reason, "replay: %.230s", rec->reason);
+    } else {
+        out->status = CAND_OK;
+    }
+    return 0;
+}
+
+static int replay_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct replay *p = b->priv;
+    char sig[CROQ_SIG_MAX];
+    memset(out, 0, sizeof *out);
+    if (check_shape(p, r, out))
+        return 0;
+    knobs_signature(r->cfg, sig);
+    snprintf(out->command, sizeof out->command, "replay: dataset %.200s, seed %llu, iteration %d, tag %s", p->path,
+             r->seed, r->iter, r->tag);
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_integer(1));
+    json_object_set_new(j, "command", json_string("run"));
+    json_object_set_new(j, "iter", json_integer(r->iter));
+    json_object_set_new(j, "tag", json_string(r->tag));
+    json_object_set_new(j, "config", json_string(sig));
+    json_object_set_new(j, "dataset", json_string(p->path));
+    const struct ds_record *rec = dataset_find(&p->ds, r->cfg);
+    if (!rec || strcmp(rec->status, "ok")) {
+        int st = rec ? cand_status_parse(rec->status) : CAND_NOT_IN_DATASET;
+        out->status = st < 0 || st == CAND_OK || st == CAND_UNUSABLE ? CAND_CRASH : (enum cand_status)st;
+        if (rec)
+            snprintf(out->reason, sizeof out->reason, "replay: %s: %.220s", rec->status, rec->reason);
+        else
+            snprintf(out->reason, sizeof out->reason, "not in the dataset (%d configurations of %.150s): "
+                     "never measured, excluded from the score", p->ds.n, p->path);
+        json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
+        json_object_set_new(j, "error", json_string(out->reason));
+    } else {
+        struct rng g;
+        double trial[BACKEND_MAX_TRIALS], clock[BACKEND_MAX_TRIALS];
+        int n = rec->n_trials < BACKEND_MAX_TRIALS ? rec->n_trials : BACKEND_MAX_TRIALS;
+        rng_seed(&g, req_seed(r));
+        for (int i = 0; i < n; i++) {
+            int k = (int)(rng_next(&g) % (uint64_t)rec->n_trials);
+            trial[i] = rec->trial_ms[k];
+            clock[i] = k < rec->n_trial_clocks ? rec->trial_clock_mhz[k] : rec->sm_clock_mhz;
+        }
+        /* the clock of the median trial: the one the reported time ran at */
+        int mid = 0;
+        for (int i = 0, below; i < n; i++) {
+            below = 0;
+            for (int q = 0; q < n; q++)
+                below += trial[q] < trial[i] || (trial[q] == trial[i] && q < i);
+            if (below == n / 2)
+                mid = i;
+        }
+        double clk = isfinite(clock[mid]) ? clock[mid] : 1980.0;
+        backend_ok_result(r, trial, n, clk, rec->max_err_over_tol, "replay", j, out);
+    }
+    json_object_set_new(j, "source", json_pack("{s:s, s:s, s:s}", "gpu", rec ? rec->gpu : "", "date",
+                                               rec ? rec->date : "", "backend", rec ? rec->backend : ""));
+    int rc = backend_write_raw(r, j, "replay", out);
+    json_decref(j);
+    return rc;
+}
+
+static int replay_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
+{
+    (void)b;
+    return sim_profile_write(r, "replay", out);
+}
+
+static void replay_release(struct backend *b)
+{
+    struct replay *p = b->priv;
+    dataset_release(&p->ds);
+    free(p);
+    free(b);
+}
+
+struct backend *replay_open(const struct backend_opts *o, char *err, size_t errlen)
+{
+    if (!o->dataset || !*o->dataset) {
+        snprintf(err, errlen, "the replay backend needs a dataset (--dataset FILE, made by 'croqtuner explore')");
+        return NULL;
+    }
+    struct replay *p = xmalloc(sizeof *p);
+    memset(p, 0, sizeof *p);
+    snprintf(p->path, sizeof p->path, "%s", o->dataset);
+    if (dataset_load(o->dataset, false, &p->ds, err, errlen)) {
+        free(p);
+        return NULL;
+    }
+    if (!dataset_best(&p->ds)) {
+        snprintf(err, errlen, "dataset '%.200s' has no configuration measured ok: nothing to replay", o->dataset);
+        dataset_release(&p->ds);
+        free(p);
+        return NULL;
+    }
+    struct backend *b = xmalloc(sizeof *b);
+    *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
+                          .profile = replay_profile, .release = replay_release, .priv = p};
+    return b;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The replay backend and replay-bench on sim-made datasets: a tuning run replays the
+# dataset's numbers (configs outside it recorded as such, never a best), the same seed
+# replays the same run, and replay-bench prints its table and the min@50/min@150 line.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0502.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+grid="$(dirname "$0")/../fixtures/explore/grid-small.txt"
+mkdir "$tmp/ds"
+for ds in f16:1024x1024x4096 f16:2048x1024x4096 e4m3:1024x1024x4096; do
+  "$bin" explore --backend sim --quiet --dtype ${ds%%:*} --shape ${ds#*:} --grid "$grid" \
+    --out "$tmp/ds/${ds%%:*}_${ds#*:}.jsonl" >/dev/null || fail "explore $ds"
+done
+d="$tmp/ds/f16_1024x1024x4096.jsonl"
+
+tune() { "$bin" tune --backend replay --dataset "$d" --dtype f16 --shape 1024x1024x4096 --mode scratch \
+           --iters 30 --quiet "$@"; }
+tune --tuning "$tmp/a" --seed 3 || fail "replay tune"
+tune --tuning "$tmp/b" --seed 3 || fail "replay tune again"
+r="logs/f16_1024x1024x4096_fs/results.tsv"
+head -n 1 "$tmp/a/$r" | grep -q "backend=replay" || fail "backend label"
+diff <(cut -f1,4-11 "$tmp/a/$r") <(cut -f1,4-11 "$tmp/b/$r") >/dev/null || fail "same seed, other numbers"
+# iteration 0 is the baseline, measured from the dataset: its TFLOPS is one of the recorded draws
+base=$(awk -F'\t' 'NR == 3 { print $5 }' "$tmp/a/$r")
+[ -n "$base" ] || fail "baseline without numbers"
+grep -q "not in the dataset (14 configurations" "$tmp/a/$r" || fail "no config outside the dataset was reported"
+# a config outside the dataset has no numbers and is never kept
+awk -F'\t' 'NR > 2 && /not in the dataset/ && ($5 != "" || $10 == "KEEP") { exit 1 }' "$tmp/a/$r" ||
+  fail "a config outside the dataset got numbers or was kept"
+err=$("$bin" tune --backend replay --tuning "$tmp/c" --dtype f16 --shape 1024x1024x4096 --mode scratch --quiet 2>&1)
+[ $? -eq 1 ] && grep -q "needs a dataset" <<<"$err" || fail "replay without a dataset: $err"
+
+out=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 3 --iters 20 --jobs 2) || fail "replay-bench: $out"
+last=$(tail -n 1 <<<"$out")
+[[ "$last" =~ ^replay-bench:\ min@50\ nan\ min@150\ nan$ ]] || fail "last line with 20 iterations: $last"
+grep -q "^f16_1024x1024x4096 *scratch *3 " <<<"$out" || fail "scratch row: $out"
+grep -q "^f16_1024x1024x4096 *best *3 .* f16_2048x1024x4096$" <<<"$out" || fail "best row seeded by the other f16: $out"
+grep -q "^e4m3_1024x1024x4096 *best .*no other dataset" <<<"$out" || fail "e4m3 has no other dataset: $out"
+# ratios are in (0, 1]
+awk '$2 == "scratch" || ($2 == "best" && $3 > 0) { for (i = 4; i <= 5; i++) if ($i <= 0 || $i > 1) exit 1 }' \
+  <<<"$out" || fail "a ratio outside (0, 1]: $out"
+out=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 2 --iters 50 --jobs 2) || fail "replay-bench 50"
+[[ "$(tail -n 1 <<<"$out")" =~ ^replay-bench:\ min@50\ 0\.[0-9]{3}\ min@150\ nan$ ]] || fail "line: $(tail -n 1 <<<"$out")"
+
+mkdir "$tmp/empty"
+err=$("$bin" replay-bench --datasets "$tmp/empty" 2>&1); [ $? -eq 2 ] && grep -q "no \*.jsonl dataset" <<<"$err" || fail "empty: $err"
+err=$("$bin" replay-bench 2>&1); [ $? -eq 2 ] && grep -q "datasets DIR is required" <<<"$err" || fail "no dir: $err"
+err=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 0 2>&1); [ $? -eq 2 ] || fail "seeds 0: $err"
+echo ok

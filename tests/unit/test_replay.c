@@ -1,0 +1,194 @@
+/* tests/unit/test_replay.c — the replay backend (src/backend/replay.c): trials drawn from
+ * the recorded ones and seeded, recorded failures replayed, configs outside the dataset
+ * reported as such, the shape checked, the stand-in profile. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "dataset/dataset.h"
+#include "bench/kernel.h"
+#include "util/atomicio.h"
+
+static const struct croq_shape shape = {1024, 1024, 4096};
+static char dir[64], path[128];
+static struct croq_config c_ok, c_crash, c_cc, c_out;
+
+static void rec_of(struct ds_record *r, const struct croq_config *c, const char *status, const char *reason)
+{
+    memset(r, 0, sizeof *r);
+    r->cfg = *c;
+    knobs_signature(c, r->sig);
+    snprintf(r->status, sizeof r->status, "%s", status);
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    r->tflops = r->median_ms = r->spread_pct = r->sm_clock_mhz = r->hw_eff_pct = r->max_err_over_tol = NAN;
+    r->regs = r->smem_bytes = -1;
+}
+
+static int setup(void **state)
+{
+    char err[256];
+    snprintf(dir, sizeof dir, "/tmp/croq-test-replay-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/d.jsonl", dir);
+    knobs_default(&c_ok, CROQ_DTYPE_F16);
+    c_crash = c_cc = c_out = c_ok;
+    c_crash.v[KNOB_STAGES] = 3;
+    c_cc.v[KNOB_STAGES] = 5;
+    c_out.v[KNOB_GROUP] = 8;
+    struct ds_record r;
+    rec_of(&r, &c_ok, "ok", "");
+    /* 5 trials of 0.1 .. 0.14 ms at 1500 .. 1540 MHz */
+    r.n_trials = r.n_trial_clocks = 5;
+    for (int i = 0; i < 5; i++)
+        r.trial_ms[i] = 0.10 + 0.01 * i, r.trial_clock_mhz[i] = 1500 + 10 * i;
+    r.median_ms = 0.12, r.tflops = 2.0 * 1024 * 1024 * 4096 / 0.12e-3 / 1e12, r.sm_clock_mhz = 1520;
+    r.max_err_over_tol = 0.3;
+    assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    rec_of(&r, &c_crash, "crash", "signal 11 (Segmentation fault)");
+    assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    rec_of(&r, &c_cc, "compile_error", "ptxas: too many resources");
+    assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    char src[160];
+    snprintf(src, sizeof src, "%s/k.cu", dir);
+    assert_int_equal(atomic_write_str(src, "// kernel\n"), 0);
+    (void)state;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct kernel_workdir wd = {.temporary = true};
+    snprintf(wd.path, sizeof wd.path, "%s", dir);
+    kernel_workdir_release(&wd);
+    (void)state;
+    return 0;
+}
+
+static struct backend *open_replay(void)
+{
+    char err[512];
+    struct backend_opts o = {.name = "replay", .dataset = path};
+    struct backend *b = backend_open(&o, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_string_equal(b->name, "replay");
+    return b;
+}
+
+static struct cand_req req(const struct croq_config *c, unsigned long long seed, int iter)
+{
+    return (struct cand_req){.dir = dir, .key = "f16_1024x1024x4096_fs", .iter = iter, .tag = "cand",
+                             .is_candidate = true, .cfg = c, .shape = shape, .src_rel = "k.cu", .seed = seed};
+}
+
+static void test_ok_draws(void **state)
+{
+    struct backend *b = open_replay();
+    struct cand_result a, a2, c;
+    struct cand_req q = req(&c_ok, 1, 4);
+    assert_int_equal(b->build(b, &q, &a), 0);
+    assert_int_equal(a.status, CAND_OK);
+    assert_int_equal(b->measure(b, &q, &a), 0);
+    assert_int_equal(b->measure(b, &q, &a2), 0);
+    assert_int_equal(a.status, CAND_OK);
+    /* same request, same numbers; every median is one of the recorded trials */
+    assert_true(a.median_ms == a2.median_ms && a.spread_pct == a2.spread_pct);
+    bool recorded = false;
+    for (int i = 0; i < 5; i++)
+        recorded |= fabs(a.median_ms - (0.10 + 0.01 * i)) < 1e-12;
+    assert_true(recorded);
+    assert_true(fabs(a.tflops - 2.0 * 1024 * 1024 * 4096 / (a.median_ms * 1e-3) / 1e12) < 1e-9);
+    assert_true(a.sm_clock_mhz >= 1500 && a.sm_clock_mhz <= 1540);
+    /* the clock is the median trial's: trial 0.1 + 0.01 i ran at 1500 + 10 i */
+    assert_true(fabs(a.sm_clock_mhz - (1500 + 1000 * (a.median_ms - 0.10))) < 1e-6);
+    assert_true(a.max_err_over_tol == 0.3);
+    assert_string_not_equal(a.raw_rel, "");
+    /* other seeds draw other trials: over 20 seeds more than one median */
+    int distinct = 0;
+    double seen[20];
+    for (int s = 0; s < 20; s++) {
+        q = req(&c_ok, (unsigned long long)s + 2, 4);
+        assert_int_equal(b->measure(b, &q, &c), 0);
+        int k = 0;
+        while (k < distinct && seen[k] != c.median_ms)
+            k++;
+        if (k == distinct)
+            seen[distinct++] = c.median_ms;
+        assert_true(c.spread_pct >= 0 && c.spread_pct <= 0.04 / c.median_ms * 100.0 + 1e-9);
+    }
+    assert_true(distinct >= 2);
+    backend_close(b);
+}
+
+static void test_failures_and_outside(void **state)
+{
+    struct backend *b = open_replay();
+    struct cand_result r;
+    struct cand_req q = req(&c_crash, 1, 2);
+    assert_int_equal(b->measure(b, &q, &r), 0);
+    assert_int_equal(r.status, CAND_CRASH);
+    assert_non_null(strstr(r.reason, "signal 11 (Segmentation fault)"));
+    assert_true(r.tflops == 0);
+    q = req(&c_cc, 1, 3);
+    assert_int_equal(b->build(b, &q, &r), 0);
+    assert_int_equal(r.status, CAND_COMPILE_ERROR);
+    assert_non_null(strstr(r.reason, "ptxas: too many resources"));
+    q = req(&c_out, 1, 5);
+    assert_int_equal(b->build(b, &q, &r), 0);
+    assert_int_equal(r.status, CAND_OK); /* it would compile; only its numbers are unknown */
+    assert_int_equal(b->measure(b, &q, &r), 0);
+    assert_int_equal(r.status, CAND_NOT_IN_DATASET);
+    assert_non_null(strstr(r.reason, "not in the dataset (3 configurations"));
+    assert_string_equal(cand_status_name(CAND_NOT_IN_DATASET), "not_in_dataset");
+    assert_int_equal(cand_status_parse("not_in_dataset"), CAND_NOT_IN_DATASET);
+    /* another shape: unusable, nothing replayed */
+    q = req(&c_ok, 1, 6);
+    q.shape.m = 2048;
+    assert_int_equal(b->measure(b, &q, &r), 0);
+    assert_int_equal(r.status, CAND_UNUSABLE);
+    assert_non_null(strstr(r.reason, "holds f16 1024x1024x4096, not f16 2048x1024x4096"));
+    /* the stand-in profile: the simulated category of the config */
+    struct profile_out p;
+    struct sim_point sp;
+    q = req(&c_ok, 1, 7);
+    q.tag = "profile";
+    assert_int_equal(b->profile(b, &q, &p), 0);
+    sim_model(&c_ok, &shape, &sp);
+    assert_true(p.r.ok);
+    assert_int_equal(p.r.category, sp.bottleneck);
+    struct backend_health h;
+    assert_int_equal(b->health(b, &q, &h), 0);
+    assert_int_equal(h.state, HEALTH_OK);
+    backend_close(b);
+}
+
+static void test_open_errors(void **state)
+{
+    char err[512];
+    struct backend_opts o = {.name = "replay"};
+    assert_null(backend_open(&o, err, sizeof err));
+    assert_non_null(strstr(err, "needs a dataset"));
+    o.dataset = "/nonexistent/d.jsonl";
+    assert_null(backend_open(&o, err, sizeof err));
+    assert_non_null(strstr(err, "cannot read dataset '/nonexistent/d.jsonl'"));
+    assert_true(backend_name_known("replay") && backend_name_known("sim") && !backend_name_known("cpu"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ok_draws),
+        cmocka_unit_test(test_failures_and_outside),
+        cmocka_unit_test(test_open_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
