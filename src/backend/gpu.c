@@ -294,6 +294,14 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
         out->status = CAND_CRASH; /* never trust numbers without a passed verification */
         snprintf(out->reason, sizeof out->reason, "runner said ok without a passed verification and timing");
     }
+    /* The configuration is the launch contract the source claims (an agent's kernel may be
+     * anything): a module that launches otherwise is not that candidate, whatever it
+     * measured. */
+    char why[160];
+    if (out->status != CAND_UNUSABLE && !measure_abi_matches(&m.abi, r->cfg, why, sizeof why)) {
+        out->status = CAND_CRASH;
+        snprintf(out->reason, sizeof out->reason, "bad module: launch contract broken: %s", why);
+    }
     snprintf(out->command, sizeof out->command, "%.500s", m.command);
     int rc = keep_raw(r, &m, out);
     if (rc)

@@ -7,7 +7,9 @@
  * tuning directory (docs/engine.md, "Audit"). Per row of results.tsv:
  *   - its idea-log line says the same (iteration, config, source hash, decision, TFLOPS);
  *   - srcs/<key>/iterNNN.cu exists and hashes to the row's source_hash;
- *   - its config is valid and was never tried before (results or attempts);
+ *   - its config is valid; an engine row's config was never tried before (results or
+ *     attempts), an agent row's source has tokens no earlier source had (comments and
+ *     whitespace aside: util/srcnorm.h), its config being the launch contract it claims;
  *   - perf/<key>/iterNNN-cand.json (iterNNN-cand-re.json when decide_recheck fired, with
  *     iterNNN-best-re.json of the best's config) is there, and the row's numbers are
  *     exactly its quantized numbers, or the row's failure decision matches the raw status;
@@ -156,11 +158,36 @@ static void check_idea(struct audit *a, const struct result_row *row, const stru
                 decision_name(e->decision), e->tflops);
 }
 
-/* The row's config: valid, canonical, of the shape's dtype, and tried once over results and
- * attempts (the proposer's promise). */
-static void check_config(struct audit *a, const struct result_row *row, const struct result_log *res, size_t i,
-                      const struct result_log *att)
+/* What makes a row new (docs/agent.md): an engine row's config was never tried before
+ * (results or attempts: the proposer's promise); an agent row's source has tokens no
+ * earlier candidate or failed compile had (util/srcnorm.h), its config being only the
+ * launch contract it claims. tok_res / tok_att: the token hashes of every row's source. */
+struct row_sources {
+    const struct result_log *res, *att;
+    char (*tok_res)[BACKEND_HASH_MAX], (*tok_att)[BACKEND_HASH_MAX];
+};
+
+static void check_new_source(struct audit *a, const struct row_sources *rs, size_t i)
 {
+    const struct result_row *row = &rs->res->rows[i];
+    const char *mine = rs->tok_res[i];
+    if (!mine[0])
+        return; /* check_source names the missing source */
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(rs->tok_res[j], mine))
+            problem(a, row->iter, "the agent's source has the same tokens as iteration %d's", rs->res->rows[j].iter);
+    for (size_t j = 0; j < rs->att->n; j++)
+        if (rs->att->rows[j].iter <= row->iter && !strcmp(rs->tok_att[j], mine))
+            problem(a, row->iter, "the agent's source has the same tokens as a failed compile of iteration %d "
+                    "(attempts.tsv)", rs->att->rows[j].iter);
+}
+
+/* The row's config: valid, canonical, of the shape's dtype; for an engine row, tried once
+ * over results and attempts; for an agent row, a new source instead. */
+static void check_config(struct audit *a, const struct result_row *row, const struct row_sources *rs, size_t i,
+                         bool agent)
+{
+    const struct result_log *res = rs->res, *att = rs->att;
     struct croq_config cfg;
     char err[256], sig[CROQ_SIG_MAX];
     if (knobs_parse_signature(&cfg, row->config, err, sizeof err)) {
@@ -173,6 +200,10 @@ static void check_config(struct audit *a, const struct result_row *row, const st
         if (cfg.dtype != a->dtype)
             problem(a, row->iter, "config is for %s, the shape is %s", croq_dtype_name(cfg.dtype),
                     croq_dtype_name(a->dtype));
+    }
+    if (agent) {
+        check_new_source(a, rs, i);
+        return;
     }
     for (size_t j = 0; j < i; j++)
         if (!strcmp(res->rows[j].config, row->config))
@@ -282,9 +313,10 @@ static void check_usable(struct audit *a, const struct result_row *row, enum dec
         problem(a, row->iter, "the best config breaks the knob rules for the shape: %s", why);
 }
 
-static void audit_rows(struct audit *a, const struct result_log *res, const struct idea_log *ideas,
-                       const struct result_log *att, struct replay *rp)
+static void audit_rows_with(struct audit *a, const struct row_sources *rs, const struct idea_log *ideas,
+                            struct replay *rp)
 {
+    const struct result_log *res = rs->res;
     for (size_t i = 0; i < res->n; i++) {
         const struct result_row *row = &res->rows[i];
         if (row->iter != (int)i) {
@@ -293,7 +325,7 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
         }
         check_idea(a, row, ideas, i);
         check_source(a, row);
-        check_config(a, row, res, i, att);
+        check_config(a, row, rs, i, i < ideas->n && !strcmp(ideas->recs[i].origin, "agent"));
         enum decision want = replay_row(a, row, rp);
         if (want != row->decision)
             problem(a, row->iter, "decision %s, but its evidence gives %s", decision_name(row->decision),
@@ -305,6 +337,15 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
     }
     if (ideas->n > res->n)
         problem(a, -1, "idea-log.jsonl has %zu lines for %zu rows", ideas->n, res->n);
+}
+
+static void audit_rows(struct audit *a, const struct result_log *res, const struct idea_log *ideas,
+                       const struct result_log *att, struct replay *rp)
+{
+    struct row_sources rs = {res, att, source_token_hashes(a->dir, res), source_token_hashes(a->dir, att)};
+    audit_rows_with(a, &rs, ideas, rp);
+    free(rs.tok_res);
+    free(rs.tok_att);
 }
 
 static bool same_file(const char *x_path, const char *y_path)

@@ -514,6 +514,13 @@ int implement_source(struct run *r, const struct croq_config *cfg, int iter, cha
  * it never fails the run. gpu backend only. */
 void speculate_ahead(struct run *r);
 void history_release(struct run_history *h);
+/* Token hash (util/srcnorm.h: comments and whitespace ignored) of the source file at
+ * path, hex (source_tokens.c). 0, or -1 with out "" (missing, not a regular file, over
+ * 8 MiB). */
+int source_token_hash_file(const char *path, char out[BACKEND_HASH_MAX]);
+/* The token hash of the source each row of log names (row->kernel, relative to dir),
+ * "" where there is none or it cannot be read: log->n entries, malloc'd (free it). */
+char (*source_token_hashes(const char *dir, const struct result_log *log))[BACKEND_HASH_MAX];
 /* Test hook (crashpoint.c): CROQ_CRASHPOINT=NAME[@N] -> SIGKILL at the N-th pass. */
 void crashpoint(const char *name);
 /* ... after appending the first half of line to path (a torn record). */

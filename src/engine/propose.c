@@ -3,8 +3,10 @@
  * other: IMPLEMENT (the source copied to srcs/, built), MEASURE (health check, child
  * process, sanity rule), DECIDE (noise rule), STORE — an agent cannot record a number,
  * set a decision or skip a step. Refused: a call when the shape is not waiting at
- * IDEATE in agent mode, a configuration signature or a source already tried, invalid
- * knobs, text that is not UTF-8.
+ * IDEATE in agent mode, a source already tried (byte- or token-identical to any earlier
+ * candidate or failed compile), invalid knobs, text that is not UTF-8. The configuration
+ * may repeat: it is the launch contract the source claims, which the gpu backend checks
+ * against the module's croq_abi.
  */
 #include "engine.h"
 
@@ -18,13 +20,15 @@
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/srcnorm.h"
 
 #define SOURCE_MAX (8u << 20)
 
 struct submission {
     char *src;
     size_t len;
-    char hash[BACKEND_HASH_MAX];
+    char hash[BACKEND_HASH_MAX];   /* of the bytes: what results.tsv records */
+    char tokens[BACKEND_HASH_MAX]; /* of the tokens (util/srcnorm.h): what makes it new */
     int category;
 };
 
@@ -60,6 +64,7 @@ static int check_inputs(const struct proposal *p, struct submission *s)
         return -1;
     }
     hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, s->src, s->len), s->hash);
+    srcnorm_hash_hex(s->src, s->len, s->tokens);
     return 0;
 }
 
@@ -87,20 +92,43 @@ static int config_of(struct run *r, const struct proposal *p, struct croq_config
     return 0;
 }
 
-static int not_repeat(struct run *r, const char *sig, const char *hash)
+/* An agent's idea is its code: a submission is new when its tokens are (comments and
+ * whitespace do not make a new kernel), whatever its configuration, which is only the
+ * launch contract it claims. So a fixed kernel may keep the --set of the one that failed
+ * to compile, and a code change needs no knob change. */
+static int repeat_in(struct run *r, const struct result_log *log, const struct submission *s, bool attempts)
 {
-    struct run_history h;
+    char (*tok)[BACKEND_HASH_MAX] = source_token_hashes(r->dir, log);
     int rc = 0;
-    if (history_load(r, &h))
-        return ENGINE_FAILED;
-    for (size_t i = 0; i < h.n && !rc; i++) {
-        if (!strcmp(h.e[i].signature, sig))
-            rc = run_fail(r, "refused: repeat: configuration '%s' was already tried on %s (change a knob with --set)",
-                          sig, r->ck.key);
-        else if (!strcmp(h.hashes[i], hash))
-            rc = run_fail(r, "refused: repeat: this source (hash %s) was already tried on %s", hash, r->ck.key);
+    for (size_t i = 0; i < log->n && !rc; i++) {
+        const struct result_row *row = &log->rows[i];
+        if (!strcmp(row->source_hash, s->hash))
+            rc = run_fail(r, "refused: repeat: this source (hash %s) was already tried on %s (iteration %d%s)", s->hash,
+                          r->ck.key, row->iter, attempts ? ", a failed compile" : "");
+        else if (tok[i][0] && !strcmp(tok[i], s->tokens))
+            rc = run_fail(r, "refused: repeat: this source has the same tokens as %s (iteration %d%s): comments and "
+                          "whitespace do not make a new kernel", row->kernel, row->iter,
+                          attempts ? ", a failed compile" : "");
     }
-    history_release(&h);
+    free(tok);
+    return rc;
+}
+
+static int not_repeat(struct run *r, const struct submission *s)
+{
+    struct result_log res, att;
+    char path[ENGINE_PATH_MAX], err[600];
+    if (run_path(r, path, "logs", "/results.tsv") || result_log_read(path, &res, err, sizeof err) < 0)
+        return run_fail(r, "%s", err);
+    if (run_path(r, path, "logs", "/attempts.tsv") || result_log_read(path, &att, err, sizeof err) < 0) {
+        result_log_release(&res);
+        return run_fail(r, "%s", err);
+    }
+    int rc = repeat_in(r, &res, s, false);
+    if (!rc)
+        rc = repeat_in(r, &att, s, true);
+    result_log_release(&res);
+    result_log_release(&att);
     return rc;
 }
 
@@ -182,7 +210,7 @@ int engine_propose(const struct engine_opts *o, const struct proposal *p)
     int rc = run_open(&r, &quiet, &sp);
     if (!rc && !(rc = phase_ok(&r)) && !(rc = config_of(&r, p, &cfg))) {
         knobs_signature(&cfg, sig);
-        if (!(rc = not_repeat(&r, sig, s.hash)) && !(rc = stage(&r, p, &s, sig))) {
+        if (!(rc = not_repeat(&r, &s)) && !(rc = stage(&r, p, &s, sig))) {
             int iter = r.ck.pending.iter;
             rc = run_loop(&r);
             if (rc == ENGINE_WAITING || rc == ENGINE_DONE) {

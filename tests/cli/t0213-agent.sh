@@ -2,8 +2,8 @@
 # Agent mode: 'tune --agent' stops at IDEATE; 'propose' candidates are built, measured,
 # decided and stored by the engine like its own; idea text with quotes, $(...),
 # backquotes, tabs and newlines round-trips through results.tsv and idea-log.jsonl and
-# runs nothing; repeats, invalid input and out-of-order calls are refused and change
-# nothing.
+# runs nothing; repeated sources (also with only a comment added), invalid input and
+# out-of-order calls are refused and change nothing (t0262: deduplication by tokens).
 set -u
 bin="$CROQ_BIN/croqtuner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -19,7 +19,7 @@ grep -q "waiting at IDEATE" <<<"$out" || fail "tune --agent did not say it waits
 [ $(($(wc -l <"$res") - 2)) -eq 1 ] || fail "tune --agent went past the baseline"
 "$bin" status --tuning "$t" | grep -q "IDEATE(agent)" || fail "status does not show the shape waiting for an agent"
 
-src() { sed "1i // agent variant $1" "$t/srcs/$key/iter000.cu" >"$tmp/$1.cu"; }
+src() { { cat "$t/srcs/$key/iter000.cu"; echo "__device__ int croq_agent_variant_$1;"; } >"$tmp/$1.cu"; }
 propose() { "$bin" propose --tuning "$t" --key "$key" "$@"; }
 refused() { # WANT args...: exit 1 with WANT in the message, results.tsv untouched
     local want=$1; shift
@@ -64,7 +64,8 @@ fi
 
 # refusals
 src b
-refused "repeat: configuration" --idea again --category micro --src "$tmp/b.cu" --set raster=1
+sed '1i // only a comment' "$tmp/a.cu" >"$tmp/a-comment.cu"
+refused "repeat: this source has the same tokens" --idea again --category micro --src "$tmp/a-comment.cu" --set group=2
 refused "repeat: this source" --idea again --category micro --src "$tmp/a.cu" --set group=2
 refused "--set" --idea x --category micro --src "$tmp/b.cu" --set stages=99
 refused "invalid" --idea x --category micro --src "$tmp/b.cu" --set consumers=2 --set tile_m=64

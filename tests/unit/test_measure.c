@@ -378,6 +378,38 @@ static void test_runner_path_env(void **state)
     assert_non_null(strstr(p, "croq-runner"));
 }
 
+/* The configuration is the launch contract of a source: the module's croq_abi must
+ * launch what it claims (an agent's kernel that says tile_n=128 but is built for 256 is
+ * not that candidate). */
+static void test_abi_contract(void **state)
+{
+    (void)state;
+    struct croq_config cfg;
+    char why[160] = "";
+    knobs_default(&cfg, CROQ_DTYPE_F16);
+    struct measure_abi a = {.present = true, .threads = knobs_threads(&cfg), .smem_bytes = 1,
+                            .tile_m = cfg.v[KNOB_TILE_M], .tile_n = cfg.v[KNOB_TILE_N], .tile_k = cfg.v[KNOB_TILE_K],
+                            .split_k = cfg.v[KNOB_SPLIT_K], .persistent = cfg.v[KNOB_PERSISTENT],
+                            .cluster_m = cfg.v[KNOB_CLUSTER_M], .cluster_n = cfg.v[KNOB_CLUSTER_N]};
+    assert_true(measure_abi_matches(&a, &cfg, why, sizeof why)); /* smem is not compared */
+    struct measure_abi b = a;
+    b.tile_n = cfg.v[KNOB_TILE_N] / 2;
+    assert_false(measure_abi_matches(&b, &cfg, why, sizeof why));
+    char want[160];
+    snprintf(want, sizeof want, "croq_abi tile_n=%d, the configuration claims %d", b.tile_n, cfg.v[KNOB_TILE_N]);
+    assert_string_equal(why, want);
+    b = a;
+    b.threads = 128;
+    assert_int_not_equal(knobs_threads(&cfg), 128); /* the f16 default has two consumers */
+    assert_false(measure_abi_matches(&b, &cfg, why, sizeof why));
+    assert_non_null(strstr(why, "threads=128"));
+    b = a;
+    b.cluster_m = 2;
+    assert_false(measure_abi_matches(&b, &cfg, why, sizeof why));
+    b.present = false; /* nothing reported: nothing to compare */
+    assert_true(measure_abi_matches(&b, &cfg, why, sizeof why));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_run_launch_error_json),
         cmocka_unit_test(test_run_missing_runner),
         cmocka_unit_test(test_runner_path_env),
+        cmocka_unit_test(test_abi_contract),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

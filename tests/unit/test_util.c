@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,7 +22,9 @@
 
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/lockinfo.h"
 #include "util/regfile.h"
+#include "util/srcnorm.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
 
@@ -512,6 +516,71 @@ static void test_hash_fnv1a64(void **state)
     assert_true(ab_c != a_bc);
 }
 
+/* ---- srcnorm: comments and whitespace do not make a new source; tokens do ---- */
+
+static uint64_t sn(const char *s) { return srcnorm_hash(s, strlen(s)); }
+
+static void test_srcnorm_same(void **state)
+{
+    (void)state;
+    const char *base = "#include <cuda.h>\n#define N 4\n__global__ void k(int *p) { p[0] = p[1] + N; }\n";
+    assert_true(sn(base) == sn("#include <cuda.h>\n#define N 4\n// a comment\n__global__ void k(int*p){p[0]=p[1]+N;}"));
+    assert_true(sn(base) == sn("/* head\n comment */ #include <cuda.h>\n#define   N\t4\n"
+                               "__global__\n void k( int * p ) {\n  p[ 0 ] = p[ 1 ] + N; /* sum */ }\n\n"));
+    assert_true(sn("a + b") == sn("a+b"));
+    assert_true(sn("x = -1.5e-3f;") == sn("x=-1.5e-3f ;"));
+    assert_true(sn("int a = 1; \\\n int b;") == sn("int a = 1; int b;"));      /* splice */
+    assert_true(sn("s.x") == sn("s . x"));
+    assert_true(sn("") == sn("  \n\t// nothing\n/* */"));
+}
+
+static void test_srcnorm_differs(void **state)
+{
+    (void)state;
+    assert_true(sn("a++b") != sn("a+ +b"));                 /* tokens, not characters */
+    assert_true(sn("p[0] = 1;") != sn("p[0] = 2;"));
+    assert_true(sn("s = \"a b\";") != sn("s = \"a  b\";"));  /* inside a literal, blanks count */
+    assert_true(sn("s = \"// x\";") != sn("s = \"\";"));     /* no comment inside a literal */
+    assert_true(sn("c = '/'; d = 1;") != sn("c = '/'; d = 2;"));
+    assert_true(sn("#define A 1\nint x;") != sn("#define A 1 int x;")); /* a directive ends at its line */
+    assert_true(sn("asm(\"bar.sync 1, 128;\");") != sn("asm(\"bar.sync 2, 128;\");"));
+    assert_true(sn("ab") != sn("a b"));
+}
+
+/* ---- lockinfo: the pid that holds a flock ---- */
+
+static void test_flock_holder(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/croq-lockinfo-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(flock_holder_pid(fd), -1); /* nobody */
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        int cfd = open(path, O_RDONLY);
+        char b = 1;
+        if (cfd < 0 || flock(cfd, LOCK_EX) || write(ready[1], &b, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    char b;
+    assert_int_equal(read(ready[0], &b, 1), 1);
+    assert_int_equal(flock_holder_pid(fd), (long)child);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(flock_holder_pid(fd), -1); /* released with its holder */
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    assert_int_equal(flock_holder_pid(fd), -1); /* our own lock is not "another process" */
+    close(fd);
+    close(ready[0]);
+    close(ready[1]);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +602,9 @@ int main(void)
         cmocka_unit_test(test_atomic_copy),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_hash_fnv1a64),
+        cmocka_unit_test(test_srcnorm_same),
+        cmocka_unit_test(test_srcnorm_differs),
+        cmocka_unit_test(test_flock_holder),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
