@@ -30,6 +30,7 @@ struct submission {
     char hash[BACKEND_HASH_MAX];   /* of the bytes: what results.tsv records */
     char tokens[BACKEND_HASH_MAX]; /* of the tokens (util/srcnorm.h): what makes it new */
     int category;
+    unsigned mode; /* of the copy in srcs/: owner rw, group r as the source's, others never */
 };
 
 static int check_inputs(const struct proposal *p, struct submission *s)
@@ -54,6 +55,7 @@ static int check_inputs(const struct proposal *p, struct submission *s)
         log_error("'%s' is not a kernel source (not a regular file, or over 8 MiB)", p->src_path);
         return -1;
     }
+    s->mode = 0600 | ((unsigned)st.st_mode & 0040);
     s->src = read_file(p->src_path, &s->len);
     if (!s->src) {
         log_error("cannot read '%s': %s", p->src_path, strerror(errno));
@@ -152,7 +154,7 @@ static int stage(struct run *r, const struct proposal *p, const struct submissio
     snprintf(pd->src_hash, sizeof pd->src_hash, "%s", s->hash);
     if (path_fmt(path, "%s/%s", r->dir, pd->src_rel))
         return run_fail(r, "tuning directory path too long");
-    if (atomic_write(path, s->src, s->len))
+    if (atomic_write_mode(path, s->src, s->len, s->mode))
         return run_fail(r, "cannot write '%s': %s", path, strerror(errno));
     if (run_goto(r, PH_IMPLEMENT))
         return ENGINE_FAILED;

@@ -69,9 +69,9 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-static int write_temp(const char *tmp, const void *data, size_t len)
+static int write_temp(const char *tmp, const void *data, size_t len, unsigned mode)
 {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
     if (fd < 0)
         return -1;
     if (write_all(fd, data, len) || fsync(fd)) {
@@ -83,7 +83,9 @@ static int write_temp(const char *tmp, const void *data, size_t len)
     return close(fd);
 }
 
-int atomic_write(const char *path, const void *data, size_t len)
+int atomic_write(const char *path, const void *data, size_t len) { return atomic_write_mode(path, data, len, 0644); }
+
+int atomic_write_mode(const char *path, const void *data, size_t len, unsigned mode)
 {
     char dir[PATH_MAX], tmp[PATH_MAX];
     const char *base;
@@ -95,7 +97,10 @@ int atomic_write(const char *path, const void *data, size_t len)
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (write_temp(tmp, data, len) || rename(tmp, path)) {
+    /* a temp file left by a crash may have the pid of ours: O_TRUNC reuses it, and its
+     * mode would stay, so it goes first */
+    unlink(tmp);
+    if (write_temp(tmp, data, len, mode) || rename(tmp, path)) {
         int saved = errno;
         unlink(tmp);
         errno = saved;
@@ -237,10 +242,11 @@ char *read_file(const char *path, size_t *len) { return regfile_read(path, REGFI
 int atomic_copy(const char *src, const char *dst)
 {
     size_t len;
+    struct stat st;
     char *data = read_file(src, &len);
     if (!data)
         return -1;
-    int rc = atomic_write(dst, data, len);
+    int rc = stat(src, &st) ? -1 : atomic_write_mode(dst, data, len, (unsigned)st.st_mode & 0644);
     int saved = errno;
     free(data);
     errno = saved;

@@ -8,8 +8,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Replace path with data[0..len). 0, or -1 with errno (and the target untouched). */
+/* Replace path with data[0..len), mode 0644 (less by the umask). 0, or -1 with errno
+ * (and the target untouched). */
 int atomic_write(const char *path, const void *data, size_t len);
+/* atomic_write with the new file's mode (less by the umask): a copy of someone else's
+ * file is made no more readable than the original. */
+int atomic_write_mode(const char *path, const void *data, size_t len, unsigned mode);
 /* Temp files of atomic_write are ".<name>.tmp.<pid>" next to the target; one is left
  * behind only when its writer was killed between creating and renaming it. */
 #define ATOMIC_TEMP_STALE_S 60       /* a dead writer's temp file older than this is stale */
@@ -40,7 +44,8 @@ int mkdir_p(const char *path);
  * for another non-regular file: regfile_strerror says it in words); *len (bytes, without
  * the NUL) optional. */
 char *read_file(const char *path, size_t *len);
-/* Copy a file atomically (whole file in memory: meant for sources and cubins, a few
- * MB). 0 or -1 with errno. */
+/* Copy a regular file atomically (whole file in memory: meant for sources and cubins, a
+ * few MB), with the source's permission bits within 0644 (a 0640 or 0600 file stays
+ * as private). 0 or -1 with errno. */
 int atomic_copy(const char *src, const char *dst);
 #endif
