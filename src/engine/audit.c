@@ -21,6 +21,7 @@
 #include "engine.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -41,6 +42,7 @@ struct audit {
     double floor_pct; /* DECIDE's noise floor to replay with */
     int rules;        /* DECIDE_RULES the shape was decided under (results.tsv line 1) */
     struct croq_shape shape;
+    int last; /* the last iteration to check: rows after it are not committed yet (resume) */
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -317,7 +319,7 @@ static void audit_rows_with(struct audit *a, const struct row_sources *rs, const
                             struct replay *rp)
 {
     const struct result_log *res = rs->res;
-    for (size_t i = 0; i < res->n; i++) {
+    for (size_t i = 0; i < res->n && res->rows[i].iter <= a->last; i++) {
         const struct result_row *row = &res->rows[i];
         if (row->iter != (int)i) {
             problem(a, row->iter, "row %zu holds iteration %d (rows must be 0, 1, 2, ...)", i + 1, row->iter);
@@ -335,7 +337,7 @@ static void audit_rows_with(struct audit *a, const struct row_sources *rs, const
         if (!same(row->best_tflops, best))
             problem(a, row->iter, "best_tflops %.3f, but the replay gives %.3f", row->best_tflops, best);
     }
-    if (ideas->n > res->n)
+    if (a->last == INT_MAX && ideas->n > res->n)
         problem(a, -1, "idea-log.jsonl has %zu lines for %zu rows", ideas->n, res->n);
 }
 
@@ -496,7 +498,7 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
         if (only && strcmp(only, key))
             continue;
         seen++;
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
@@ -511,4 +513,36 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
         problems += unlisted_logs(dir, shapes, out);
     json_decref(state);
     return problems;
+}
+
+int audit_committed(const char *dir, const struct shape_key *k, const char *key, int last_iter, char *err,
+                    size_t errlen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) {
+        snprintf(err, errlen, "cannot check the logs of '%s': out of memory", key);
+        return 1;
+    }
+    struct audit a = {dir, key, out, 0, k->dtype, DECIDE_NOISE_FLOOR_PCT, 1, k->shape, last_iter};
+    struct result_log res, att;
+    struct idea_log ideas;
+    struct replay rp = {.best_iter = -1};
+    if (load_logs(&a, &res, &ideas, &att) == 0) {
+        a.rules = res.decide_rules;
+        check_rules(&a, &res, &att);
+        audit_rows(&a, &res, &ideas, &att, &rp);
+    }
+    result_log_release(&res);
+    result_log_release(&att);
+    idea_log_release(&ideas);
+    fclose(out);
+    /* the first problems, one line each, joined */
+    for (char *p = text; p && *p; p++)
+        if (*p == '\n')
+            *p = p[1] ? ';' : '\0';
+    snprintf(err, errlen, "%s", text ? text : "");
+    free(text);
+    return a.problems;
 }

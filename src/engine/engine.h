@@ -409,6 +409,12 @@ int engine_status(const char *dir, bool json, FILE *out);
  * one summary line per shape to out. Returns the number of problems (0: the artifacts
  * are what an honest run writes), -1 when state.json cannot be read. */
 int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out);
+/* The audit's per-row checks (idea line, source hash, config, raw measurements, the
+ * replayed decision and best) on the rows 0..last_iter of one shape, with the engine's
+ * noise floor: what resume verifies before it continues a shape. Returns the number of
+ * problems, with the first ones in err ("<key> iter N: what; ..."). */
+int audit_committed(const char *dir, const struct shape_key *k, const char *key, int last_iter, char *err,
+                    size_t errlen);
 
 struct proposal {
     const char *key;

@@ -224,6 +224,17 @@ int reconcile(struct run *r)
                  "nothing was changed", r->ck.key, r->ck.iteration + 1);
         goto out;
     }
+    /* the logs have the records the checkpoint committed: each must also follow from its
+     * evidence (the audit's per-row checks) before anything is added to them, as an edited
+     * row would skew every later decision */
+    int bad = r->ck.iteration >= 0 ? audit_committed(r->dir, &r->ck.sk, r->ck.key, r->ck.iteration, err, sizeof err)
+                                   : 0;
+    if (bad) {
+        run_fail(r, "cannot resume '%s': %d problem(s) in its committed rows: %s; nothing was changed ('croqtuner "
+                 "audit --tuning %s --key %s' lists them; restore the edited files)", r->ck.key, bad, err, r->dir,
+                 r->ck.key);
+        goto out;
+    }
     rc = apply(r, &l, &pl);
 out:
     logs_release(&l);
