@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "engine/engine.h"
+#include "scale/scale.h"
 #include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
@@ -45,5 +46,5 @@ int cmd_resume(int argc, char **argv)
         log_error("resume: no tuning directory '%s'", o.dir);
         return 1;
     }
-    return engine_exit_code(engine_resume(&o));
+    return engine_exit_code(sweep_resume(&o));
 }

@@ -129,5 +129,5 @@ int cmd_sweep(int argc, char **argv)
     }
     if (so.n_gpus || so.workers) /* in parallel: docs/scale.md */
         return engine_exit_code(scale_sweep(&o, dtype, m, &so));
-    return engine_exit_code(engine_sweep(&o, dtype, m));
+    return engine_exit_code(sweep_serial(&o, dtype, m));
 }

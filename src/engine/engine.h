@@ -361,7 +361,7 @@ int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_
 /* Bests of the other done shapes of k's dtype, in key order. *out malloc'd. */
 size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *self, char (**out)[CROQ_SIG_MAX]);
 
-/* ---- running (run.c, sweep.c, status.c, propose.c) ------------------------------- */
+/* ---- running (run.c, tune.c, status.c, propose.c) -------------------------------- */
 
 struct engine_opts {
     const char *dir;            /* tuning directory */
@@ -379,7 +379,7 @@ struct engine_opts {
     double busy_limit_s;        /* stop after the GPU was busy this long (default 30 min) */
     double backoff_s;           /* first wait when busy (default 5 s), doubles to 300 s */
     const char *runner;
-    const char *shapes;         /* shapes.json for sweeps */
+    const char *shapes;         /* shapes.json: sweeps' plan, new shapes' budgets */
     const char *dataset;        /* replay backend: the explore dataset it serves */
     const char *start_config;   /* from_current_best: start from this signature instead of the
                                    nearest tuned shape's best (replay-bench); NULL: the rule */
@@ -398,10 +398,12 @@ enum engine_rc {
 
 /* Tune one shape (a new one, or continue / reopen it). */
 int engine_tune(const struct engine_opts *o, const struct shape_key *k);
-/* Continue every active shape, reopen done-below-budget ones, continue a sweep. */
-int engine_resume(const struct engine_opts *o);
-/* sweep: dtype -1 = all; mode -1 = the plan (docs/engine.md), else that mode for all. */
-int engine_sweep(const struct engine_opts *o, int dtype, int mode);
+/* Continue every unfinished shape of state (state_load of o->dir): active ones, done
+ * below their budget (reopened), checkpoints without an entry. *ran counts the shapes
+ * run, *worst becomes ENGINE_FAILED when one failed; rc is the outcome so far (returned
+ * when nothing runs). Returns the last outcome: ENGINE_GPU_* when the GPU stopped it.
+ * The resume command (src/scale) continues the recorded sweep around this. */
+int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc);
 int engine_status(const char *dir, bool json, FILE *out);
 /* Re-derive every recorded iteration of every shape in state.json (only: one key, or
  * NULL) from its evidence (audit.c; docs/engine.md "Audit"), replaying DECIDE with
@@ -551,14 +553,11 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
 void run_close(struct run *r);
 /* open + loop + close */
 int engine_run_shape(const struct engine_opts *o, const struct shape_params *p);
-/* A from_current_best state entry whose run should be redone from scratch (sweep.c). */
-bool sweep_needs_scratch(json_t *entry);
-/* Continue the sweep recorded in state.json (a parallel one in waves: src/scale). */
-int engine_sweep_resume(const struct engine_opts *o, json_t *sweep);
-/* Hooks for parallel sweeps (src/scale, docs/scale.md), in sweep.c:
- * record the sweep in state.json (waves: continued in waves by resume); */
-int engine_sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves);
-/* open a shape and run INIT only (a wave is INITed whole before any of it is tuned); */
+/* A from_current_best state entry whose run should be redone from scratch: it made no
+ * KEEP from a far seed or none (seed.c; status shows it, sweeps run it again). */
+bool shape_needs_scratch(json_t *entry);
+/* Open a shape and run INIT only (a wave of workers is INITed whole before any of it is
+ * tuned: src/scale); */
 int engine_init_shape(const struct engine_opts *o, const struct shape_params *p);
 /* open and close a shape: its logs reconciled and its state.json entry level with the
  * checkpoint (the Slurm merge step, for shapes a killed task left behind). */

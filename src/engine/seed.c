@@ -147,3 +147,26 @@ size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *se
     free(keys);
     return n;
 }
+
+/* A from_current_best run that ended where it started (no KEEP) from a far seed, or
+ * from no seed at all, has probably not found this shape's region of the knob space. */
+#define NEEDS_SCRATCH_DISTANCE 1.3862943611198906 /* ln 4: a 4x step in one dimension */
+
+bool shape_needs_scratch(json_t *entry)
+{
+    struct shape_key self, from;
+    char err[256];
+    json_t *best = json_object_get(entry, "best");
+    const char *sf = json_string_value(json_object_get(entry, "seed_from"));
+    if (!json_is_object(best) || strcmp(json_string_value(json_object_get(entry, "status")), "done") ||
+        mode_parse(json_string_value(json_object_get(entry, "mode"))) != MODE_FROM_CURRENT_BEST ||
+        json_integer_value(json_object_get(best, "iter")) != 0)
+        return false;
+    if (!sf || !*sf)
+        return true;
+    self.shape = (struct croq_shape){(long)json_integer_value(json_object_get(entry, "m")),
+                                     (long)json_integer_value(json_object_get(entry, "n")),
+                                     (long)json_integer_value(json_object_get(entry, "k"))};
+    return key_parse(sf, &from, err, sizeof err) == 0 &&
+           shape_log_distance(&self.shape, &from.shape) > NEEDS_SCRATCH_DISTANCE;
+}

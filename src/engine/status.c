@@ -191,7 +191,7 @@ int engine_status(const char *dir, bool json, FILE *out)
             json_t *o = json_deep_copy(e);
             json_object_set_new(o, "key", json_string(keys[i]));
             json_object_set_new(o, "live", live ? live : json_null());
-            json_object_set_new(o, "needs_scratch", json_boolean(sweep_needs_scratch(e)));
+            json_object_set_new(o, "needs_scratch", json_boolean(shape_needs_scratch(e)));
             json_array_append_new(arr, o);
             continue;
         }

@@ -1,5 +1,7 @@
-/* src/engine/tune.c — the entry points 'tune' and 'resume' use: run one shape, or every
- * unfinished shape of a tuning directory (and the sweep that was running there). */
+/* src/engine/tune.c — the entry points for one shape: run it, INIT it, level it with
+ * its checkpoint ('tune', sweeps and workers), and continue every unfinished shape of a
+ * tuning directory ('resume'; the sweep that was running there is continued by
+ * src/scale, above the engine). */
 #include "engine.h"
 
 #include <errno.h>
@@ -127,43 +129,9 @@ static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
     return gpu_stop(rc) ? rc : worst;
 }
 
-/* A sweep that was running, or stopped by the GPU, goes on where it was. */
-static bool sweep_unfinished(json_t *sweep)
+int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc)
 {
-    const char *sws = json_string_value(json_object_get(sweep, "status"));
-    return sws && strcmp(sws, "done");
-}
-
-int engine_resume(const struct engine_opts *o)
-{
-    char err[600];
-    json_t *state = state_load(o->dir, err, sizeof err), *e, *sweep;
-    int rc = ENGINE_DONE, worst = ENGINE_DONE, ran = 0;
-    if (!state) {
-        log_error("%s", err);
-        return ENGINE_FAILED;
-    }
-    sweep = json_object_get(state, "sweep");
-    /* A parallel sweep is continued first, in its waves: its active shapes are part of a
-     * wave, and finishing the ones already INITed before the rest of their wave is INITed
-     * would let a shape start from one of its own wave (other_bests, seed_from), unlike
-     * the uninterrupted sweep. What it leaves unfinished (shapes outside its plan) is
-     * resumed after it, from a fresh state.json. */
-    bool waves_first = sweep_unfinished(sweep) && json_is_true(json_object_get(sweep, "waves"));
-    if (waves_first) {
-        rc = engine_sweep_resume(o, sweep);
-        ran++;
-        if (rc == ENGINE_FAILED)
-            worst = rc;
-        json_decref(state);
-        if (gpu_stop(rc))
-            return rc;
-        if (!(state = state_load(o->dir, err, sizeof err))) {
-            log_error("%s", err);
-            return ENGINE_FAILED;
-        }
-    }
-    json_t *shapes = json_object_get(state, "shapes");
+    json_t *shapes = json_object_get(state, "shapes"), *e;
     size_t n;
     const char **keys = json_sorted_keys(shapes, &n); /* state stays alive: the keys too */
     for (size_t i = 0; i < n; i++) {
@@ -172,27 +140,39 @@ int engine_resume(const struct engine_opts *o)
         if (!unfinished(e) || entry_params(keys[i], e, &p))
             continue;
         rc = engine_run_shape(o, &p);
-        ran++;
+        (*ran)++;
         if (gpu_stop(rc))
             break;
         if (rc == ENGINE_FAILED)
-            worst = rc;
+            *worst = rc;
     }
     free(keys);
     if (!gpu_stop(rc)) {
-        int orc = resume_orphans(o, shapes, &ran);
+        int orc = resume_orphans(o, shapes, ran);
         rc = orc == ENGINE_FAILED ? rc : orc;
-        worst = orc == ENGINE_FAILED ? orc : worst;
+        *worst = orc == ENGINE_FAILED ? orc : *worst;
     }
-    sweep = json_object_get(state, "sweep");
-    if (!waves_first && !gpu_stop(rc) && sweep_unfinished(sweep)) {
-        rc = engine_sweep_resume(o, sweep);
-        ran++;
-    }
-    if (!ran && !o->quiet)
-        printf("nothing to resume in '%s': every shape is done\n", o->dir);
-    json_decref(state);
-    if (gpu_stop(rc) || rc == ENGINE_FAILED)
-        return rc;
-    return worst;
+    return rc;
+}
+
+int engine_init_shape(const struct engine_opts *o, const struct shape_params *p)
+{
+    struct run r;
+    char err[600];
+    int rc = run_open(&r, o, p);
+    if (!rc && r.ck.phase == PH_INIT)
+        rc = step_init(&r);
+    /* state.json shows the phase INIT ended in: that is how workers see the wave INITed */
+    if (!rc && state_put(r.dir, &r.ck, r.ck.phase == PH_NEXT_SHAPE ? "done" : "active", err, sizeof err))
+        rc = run_fail(&r, "%s", err);
+    run_close(&r);
+    return rc;
+}
+
+int engine_level_shape(const struct engine_opts *o, const struct shape_params *p)
+{
+    struct run r;
+    int rc = run_open(&r, o, p); /* reconciles the logs and puts the shape's entry level */
+    run_close(&r);
+    return rc;
 }

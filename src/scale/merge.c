@@ -105,7 +105,7 @@ static int merge_report(const struct engine_opts *o, int dtype, int mode, const 
                   live ? " and a worker still holds a claim" : "");
         return ENGINE_FAILED;
     }
-    if (engine_sweep_record(o, dtype, mode, "done", true))
+    if (sweep_record(o, dtype, mode, "done", true))
         return ENGINE_FAILED;
     if (nf) {
         log_error("merge: the sweep finished, but %zu shape(s) failed (above)", nf);

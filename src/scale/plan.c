@@ -98,7 +98,7 @@ void plan_scratch_wave(const struct scale_plan *p, int dtype, json_t *state, str
         struct shape_key k = {dtype, p->set.scenario[i], MODE_FROM_CURRENT_BEST};
         key_format(&k, key);
         json_t *e = json_object_get(shapes, key);
-        if (e && sweep_needs_scratch(e))
+        if (e && shape_needs_scratch(e))
             wave_add(NULL, out, &p->set.scenario[i], MODE_FROM_SCRATCH, false);
     }
 }

@@ -170,7 +170,7 @@ int scale_sweep_begin(const struct engine_opts *o, int dtype, int mode)
         log_error("%s", err);
         return -1;
     }
-    return engine_sweep_record(o, dtype, mode, "running", true) ? -1 : 0;
+    return sweep_record(o, dtype, mode, "running", true) ? -1 : 0;
 }
 
 static void list_failed(json_t *state)
@@ -198,7 +198,7 @@ static int sweep_end(const struct engine_opts *o, int dtype, int mode, const str
     list_failed(st);
     json_decref(st);
     if (!pending) {
-        if (engine_sweep_record(o, dtype, mode, "done", true))
+        if (sweep_record(o, dtype, mode, "done", true))
             return ENGINE_FAILED;
         if (failed) {
             log_error("sweep finished, but %zu shape(s) failed with the errors above", failed);
@@ -209,7 +209,7 @@ static int sweep_end(const struct engine_opts *o, int dtype, int mode, const str
         return ENGINE_DONE;
     }
     if (pl->busy || pl->gone) {
-        engine_sweep_record(o, dtype, mode, pl->gone ? "stopped: GPU unusable" : "stopped: GPU busy", true);
+        sweep_record(o, dtype, mode, pl->gone ? "stopped: GPU unusable" : "stopped: GPU busy", true);
         log_error("sweep stopped (%s); %zu shape(s) left; continue with the same command or 'croqtuner resume "
                   "--tuning %s'", pl->gone ? "a GPU is unusable" : "a GPU stayed busy", pending, o->dir);
         return pl->gone ? ENGINE_GPU_GONE : ENGINE_GPU_BUSY;

@@ -1,6 +1,7 @@
-/* src/scale/scale.h — scale-out: several workers (one per GPU, or the tasks of a Slurm
+/* src/scale/scale.h — sweeps, above the engine: one plan (the order of docs/engine.md,
+ * "Sweeps") run serially, or by several workers (one per GPU, or the tasks of a Slurm
  * job array) tuning the shapes of one sweep in one shared tuning directory
- * (docs/scale.md).
+ * (docs/scale.md); and resume, which continues shapes and the recorded sweep.
  *
  * A worker claims the next shape under the exclusive flock on <dir>/.lock that already
  * serializes state.json, so claiming is a read-modify-write of state.json's "scale"
@@ -168,6 +169,20 @@ json_t *scale_member(json_t *state, const char *which);
 /* <dir>/scale/claims.log: one line per claim, takeover, release, failure (audit;
  * nothing reads it to decide). */
 void claims_log(const char *dir, const char *event, const struct claim *c, const char *detail);
+
+/* ---- a sweep without workers, its record, resume (sweep.c) ------------------------------ */
+
+/* `sweep` without --gpus/--workers: the plan of o->shapes (dtype -1 all, mode -1 the
+ * default plan), each shape tuned to the end before the next, recorded in state.json.
+ * An engine_rc. */
+int sweep_serial(const struct engine_opts *o, int dtype, int mode);
+/* Record the sweep (o's backend, seed, iters, shapes) in state.json with status
+ * ("running", "done", "stopped: ..."); waves: resume continues it in waves. 0 or
+ * ENGINE_FAILED (printed). */
+int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves);
+/* `resume`: a recorded parallel sweep first (in its waves), every unfinished shape
+ * (engine_resume_shapes), then a recorded serial sweep. An engine_rc. */
+int sweep_resume(const struct engine_opts *o);
 
 /* ---- workers and the pool (worker.c, pool.c) -------------------------------------------- */
 

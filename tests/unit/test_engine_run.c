@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "scale/scale.h"
 #include "util/atomicio.h"
 
 static char dir[256];
@@ -232,7 +233,7 @@ static void test_done_shape_is_not_rerun(void **state)
     path_of(path, "logs/%s/results.tsv", key);
     char *before = read_file(path, NULL);
     assert_int_equal(engine_tune(&o, &k), ENGINE_DONE);
-    assert_int_equal(engine_resume(&o), ENGINE_DONE);
+    assert_int_equal(sweep_resume(&o), ENGINE_DONE); /* the resume command */
     char *after = read_file(path, NULL);
     assert_string_equal(before, after);
     free(before);

@@ -1,0 +1,229 @@
+/* src/scale/sweep.c — 'croqtuner sweep' without workers, the sweep's record in
+ * state.json, and 'croqtuner resume' (shapes, then the recorded sweep).
+ *
+ * One plan (plan.c) has the sweep's order (docs/engine.md, "Sweeps"): per dtype,
+ *   1. the typical far shapes, from scratch (they seed everything else);
+ *   2. the other far scenario shapes, from the current best of their nearest tuned shape;
+ *   3. the near scenario shapes, likewise;
+ *   4. shapes flagged needs_scratch by their from_current_best run, from scratch.
+ * --mode scratch / best runs steps 1-3 in one mode and skips step 4. Serially (here)
+ * each shape is tuned to the end before the next starts, so it starts from every shape
+ * before it; workers (worker.c, pool.c) run the same plan in waves. The sweep is
+ * recorded in state.json, so 'resume' continues it the way it ran; it stops early only
+ * when the GPU is unusable or stays busy (exit non-zero, with the reason).
+ */
+#include "scale.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+static bool gpu_stop(int rc) { return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE; }
+
+/* ---- the record: state.json "sweep" ------------------------------------------------ */
+
+struct sweep_rec {
+    int dtype, mode;
+    const struct engine_opts *o;
+    const char *status;
+    bool waves; /* a parallel sweep: resume must continue it in waves too */
+};
+
+static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
+{
+    struct sweep_rec *s = arg;
+    char seed[24];
+    json_t *o = json_object();
+    (void)err;
+    (void)errlen;
+    snprintf(seed, sizeof seed, "%llu", s->o->seed);
+    json_object_set_new(o, "dtype", json_string(s->dtype < 0 ? "all" : croq_dtype_name(s->dtype)));
+    json_object_set_new(o, "plan", json_string(s->mode < 0 ? "default" : s->mode == MODE_FROM_SCRATCH ? "scratch" : "best"));
+    json_object_set_new(o, "backend", json_string(s->o->backend ? s->o->backend : "gpu"));
+    json_object_set_new(o, "seed", json_string(seed));
+    json_object_set_new(o, "iters", json_integer(s->o->iters));
+    json_object_set_new(o, "shapes", json_string(s->o->shapes));
+    json_object_set_new(o, "status", json_string(s->status));
+    if (s->waves)
+        json_object_set_new(o, "waves", json_true());
+    json_object_set_new(root, "sweep", o);
+    return 0;
+}
+
+int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves)
+{
+    char err[600];
+    struct sweep_rec rec = {dtype, mode, o, status, waves};
+    if (state_update(o->dir, put_sweep, &rec, err, sizeof err)) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    return 0;
+}
+
+/* ---- serially ------------------------------------------------------------------------ */
+
+static bool shape_done(const char *dir, const char *key)
+{
+    char err[600];
+    json_t *st = state_load(dir, err, sizeof err);
+    json_t *e = st ? json_object_get(json_object_get(st, "shapes"), key) : NULL;
+    bool done = e && !strcmp(json_string_value(json_object_get(e, "status")), "done");
+    json_decref(st);
+    return done;
+}
+
+/* Tune every shape of w not done, in order. 0 to go on; ENGINE_GPU_* to stop the sweep. */
+static int serial_wave(const struct engine_opts *o, const struct scale_plan *p, const struct plan_wave *w,
+                       int *failed)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const struct plan_shape *s = &w->s[i];
+        struct shape_params sp = {.k = s->k, .backend = o->backend ? o->backend : "gpu", .seed = o->seed,
+                                  .budget = o->iters, .new_budget = mode_budget(&p->set, s->k.mode),
+                                  .agent = false, .reopen = false};
+        if (shape_done(o->dir, s->key))
+            continue;
+        int rc = engine_run_shape(o, &sp);
+        if (gpu_stop(rc))
+            return rc;
+        if (rc == ENGINE_FAILED)
+            (*failed)++; /* that shape's problem was printed; the others can still be tuned */
+    }
+    return 0;
+}
+
+static int serial_dtype(const struct engine_opts *o, const struct scale_plan *p, int dtype, int *failed)
+{
+    int rc;
+    char err[600];
+    for (int st = 0; st < 3; st++)
+        if ((rc = serial_wave(o, p, &p->waves[dtype][st], failed)))
+            return rc;
+    if (!p->scratch_rerun)
+        return 0;
+    json_t *state = state_load(o->dir, err, sizeof err);
+    if (!state) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    struct plan_wave w4;
+    plan_scratch_wave(p, dtype, state, &w4);
+    json_decref(state);
+    rc = serial_wave(o, p, &w4, failed);
+    plan_wave_release(&w4);
+    return rc;
+}
+
+int sweep_serial(const struct engine_opts *o, int dtype, int mode)
+{
+    struct scale_plan p;
+    char err[600];
+    int failed = 0;
+    if (plan_build(o->shapes, dtype, mode, true, &p, err, sizeof err)) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    int rc = sweep_record(o, dtype, mode, "running", false);
+    for (int dt = 0; !rc && dt < 2; dt++)
+        if (p.dtypes[dt])
+            rc = serial_dtype(o, &p, dt, &failed);
+    plan_release(&p);
+    if (gpu_stop(rc)) {
+        sweep_record(o, dtype, mode, rc == ENGINE_GPU_BUSY ? "stopped: GPU busy" : "stopped: GPU unusable", false);
+        log_error("sweep stopped (%s); continue with 'croqtuner resume --tuning %s'",
+                  rc == ENGINE_GPU_BUSY ? "the GPU stayed busy" : "the GPU is unusable", o->dir);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (sweep_record(o, dtype, mode, "done", false))
+        return ENGINE_FAILED;
+    if (failed) {
+        log_error("sweep finished, but %d shape(s) failed with the errors above", failed);
+        return ENGINE_FAILED;
+    }
+    if (!o->quiet)
+        printf("sweep done\n");
+    return ENGINE_DONE;
+}
+
+/* ---- resume ---------------------------------------------------------------------------- */
+
+/* Continue the sweep recorded in state.json, serially or in waves as it ran. */
+static int continue_sweep(const struct engine_opts *o, json_t *sw)
+{
+    const char *dt = json_string_value(json_object_get(sw, "dtype"));
+    const char *plan = json_string_value(json_object_get(sw, "plan"));
+    const char *shapes = json_string_value(json_object_get(sw, "shapes"));
+    const char *be = json_string_value(json_object_get(sw, "backend"));
+    const char *seed = json_string_value(json_object_get(sw, "seed"));
+    if (!dt || !plan || !shapes || !be || !seed) {
+        log_error("state.json: the recorded sweep is incomplete; start it again with 'croqtuner sweep'");
+        return ENGINE_FAILED;
+    }
+    struct engine_opts wo = *o; /* the sweep's own backend, seed, budget and shapes */
+    wo.backend = be;
+    wo.seed = strtoull(seed, NULL, 10);
+    wo.iters = (int)json_integer_value(json_object_get(sw, "iters"));
+    wo.shapes = shapes;
+    int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
+    int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
+    /* a parallel sweep goes on in waves (one worker, here), so its shapes still start
+     * from the earlier waves only, as they would have with its workers */
+    if (json_is_true(json_object_get(sw, "waves")))
+        return scale_sweep_resume(&wo, dtype, mode);
+    return sweep_serial(&wo, dtype, mode);
+}
+
+/* A sweep that was running, or stopped by the GPU, goes on where it was. */
+static bool sweep_unfinished(json_t *sweep)
+{
+    const char *sws = json_string_value(json_object_get(sweep, "status"));
+    return sws && strcmp(sws, "done");
+}
+
+int sweep_resume(const struct engine_opts *o)
+{
+    char err[600];
+    json_t *state = state_load(o->dir, err, sizeof err), *sweep;
+    int rc = ENGINE_DONE, worst = ENGINE_DONE, ran = 0;
+    if (!state) {
+        log_error("%s", err);
+        return ENGINE_FAILED;
+    }
+    sweep = json_object_get(state, "sweep");
+    /* A parallel sweep is continued first, in its waves: its active shapes are part of a
+     * wave, and finishing the ones already INITed before the rest of their wave is INITed
+     * would let a shape start from one of its own wave (other_bests, seed_from), unlike
+     * the uninterrupted sweep. What it leaves unfinished (shapes outside its plan) is
+     * resumed after it, from a fresh state.json. */
+    bool waves_first = sweep_unfinished(sweep) && json_is_true(json_object_get(sweep, "waves"));
+    if (waves_first) {
+        rc = continue_sweep(o, sweep);
+        ran++;
+        if (rc == ENGINE_FAILED)
+            worst = rc;
+        json_decref(state);
+        if (gpu_stop(rc))
+            return rc;
+        if (!(state = state_load(o->dir, err, sizeof err))) {
+            log_error("%s", err);
+            return ENGINE_FAILED;
+        }
+    }
+    rc = engine_resume_shapes(o, state, &ran, &worst, rc);
+    sweep = json_object_get(state, "sweep");
+    if (!waves_first && !gpu_stop(rc) && sweep_unfinished(sweep)) {
+        rc = continue_sweep(o, sweep);
+        ran++;
+    }
+    if (!ran && !o->quiet)
+        printf("nothing to resume in '%s': every shape is done\n", o->dir);
+    json_decref(state);
+    if (gpu_stop(rc) || rc == ENGINE_FAILED)
+        return rc;
+    return worst;
+}
