@@ -12,6 +12,7 @@ struct croq_command {
 
 int cmd_bench(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_knobs(int argc, char **argv);
 int cmd_report(int argc, char **argv);

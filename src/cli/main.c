@@ -10,6 +10,7 @@ static const struct croq_command commands[] = {
     {"bench", cmd_bench, "build, verify and time one kernel configuration on shapes of one or both dtypes"},
     {"compare", cmd_compare, "our kernel next to cuSPARSELt and cuBLAS on one shape, with ratios"},
     {"build", cmd_build, "generate and compile one configuration, with its static check"},
+    {"export", cmd_export, "the registered bests of tuning directories as a kernel pack for libcroqsparse"},
     {"knobs", cmd_knobs, "list the kernel family's knobs, or check a configuration"},
     {"tune", cmd_tune, "tune one shape: the engine's crash-safe profile/ideate/measure/decide loop"},
     {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},

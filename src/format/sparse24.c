@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../kernels/abi.h" /* CROQ_META_BLOCKS: the padded block count kernels read */
+#include "../../kernels/meta_order.h"
 #include "numeric.h"
 
 #define DIM_MAX (1L << 31)
@@ -200,6 +201,14 @@ static int compress_check(int dtype, long m, long k, const void *dense, struct s
     return err_finish(e, "groups of 4 along K hold more than 2 non-zeros (input is not 2:4)", 1);
 }
 
+int sparse24_check(int dtype, long m, long k, const void *dense, struct sparse24_error *err)
+{
+    struct sparse24_error local;
+    struct sparse24_error *e = err ? err : &local;
+    err_reset(e);
+    return check_args(dtype, m, k, 4, e) || compress_check(dtype, m, k, dense, e) ? -1 : 0;
+}
+
 int sparse24_compress(int dtype, long m, long k, const void *dense, void *values,
                       uint32_t *meta, struct sparse24_error *err)
 {
@@ -277,19 +286,8 @@ int sparse24_decompress(int dtype, long m, long k, const void *values,
 void sparse24_wgmma_meta_source(int dtype, long mb, long kc, int tid,
                                 struct sparse24_meta_source *src)
 {
-    int w = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
-    long r0 = 64 * mb + 16 * w + g;
-    src->word = 2 * kc + (t >> 1);
-    if (dtype == CROQ_DTYPE_F16) {
-        src->parts = 2;
-        src->row[0] = r0;
-        src->row[1] = r0 + 8;
-        src->shift = 16u * (unsigned)(t & 1);
-    } else {
-        src->parts = 1;
-        src->row[0] = src->row[1] = r0 + 8 * (t & 1);
-        src->shift = 0;
-    }
+    struct croq_meta_source m = croq_meta_source(dtype == CROQ_DTYPE_F16, mb, kc, tid);
+    *src = (struct sparse24_meta_source){m.parts, {m.row[0], m.row[1]}, m.word, m.shift};
 }
 
 static uint32_t part_mask(int parts) { return parts == 1 ? 0xFFFFFFFFu : 0xFFFFu; }

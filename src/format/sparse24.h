@@ -73,6 +73,10 @@ int sparse24_prune(int dtype, long m, long k, const void *dense, void *out,
 int sparse24_compress(int dtype, long m, long k, const void *dense, void *values,
                       uint32_t *meta, struct sparse24_error *err);
 
+/* Whether dense [M][K] is 2:4 (K % 4 == 0): fails listing the groups with more than 2
+ * non-zeros, in row-major order (what compress would reject). */
+int sparse24_check(int dtype, long m, long k, const void *dense, struct sparse24_error *err);
+
 /* Values + natural metadata -> dense [M][K] (the exact inverse of compress, zeros
  * elsewhere). Fails, writing nothing, if any nibble is invalid. */
 int sparse24_decompress(int dtype, long m, long k, const void *values,
@@ -94,7 +98,8 @@ struct sparse24_meta_source {
 };
 
 /* The mapping itself, for thread tid (0..127) of the consumer warpgroup, 64-row
- * block mb and 64-wide dense K chunk kc. See sparse24.c for the derivation. */
+ * block mb and 64-wide dense K chunk kc (kernels/meta_order.h, shared with the GPU
+ * compressor of lib/; sparse24.c has the derivation). */
 void sparse24_wgmma_meta_source(int dtype, long mb, long kc, int tid,
                                 struct sparse24_meta_source *src);
 

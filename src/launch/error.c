@@ -7,8 +7,13 @@
 const char *kl_cu_text(CUresult rc, char *buf, size_t len)
 {
     const char *name = NULL, *text = NULL;
-    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS)
-        name = "CUDA_ERROR_UNKNOWN_CODE";
+    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS) {
+        /* A stub libcuda (no driver installed) names nothing: give the number. */
+        snprintf(buf, len, "CUresult %d (%s)", (int)rc,
+                 rc == CUDA_ERROR_STUB_LIBRARY ? "CUDA_ERROR_STUB_LIBRARY: no driver, only the toolkit's stub"
+                                               : "unknown to this driver");
+        return buf;
+    }
     if (cuGetErrorString(rc, &text) != CUDA_SUCCESS)
         text = "no description";
     snprintf(buf, len, "%s (%s)", name, text);

@@ -1,0 +1,158 @@
+/* croqsparse.h — 2:4 structured-sparse GEMM on NVIDIA Hopper (sm_90a) with the kernels
+ * croqtuner tuned. The one public header of libcroqsparse (static and shared).
+ *
+ * Operation: C[M,N] = alpha * (A[M,K] . B[N,K]^T), A 2:4 sparse along K; for e4m3 also
+ * C[i][j] *= scale_a[i] * scale_b[j] (dequantization). Products accumulate in f32; C is
+ * f16, rounded once after scaling.
+ *
+ * Layouts (row-major, innermost dimension contiguous, no padding between rows):
+ *   dense A    [M][K]        dtype   f16 as IEEE binary16, e4m3 as OCP FP8 E4M3 bytes
+ *   A values   [M][K/2]      dtype   the two kept elements of every group of 4 along K
+ *   A metadata (croqsparse_meta_bytes) the kernels' "wgmma order"; opaque to callers
+ *   B          [N][K]        dtype   ("K-major": the weight-stationary A times B^T)
+ *   C          [M][N]        f16
+ *   scale_a    [M], scale_b [N]  f32
+ * Shape rules: 1 <= M, N, K <= 1048576, K % 64 == 0, N % 8 == 0 (M is free: a shape need
+ * not be a multiple of any tile). Every device pointer must be 16-byte aligned.
+ *
+ * Errors: every function returns a croqsparse_status_t; on failure the calling thread's
+ * croqsparse_last_error() says what and where ("croqsparse_plan_create: K=100 ...").
+ * Thread-safety: a handle may be used from several threads at once. A plan may be used by
+ * several threads, but its matmuls must not run concurrently on different streams when
+ * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0).
+ * CUDA: the library uses the driver API on the device's primary context (the one the CUDA
+ * runtime uses); device pointers from cudaMalloc or cuMemAlloc both work; a CUstream is a
+ * cudaStream_t. Nothing is compiled at run time.
+ */
+#ifndef CROQSPARSE_H
+#define CROQSPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CROQSPARSE_API __attribute__((visibility("default")))
+#define CROQSPARSE_VERSION_MAJOR 1
+#define CROQSPARSE_VERSION_MINOR 0
+
+typedef enum {
+    CROQSPARSE_STATUS_SUCCESS = 0,
+    CROQSPARSE_STATUS_INVALID_VALUE = 1,   /* a NULL, misaligned or out-of-range argument */
+    CROQSPARSE_STATUS_NOT_SUPPORTED = 2,   /* shape rules, or a dtype/epilogue combination */
+    CROQSPARSE_STATUS_NOT_SPARSE = 3,      /* input breaks 2:4 (validate: the first group) */
+    CROQSPARSE_STATUS_NO_DEVICE = 4,       /* no driver, no such device, or not sm_90 */
+    CROQSPARSE_STATUS_CUDA_ERROR = 5,      /* a driver call failed (the message names it) */
+    CROQSPARSE_STATUS_OUT_OF_MEMORY = 6,   /* host or device allocation failed */
+    CROQSPARSE_STATUS_INVALID_PACK = 7,    /* a kernel pack that does not parse */
+    CROQSPARSE_STATUS_PACK_MISMATCH = 8,   /* a pack made for another GPU model or CUDA major */
+    CROQSPARSE_STATUS_NO_KERNEL = 9,       /* no kernel of the pack runs this shape */
+} croqsparse_status_t;
+
+typedef enum { CROQSPARSE_F16 = 0, CROQSPARSE_E4M3 = 1 } croqsparse_dtype_t;
+
+typedef enum {
+    CROQSPARSE_EPILOGUE_ALPHA = 0,        /* C = alpha * (A B^T) */
+    CROQSPARSE_EPILOGUE_ALPHA_SCALES = 1, /* e4m3 only: C[i][j] = alpha * scale_a[i] * scale_b[j] * (A B^T)[i][j] */
+} croqsparse_epilogue_t;
+
+typedef struct croqsparse_handle *croqsparse_handle_t;
+typedef struct croqsparse_plan *croqsparse_plan_t;
+
+/* "success", "invalid value", ...: a constant string for every status (unknown: "unknown status"). */
+CROQSPARSE_API const char *croqsparse_status_string(croqsparse_status_t s);
+/* The calling thread's message about its last failed call ("" if none). Valid until the
+ * thread's next croqsparse call. */
+CROQSPARSE_API const char *croqsparse_last_error(void);
+
+/* ---- handle ------------------------------------------------------------------------- */
+
+/* A handle for CUDA device `device` (ordinal): retains its primary context, loads the
+ * compression kernels and the default kernel pack built into the library (tuned on the
+ * GPU it names; on another GPU model or CUDA major version its tuned kernels are not used
+ * and only its fallback kernels run, which croqsparse_plan_describe says). NO_DEVICE if
+ * the device is missing or not compute capability 9.0. */
+CROQSPARSE_API croqsparse_status_t croqsparse_create(croqsparse_handle_t *handle, int device);
+/* Replace the handle's pack with the file at path (written by `croqtuner export`). The
+ * pack must name this GPU model and the driver's CUDA major version: PACK_MISMATCH
+ * otherwise (the old pack stays). Plans made before keep their kernels. */
+CROQSPARSE_API croqsparse_status_t croqsparse_load_pack(croqsparse_handle_t handle, const char *path);
+/* Destroy after every plan of the handle is destroyed and its work is done. NULL is fine. */
+CROQSPARSE_API croqsparse_status_t croqsparse_destroy(croqsparse_handle_t handle);
+
+/* ---- the sparse format ---------------------------------------------------------------- */
+
+/* Bytes of the packed values ([M][K/2] elements) and of the metadata of an M x K A.
+ * 0 for arguments that break the shape rules (K % 64 != 0, M or K out of range). */
+CROQSPARSE_API size_t croqsparse_values_bytes(croqsparse_dtype_t dtype, long m, long k);
+CROQSPARSE_API size_t croqsparse_meta_bytes(long m, long k);
+
+/* Host: dense [M][K] -> 2:4 dense [M][K] (out may equal dense): per group of 4 the two
+ * largest magnitudes keep their bits (ties: lower index), the others become +0.
+ * K % 4 == 0. NOT_SPARSE if the input holds a NaN (the message names its group). */
+CROQSPARSE_API croqsparse_status_t croqsparse_prune_host(croqsparse_dtype_t dtype, long m, long k,
+                                                         const void *dense, void *out);
+/* Host: 2:4 dense [M][K] -> values + metadata (sizes above). K % 64 == 0. NOT_SPARSE if a
+ * group has more than two non-zeros (+0 is zero, -0 is not). */
+CROQSPARSE_API croqsparse_status_t croqsparse_compress_host(croqsparse_dtype_t dtype, long m, long k,
+                                                            const void *dense, void *values, void *meta);
+/* Host: whether dense [M][K] is 2:4. SUCCESS, or NOT_SPARSE with *bad_row and *bad_group
+ * (elements [4*group, 4*group+4) of that row) naming the first offending group in
+ * row-major order; both may be NULL. K % 4 == 0. */
+CROQSPARSE_API croqsparse_status_t croqsparse_validate_host(croqsparse_dtype_t dtype, long m, long k,
+                                                            const void *dense, long *bad_row, long *bad_group);
+
+/* Device, asynchronous on stream (nothing allocated, nothing synchronized): the same as
+ * the host versions, bit for bit on valid input. They cannot report data errors: prune
+ * keeps a NaN as the largest magnitude, compress of a group with more than two non-zeros
+ * stores its pruned form. Prune: K % 4 == 0; compress: K % 64 == 0. */
+CROQSPARSE_API croqsparse_status_t croqsparse_prune(croqsparse_handle_t handle, croqsparse_dtype_t dtype,
+                                                    long m, long k, const void *dense, void *out,
+                                                    CUstream stream);
+CROQSPARSE_API croqsparse_status_t croqsparse_compress(croqsparse_handle_t handle, croqsparse_dtype_t dtype,
+                                                       long m, long k, const void *dense, void *values,
+                                                       void *meta, CUstream stream);
+
+/* ---- plans and the product -------------------------------------------------------------- */
+
+/* A plan for (dtype, M, N, K, epilogue, alpha): chooses the kernel (the pack's entry tuned
+ * at this exact shape, else the nearest tuned shape whose configuration is valid for this
+ * one, else the fallback), loads it, encodes its tensor maps and allocates and zeroes its
+ * workspace, once. Synchronous. NOT_SUPPORTED for shapes that break the rules above or
+ * ALPHA_SCALES with f16; NO_KERNEL if the pack has nothing for the shape. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t handle, croqsparse_plan_t *plan,
+                                                          croqsparse_dtype_t dtype, long m, long n, long k,
+                                                          croqsparse_epilogue_t epilogue, float alpha);
+/* C = epilogue(A B^T) for the plan's shape, enqueued on stream: asynchronous, allocates
+ * nothing, synchronizes nothing. a_values and meta as croqsparse_compress wrote them; B,
+ * C as above; scale_a [M] and scale_b [N] f32 device vectors with ALPHA_SCALES, NULL
+ * otherwise. INVALID_VALUE for a NULL or misaligned pointer; CUDA_ERROR if the launch is
+ * refused. A kernel fault surfaces at the caller's next synchronization. */
+CROQSPARSE_API croqsparse_status_t croqsparse_matmul(croqsparse_plan_t plan, const void *a_values, const void *meta,
+                                                     const void *b, void *c, const float *scale_a,
+                                                     const float *scale_b, CUstream stream);
+
+typedef struct {
+    char key[96];          /* the tuned shape's key ("f16_4096x8192x8192"), or "fallback" */
+    char config[512];      /* the kernel's knob signature (`croqtuner knobs`) */
+    double tuned_tflops;   /* what it measured at its tuned shape (0 for a fallback) */
+    long tuned_m, tuned_n, tuned_k;
+    char match[16];        /* "exact", "nearest" or "fallback" */
+    char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash */
+    char note[512];        /* why a fallback ran on a mismatched pack, else "" */
+    size_t workspace_bytes;
+} croqsparse_plan_info;
+
+/* What the plan runs. Never fails for a valid plan. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_describe(croqsparse_plan_t plan, croqsparse_plan_info *info);
+/* Free the plan (its workspace too) once its matmuls are done. NULL is fine. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_destroy(croqsparse_plan_t plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

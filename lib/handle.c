@@ -1,0 +1,180 @@
+/* lib/handle.c — the per-device handle: primary context, compression kernels, and the
+ * kernel pack with its identity check (a pack is used only on the GPU model and CUDA
+ * major version it was made for). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+croqsparse_status_t cs_enter(croqsparse_handle_t h, const char *fn, bool *pushed)
+{
+    CUcontext cur = NULL;
+    *pushed = false;
+    cs_clear();
+    CS_CU(fn, cuCtxGetCurrent(&cur));
+    if (cur == h->ctx)
+        return CROQSPARSE_STATUS_SUCCESS;
+    CS_CU(fn, cuCtxPushCurrent(h->ctx));
+    *pushed = true;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+void cs_leave(bool pushed)
+{
+    CUcontext ignored;
+    if (pushed)
+        cuCtxPopCurrent(&ignored);
+}
+
+/* Why pack p may not run its tuned kernels on h ("" when it may). */
+static void identity_note(const struct croqsparse_handle *h, const struct pack *p, char *note, size_t len)
+{
+    note[0] = '\0';
+    if (strcmp(p->gpu, h->gpu))
+        snprintf(note, len, "pack tuned on '%s', this GPU is '%s'", p->gpu, h->gpu);
+    else if (p->cuda_major != h->cuda_major)
+        snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d", p->cuda_major,
+                 p->cuda_minor, h->cuda_major);
+}
+
+/* Parse bytes as h's pack. strict: a mismatched identity is refused (PACK_MISMATCH);
+ * else it is kept with its tuned kernels disabled. bytes: owned afterwards unless NULL. */
+static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, const void *data, size_t size,
+                                      unsigned char *owned, bool strict)
+{
+    struct pack p;
+    char err[512], note[512];
+    if (pack_parse(data, size, &p, err, sizeof err)) {
+        free(owned);
+        return cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "%s", err);
+    }
+    identity_note(h, &p, note, sizeof note);
+    if (strict && note[0]) {
+        pack_release(&p);
+        free(owned);
+        return cs_fail(CROQSPARSE_STATUS_PACK_MISMATCH, fn, "%s: refused", note);
+    }
+    pthread_mutex_lock(&h->lock);
+    pack_release(&h->pack);
+    free(h->pack_bytes);
+    h->pack = p;
+    h->pack_bytes = owned;
+    h->use_tuned = !note[0];
+    snprintf(h->pack_note, sizeof h->pack_note, "%s", note);
+    pthread_mutex_unlock(&h->lock);
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+static croqsparse_status_t open_device(croqsparse_handle_t h, int device)
+{
+    static const char fn[] = "croqsparse_create";
+    int major = 0, minor = 0, version = 0;
+    CS_CU(fn, cuInit(0));
+    CS_CU(fn, cuDeviceGet(&h->dev, device));
+    CS_CU(fn, cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev));
+    CS_CU(fn, cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev));
+    CS_CU(fn, cuDeviceGetAttribute(&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev));
+    CS_CU(fn, cuDeviceGetName(h->gpu, sizeof h->gpu, h->dev));
+    CS_CU(fn, cuDriverGetVersion(&version));
+    h->cuda_major = version / 1000;
+    if (major != 9 || minor != 0)
+        return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "device %d ('%s') is compute capability %d.%d; the "
+                       "kernels are sm_90a (Hopper) code", device, h->gpu, major, minor);
+    CS_CU(fn, cuDevicePrimaryCtxRetain(&h->ctx, h->dev));
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+static croqsparse_status_t load_compress(croqsparse_handle_t h)
+{
+    static const char fn[] = "croqsparse_create";
+    CS_CU(fn, cuModuleLoadData(&h->compress, croqsparse_compress_cubin));
+    CS_CU(fn, cuModuleGetFunction(&h->fn_prune, h->compress, "croqsparse_prune"));
+    CS_CU(fn, cuModuleGetFunction(&h->fn_values, h->compress, "croqsparse_values"));
+    CS_CU(fn, cuModuleGetFunction(&h->fn_meta, h->compress, "croqsparse_meta"));
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_create(croqsparse_handle_t *handle, int device)
+{
+    static const char fn[] = "croqsparse_create";
+    croqsparse_status_t s;
+    bool pushed = false;
+    cs_clear();
+    if (!handle)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
+    *handle = NULL;
+    croqsparse_handle_t h = calloc(1, sizeof *h);
+    if (!h)
+        return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+    h->device = device;
+    pthread_mutex_init(&h->lock, NULL);
+    if ((s = open_device(h, device)) == CROQSPARSE_STATUS_SUCCESS && (s = cs_enter(h, fn, &pushed)) == 0) {
+        s = load_compress(h);
+        if (s == CROQSPARSE_STATUS_SUCCESS)
+            s = adopt_pack(h, fn, croqsparse_default_pack, croqsparse_default_pack_size, NULL, false);
+        cs_leave(pushed);
+    }
+    if (s != CROQSPARSE_STATUS_SUCCESS) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", croqsparse_last_error());
+        croqsparse_destroy(h);
+        return cs_fail(s, fn, "%s", strchr(msg, ' ') ? strchr(msg, ' ') + 1 : msg);
+    }
+    *handle = h;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_load_pack(croqsparse_handle_t h, const char *path)
+{
+    static const char fn[] = "croqsparse_load_pack";
+    cs_clear();
+    if (!h || !path)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle or path is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "cannot open '%s'", path);
+    size_t cap = 1 << 20, len = 0, n;
+    unsigned char *buf = malloc(cap);
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0)
+        if ((len += n) == cap) {
+            unsigned char *bigger = realloc(buf, cap *= 2);
+            if (!bigger)
+                free(buf);
+            buf = bigger;
+        }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory reading '%s'", path);
+    if (bad) {
+        free(buf);
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "error reading '%s'", path);
+    }
+    croqsparse_status_t s = adopt_pack(h, fn, buf, len, buf, true);
+    if (s != CROQSPARSE_STATUS_SUCCESS) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", croqsparse_last_error() + strlen(fn) + 2);
+        cs_fail(s, fn, "'%s': %s", path, msg);
+    }
+    return s;
+}
+
+croqsparse_status_t croqsparse_destroy(croqsparse_handle_t h)
+{
+    bool pushed = false;
+    if (!h)
+        return CROQSPARSE_STATUS_SUCCESS;
+    if (h->ctx && cs_enter(h, "croqsparse_destroy", &pushed) == CROQSPARSE_STATUS_SUCCESS) {
+        if (h->compress)
+            cuModuleUnload(h->compress); /* acts on the current context: the handle's */
+        cs_leave(pushed);
+    }
+    if (h->ctx)
+        cuDevicePrimaryCtxRelease(h->dev);
+    pack_release(&h->pack);
+    free(h->pack_bytes);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+    return CROQSPARSE_STATUS_SUCCESS;
+}

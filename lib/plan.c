@@ -1,0 +1,174 @@
+/* lib/plan.c — plans (kernel choice, module, tensor maps, workspace: once) and the
+ * asynchronous product on the caller's stream. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e,
+                     enum pack_match match, const char *note)
+{
+    croqsparse_plan_info *i = &p->info;
+    static const char *const names[] = {[PACK_EXACT] = "exact", [PACK_NEAREST] = "nearest",
+                                        [PACK_FALLBACK] = "fallback"};
+    snprintf(i->key, sizeof i->key, "%s", e->fallback ? "fallback" : e->key);
+    snprintf(i->config, sizeof i->config, "%s", e->config);
+    i->tuned_tflops = e->tflops;
+    i->tuned_m = e->m, i->tuned_n = e->n, i->tuned_k = e->k;
+    snprintf(i->match, sizeof i->match, "%s", names[match]);
+    snprintf(i->source, sizeof i->source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s", pk->gpu,
+             pk->cuda_major, pk->cuda_minor, pk->driver, e->hash);
+    snprintf(i->note, sizeof i->note, "%s", match == PACK_FALLBACK ? note : "");
+    i->workspace_bytes = p->launch.workspace_bytes;
+}
+
+/* Choose and load the kernel (under the handle's lock: the pack may be replaced). */
+static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn)
+{
+    croqsparse_handle_t h = p->h;
+    struct croq_shape s = {p->m, p->n, p->k};
+    struct kl_error ke;
+    enum pack_match match;
+    char why[CROQ_WHY_MAX];
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    pthread_mutex_lock(&h->lock);
+    long i = pack_choose(&h->pack, (int)p->dtype, &s, h->use_tuned, &match, why, sizeof why);
+    if (i < 0) {
+        st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "%s", why);
+    } else {
+        const struct pack_entry *e = &h->pack.e[i];
+        /* A copy: cuModuleLoadData wants an aligned ELF image, the pack packs them tight. */
+        void *image = malloc(e->cubin_bytes);
+        if (!image) {
+            st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+        } else {
+            memcpy(image, e->cubin, e->cubin_bytes);
+            if (kl_module_load_image(image, e->key, (int)p->dtype, &p->mod, &ke))
+                st = cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "kernel '%s': %s", e->key, ke.msg);
+            free(image);
+        }
+        if (st == CROQSPARSE_STATUS_SUCCESS)
+            describe(p, &h->pack, e, match, h->pack_note);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return st;
+}
+
+static croqsparse_status_t prepare(struct croqsparse_plan *p, const char *fn)
+{
+    struct kl_error ke;
+    const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, 0, 0, 0, 0, p->alpha, 0, 0};
+    croqsparse_status_t s = load_kernel(p, fn);
+    if (s)
+        return s;
+    if (kl_module_check_k(&p->mod, p->k, &ke) || kl_prepare(&p->mod, p->h->sm_count, &o, &p->launch, &ke))
+        return cs_fail(ke.status == KL_UNSUPPORTED_SHAPE ? CROQSPARSE_STATUS_NOT_SUPPORTED
+                                                         : CROQSPARSE_STATUS_CUDA_ERROR, fn, "%s", ke.msg);
+    p->info.workspace_bytes = p->launch.workspace_bytes;
+    if (p->launch.workspace_bytes) {
+        CS_CU(fn, cuMemAlloc(&p->workspace, p->launch.workspace_bytes));
+        /* Zeroed once: the kernel leaves its split-K counters at zero for the next launch. */
+        CS_CU(fn, cuMemsetD8(p->workspace, 0, p->launch.workspace_bytes));
+    }
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t h, croqsparse_plan_t *plan, croqsparse_dtype_t dtype,
+                                           long m, long n, long k, croqsparse_epilogue_t epilogue, float alpha)
+{
+    static const char fn[] = "croqsparse_plan_create";
+    croqsparse_status_t s;
+    bool pushed;
+    cs_clear();
+    if (!plan)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan is NULL");
+    *plan = NULL;
+    if ((s = cs_check_shape(fn, dtype, m, n, k)))
+        return s;
+    if (epilogue != CROQSPARSE_EPILOGUE_ALPHA && epilogue != CROQSPARSE_EPILOGUE_ALPHA_SCALES)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "epilogue %d is not ALPHA or ALPHA_SCALES", (int)epilogue);
+    if (epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES && dtype != CROQSPARSE_E4M3)
+        return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "scale vectors are the e4m3 epilogue; f16 takes alpha");
+    if (!(alpha == alpha) || alpha - alpha != 0)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "alpha must be finite");
+    if (!h)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
+    struct croqsparse_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+    *p = (struct croqsparse_plan){.h = h, .dtype = dtype, .m = m, .n = n, .k = k, .epilogue = epilogue, .alpha = alpha};
+    if ((s = cs_enter(h, fn, &pushed))) {
+        free(p);
+        return s;
+    }
+    s = prepare(p, fn);
+    cs_leave(pushed);
+    if (s) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", croqsparse_last_error());
+        croqsparse_plan_destroy(p);
+        cs_fail(s, fn, "%s", msg + strlen(fn) + 2);
+        return s;
+    }
+    *plan = p;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+static bool misaligned(const void *ptr) { return ((uintptr_t)ptr & 15) != 0; }
+
+croqsparse_status_t croqsparse_matmul(croqsparse_plan_t p, const void *a_values, const void *meta, const void *b,
+                                      void *c, const float *scale_a, const float *scale_b, CUstream stream)
+{
+    static const char fn[] = "croqsparse_matmul";
+    struct croq_gemm_args args;
+    struct kl_error ke;
+    croqsparse_status_t s;
+    bool pushed;
+    cs_clear();
+    if (!p || !a_values || !meta || !b || !c)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan, a_values, meta, b or c is NULL");
+    if (misaligned(a_values) || misaligned(meta) || misaligned(b) || misaligned(c))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta, b and c must be 16-byte aligned");
+    bool scales = p->epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES;
+    if (scales != (scale_a != NULL) || scales != (scale_b != NULL))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, scales ? "the plan's epilogue needs scale_a and scale_b"
+                                                                  : "scale vectors given to a plan without them");
+    if (scales && (misaligned(scale_a) || ((uintptr_t)scale_b & 7)))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "scale_a must be 16-byte, scale_b 8-byte aligned");
+    const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, (CUdeviceptr)a_values, (CUdeviceptr)meta,
+                                  (CUdeviceptr)b, (CUdeviceptr)c, p->alpha, (CUdeviceptr)scale_a,
+                                  (CUdeviceptr)scale_b};
+    if ((s = cs_enter(p->h, fn, &pushed)))
+        return s;
+    if (kl_bind(&p->launch, &o, p->workspace, &args, &ke))
+        s = cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
+    else if (kl_launch(&p->launch, &args, stream, &ke))
+        s = cs_fail(CROQSPARSE_STATUS_CUDA_ERROR, fn, "%s", ke.msg);
+    cs_leave(pushed);
+    return s;
+}
+
+croqsparse_status_t croqsparse_plan_describe(croqsparse_plan_t p, croqsparse_plan_info *info)
+{
+    cs_clear();
+    if (!p || !info)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, "croqsparse_plan_describe", "plan or info is NULL");
+    *info = p->info;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_plan_destroy(croqsparse_plan_t p)
+{
+    bool pushed = false;
+    if (!p)
+        return CROQSPARSE_STATUS_SUCCESS;
+    if (cs_enter(p->h, "croqsparse_plan_destroy", &pushed) == CROQSPARSE_STATUS_SUCCESS) {
+        if (p->workspace)
+            cuMemFree(p->workspace);
+        kl_module_unload(&p->mod);
+        cs_leave(pushed);
+    }
+    free(p);
+    return CROQSPARSE_STATUS_SUCCESS;
+}

@@ -1,0 +1,278 @@
+/* src/cli/cmd_export.c — `croqtuner export`: the registered bests of tuning directories
+ * as a kernel pack (src/pack/pack.h) for the croqsparse library.
+ *
+ * Each best is regenerated from its configuration with the current kernel sources
+ * (src/codegen) and compiled for sm_90a (src/build), so the pack speaks the current
+ * ABI even when the tuning ran against an older one; the hash in the index is that of
+ * the generated source. Per dtype, one fallback configuration (valid for every shape the
+ * format accepts) is added, so the library has a kernel for any shape.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bench/kernel.h"
+#include "commands.h"
+#include "engine/engine.h"
+#include "knobs/knobs.h"
+#include "pack/pack.h"
+#include "util/args.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+#include "util/version.h"
+
+#define EXPORT_MAX_DIRS 16
+
+/* Valid for every shape with K % 64 == 0 and N % 8 == 0, both dtypes (knobs rules):
+ * tile_k 64 divides every K, no split-K, a direct epilogue. */
+static const char fallback_sets[] =
+    "kernel=1 tile_m=128 tile_n=128 tile_k=64 stages=4 consumers=2 epilogue=0 persistent=1 "
+    "split_k=1 cluster_m=1 cluster_n=1";
+
+static const char export_usage[] =
+    "usage: croqtuner export --tuning DIR [--tuning DIR ...] --out PACK [--driver VERSION]\n"
+    "                        [--gpu NAME] [--work DIR]\n"
+    "\n"
+    "Turn the registered best of every shape of the tuning directories into a kernel pack\n"
+    "for the croqsparse library: each configuration regenerated with the current kernel\n"
+    "sources and compiled for sm_90a, plus one fallback configuration per dtype. The index\n"
+    "records shape, dtype, configuration, measured TFLOPS, source hash, the GPU the bests\n"
+    "were measured on (from their runner records, or --gpu), the CUDA version of this\n"
+    "build, and the driver (--driver; the tuning records do not hold it).\n"
+    "  --work DIR   keep the generated sources and cubins there (default: a temporary dir)\n"
+    "Exit status: 0 written, 1 a best could not be compiled or its GPU is unknown or differs\n"
+    "between bests, 2 bad usage.\n";
+
+struct export_args {
+    const char *dirs[EXPORT_MAX_DIRS];
+    int ndirs;
+    const char *out, *driver, *gpu, *work;
+};
+
+static int export_parse(int argc, char **argv, struct export_args *a)
+{
+    const char *v;
+    int r;
+    a->driver = "unrecorded";
+    for (int i = 1; i < argc; i++) {
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(export_usage, stdout);
+            return 1;
+        }
+        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
+            if (a->ndirs == EXPORT_MAX_DIRS) {
+                log_error("export: at most %d --tuning directories", EXPORT_MAX_DIRS);
+                return 2;
+            }
+            a->dirs[a->ndirs++] = v;
+        } else if (r == 0 && (r = args_value(argc, argv, &i, "--out", &a->out)) == 0 &&
+                   (r = args_value(argc, argv, &i, "--driver", &a->driver)) == 0 &&
+                   (r = args_value(argc, argv, &i, "--gpu", &a->gpu)) == 0 &&
+                   (r = args_value(argc, argv, &i, "--work", &a->work)) == 0) {
+            log_error("export: unknown option '%s' (see --help)", argv[i]);
+            return 2;
+        }
+        if (r < 0)
+            return 2;
+    }
+    if (!a->ndirs || !a->out) {
+        log_error("export: '--tuning DIR' and '--out PACK' are required (see --help)");
+        return 2;
+    }
+    if (strpbrk(a->driver, "\n") || (a->gpu && strpbrk(a->gpu, "\n"))) {
+        log_error("export: --driver and --gpu must be one line");
+        return 2;
+    }
+    return 0;
+}
+
+/* What export collects: the pack, and the cubin bytes its entries point at. */
+struct export {
+    struct pack p;
+    size_t cap;
+    struct kernel_workdir w;
+};
+
+/* "gpu" of the runner record of the best (perf/<key>/iterNNN-cand.json), or "". */
+static void best_gpu(const char *dir, const char *key, long iter, char *out, size_t len)
+{
+    char path[4096];
+    size_t n;
+    out[0] = '\0';
+    snprintf(path, sizeof path, "%s/perf/%s/iter%03ld-cand.json", dir, key, iter);
+    char *text = read_file(path, &n);
+    json_t *j = text ? json_loadb(text, n, 0, NULL) : NULL;
+    const char *g = json_string_value(json_object_get(j, "gpu"));
+    if (g)
+        snprintf(out, len, "%s", g);
+    json_decref(j);
+    free(text);
+}
+
+/* Compile cfg and append it as an entry. */
+static int add_entry(struct export *x, const struct croq_config *cfg, const char *key, struct pack_entry *e)
+{
+    struct build_result r;
+    char path[4200];
+    size_t n;
+    int rc = kernel_build(cfg, x->w.path, key, 0, &r);
+    if (rc || !r.ok) {
+        log_error("export: '%s' does not compile: %s", key, r.error);
+        build_result_release(&r);
+        return -1;
+    }
+    unsigned char *cubin = (unsigned char *)read_file(r.cubin_path, &e->cubin_bytes);
+    snprintf(path, sizeof path, "%s/%s.cu", x->w.path, key);
+    char *src = read_file(path, &n);
+    build_result_release(&r);
+    if (!cubin || !src) {
+        log_error("export: cannot read back the cubin or source of '%s'", key);
+        free(cubin);
+        free(src);
+        return -1;
+    }
+    pack_hash(src, n, e->hash);
+    free(src);
+    e->cubin = cubin;
+    e->dtype = cfg->dtype;
+    knobs_signature(cfg, e->config);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    if (x->p.n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 16;
+        x->p.e = xrealloc(x->p.e, x->cap * sizeof *x->p.e);
+    }
+    x->p.e[x->p.n++] = *e;
+    fprintf(stderr, "export: %s %s (%zu B cubin)\n", key, e->config, e->cubin_bytes);
+    return 0;
+}
+
+static int set_gpu(struct export *x, const char *gpu, const char *key)
+{
+    if (!gpu[0]) {
+        log_error("export: no runner record names the GPU of '%s' (give --gpu NAME)", key);
+        return -1;
+    }
+    if (x->p.gpu[0] && strcmp(x->p.gpu, gpu)) {
+        log_error("export: '%s' was measured on '%s', others on '%s': one pack per GPU model", key, gpu, x->p.gpu);
+        return -1;
+    }
+    snprintf(x->p.gpu, sizeof x->p.gpu, "%s", gpu);
+    return 0;
+}
+
+static int add_best(struct export *x, const char *dir, const char *key, json_t *shape, const char *gpu_opt)
+{
+    json_t *best = json_object_get(shape, "best");
+    const char *sig = json_string_value(json_object_get(best, "config"));
+    struct croq_config cfg;
+    struct pack_entry e = {0};
+    char err[CROQ_WHY_MAX], gpu[128];
+    if (!sig)
+        return 0; /* no best registered (yet): nothing to export */
+    if (knobs_parse_signature(&cfg, sig, err, sizeof err)) {
+        log_error("export: '%s' in %s: best config: %s", key, dir, err);
+        return -1;
+    }
+    e.m = (long)json_integer_value(json_object_get(shape, "m"));
+    e.n = (long)json_integer_value(json_object_get(shape, "n"));
+    e.k = (long)json_integer_value(json_object_get(shape, "k"));
+    e.tflops = json_number_value(json_object_get(best, "tflops"));
+    if (gpu_opt)
+        snprintf(gpu, sizeof gpu, "%s", gpu_opt);
+    else
+        best_gpu(dir, key, (long)json_integer_value(json_object_get(best, "iter")), gpu, sizeof gpu);
+    if (set_gpu(x, gpu, key))
+        return -1;
+    return add_entry(x, &cfg, key, &e);
+}
+
+static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
+{
+    char err[1024];
+    json_t *root = state_load(dir, err, sizeof err), *shape;
+    const char *key;
+    int rc = 0;
+    if (!root) {
+        log_error("export: %s: %s", dir, err);
+        return -1;
+    }
+    json_object_foreach(json_object_get(root, "shapes"), key, shape) {
+        if (rc == 0)
+            rc = add_best(x, dir, key, shape, gpu_opt);
+    }
+    json_decref(root);
+    return rc;
+}
+
+static int add_fallbacks(struct export *x)
+{
+    for (int dtype = CROQ_DTYPE_F16; dtype <= CROQ_DTYPE_E4M3; dtype++) {
+        struct croq_config cfg;
+        struct pack_entry e = {0};
+        char err[CROQ_WHY_MAX], name[32];
+        knobs_default(&cfg, dtype);
+        if (knobs_set_list(&cfg, fallback_sets, err, sizeof err)) {
+            log_error("export: fallback configuration: %s", err);
+            return -1;
+        }
+        e.fallback = true;
+        snprintf(name, sizeof name, "fallback_%s", croq_dtype_name(dtype));
+        if (add_entry(x, &cfg, name, &e))
+            return -1;
+        snprintf(x->p.e[x->p.n - 1].key, PACK_KEY_MAX, "-");
+    }
+    return 0;
+}
+
+static int export_write(struct export *x, const struct export_args *a)
+{
+    unsigned char *img;
+    size_t len;
+    char err[256];
+    snprintf(x->p.driver, sizeof x->p.driver, "%s", a->driver);
+    if (sscanf(croq_cuda_version, "%d.%d", &x->p.cuda_major, &x->p.cuda_minor) != 2) {
+        log_error("export: this build's CUDA version '%s' is not <major>.<minor>", croq_cuda_version);
+        return -1;
+    }
+    if (pack_serialize(&x->p, &img, &len, err, sizeof err)) {
+        log_error("export: %s", err);
+        return -1;
+    }
+    int rc = atomic_write(a->out, img, len);
+    if (rc)
+        log_error("export: cannot write '%s'", a->out);
+    else
+        printf("%s: %zu kernels for '%s' (CUDA %d.%d), %zu B\n", a->out, x->p.n, x->p.gpu, x->p.cuda_major,
+               x->p.cuda_minor, len);
+    free(img);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct export_args a = {0};
+    struct export x = {0};
+    char err[256];
+    int rc = export_parse(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    if (kernel_workdir_open(&x.w, a.work, err, sizeof err)) {
+        log_error("export: %s", err);
+        return 1;
+    }
+    for (int i = 0; i < a.ndirs && rc == 0; i++)
+        rc = add_dir(&x, a.dirs[i], a.gpu);
+    if (rc == 0 && !x.p.gpu[0])
+        rc = set_gpu(&x, a.gpu ? a.gpu : "", "the fallback kernels");
+    if (rc == 0)
+        rc = add_fallbacks(&x);
+    if (rc == 0)
+        rc = export_write(&x, &a);
+    for (size_t i = 0; i < x.p.n; i++)
+        free((void *)x.p.e[i].cubin);
+    pack_release(&x.p);
+    kernel_workdir_release(&x.w);
+    return rc ? 1 : 0;
+}

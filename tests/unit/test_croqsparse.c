@@ -1,0 +1,248 @@
+/* tests/unit/test_croqsparse.c — libcroqsparse without a GPU: argument and shape checks,
+ * sizes, host prune/compress/validate, the pack format and the kernel choice, the default
+ * pack built into the library. Linked against the stub libcuda (cmake/croqsparse.cmake),
+ * so creating a handle must fail with NO_DEVICE. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "croqsparse.h"
+#include "format/numeric.h"
+#include "pack/pack.h"
+
+extern const unsigned char croqsparse_default_pack[];
+extern const size_t croqsparse_default_pack_size;
+
+static void test_status_strings(void **state)
+{
+    (void)state;
+    assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_SUCCESS), "success");
+    assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NOT_SPARSE), "input is not 2:4 sparse");
+    assert_string_equal(croqsparse_status_string((croqsparse_status_t)99), "unknown status");
+    for (int s = 0; s <= CROQSPARSE_STATUS_NO_KERNEL; s++)
+        assert_string_not_equal(croqsparse_status_string((croqsparse_status_t)s), "unknown status");
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    assert_int_equal(croqsparse_values_bytes(CROQSPARSE_F16, 100, 128), 100 * 64 * 2);
+    assert_int_equal(croqsparse_values_bytes(CROQSPARSE_E4M3, 100, 128), 100 * 64);
+    /* ceil(100/64) = 2 blocks + 3 pad blocks, K/64 = 2 chunks, 128 words of 4 B */
+    assert_int_equal(croqsparse_meta_bytes(100, 128), 5 * 2 * 128 * 4);
+    assert_int_equal(croqsparse_meta_bytes(100, 100), 0);
+    assert_int_equal(croqsparse_values_bytes((croqsparse_dtype_t)7, 64, 64), 0);
+}
+
+static void test_no_device(void **state)
+{
+    (void)state;
+    croqsparse_handle_t h = (croqsparse_handle_t)1;
+    assert_int_equal(croqsparse_create(NULL, 0), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_create(&h, 0), CROQSPARSE_STATUS_NO_DEVICE);
+    assert_null(h);
+    assert_non_null(strstr(croqsparse_last_error(), "croqsparse_create: cuInit(0): CUresult 34 (CUDA_ERROR_STUB_LIBRARY"));
+    assert_int_equal(croqsparse_destroy(NULL), CROQSPARSE_STATUS_SUCCESS);
+}
+
+static void test_plan_checks(void **state)
+{
+    (void)state;
+    croqsparse_plan_t p = (croqsparse_plan_t)1;
+    assert_int_equal(croqsparse_plan_create(NULL, NULL, CROQSPARSE_F16, 128, 128, 128, 0, 1.0f),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 128, 100, 0, 1.0f),
+                     CROQSPARSE_STATUS_NOT_SUPPORTED);
+    assert_null(p);
+    assert_non_null(strstr(croqsparse_last_error(), "K=100: K must be a multiple of 64"));
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 12, 128, 0, 1.0f),
+                     CROQSPARSE_STATUS_NOT_SUPPORTED);
+    assert_non_null(strstr(croqsparse_last_error(), "N=12"));
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 0, 128, 128, 0, 1.0f),
+                     CROQSPARSE_STATUS_NOT_SUPPORTED);
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 128, 128,
+                                            CROQSPARSE_EPILOGUE_ALPHA_SCALES, 1.0f),
+                     CROQSPARSE_STATUS_NOT_SUPPORTED);
+    assert_non_null(strstr(croqsparse_last_error(), "e4m3"));
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 128, 128, 128, 0, NAN),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 128, 128, 128, 5, 1.0f),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    /* a valid request reaches the handle check */
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 100, 128, 128,
+                                            CROQSPARSE_EPILOGUE_ALPHA_SCALES, 0.5f),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_string_equal(croqsparse_last_error(), "croqsparse_plan_create: handle is NULL");
+    assert_int_equal(croqsparse_matmul(NULL, (void *)16, (void *)16, (void *)16, (void *)16, NULL, NULL, NULL),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_prune(NULL, CROQSPARSE_F16, 4, 4, (void *)16, (void *)16, NULL),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_compress(NULL, CROQSPARSE_F16, 4, 64, (void *)16, (void *)16, (void *)16, NULL),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_plan_describe(NULL, NULL), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_plan_destroy(NULL), CROQSPARSE_STATUS_SUCCESS);
+}
+
+/* f16 [M][K] with entries (r, c) = r + c + 1 (all non-zero, magnitude rising along K). */
+static uint16_t *dense_f16(long m, long k)
+{
+    uint16_t *a = malloc((size_t)m * k * 2);
+    for (long i = 0; i < m * k; i++)
+        a[i] = numeric_f32_to_f16((float)((i / k + i % k) % 50 + 1));
+    return a;
+}
+
+static void test_host_format(void **state)
+{
+    (void)state;
+    const long m = 70, k = 128;
+    uint16_t *a = dense_f16(m, k), *p = malloc((size_t)m * k * 2);
+    long row = -1, group = -1;
+    assert_int_equal(croqsparse_validate_host(CROQSPARSE_F16, m, k, a, &row, &group), CROQSPARSE_STATUS_NOT_SPARSE);
+    assert_int_equal(row, 0);
+    assert_int_equal(group, 0);
+    assert_int_equal(croqsparse_prune_host(CROQSPARSE_F16, m, k, a, p), CROQSPARSE_STATUS_SUCCESS);
+    /* row 0, group 0 = 1 2 3 4: the two largest (3, 4) stay */
+    assert_int_equal(p[0], 0);
+    assert_int_equal(p[1], 0);
+    assert_int_equal(p[2], numeric_f32_to_f16(3.0f));
+    assert_int_equal(p[3], numeric_f32_to_f16(4.0f));
+    assert_int_equal(croqsparse_validate_host(CROQSPARSE_F16, m, k, p, &row, &group), CROQSPARSE_STATUS_SUCCESS);
+    p[3 * k + 4 * 5] = numeric_f32_to_f16(-7.0f); /* row 3, group 5 now holds 3 non-zeros */
+    assert_int_equal(croqsparse_validate_host(CROQSPARSE_F16, m, k, p, &row, &group), CROQSPARSE_STATUS_NOT_SPARSE);
+    assert_int_equal(row, 3);
+    assert_int_equal(group, 5);
+    assert_non_null(strstr(croqsparse_last_error(), "row 3, group 5 (K 20..23)"));
+    void *values = malloc(croqsparse_values_bytes(CROQSPARSE_F16, m, k));
+    uint32_t *meta = malloc(croqsparse_meta_bytes(m, k));
+    assert_int_equal(croqsparse_compress_host(CROQSPARSE_F16, m, k, p, values, meta), CROQSPARSE_STATUS_NOT_SPARSE);
+    p[3 * k + 4 * 5] = 0;
+    assert_int_equal(croqsparse_compress_host(CROQSPARSE_F16, m, k, p, values, meta), CROQSPARSE_STATUS_SUCCESS);
+    assert_int_equal(((uint16_t *)values)[0], numeric_f32_to_f16(3.0f));
+    /* the pad blocks past ceil(70/64) = 2 hold 0x44444444 */
+    size_t words = croqsparse_meta_bytes(m, k) / 4;
+    assert_int_equal(meta[words - 1], 0x44444444u);
+    assert_int_equal(croqsparse_compress_host(CROQSPARSE_F16, m, 96, p, values, meta), CROQSPARSE_STATUS_NOT_SUPPORTED);
+    free(a);
+    free(p);
+    free(values);
+    free(meta);
+}
+
+static const unsigned char fake_cubin[] = "not a real cubin";
+
+static struct pack_entry entry(int dtype, long m, long n, long k, double tflops, bool fb, const char *key,
+                               const char *sets)
+{
+    struct pack_entry e = {.dtype = dtype, .m = m, .n = n, .k = k, .tflops = tflops, .fallback = fb,
+                           .cubin = fake_cubin, .cubin_bytes = sizeof fake_cubin};
+    struct croq_config cfg;
+    char err[256];
+    knobs_default(&cfg, dtype);
+    assert_int_equal(knobs_set_list(&cfg, sets, err, sizeof err), 0);
+    knobs_signature(&cfg, e.config);
+    snprintf(e.key, sizeof e.key, "%s", key);
+    snprintf(e.hash, sizeof e.hash, "0123456789abcdef");
+    return e;
+}
+
+static void test_pack_choose(void **state)
+{
+    (void)state;
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 1024, 1024, 4096, 690, false, "f16_1024x1024x4096", "tile_n=64 tile_k=256 stages=3"),
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 800, false, "f16_4096x8192x8192", "tile_n=128 tile_k=128 stages=3"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1"),
+    };
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .n = 3, .e = e};
+    enum pack_match match;
+    char why[256];
+    struct croq_shape exact = {1024, 1024, 4096}, near = {2048, 1024, 4096}, big = {8192, 8192, 8192};
+    struct croq_shape k128 = {1024, 1024, 128}, k64 = {333, 1000, 64}, bad = {64, 12, 64};
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, true, &match, why, sizeof why), 0);
+    assert_int_equal(match, PACK_EXACT);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &near, true, &match, why, sizeof why), 0);
+    assert_int_equal(match, PACK_NEAREST);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &big, true, &match, why, sizeof why), 1);
+    /* K = 128: the 1024 entry (tile_k 256) does not divide it, the 4096 one does */
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k128, true, &match, why, sizeof why), 1);
+    assert_int_equal(match, PACK_NEAREST);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k64, true, &match, why, sizeof why), 2);
+    assert_int_equal(match, PACK_FALLBACK);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, false, &match, why, sizeof why), 2);
+    assert_int_equal(match, PACK_FALLBACK);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &bad, true, &match, why, sizeof why), -1);
+    assert_non_null(strstr(why, "N=12"));
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_E4M3, &exact, true, &match, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no e4m3 kernel"));
+}
+
+static void test_pack_format(void **state)
+{
+    (void)state;
+    struct pack_entry e[] = {entry(CROQ_DTYPE_E4M3, 512, 256, 1024, 1234.5, false, "e4m3_512x256x1024", "stages=3"),
+                             entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64")};
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .cuda_minor = 0, .driver = "580.159.04", .n = 2, .e = e},
+                q;
+    unsigned char *img;
+    size_t len;
+    char err[256];
+    assert_int_equal(pack_serialize(&p, &img, &len, err, sizeof err), 0);
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), 0);
+    assert_string_equal(q.gpu, "NVIDIA H200");
+    assert_string_equal(q.driver, "580.159.04");
+    assert_int_equal(q.cuda_major, 13);
+    assert_int_equal(q.n, 2);
+    assert_int_equal(q.e[0].m, 512);
+    assert_true(fabs(q.e[0].tflops - 1234.5) < 1e-9);
+    assert_string_equal(q.e[0].config, e[0].config);
+    assert_int_equal(q.e[0].cubin_bytes, sizeof fake_cubin);
+    assert_memory_equal(q.e[0].cubin, fake_cubin, sizeof fake_cubin);
+    assert_true(q.e[1].fallback);
+    pack_release(&q);
+    assert_int_equal(pack_parse(img, len - 5, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cubin bytes, the file has fewer"));
+    assert_int_equal(pack_parse("hello\n", 6, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a kernel pack"));
+    free(img);
+}
+
+/* The pack built into the library: the committed H200 bests plus a fallback per dtype. */
+static void test_default_pack(void **state)
+{
+    (void)state;
+    struct pack p;
+    char err[256];
+    int fallbacks = 0, tuned = 0;
+    assert_int_equal(pack_parse(croqsparse_default_pack, croqsparse_default_pack_size, &p, err, sizeof err), 0);
+    assert_string_equal(p.gpu, "NVIDIA H200");
+    assert_int_equal(p.cuda_major, 13);
+    for (size_t i = 0; i < p.n; i++) {
+        fallbacks += p.e[i].fallback;
+        tuned += !p.e[i].fallback;
+        assert_true(p.e[i].cubin_bytes > 1000);
+        assert_memory_equal(p.e[i].cubin, "\177ELF", 4);
+        if (!strcmp(p.e[i].key, "e4m3_4096x8192x8192"))
+            assert_true(fabs(p.e[i].tflops - 1782.14) < 1e-6);
+    }
+    assert_int_equal(fallbacks, 2);
+    assert_int_equal(tuned, 5);
+    pack_release(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_strings), cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_no_device),      cmocka_unit_test(test_plan_checks),
+        cmocka_unit_test(test_host_format),    cmocka_unit_test(test_pack_choose),
+        cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
