@@ -77,6 +77,7 @@ install(EXPORT croqsparseTargets NAMESPACE croqsparse:: DESTINATION ${CMAKE_INST
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" @ONLY)
 # libcuda for linking: the toolkit's stub (the driver's own copy is found at run time).
 get_filename_component(CROQSPARSE_CUDA_LINK_DIR "${CUDA_cuda_driver_LIBRARY}" DIRECTORY)
+file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparse.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
@@ -93,3 +94,22 @@ target_include_directories(test_croqsparse PRIVATE "${CMAKE_SOURCE_DIR}/src" "${
 set_target_properties(test_croqsparse PROPERTIES BUILD_RPATH "${CROQSPARSE_STUB_DIR}")
 add_test(NAME unit.test_croqsparse COMMAND test_croqsparse)
 set_tests_properties(unit.test_croqsparse PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${CROQSPARSE_STUB_DIR}")
+
+# ---- the GPU check (tests/gpu/library.sh): the library linked as an application links
+# it, beside cuSPARSELt through the runner's measurement code (every runner file but its
+# main and commands), in one process on the same data.
+file(GLOB _check_runner CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/runner/*.c")
+list(FILTER _check_runner EXCLUDE REGEX "/runner/(main|cmd_[a-z]+)[.]c$")
+add_executable(croqsparse-check "${CMAKE_SOURCE_DIR}/tests/gpu/croqsparse_check.c" ${_check_runner})
+target_include_directories(croqsparse-check PRIVATE "${CMAKE_SOURCE_DIR}/runner")
+target_link_libraries(croqsparse-check PRIVATE croqsparse croq_launch croq CUDA::cuda_driver CUDA::cublas CUDA::cublasLt)
+set(_check_rpath "${CMAKE_BINARY_DIR}/lib" "${CUDAToolkit_LIBRARY_DIR}")
+if(CUSPARSELT_INCLUDE AND CUSPARSELT_LIB)
+  target_compile_definitions(croqsparse-check PRIVATE CROQ_HAVE_CUSPARSELT=1)
+  target_include_directories(croqsparse-check PRIVATE "${CUSPARSELT_INCLUDE}")
+  target_link_libraries(croqsparse-check PRIVATE "${CUSPARSELT_LIB}")
+  get_filename_component(_sl_dir "${CUSPARSELT_LIB}" DIRECTORY)
+  list(APPEND _check_rpath "${_sl_dir}")
+endif()
+set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
+                      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

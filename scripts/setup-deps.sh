@@ -15,7 +15,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps=${CROQ_DEPS_DIR:-$root/.deps}
-apt_pkgs=(libjansson-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc slurm-wlm munge)
+apt_pkgs=(libjansson-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc pkgconf slurm-wlm munge)
 pip_pkgs=(nvidia-nvml-dev==13.5.37 nvidia-cusparselt-cu13==0.10.0
           nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
 

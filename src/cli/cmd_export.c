@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -190,7 +191,13 @@ static int add_best(struct export *x, const char *dir, const char *key, json_t *
 
 static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
 {
-    char err[1024];
+    char err[1024], path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    if (stat(path, &st)) {
+        log_error("export: '%s' has no state.json: not a tuning directory", dir);
+        return -1;
+    }
     json_t *root = state_load(dir, err, sizeof err), *shape;
     const char *key;
     int rc = 0;

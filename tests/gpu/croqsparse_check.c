@@ -1,0 +1,247 @@
+/* tests/gpu/croqsparse_check.c — libcroqsparse on the GPU, linked the way an application
+ * links it, next to cuSPARSELt in the same process on the same data (run by
+ * tests/gpu/library.sh; built as build/bin/croqsparse-check).
+ *
+ * Per shape and dtype: seeded operands (runner/data.c: A pruned and compressed on the
+ * host), the library's GPU compress of the same pruned A compared byte for byte with the
+ * host's, a plan, and the product verified on every element against the reference
+ * (runner/reference.c) scaled by the epilogue: f16 alpha 0.5; e4m3 alpha 0.75 with seeded
+ * scale vectors in [0.25, 2]. Then timed (runner/timing.c) with cuSPARSELt default and
+ * after search on the unscaled problem, and the host time per croqsparse_matmul call
+ * (median of 100 enqueues). Last, GPU prune + compress of a 16384x16384 f16 weight timed
+ * and compared with the host's. One JSON line per case on stdout, a table on stderr.
+ * Exit 1 if anything failed verification or a compress differed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "croqsparse.h"
+#include "format/sparse24.h"
+#include "ours.h"
+#include "util/log.h"
+
+struct lib_case {
+    croqsparse_plan_t plan;
+    CUdeviceptr values, meta, c;
+    const struct operands *o;
+    CUstream stream;
+};
+
+static int lib_launch(void *ctx)
+{
+    struct lib_case *l = ctx;
+    croqsparse_status_t s = croqsparse_matmul(l->plan, (void *)l->values, (void *)l->meta, (void *)l->o->d_b,
+                                              (void *)l->c, (const float *)l->o->d_scale_a,
+                                              (const float *)l->o->d_scale_b, l->stream);
+    if (s) {
+        runner_fail(RS_LAUNCH_ERROR, "%s", croqsparse_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median host time of one croqsparse_matmul call (enqueue only), microseconds. */
+static double host_us(struct lib_case *l)
+{
+    double t[100];
+    for (int i = 0; i < 100; i++) {
+        double t0 = now_us();
+        lib_launch(l);
+        t[i] = now_us() - t0;
+    }
+    cuStreamSynchronize(l->stream);
+    qsort(t, 100, sizeof t[0], cmp_double);
+    return t[50];
+}
+
+/* The library's GPU compress of the pruned A against the host's bytes. 1 equal, 0 not. */
+static int compress_equal(croqsparse_handle_t h, struct lib_case *l)
+{
+    const struct operands *o = l->o;
+    size_t vb = croqsparse_values_bytes(o->dtype, o->m, o->k), mb = croqsparse_meta_bytes(o->m, o->k);
+    if (croqsparse_compress(h, o->dtype, o->m, o->k, (void *)o->d_a_dense, (void *)l->values, (void *)l->meta,
+                            l->stream) || cuStreamSynchronize(l->stream))
+        return 0;
+    void *v = xmalloc(vb), *m = xmalloc(mb);
+    int eq = cuMemcpyDtoH(v, l->values, vb) == CUDA_SUCCESS && cuMemcpyDtoH(m, l->meta, mb) == CUDA_SUCCESS &&
+             !memcmp(v, o->a_values, vb) && !memcmp(m, o->meta_wgmma, mb);
+    free(v);
+    free(m);
+    return eq;
+}
+
+static double tflops_of(const struct subject *s) { return s->timed && s->status == RS_OK ? s->t.tflops : 0; }
+
+static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const struct croq_shape *shape)
+{
+    struct operands o;
+    struct reference r;
+    struct subject ours = {0}, def = {0}, search = {0};
+    struct lib_case l = {.o = &o, .stream = g->stream};
+    croqsparse_plan_info info = {0};
+    int ok = 0, eq = 0;
+    double hus = 0;
+    if (operands_make(dtype, shape, 1, &o) || operands_upload(g, &o) || operands_upload_dense(g, &o) ||
+        reference_compute(g, &o, REF_AUTO, &r)) {
+        fprintf(stderr, "%s %ldx%ldx%ld: set-up failed: %s\n", croq_dtype_name(dtype), shape->m, shape->n, shape->k,
+                runner_fail_message());
+        runner_fail_clear();
+        return 0;
+    }
+    struct bench_env env = {g, &o, &r, {10, 50, 3}, true};
+    vendor_cusparselt(&env, &def, &search); /* alpha 1, no scales: the unscaled reference */
+    if (dtype == CROQ_DTYPE_E4M3)
+        operands_scale(&o, 1);
+    else
+        o.alpha = 0.5f;
+    reference_scale(&o, &r);
+    gpu_alloc(&l.values, croqsparse_values_bytes(dtype, o.m, o.k), "values");
+    gpu_alloc(&l.meta, croqsparse_meta_bytes(o.m, o.k), "meta");
+    gpu_alloc(&l.c, (size_t)o.m * o.n * 2, "C");
+    eq = compress_equal(h, &l);
+    croqsparse_status_t st = croqsparse_plan_create(h, &l.plan, dtype, o.m, o.n, o.k,
+                                                    dtype == CROQ_DTYPE_E4M3 ? CROQSPARSE_EPILOGUE_ALPHA_SCALES
+                                                                             : CROQSPARSE_EPILOGUE_ALPHA, o.alpha);
+    if (st) {
+        fprintf(stderr, "plan: %s\n", croqsparse_last_error());
+    } else {
+        croqsparse_plan_describe(l.plan, &info);
+        ours.name = "croqsparse";
+        ours.available = true;
+        ok = subject_measure(&env, lib_launch, &l, l.c, &ours) == 0;
+        hus = host_us(&l);
+    }
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s, s:f, s:f, s:o, s:o, s:o}", "dtype",
+                          croq_dtype_name(dtype), (json_int_t)o.m, (json_int_t)o.n, (json_int_t)o.k, "verified", ok,
+                          "compress_equal", eq, "kernel", info.key, "match", info.match, "config", info.config,
+                          "tuned_tflops", info.tuned_tflops, "host_us_per_call", hus, "croqsparse",
+                          subject_json(&ours, &env), "cusparselt_default", subject_json(&def, &env),
+                          "cusparselt_search", subject_json(&search, &env));
+    char *line = json_dumps(j, JSON_COMPACT);
+    printf("%s\n", line);
+    fflush(stdout);
+    free(line);
+    json_decref(j);
+    double best_v = fmax(tflops_of(&def), tflops_of(&search));
+    char shape_s[64];
+    snprintf(shape_s, sizeof shape_s, "%ldx%ldx%ld", o.m, o.n, o.k);
+    fprintf(stderr, "%-5s %-18s %-8s %-24.24s %-6s %-5s %9.1f %9.1f %9.1f %6.2f %7.1f %8.3f\n",
+            croq_dtype_name(dtype), shape_s, info.match, info.key, ok ? "ok" : "FAIL", eq ? "same" : "DIFF",
+            tflops_of(&ours), tflops_of(&def), tflops_of(&search),
+            best_v > 0 ? tflops_of(&ours) / best_v : 0, hus, ours.verified ? ours.v.max_err_over_tol : -1);
+    if (l.plan)
+        croqsparse_plan_destroy(l.plan);
+    subject_release(&ours);
+    subject_release(&def);
+    subject_release(&search);
+    gpu_free(&l.values);
+    gpu_free(&l.meta);
+    gpu_free(&l.c);
+    reference_release(&r);
+    operands_release(&o);
+    return ok && eq;
+}
+
+/* GPU prune + compress of a 16384 x 16384 f16 weight: timed, compared with the host. */
+static int big_compress(croqsparse_handle_t h, const struct gpu *g)
+{
+    const long m = 16384, k = 16384;
+    struct croq_shape s = {m, 8, k};
+    struct operands o;
+    CUdeviceptr dense, pruned, values, meta;
+    CUevent e0, e1;
+    float ms[5] = {0};
+    if (operands_make(CROQ_DTYPE_F16, &s, 7, &o)) /* host: pruned A, values, wgmma metadata */
+        return 0;
+    size_t db = (size_t)m * k * 2, vb = croqsparse_values_bytes(CROQSPARSE_F16, m, k), mb = croqsparse_meta_bytes(m, k);
+    gpu_alloc(&dense, db, "dense");
+    gpu_alloc(&pruned, db, "pruned");
+    gpu_alloc(&values, vb, "values");
+    gpu_alloc(&meta, mb, "meta");
+    cuMemcpyHtoD(dense, o.a_dense, db); /* already pruned: prune must leave it as it is */
+    cuEventCreate(&e0, 0);
+    cuEventCreate(&e1, 0);
+    for (int i = 0; i < 5; i++) {
+        cuEventRecord(e0, g->stream);
+        croqsparse_prune(h, CROQSPARSE_F16, m, k, (void *)dense, (void *)pruned, g->stream);
+        croqsparse_compress(h, CROQSPARSE_F16, m, k, (void *)pruned, (void *)values, (void *)meta, g->stream);
+        cuEventRecord(e1, g->stream);
+        cuEventSynchronize(e1);
+        cuEventElapsedTime(&ms[i], e0, e1);
+    }
+    void *v = xmalloc(vb), *mt = xmalloc(mb);
+    cuMemcpyDtoH(v, values, vb);
+    cuMemcpyDtoH(mt, meta, mb);
+    int eq = !memcmp(v, o.a_values, vb) && !memcmp(mt, o.meta_wgmma, mb);
+    double sorted[5];
+    for (int i = 0; i < 5; i++)
+        sorted[i] = ms[i];
+    qsort(sorted, 5, sizeof sorted[0], cmp_double);
+    double med = sorted[2];
+    printf("{\"case\":\"compress_16384x16384_f16\",\"prune_plus_compress_ms\":%.3f,\"equal_to_host\":%s,"
+           "\"gb_per_s\":%.1f}\n", med, eq ? "true" : "false", (2.0 * db + vb + mb) / (med * 1e-3) / 1e9);
+    fprintf(stderr, "GPU prune+compress 16384x16384 f16: %.3f ms (median of 5), %s the host's bytes\n", med,
+            eq ? "equal to" : "DIFFERENT FROM");
+    free(v);
+    free(mt);
+    gpu_free(&dense);
+    gpu_free(&pruned);
+    gpu_free(&values);
+    gpu_free(&meta);
+    operands_release(&o);
+    return eq;
+}
+
+int main(int argc, char **argv)
+{
+    struct gpu g;
+    croqsparse_handle_t h;
+    int failed = 0, n = 0;
+    log_set_prefix("croqsparse-check");
+    if (argc < 2) {
+        fprintf(stderr, "usage: croqsparse-check MxNxK ... (both dtypes each)\n");
+        return 2;
+    }
+    if (gpu_open(0, &g)) {
+        fprintf(stderr, "no GPU: %s\n", runner_fail_message());
+        return 77;
+    }
+    if (croqsparse_create(&h, 0)) {
+        fprintf(stderr, "croqsparse_create: %s\n", croqsparse_last_error());
+        return 1;
+    }
+    fprintf(stderr, "%-5s %-18s %-8s %-24s %-6s %-5s %9s %9s %9s %6s %7s %8s\n", "dtype", "shape", "match", "kernel",
+            "verify", "compr", "ours", "slt_def", "slt_srch", "ratio", "host_us", "err/tol");
+    for (int d = CROQ_DTYPE_F16; d <= CROQ_DTYPE_E4M3; d++)
+        for (int i = 1; i < argc; i++) {
+            struct croq_shape s;
+            if (shape_parse(argv[i], &s)) {
+                fprintf(stderr, "bad shape '%s'\n", argv[i]);
+                return 2;
+            }
+            n++;
+            failed += !run_case(h, &g, d, &s);
+        }
+    failed += !big_compress(h, &g);
+    fprintf(stderr, "%d of %d cases verified with an exact compress; big compress %s\n", n - failed, n,
+            failed ? "see above" : "ok");
+    croqsparse_destroy(h);
+    gpu_close(&g);
+    return failed ? 1 : 0;
+}

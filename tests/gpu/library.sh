@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# tests/gpu/library.sh — libcroqsparse on the H200 (issue 13), in one call of under ~6 min:
+#  1. build/bin/croqsparse-check (tests/gpu/croqsparse_check.c): the library linked as an
+#     application links it, on the 14 typical shapes + the reference shape of shapes.json
+#     and 3 shapes that are no tile multiple, both dtypes: GPU compress compared byte for
+#     byte with the host's, every element of C verified against the reference (f16 alpha
+#     0.5; e4m3 alpha 0.75 and seeded scale vectors), timed next to cuSPARSELt (default and
+#     after search) in the same process on the same data, host time per matmul call;
+#     then GPU prune + compress of a 16384x16384 f16 weight timed.
+#  2. croq-runner run --scaled --no-time on every cubin of the default pack (build/pack-work,
+#     made at build time): the runner's verification of the ABI-2 epilogue.
+# Usage (GPU machine, repo root): tests/gpu/library.sh BIN_DIR OUT_DIR
+# Writes OUT_DIR/library.jsonl, library.txt (table), runner-scaled.jsonl; prints the tables.
+set -u
+B=${1:?bin dir}; OUT=${2:?out dir}
+export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUT"
+# The reference shape and the 14 typical shapes of shared/data/shapes.json (the same for
+# both dtypes), written out because the GPU machine's copy has no shared/ directory.
+shapes="4096x8192x8192 768x768x768 12288x12288x12288 512x8192x8192 16384x8192x8192 4096x1024x8192
+4096x32768x8192 4096x8192x512 4096x8192x32768 1024x1024x4096 12288x12288x4096 1024x8192x1024
+12288x8192x12288 4096x1024x1024 12288x4096x4096"
+# M free, N % 8, K % 64, none a multiple of the 128/256 tiles
+odd="1000x1000x1024 3000x4104x4160 777x2056x576"
+rc=0
+"$B/croqsparse-check" ${LIB_SHAPES:-$shapes $odd} > "$OUT/library.jsonl" 2> "$OUT/library.txt" || rc=$?
+
+pack=$B/../pack-work
+: > "$OUT/runner-scaled.jsonl"
+for cubin in "$pack"/*.cubin; do
+  for shape in 1000x1000x1024 4096x4096x4096; do
+    "$B/croq-runner" run --cubin "$cubin" --shape $shape --scaled --no-time --seed 3 \
+      >> "$OUT/runner-scaled.jsonl" 2>> "$OUT/runner-scaled.err" || rc=1
+  done
+done
+echo "== runner --scaled (alpha 0.75 + scale vectors), every default-pack cubin"
+python3 - "$OUT/runner-scaled.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.strip(): continue
+    r = json.loads(l); v = r.get('verify') or {}
+    print(f"{r.get('dtype','?'):5} {r.get('m')}x{r.get('n')}x{r.get('k')} {r.get('status'):10} passed={v.get('passed')} "
+          f"err/tol={v.get('max_err_over_tol')} epilogue={r.get('epilogue')} {r.get('error','')[:80]}")
+PY
+echo "== croqsparse-check (TFLOPS; ratio = ours / best cuSPARSELt; exit $rc)"
+cat "$OUT/library.txt"
+exit $rc
