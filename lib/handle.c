@@ -88,6 +88,7 @@ static croqsparse_status_t open_device(croqsparse_handle_t h, int device)
 static croqsparse_status_t load_compress(croqsparse_handle_t h)
 {
     static const char fn[] = "croqsparse_create";
+    CS_CU(fn, cuMemAlloc(&h->placeholder, 256));
     CS_CU(fn, cuModuleLoadData(&h->compress, croqsparse_compress_cubin));
     CS_CU(fn, cuModuleGetFunction(&h->fn_prune, h->compress, "croqsparse_prune"));
     CS_CU(fn, cuModuleGetFunction(&h->fn_values, h->compress, "croqsparse_values"));
@@ -168,6 +169,8 @@ croqsparse_status_t croqsparse_destroy(croqsparse_handle_t h)
     if (h->ctx && cs_enter(h, "croqsparse_destroy", &pushed) == CROQSPARSE_STATUS_SUCCESS) {
         if (h->compress)
             cuModuleUnload(h->compress); /* acts on the current context: the handle's */
+        if (h->placeholder)
+            cuMemFree(h->placeholder);
         cs_leave(pushed);
     }
     if (h->ctx)

@@ -25,6 +25,8 @@ struct croqsparse_handle {
     int sm_count;
     char gpu[128];            /* cuDeviceGetName */
     int cuda_major;           /* CUDA major version the driver supports */
+    CUdeviceptr placeholder;  /* 256 B: the address plans encode their tensor maps at
+                                 before matmul points them at real buffers */
     CUmodule compress;        /* lib/compress.cu */
     CUfunction fn_prune, fn_values, fn_meta;
     pthread_mutex_t lock;     /* guards the pack fields below */

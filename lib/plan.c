@@ -58,7 +58,8 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
 static croqsparse_status_t prepare(struct croqsparse_plan *p, const char *fn)
 {
     struct kl_error ke;
-    const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, 0, 0, 0, 0, p->alpha, 0, 0};
+    CUdeviceptr ph = p->h->placeholder; /* a real allocation: the encoder sees a valid address */
+    const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, ph, ph, ph, ph, p->alpha, 0, 0};
     croqsparse_status_t s = load_kernel(p, fn);
     if (s)
         return s;

@@ -13,7 +13,7 @@
 # Writes OUT_DIR/library.jsonl, library.txt (table), runner-scaled.jsonl; prints the tables.
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
-export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT"
 # The reference shape and the 14 typical shapes of shared/data/shapes.json (the same for
 # both dtypes), written out because the GPU machine's copy has no shared/ directory.
