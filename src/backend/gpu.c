@@ -84,7 +84,14 @@ static int gpu_health(struct backend *b, const struct cand_req *r, struct backen
     memset(out, 0, sizeof *out);
     out->sm_clock_mhz = out->temp_c = NAN;
     if (nvml_snapshot(nvml_index(), &s)) {
-        /* without NVML nobody else can be seen; measure, and say the check was blind */
+        /* without NVML nobody else can be seen; measure, say the check was blind in the
+         * record of every measurement, and once per process on the terminal */
+        static bool warned;
+        if (!warned)
+            log_warn("NVML is not available (%.200s): other processes on the GPU cannot be seen and SM clock, "
+                     "temperature and throttling are not recorded; measuring anyway (health 'not checked')",
+                     s.status);
+        warned = true;
         out->state = HEALTH_OK;
         snprintf(out->why, sizeof out->why, "not checked: %.200s", s.status);
         return 0;

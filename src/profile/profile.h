@@ -102,6 +102,13 @@ void profile_classify(const struct profile_metrics *m, struct profile_result *r)
 #define PROFILE_LAUNCH_SKIP 2
 #define PROFILE_KERNEL_NAME "croq_gemm_sp"
 
+/* After ncu said ERR_NVGPUCTRPERM (this process may not read the GPU's counters),
+ * profile_run fails at once with that reason, saying it is not retried, instead of
+ * starting ncu again for every new best (the permission is the machine's, not the
+ * kernel's): the first time it also prints the explanation as a warning. This clears
+ * that memory (tests; a long-lived process whose driver was reconfigured). */
+void profile_forget_denial(void);
+
 /* Profile one launch of cubin on shape: spawns
  *   ncu --target-processes all --kernel-name croq_gemm_sp --launch-skip 2 --launch-count 1
  *       --clock-control none --section SpeedOfLight ... --csv --page raw --print-units base

@@ -18,6 +18,7 @@
 
 #include "profile_json.h"
 #include "util/atomicio.h"
+#include "util/log.h"
 #include "util/spawn.h"
 #include "util/regfile.h"
 
@@ -143,6 +144,27 @@ static void write_record(const struct run_paths *p, const struct profile_result 
     json_decref(j);
 }
 
+/* The reason of the first ERR_NVGPUCTRPERM of this process; "" while none. */
+static char denied[sizeof ((struct profile_result *)0)->reason];
+
+void profile_forget_denial(void) { denied[0] = '\0'; }
+
+/* ncu failed for want of the counter permission: say what it means and how to allow it,
+ * once, and remember it. */
+static void note_denial(struct profile_result *r)
+{
+    if (r->ok || !strstr(r->reason, "ERR_NVGPUCTRPERM"))
+        return;
+    char how[64]; /* "ncu failed (exit 1)" */
+    snprintf(how, sizeof how, "%.*s", (int)strcspn(r->reason, ":"), r->reason);
+    fail(r, "%s: this process may not read the GPU's performance counters (ERR_NVGPUCTRPERM): allow it "
+            "with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 and a driver reload, or run as "
+            "root", how);
+    snprintf(denied, sizeof denied, "%s", r->reason);
+    log_warn("%s; see https://developer.nvidia.com/ERR_NVGPUCTRPERM. Tuning goes on without profiles (every "
+             "idea starts from bottleneck 'unknown'), and ncu is not tried again by this process", r->reason);
+}
+
 static void set_paths(struct run_paths *p, const char *dir)
 {
     snprintf(p->log, sizeof p->log, "%s/ncu-raw.csv", dir);
@@ -203,7 +225,12 @@ int profile_run(const char *runner_path, const char *cubin, const struct croq_sh
     snprintf(shape_s, sizeof shape_s, "%ldx%ldx%ld", shape->m, shape->n, shape->k);
     snprintf(skip, sizeof skip, "%d", PROFILE_LAUNCH_SKIP);
     build_argv(argv, sizeof argv / sizeof *argv - 1, runner_path, cubin, shape_s, skip, p.log);
-    run_and_parse(argv, &p, timeout_s, r);
+    if (denied[0]) {
+        fail(r, "not retried: %.230s", denied);
+    } else {
+        run_and_parse(argv, &p, timeout_s, r);
+        note_denial(r);
+    }
     write_record(&p, r, argv, shape_s, dtype);
     return r->ok ? 0 : -1;
 }

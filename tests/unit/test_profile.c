@@ -499,6 +499,34 @@ static void test_run_ncu_error(void **state)
     assert_non_null(strstr(r.reason, "ERR_NVGPUCTRPERM"));
     assert_non_null(strstr(r.reason, "exit 1"));
     assert_true(file_exists(f.out, "profile.json")); /* the failure is on record too */
+    profile_forget_denial(); /* the next tests' fake ncu is allowed */
+    fake_teardown(&f);
+}
+
+/* ERR_NVGPUCTRPERM is a property of the machine, not of the kernel: the reason says what
+ * it means and how to allow it, and later profiles of this process fail the same way
+ * without starting ncu again (the fake ncu would rewrite its argument file). */
+static void test_run_counter_permission_once(void **state)
+{
+    (void)state;
+    struct fake f;
+    struct profile_result r;
+    struct croq_shape s = {512, 512, 512};
+    fake_setup(&f, "error");
+    assert_int_equal(profile_run("runner", "k.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "ERR_NVGPUCTRPERM"));
+    assert_non_null(strstr(r.reason, "performance counters"));
+    assert_non_null(strstr(r.reason, "NVreg_RestrictProfilingToAdminUsers=0"));
+    assert_int_equal(unlink(f.args), 0);
+    setenv("FAKE_MODE", "ok", 1); /* would succeed now: it is not asked */
+    assert_int_equal(profile_run("runner", "k2.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), -1);
+    assert_false(r.ok);
+    assert_non_null(strstr(r.reason, "ERR_NVGPUCTRPERM"));
+    assert_non_null(strstr(r.reason, "not retried"));
+    assert_int_equal(access(f.args, F_OK), -1); /* ncu was not started */
+    profile_forget_denial();
+    assert_int_equal(profile_run("runner", "k3.cubin", &s, CROQ_DTYPE_F16, f.out, 20, &r), 0);
     fake_teardown(&f);
 }
 
@@ -563,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_bottleneck_names_round_trip),
         cmocka_unit_test(test_run_success),
         cmocka_unit_test(test_run_ncu_error),
+        cmocka_unit_test(test_run_counter_permission_once),
         cmocka_unit_test(test_run_timeout),
         cmocka_unit_test(test_run_no_launch_names_runner_status),
         cmocka_unit_test(test_run_missing_ncu),
