@@ -238,21 +238,7 @@ static int keep_raw(const struct cand_req *r, const struct measure_result *m, st
     if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
         (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path || mkdir_p(dir))
         return -1;
-    char *text = NULL;
-    if (m->raw_json && *m->raw_json) {
-        text = xstrdup(m->raw_json);
-    } else {
-        json_t *j = json_object();
-        json_object_set_new(j, "schema", json_integer(1));
-        json_object_set_new(j, "status", json_string(measure_status_name(m->status)));
-        json_object_set_new(j, "error", json_string(m->error));
-        json_object_set_new(j, "exit_code", json_integer(m->exit_code));
-        json_object_set_new(j, "term_signal", json_integer(m->term_signal));
-        json_object_set_new(j, "timed_out", json_boolean(m->timed_out));
-        json_object_set_new(j, "stderr", json_string(m->stderr_text ? m->stderr_text : ""));
-        text = json_dumps(j, JSON_INDENT(1));
-        json_decref(j);
-    }
+    char *text = measure_raw_record(m); /* parses, and says the outcome decided from it */
     int rc = (!text || atomic_write_str(path, text) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
     free(text);
     return rc;

@@ -147,6 +147,13 @@ struct measure_result {
     char command[2048];       /* the runner argv joined by spaces (to reproduce) */
 };
 
+/* The text to keep as the raw measurement file of r (malloc'd): the runner's JSON as it
+ * printed it when it parses and its "status" is r's outcome; otherwise a JSON record of
+ * the outcome as croqtuner knows it (schema, status, error, exit_code, term_signal,
+ * timed_out, stderr) with the runner's output, if any, as the string "stdout". So the
+ * file always parses and always says what was decided from it (a runner killed after
+ * half a line, or after a whole "ok" line, is a crash, not an unparsable file). */
+char *measure_raw_record(const struct measure_result *r);
 /* Run `croq-runner run ...` for o and fill r (r is reset first). Returns 0 when the
  * outcome is in r->status, whatever it is; -1 only on a local failure (fork, pipe),
  * with errno and r->error set. Always call measure_result_release. */

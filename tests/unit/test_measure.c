@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "measure/measure.h"
 
 static const char ok_json[] =
@@ -331,6 +333,48 @@ static void test_run_exit_zero_garbage(void **state)
     measure_result_release(&r);
 }
 
+/* What is kept as the raw measurement file must say what the engine decided from it:
+ * the runner's JSON when it parses and its status is the outcome; else the outcome as
+ * croqtuner knows it, with the runner's output kept as text (nothing lost), so that the
+ * audit can parse it and replays the same failure. */
+static void test_raw_record_agrees_with_outcome(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    json_error_t je;
+    /* half a JSON line, then killed */
+    run_fake("half.sh", "printf '{\"schema\": 1, \"status\": \"ok\", \"timing\": {\"tfl'; kill -9 $$", 20, &r);
+    assert_int_equal(r.status, MEASURE_CRASH);
+    char *text = measure_raw_record(&r);
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "crash");
+    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"timing\": {\"tfl"));
+    assert_int_equal(json_integer_value(json_object_get(j, "term_signal")), 9);
+    json_decref(j);
+    free(text);
+    measure_result_release(&r);
+    /* a whole "ok" result, but the process was killed after it: not an ok measurement */
+    char body[sizeof ok_json + 64];
+    snprintf(body, sizeof body, "cat <<'EOF'\n%sEOF\nkill -9 $$", ok_json);
+    run_fake("okkilled.sh", body, 20, &r);
+    assert_int_equal(r.status, MEASURE_CRASH);
+    text = measure_raw_record(&r);
+    j = json_loads(text, 0, &je);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "crash");
+    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"tflops\": 981.6"));
+    json_decref(j);
+    free(text);
+    measure_result_release(&r);
+    /* an honest result is kept byte for byte */
+    snprintf(body, sizeof body, "cat <<'EOF'\n%sEOF", ok_json);
+    run_fake("okraw.sh", body, 20, &r);
+    text = measure_raw_record(&r);
+    assert_string_equal(text, r.raw_json);
+    free(text);
+    measure_result_release(&r);
+}
+
 static void test_run_loader_failure(void **state)
 {
     (void)state;
@@ -427,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_run_timeout),
         cmocka_unit_test(test_run_exit_without_json),
         cmocka_unit_test(test_run_exit_zero_garbage),
+        cmocka_unit_test(test_raw_record_agrees_with_outcome),
         cmocka_unit_test(test_run_loader_failure),
         cmocka_unit_test(test_run_launch_error_json),
         cmocka_unit_test(test_run_missing_runner),
