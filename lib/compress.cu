@@ -14,6 +14,7 @@
  * One thread per group (prune, values) or per metadata word. Element e of A: f16 as
  * uint16, e4m3 as uint8 (dtype_is_f16 selects).
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "meta_order.h"
@@ -106,13 +107,15 @@ extern "C" __global__ void croqsparse_values(const void *dense, void *values, in
     }
 }
 
-/* Natural metadata word `word` of row `row` (groups 8*word .. 8*word+7). */
-__device__ __forceinline__ uint32_t natural_word(const void *dense, int f16, long m, long k, long row, long word)
+/* Bits [4*j0, 4*j1) of natural metadata word `word` of row `row` (groups 8*word + j0 ..
+ * 8*word + j1 - 1), the others 0: a wgmma word needs half a natural word for f16. */
+__device__ __forceinline__ uint32_t natural_word(const void *dense, int f16, long m, long k, long row, long word,
+                                                 int j0, int j1)
 {
     if (row >= m)
         return PAD_WORD;
     uint32_t w = 0;
-    for (int j = 0; j < 8; j++) {
+    for (int j = j0; j < j1; j++) {
         uint32_t bits[4];
         int i0, i1;
         load_group(dense, f16, (size_t)row * k + 32 * (size_t)word + 4 * j, bits);
@@ -136,7 +139,8 @@ extern "C" __global__ void croqsparse_meta(const void *dense, uint32_t *meta, in
         const uint32_t mask = s.parts == 1 ? 0xFFFFFFFFu : 0xFFFFu;
         uint32_t out = 0;
         for (int j = 0; j < s.parts; j++)
-            out |= ((natural_word(dense, f16, m, k, s.row[j], s.word) >> s.shift) & mask) << (j * width);
+            out |= ((natural_word(dense, f16, m, k, s.row[j], s.word, s.shift / 4, (s.shift + width) / 4) >> s.shift) &
+                    mask) << (j * width);
         meta[o] = out;
     }
 }

@@ -27,15 +27,15 @@ void cs_leave(bool pushed)
         cuCtxPopCurrent(&ignored);
 }
 
-/* Why pack p may not run its tuned kernels on h ("" when it may). */
-static void identity_note(const struct croqsparse_handle *h, const struct pack *p, char *note, size_t len)
+bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len)
 {
     note[0] = '\0';
-    if (strcmp(p->gpu, h->gpu))
-        snprintf(note, len, "pack tuned on '%s', this GPU is '%s'", p->gpu, h->gpu);
-    else if (p->cuda_major != h->cuda_major)
+    if (strcmp(p->gpu, gpu))
+        snprintf(note, len, "pack tuned on '%s', this GPU is '%s'", p->gpu, gpu);
+    else if (p->cuda_major != cuda_major)
         snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d", p->cuda_major,
-                 p->cuda_minor, h->cuda_major);
+                 p->cuda_minor, cuda_major);
+    return note[0] != '\0';
 }
 
 /* Parse bytes as h's pack. strict: a mismatched identity is refused (PACK_MISMATCH);
@@ -49,7 +49,7 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
         free(owned);
         return cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "%s", err);
     }
-    identity_note(h, &p, note, sizeof note);
+    cs_pack_mismatch(&p, h->gpu, h->cuda_major, note, sizeof note);
     if (strict && note[0]) {
         pack_release(&p);
         free(owned);

@@ -58,6 +58,10 @@ void cs_clear(void);
 croqsparse_status_t cs_enter(croqsparse_handle_t h, const char *fn, bool *pushed);
 void cs_leave(bool pushed);
 
+/* Whether pack p was made for another GPU model (cuDeviceGetName) or CUDA major version
+ * than the driver's; note says which (handle.c). */
+bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len);
+
 /* Shape rules (knobs/knobs.h shape_validate) as NOT_SUPPORTED for fn. */
 croqsparse_status_t cs_check_shape(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k);
 

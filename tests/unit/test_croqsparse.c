@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "croqsparse.h"
+#include "../../lib/internal.h" /* cs_pack_mismatch */
 #include "format/numeric.h"
 #include "pack/pack.h"
 
@@ -236,6 +237,20 @@ static void test_default_pack(void **state)
     pack_release(&p);
 }
 
+/* A pack is only used on the GPU model and CUDA major version it names. */
+static void test_pack_identity(void **state)
+{
+    (void)state;
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .cuda_minor = 0};
+    char note[512];
+    assert_false(cs_pack_mismatch(&p, "NVIDIA H200", 13, note, sizeof note));
+    assert_string_equal(note, "");
+    assert_true(cs_pack_mismatch(&p, "NVIDIA H100 80GB HBM3", 13, note, sizeof note));
+    assert_string_equal(note, "pack tuned on 'NVIDIA H200', this GPU is 'NVIDIA H100 80GB HBM3'");
+    assert_true(cs_pack_mismatch(&p, "NVIDIA H200", 12, note, sizeof note));
+    assert_string_equal(note, "pack compiled with CUDA 13.0, the driver supports CUDA 12");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_no_device),      cmocka_unit_test(test_plan_checks),
         cmocka_unit_test(test_host_format),    cmocka_unit_test(test_pack_choose),
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
+        cmocka_unit_test(test_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
