@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "health/nvml.h"
+#include "util/version.h"
 
 static int device_info(struct gpu *g)
 {
@@ -65,6 +66,16 @@ json_t *gpu_json_identity(const struct gpu *g, json_t *out)
         json_object_set_new(out, "sm_count", json_integer(g->sm_count));
         json_object_set_new(out, "pci_bus_id", json_string(g->pci));
     }
+    /* What the measurement ran on and with, for the report's environment section: the
+     * driver found now, the CUDA version the driver supports, the toolkit and commit this
+     * runner was built from. */
+    char driver[96];
+    int api = 0;
+    json_object_set_new(out, "driver", nvml_driver_version(driver, sizeof driver) ? json_null() : json_string(driver));
+    if (cuDriverGetVersion(&api) == CUDA_SUCCESS && api > 0)
+        json_object_set_new(out, "driver_cuda", json_sprintf("%d.%d", api / 1000, api % 1000 / 10));
+    json_object_set_new(out, "built_with_cuda", json_string(croq_cuda_version));
+    json_object_set_new(out, "commit", json_string(croq_commit));
     return out;
 }
 

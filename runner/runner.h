@@ -58,7 +58,10 @@ int gpu_open(int ordinal, struct gpu *g);  /* no_gpu on failure */
 /* Our kernels are sm_90a cubins: any other device is no_gpu with the reason. */
 int gpu_require_sm90(const struct gpu *g);
 void gpu_close(struct gpu *g);
-json_t *gpu_json_identity(const struct gpu *g, json_t *out); /* sets "gpu", "device" */
+/* Sets "gpu", "device" (and "sm_count", "pci_bus_id" when known), "driver" (NVML's
+ * version string, null without NVML), "driver_cuda" (cuDriverGetVersion as "13.0"),
+ * "built_with_cuda" and "commit" (src/util/version.h). */
+json_t *gpu_json_identity(const struct gpu *g, json_t *out);
 /* cuMemAlloc + record "out of memory for <what> (<bytes> B)" as internal_error. */
 int gpu_alloc(CUdeviceptr *p, size_t bytes, const char *what);
 void gpu_free(CUdeviceptr *p);

@@ -11,7 +11,7 @@
 static const struct decision_style styles[RD_COUNT] = {
     [RD_BASELINE] = {"iteration 0 (baseline)", "#000000", 5, 1.3},
     [RD_KEEP] = {"KEEP (new best)", "#1a9850", 7, 1.0},
-    [RD_DISCARD] = {"DISCARD (not faster)", "#9e9e9e", 6, 0.8},
+    [RD_DISCARD] = {"DISCARD (slower, or faster only within the noise)", "#9e9e9e", 6, 0.8},
     [RD_INCORRECT] = {"DISCARD_INCORRECT", "#d7191c", 2, 1.1},
     [RD_CRASH] = {"DISCARD_RUNTIME_CRASH", "#e66101", 8, 1.1},
     [RD_TIMEOUT] = {"DISCARD_TIMEOUT", "#5e3c99", 4, 1.1},
@@ -79,15 +79,39 @@ void fig_conv_range(const struct report_shape *s, struct conv_range *r)
     r->x_max = last + 1;
 }
 
-static void conv_data(const struct report_shape *s, struct strbuf *d)
+bool fig_discard_above(const struct report_shape *s, size_t i)
 {
-    strbuf_adds(d, "# iter\ttflops\tdecision\tbest_so_far\n");
+    return i > 0 && s->rows[i].decision == RD_DISCARD && isfinite(s->rows[i].tflops) &&
+           isfinite(s->st.best_so_far[i - 1]) && s->rows[i].tflops > s->st.best_so_far[i - 1];
+}
+
+bool fig_best_remeasured(const struct report_shape *s, size_t i)
+{
+    return i > 0 && isfinite(s->st.best_so_far[i]) && isfinite(s->st.best_so_far[i - 1]) &&
+           s->st.best_so_far[i] < s->st.best_so_far[i - 1];
+}
+
+/* Columns 5 and 6 single out what the legend must not misname: a DISCARD that measured
+ * above the best so far (its gain was within the noise, or did not hold when measured
+ * again), and the rows where the best-so-far line drops because the best was measured
+ * again and the engine keeps that measurement as its reference. */
+static void conv_data(const struct report_shape *s, struct strbuf *d, bool *above, bool *remeasured)
+{
+    *above = *remeasured = false;
+    strbuf_adds(d, "# iter\ttflops\tdecision\tbest_so_far\tdiscard_above_best\tbest_remeasured\n");
     for (size_t i = 0; i < s->n_rows; i++) {
         const struct report_row *r = &s->rows[i];
+        bool a = fig_discard_above(s, i), m = fig_best_remeasured(s, i);
+        *above |= a;
+        *remeasured |= m;
         strbuf_addf(d, "%d\t", r->iter);
         plot_num(d, r->tflops);
         strbuf_addf(d, "\t%s\t", report_decision_name(r->decision));
         plot_num(d, s->st.best_so_far[i]);
+        strbuf_adds(d, "\t");
+        plot_num(d, a ? r->tflops : NAN);
+        strbuf_adds(d, "\t");
+        plot_num(d, m ? s->st.best_so_far[i] : NAN);
         strbuf_adds(d, "\n");
     }
 }
@@ -146,7 +170,7 @@ int fig_iter_tick_step(int x_max)
     return 1000;
 }
 
-static void conv_script(const struct report_shape *s, struct strbuf *sb)
+static void conv_script(const struct report_shape *s, struct strbuf *sb, bool above, bool remeasured)
 {
     struct conv_range r;
     fig_conv_range(s, &r);
@@ -188,6 +212,12 @@ static void conv_script(const struct report_shape *s, struct strbuf *sb)
     plot_formats_begin(sb, 1000, 600);
     strbuf_adds(sb, "  plot 'convergence.dat' using 1:4 with steps lw 2 lc rgb \"#2166ac\" title \"best so far\"");
     conv_points(sb, s);
+    if (above)
+        strbuf_adds(sb, ", \\\n    '' using 1:5 with points pt 13 ps 1.1*psc lc rgb \"#636363\" title "
+                        "\"DISCARD above the best (gain within the noise or not confirmed)\"");
+    if (remeasured)
+        strbuf_adds(sb, ", \\\n    '' using 1:6 with points pt 3 ps 1.6*psc lw 1.5 lc rgb \"#2166ac\" title "
+                        "\"best measured again: the line follows the new measurement\"");
     conv_vendor_lines(sb, s);
     strbuf_adds(sb, "\n");
     plot_formats_end(sb);
@@ -198,8 +228,9 @@ bool fig_convergence(struct report_out *o, const struct report_shape *s)
     struct strbuf script = STRBUF_INIT, data = STRBUF_INIT;
     char dir[128];
     snprintf(dir, sizeof dir, "shapes/%s", s->key);
-    conv_data(s, &data);
-    conv_script(s, &script);
+    bool above, remeasured;
+    conv_data(s, &data, &above, &remeasured);
+    conv_script(s, &script, above, remeasured);
     bool ok = plot_render(o, dir, "convergence", &script, &data, s->key);
     strbuf_release(&script);
     strbuf_release(&data);

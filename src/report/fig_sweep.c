@@ -1,7 +1,9 @@
 /* src/report/fig_sweep.c — sweep-level figures: best TFLOPS per shape against the
- * baseline and the vendors, and from-scratch vs from-current-best best-so-far curves. */
+ * baseline and the vendors (one figure per dtype and run mode, split into parts of at
+ * most SPEEDUP_PER_FIGURE shapes), and from-scratch vs from-current-best best-so-far curves. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/figures.h"
 #include "report/plot.h"
@@ -12,20 +14,33 @@ static bool any_anchor(const struct report_shape *s)
     return s->vendor.cublas.src == VSRC_ANCHOR || stats_sparselt(&s->vendor).src == VSRC_ANCHOR;
 }
 
+/* The shapes of one figure: one dtype and run mode, at most SPEEDUP_PER_FIGURE of them
+ * (the part-th slice), so no figure is wider than a page however many shapes a sweep has. */
+struct speedup_part {
+    const char *dtype;
+    bool from_scratch;
+    size_t first, count; /* which of the group's started shapes, in sweep order */
+};
+
+static bool in_group(const struct report_shape *s, const char *dtype, bool from_scratch)
+{
+    return s->n_rows && !strcmp(s->dtype, dtype) && s->from_scratch == from_scratch;
+}
+
 /* Returns how many shapes it wrote; *anchors: whether any vendor bar is an anchor;
  * has[j]: whether column j + 2 holds any number (gnuplot refuses an all-NaN histogram). */
-static size_t speedup_data(const struct report_sweep *sw, struct strbuf *d, bool *anchors, bool has[4])
+static size_t speedup_data(const struct report_sweep *sw, const struct speedup_part *p, struct strbuf *d,
+                           bool *anchors, bool has[4])
 {
-    size_t n = 0;
+    size_t n = 0, seen = 0;
     *anchors = false;
     has[0] = has[1] = has[2] = has[3] = false;
     strbuf_adds(d, "shape\tbaseline\tbest (this tuner)\tcuBLAS dense\tcuSPARSELt (best of default, search)\n");
     for (size_t i = 0; i < sw->n_shapes; i++) {
         const struct report_shape *s = &sw->shapes[i];
-        if (!s->n_rows)
+        if (!in_group(s, p->dtype, p->from_scratch) || seen++ < p->first || n == p->count)
             continue; /* not started: nothing of ours to compare */
-        strbuf_addf(d, "%s %ldx%ldx%ld%s%s%s\t", s->dtype, s->m, s->n, s->k, s->from_scratch ? " fs" : "",
-                    any_anchor(s) ? " *" : "", s->simulated ? " sim" : "");
+        strbuf_addf(d, "%ldx%ldx%ld%s%s\t", s->m, s->n, s->k, any_anchor(s) ? " *" : "", s->simulated ? " sim" : "");
         *anchors |= any_anchor(s);
         n++;
         double v[] = {s->st.baseline, s->st.best, s->vendor.cublas.tflops, stats_sparselt(&s->vendor).tflops};
@@ -46,33 +61,40 @@ static bool any_sim(const struct report_sweep *sw)
     return false;
 }
 
-bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
+static bool speedup_part(struct report_out *o, const struct report_sweep *sw, const struct speedup_part *p,
+                         size_t part, size_t parts, struct fig_speedup_list *out)
 {
     struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
     bool anchors, has[4];
-    if (!speedup_data(sw, &d, &anchors, has) || !(has[0] || has[1] || has[2] || has[3])) {
+    char name[FIG_NAME_MAX], title[160];
+    size_t rows = speedup_data(sw, p, &d, &anchors, has);
+    if (!rows || !(has[0] || has[1] || has[2] || has[3]) || out->n == FIG_SPEEDUP_MAX) {
         strbuf_release(&d);
         return false;
     }
-    plot_script_begin(&sb, "speedup", "best TFLOPS per shape vs the baseline kernel, cuBLAS and cuSPARSELt");
-    strbuf_adds(&sb, "set title \"Best kernel per shape vs baseline and vendor libraries\"\n"
-                     "set style data histograms\nset style histogram clustered gap 1\n"
+    const char *mode = p->from_scratch ? "scratch" : "best";
+    snprintf(name, sizeof name, "speedup-%s-%s-%zu", p->dtype, mode, part + 1);
+    snprintf(title, sizeof title, "%s, %s: best kernel per shape vs baseline and vendor libraries", p->dtype,
+             p->from_scratch ? "from scratch" : "from the current best");
+    if (parts > 1)
+        snprintf(title + strlen(title), sizeof title - strlen(title), " (part %zu of %zu)", part + 1, parts);
+    plot_script_begin(&sb, name, "best TFLOPS per shape vs the baseline kernel, cuBLAS and cuSPARSELt");
+    strbuf_adds(&sb, "set title \"");
+    strbuf_adds(&sb, title);
+    strbuf_adds(&sb, "\"\nset style data histograms\nset style histogram clustered gap 1\n"
                      "set style fill solid 0.9 border rgb \"white\"\nset yrange [0:*]\n"
                      "set ylabel \"TFLOPS (dense-equivalent, 2MNK/t)\"\n"
-                     "set xlabel \"shape (dtype MxNxK; fs = from scratch)\"\n"
-                     "set xtics rotate by -25 left\nset bmargin 9\n"
-                     "set key inside top right vertical Left reverse opaque font \",10\"\n");
+                     "set xlabel \"shape (MxNxK)\"\n"
+                     "set xtics rotate by -35 left font \",9\"\nset bmargin 8\n"
+                     "set key inside top left vertical Left reverse opaque font \",10\"\n");
     if (anchors)
         strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
     if (any_sim(sw))
         strbuf_adds(&sb, "set label \"sim: simulated backend, not GPU measurements\" at screen 0.5, screen 0.03 font \",9\"\n");
-    /* One cluster of bars per shape: widen the figure with the shape count so a sweep of
-     * hundreds of shapes stays legible (28 px per shape, capped for the PNG). */
-    int rows = -1;
-    for (const char *p = strbuf_str(&d); *p; p++)
-        rows += *p == '\n';
-    int width = rows * 28 + 200 > 1000 ? rows * 28 + 200 : 1000;
-    plot_formats_begin(&sb, width < 12000 ? width : 12000, 560);
+    /* One cluster of bars per shape, 28 px each: a part of SPEEDUP_PER_FIGURE shapes is
+     * at most 1320 px wide, legible on a page and in a paper column when scaled. */
+    int width = (int)rows * 28 + 200 > 900 ? (int)rows * 28 + 200 : 900;
+    plot_formats_begin(&sb, width, 520);
     /* The shape labels ride on the first plotted column; a vendor with no number at all
      * (a simulated sweep has none) is left out of the key rather than failing the plot. */
     static const char *const colour[4] = {"#bdbdbd", "#2166ac", "#8c510a", "#c51b7d"};
@@ -80,16 +102,46 @@ bool fig_speedup(struct report_out *o, const struct report_sweep *sw)
     for (int j = 0; j < 4; j++) {
         if (!has[j])
             continue;
-        strbuf_addf(&sb, "%s using %d%s title columnheader(%d) lc rgb \"%s\"",
-                    first ? "  plot 'speedup.dat'" : ", \\\n    ''", j + 2, first ? ":xtic(1)" : "", j + 2, colour[j]);
+        if (first)
+            strbuf_addf(&sb, "  plot '%s.dat' using %d:xtic(1)", name, j + 2);
+        else
+            strbuf_addf(&sb, ", \\\n    '' using %d", j + 2);
+        strbuf_addf(&sb, " title columnheader(%d) lc rgb \"%s\"", j + 2, colour[j]);
         first = false;
     }
     strbuf_adds(&sb, "\n");
     plot_formats_end(&sb);
-    bool ok = plot_render(o, "figures", "speedup", &sb, &d, NULL);
+    bool ok = plot_render(o, "figures", name, &sb, &d, NULL);
     strbuf_release(&sb);
     strbuf_release(&d);
+    if (ok) {
+        snprintf(out->names[out->n], FIG_NAME_MAX, "%s", name);
+        snprintf(out->titles[out->n], sizeof out->titles[0], "%s", title);
+        out->n++;
+    }
     return ok;
+}
+
+size_t fig_speedup(struct report_out *o, const struct report_sweep *sw, struct fig_speedup_list *out)
+{
+    static const char *const dtypes[] = {"f16", "e4m3"};
+    memset(out, 0, sizeof *out);
+    for (int t = 0; t < 2; t++)
+        for (int m = 0; m < 2; m++) {
+            struct speedup_part p = {dtypes[t], m == 0, 0, SPEEDUP_PER_FIGURE};
+            size_t n = 0;
+            for (size_t i = 0; i < sw->n_shapes; i++)
+                n += in_group(&sw->shapes[i], p.dtype, p.from_scratch);
+            size_t parts = (n + SPEEDUP_PER_FIGURE - 1) / SPEEDUP_PER_FIGURE;
+            /* equal parts, so the last is not a stub of one or two shapes */
+            size_t per = parts ? (n + parts - 1) / parts : 0;
+            for (size_t k = 0; k < parts; k++) {
+                p.first = k * per;
+                p.count = per;
+                speedup_part(o, sw, &p, k, parts, out);
+            }
+        }
+    return out->n;
 }
 
 /* Best-so-far of s after iteration it (NaN past its last row). */

@@ -36,9 +36,29 @@ struct decision_style {
 };
 const struct decision_style *fig_decision_style(enum report_decision d);
 
+/* Row i of s is a DISCARD that measured above the best so far before it (a gain within
+ * the noise, or one that did not hold when measured again): the legend must not call it
+ * "not faster". */
+bool fig_discard_above(const struct report_shape *s, size_t i);
+/* The best-so-far line drops at row i: the best was measured again and the engine took
+ * that measurement as its reference (docs/engine.md, "Noise and sanity"). */
+bool fig_best_remeasured(const struct report_shape *s, size_t i);
+
 /* Each writes its .gp/.dat under o->dir and renders; true when rendered. */
 bool fig_convergence(struct report_out *o, const struct report_shape *s);            /* shapes/<key>/convergence */
 bool fig_bottleneck(struct report_out *o, const struct report_shape *s, const struct bn_list *l); /* shapes/<key>/bottlenecks */
-bool fig_speedup(struct report_out *o, const struct report_sweep *sw);               /* figures/speedup */
+/* figures/speedup-<dtype>-<scratch|best>-<part>: the sweep's best per shape against the
+ * baseline and the vendors, one figure per dtype and run mode, each of at most
+ * SPEEDUP_PER_FIGURE shapes (a sweep of 268 shapes in one figure was 11,766 px wide).
+ * Fills out with the stems rendered and their titles; returns how many. */
+#define SPEEDUP_PER_FIGURE 40
+#define FIG_SPEEDUP_MAX 64
+#define FIG_NAME_MAX 48
+struct fig_speedup_list {
+    size_t n;
+    char names[FIG_SPEEDUP_MAX][FIG_NAME_MAX];
+    char titles[FIG_SPEEDUP_MAX][160];
+};
+size_t fig_speedup(struct report_out *o, const struct report_sweep *sw, struct fig_speedup_list *out);
 bool fig_pair(struct report_out *o, const struct report_shape *fcb, const struct report_shape *fs); /* pairs/<base_key>/fs-vs-fcb */
 #endif

@@ -35,31 +35,57 @@ static const char page_css[] =
     ".dyinfo{font-size:13px;min-height:20px;color:#333;background:#f6f8fa;padding:4px 8px;white-space:pre-wrap}\n"
     "nav ul{columns:3;font-size:13px}\n";
 
-/* Builds one dygraphs chart per <script class="dy-data"> block; the hover line shows
- * the iteration's decision and idea through textContent, never as HTML. */
+/* Opens a shape's details when a link (#shape-KEY) points at it. Builds one dygraphs
+ * chart per <script class="dy-data"> block, when its chart comes
+ * near the viewport (a sweep page has hundreds: building all at load took seconds); the
+ * hover line shows the iteration's decision and idea through textContent, never as HTML. */
 static const char page_js[] =
     "(function () {\n"
     "  'use strict';\n"
-    "  var blocks = document.querySelectorAll('script.dy-data');\n"
-    "  for (var i = 0; i < blocks.length; i++) {\n"
-    "    var d = JSON.parse(blocks[i].textContent);\n"
+    "  function openHash() {\n"
+    "    var el = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));\n"
+    "    var dt = el && el.querySelector('details.shape-detail');\n"
+    "    if (dt) dt.open = true;\n"
+    "  }\n"
+    "  window.addEventListener('hashchange', openHash);\n"
+    "  openHash();\n"
+    "  function build(block) {\n"
+    "    var d = JSON.parse(block.textContent);\n"
     "    var div = document.getElementById(d.div), info = document.getElementById(d.info);\n"
     "    if (typeof Dygraph === 'undefined') {\n"
     "      div.style.height = 'auto';\n"
     "      div.textContent = 'Interactive chart unavailable: dygraph.min.js is not next to this page.';\n"
-    "      continue;\n"
+    "      return;\n"
     "    }\n"
     "    info.textContent = d.hint;\n"
-    "    (function (d, info) {\n"
-    "      new Dygraph(div, d.rows, {\n"
-    "        labels: d.labels, colors: d.colors, series: d.series, valueRange: d.valueRange,\n"
-    "        dateWindow: d.dateWindow,\n"
-    "        xlabel: 'iteration', ylabel: 'TFLOPS', labelsDiv: d.labelsDiv, legend: 'always',\n"
-    "        connectSeparatedPoints: false, highlightCircleSize: 5, yLabelWidth: 16,\n"
-    "        highlightCallback: function (e, x, pts, row) { info.textContent = d.notes[row] || ''; },\n"
-    "        unhighlightCallback: function () { info.textContent = d.hint; }\n"
-    "      });\n"
-    "    })(d, info);\n"
+    "    new Dygraph(div, d.rows, {\n"
+    "      labels: d.labels, colors: d.colors, series: d.series, valueRange: d.valueRange,\n"
+    "      dateWindow: d.dateWindow,\n"
+    "      xlabel: 'iteration', ylabel: 'TFLOPS', labelsDiv: d.labelsDiv, legend: 'always',\n"
+    "      connectSeparatedPoints: false, highlightCircleSize: 5, yLabelWidth: 16,\n"
+    "      highlightCallback: function (e, x, pts, row) { info.textContent = d.notes[row] || ''; },\n"
+    "      unhighlightCallback: function () { info.textContent = d.hint; }\n"
+    "    });\n"
+    "  }\n"
+    "  var blocks = document.querySelectorAll('script.dy-data');\n"
+    "  if (!('IntersectionObserver' in window)) {\n"
+    "    for (var i = 0; i < blocks.length; i++) build(blocks[i]);\n"
+    "    return;\n"
+    "  }\n"
+    "  var pending = new Map();\n"
+    "  var io = new IntersectionObserver(function (entries) {\n"
+    "    entries.forEach(function (e) {\n"
+    "      if (!e.isIntersecting || !pending.has(e.target)) return;\n"
+    "      io.unobserve(e.target);\n"
+    "      build(pending.get(e.target));\n"
+    "      pending.delete(e.target);\n"
+    "    });\n"
+    "  }, {rootMargin: '800px 0px'});\n"
+    "  for (var j = 0; j < blocks.length; j++) {\n"
+    "    var div = document.getElementById(JSON.parse(blocks[j].textContent).div);\n"
+    "    if (!div) continue;\n"
+    "    pending.set(div, blocks[j]);\n"
+    "    io.observe(div);\n"
     "  }\n"
     "})();\n";
 
@@ -230,7 +256,8 @@ void html_figure(const struct report_render *rr, struct strbuf *sb, const char *
     esc_url_path(&u, rel);
     esc_html(sb, strbuf_str(&u));
     strbuf_release(&u);
-    strbuf_adds(sb, "\" alt=\"");
+    /* lazy: a sweep page holds two figures per shape, hundreds in all */
+    strbuf_adds(sb, "\" loading=\"lazy\" decoding=\"async\" alt=\"");
     esc_html(sb, alt);
     strbuf_adds(sb, "\"><figcaption>");
     html_downloads(rr, sb, stem, true);
@@ -246,8 +273,20 @@ static void summary_section(const struct report_render *rr, struct strbuf *sb)
     strbuf_adds(sb, "</div>\n");
     html_downloads(rr, sb, "tables/summary", false);
     table_release(&t);
-    if (rr->speedup)
-        html_figure(rr, sb, "figures/speedup", "best TFLOPS per shape vs baseline, cuBLAS and cuSPARSELt");
+    tables_geomean(rr->sw, &t);
+    strbuf_adds(sb, "<h3>Geometric means</h3>\n<p>Speed-up over the baseline per run mode: a from-scratch run's "
+                    "baseline is the simple baseline kernel, a from-current-best run's is the configuration it "
+                    "started from, so the two are never averaged together. Vendor ratios count each shape once, "
+                    "with its better run.</p>\n<div class=\"wide\">\n");
+    table_html(&t, sb, "geomean-table");
+    strbuf_adds(sb, "</div>\n");
+    html_downloads(rr, sb, "tables/geomean", false);
+    table_release(&t);
+    for (size_t i = 0; i < rr->speedup.n; i++) {
+        char stem[80];
+        snprintf(stem, sizeof stem, "figures/%s", rr->speedup.names[i]);
+        html_figure(rr, sb, stem, rr->speedup.titles[i]);
+    }
     strbuf_adds(sb, "</section>\n");
 }
 
@@ -274,7 +313,8 @@ static void pairs_section(const struct report_render *rr, struct strbuf *sb)
 
 static void nav(const struct report_render *rr, struct strbuf *sb)
 {
-    strbuf_adds(sb, "<nav><b>Contents</b>: <a href=\"#summary\">sweep summary</a>");
+    strbuf_adds(sb, "<nav><b>Contents</b>: <a href=\"#environment\">environment</a> · "
+                    "<a href=\"#summary\">sweep summary</a>");
     if (rr->has_pairs)
         strbuf_adds(sb, " · <a href=\"#pairs\">from scratch vs from current best</a>");
     strbuf_adds(sb, " · <a href=\"#missing\">missing and skipped data</a>\n<ul>\n");
@@ -297,6 +337,7 @@ void html_page(const struct report_render *rr, struct strbuf *sb)
     sim_warning(rr, sb);
     howto(sb);
     nav(rr, sb);
+    html_environment(rr, sb);
     summary_section(rr, sb);
     pairs_section(rr, sb);
     notes_section(rr, sb);

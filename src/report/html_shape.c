@@ -6,9 +6,13 @@
 #include <string.h>
 
 #include "report/escape.h"
+#include "report/figures.h"
 #include "report/render.h"
 #include "report/stats.h"
 #include "report/tables.h"
+
+/* Up to this many shapes, every shape's details are open when the page loads. */
+#define HTML_SHAPES_OPEN_MAX 12
 
 static void heading(const struct report_shape *s, struct strbuf *sb)
 {
@@ -131,6 +135,34 @@ static void table_block(const struct report_render *rr, struct strbuf *sb, struc
     table_release(t);
 }
 
+/* What the figure shows that would otherwise look wrong: the best-so-far line going
+ * down, and DISCARDs above it. */
+static void explain_lines(const struct report_shape *s, struct strbuf *sb)
+{
+    struct strbuf drops = STRBUF_INIT, above = STRBUF_INIT;
+    size_t nd = 0, na = 0;
+    for (size_t i = 0; i < s->n_rows; i++) {
+        if (fig_best_remeasured(s, i) && nd++ < 8)
+            strbuf_addf(&drops, "%s%d (%.1f &rarr; %.1f)", nd > 1 ? ", " : "", s->rows[i].iter,
+                        s->st.best_so_far[i - 1], s->st.best_so_far[i]);
+        if (fig_discard_above(s, i) && na++ < 8)
+            strbuf_addf(&above, "%s%d", na > 1 ? ", " : "", s->rows[i].iter);
+    }
+    if (nd)
+        strbuf_addf(sb, "<p class=\"note\">The best-so-far line drops at iteration %s%s: there the best kernel was "
+                        "measured again (a suspicious or close candidate is measured together with the best), and "
+                        "the line shows that new measurement, which the engine compares later candidates with "
+                        "(marked &#x2731; in the figure).</p>\n",
+                    strbuf_str(&drops), nd > 8 ? ", ..." : "");
+    if (na)
+        strbuf_addf(sb, "<p class=\"note\">%zu DISCARD%s measured above the best so far (iteration %s%s): the "
+                        "gain was within the timing noise or the 2%% floor, or did not hold when measured again "
+                        "with the best (dark diamonds in the figure).</p>\n",
+                    na, na == 1 ? "" : "s", strbuf_str(&above), na > 8 ? ", ..." : "");
+    strbuf_release(&drops);
+    strbuf_release(&above);
+}
+
 static void convergence(const struct report_render *rr, size_t i, struct strbuf *sb)
 {
     const struct report_shape *s = &rr->sw->shapes[i];
@@ -141,6 +173,7 @@ static void convergence(const struct report_render *rr, size_t i, struct strbuf 
         html_figure(rr, sb, stem, "convergence: TFLOPS per iteration");
     else
         html_downloads(rr, sb, stem, true);
+    explain_lines(s, sb);
     strbuf_adds(sb, "<p class=\"dl\">Interactive: hover for each iteration's decision and idea; drag to zoom, "
                     "double-click to zoom out.</p>\n");
     html_dygraph(s, sb);
@@ -174,8 +207,14 @@ void html_shape(const struct report_render *rr, size_t i, struct strbuf *sb)
     artifacts(rr, s, sb);
     shape_notes(rr, s, sb);
     if (s->n_rows) {
+        /* A sweep page holds hundreds of shapes: their figures, charts and tables open on
+         * demand (closed, nothing of them is fetched, decoded or built), so the page stays
+         * fast; a report of a few shapes shows them open. */
+        strbuf_addf(sb, "<details class=\"shape-detail\"%s><summary>convergence, bottlenecks, interactive chart "
+                    "and tables</summary>\n", rr->sw->n_shapes <= HTML_SHAPES_OPEN_MAX ? " open" : "");
         convergence(rr, i, sb);
         bottlenecks(rr, i, sb);
+        strbuf_adds(sb, "</details>\n");
     } else {
         strbuf_adds(sb, "<p>No iterations recorded yet.</p>\n");
     }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "report/bottleneck.h"
+#include "report/figures.h"
 #include "report/model.h"
 #include "report/out.h"
 #include "util/strbuf.h"
@@ -22,7 +23,7 @@ struct report_render {
     struct report_out *o;
     struct bn_list bn;
     struct shape_files *files;  /* per shape, same order as sw->shapes */
-    bool speedup;               /* figures/speedup.* rendered */
+    struct fig_speedup_list speedup; /* figures/speedup-*.* rendered */
     bool has_pairs;             /* tables/fs-vs-fcb.* written */
     bool dygraphs;              /* dygraph.min.js and dygraph.css copied beside index.html */
     char generated[32];         /* UTC time of this report */
@@ -42,6 +43,8 @@ bool html_link_tuning(const struct report_render *rr, struct strbuf *sb, const c
 void html_downloads(const struct report_render *rr, struct strbuf *sb, const char *stem, bool figure);
 /* A shape's interactive convergence chart: divs plus its JSON data block. */
 void html_dygraph(const struct report_shape *s, struct strbuf *sb);
+/* The "Environment" section: GPU, driver, CUDA, commits and SM clocks (html_env.c). */
+void html_environment(const struct report_render *rr, struct strbuf *sb);
 /* <figure> with the SVG and links to all of the figure's files. */
 void html_figure(const struct report_render *rr, struct strbuf *sb, const char *stem, const char *alt);
 #endif

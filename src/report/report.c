@@ -15,6 +15,7 @@
 #include "report/sweep.h"
 #include "report/tables.h"
 #include "util/atomicio.h"
+#include "util/datafile.h"
 #include "util/log.h"
 
 #define DYGRAPHS_DIR_DEFAULT "/usr/share/javascript/dygraphs"
@@ -23,15 +24,12 @@
 
 const char *report_default_anchors(void)
 {
-    static const char *const candidates[] = {"shared/data/vendor-anchors-h200.json",
-                                             "../shared/data/vendor-anchors-h200.json"};
+    static char path[PATH_MAX];
+    char err[64];
     const char *env = getenv("CROQ_ANCHORS");
-    if (env && *env)
+    if (env && *env) /* named: used as it is, so a wrong name is reported, not replaced */
         return env;
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (access(candidates[i], R_OK) == 0)
-            return candidates[i];
-    return NULL;
+    return datafile_find("vendor-anchors-h200.json", NULL, path, sizeof path, err, sizeof err) ? NULL : path;
 }
 
 static void write_shape(struct report_render *rr, size_t i)
@@ -60,12 +58,15 @@ static void write_sweep(struct report_render *rr)
     tables_summary(rr->sw, &t);
     out_write_table(rr->o, "tables/summary", &t);
     table_release(&t);
+    tables_geomean(rr->sw, &t);
+    out_write_table(rr->o, "tables/geomean", &t);
+    table_release(&t);
     if (tables_pairs(rr->sw, &t)) {
         out_write_table(rr->o, "tables/fs-vs-fcb", &t);
         rr->has_pairs = true;
     }
     table_release(&t);
-    rr->speedup = fig_speedup(rr->o, rr->sw);
+    fig_speedup(rr->o, rr->sw, &rr->speedup);
     for (size_t i = 0; i < rr->sw->n_shapes; i++) {
         const struct report_shape *s = &rr->sw->shapes[i];
         const struct report_shape *fs = sweep_partner(rr->sw, s);

@@ -21,7 +21,8 @@ struct report_opts {
 int report_run(const struct report_opts *opts, FILE *out);
 
 /* The default anchors file: $CROQ_ANCHORS, else shared/data/vendor-anchors-h200.json
- * under the current directory or its parent (the repository's shared/ folder).
- * NULL if none exists. */
+ * found by datafile_find (util/datafile.h: next to the source tree or the binary, then
+ * under the current directory or its parent), so a report run from anywhere finds it.
+ * NULL if none exists. The path is static: not thread-safe. */
 const char *report_default_anchors(void);
 #endif

@@ -31,15 +31,15 @@ static const char *vendor_source(const struct report_shape *s)
 }
 
 enum {
-    S_SHAPE, S_DTYPE, S_RUN, S_STATUS, S_DONE, S_BUDGET, S_BASE, S_BEST, S_PEAK, S_SAME, S_CUBLAS, S_SL,
-    S_VSRC, S_XBASE, S_XCUBLAS, S_XSL, S_NCOLS
+    S_M, S_N, S_K, S_DTYPE, S_RUN, S_BACKEND, S_STATUS, S_DONE, S_BUDGET, S_BASE, S_BEST, S_PEAK, S_SAME,
+    S_CUBLAS, S_SL, S_VSRC, S_XBASE, S_XCUBLAS, S_XSL, S_NCOLS
 };
 
 static void summary_cols(struct report_table *t)
 {
     static const struct { const char *h; bool right; } cols[S_NCOLS] = {
-        {"shape (MxNxK)", false}, {"dtype", false}, {"run", false}, {"status", false},
-        {"iterations done", true}, {"budget", true}, {"baseline (TFLOPS)", true},
+        {"M", true}, {"N", true}, {"K", true}, {"dtype", false}, {"run", false}, {"backend", false},
+        {"status", false}, {"iterations done", true}, {"budget", true}, {"baseline (TFLOPS)", true},
         {"best (TFLOPS)", true}, {"% of peak", true}, {"best in the vendors' run (TFLOPS)", true},
         {"cuBLAS dense (TFLOPS)", true},
         {"cuSPARSELt (TFLOPS)", true}, {"vendor source", false}, {"speed-up vs baseline", true},
@@ -68,14 +68,13 @@ static struct speedups speedups_of(const struct report_shape *s)
 static void summary_row(struct report_table *t, const struct report_shape *s)
 {
     size_t r = table_row(t, false);
-    char shape[80];
-    snprintf(shape, sizeof shape, "%ldx%ldx%ld", s->m, s->n, s->k);
     struct speedups x = speedups_of(s);
-    table_text(t, r, S_SHAPE, shape);
+    table_int(t, r, S_M, s->m);
+    table_int(t, r, S_N, s->n);
+    table_int(t, r, S_K, s->k);
     table_text(t, r, S_DTYPE, s->dtype);
-    char run[64];
-    snprintf(run, sizeof run, "%s%s", tables_run_name(s), tables_sim_tag(s));
-    table_text(t, r, S_RUN, run);
+    table_text(t, r, S_RUN, tables_run_name(s));
+    table_text(t, r, S_BACKEND, s->simulated ? "sim (SIMULATED)" : "gpu");
     table_text(t, r, S_STATUS, s->status);
     table_int(t, r, S_DONE, s->st.iters_done);
     if (s->st.budget > 0)
@@ -92,8 +91,8 @@ static void summary_row(struct report_table *t, const struct report_shape *s)
     table_ratio(t, r, S_XSL, x.sl, 2);
 }
 
-/* The run counted for a shape in the geometric mean: of its from-current-best and
- * from-scratch runs, the one with the higher best, so a shape tuned twice counts once. */
+/* The run counted for a shape in the vendor geometric means: of its from-current-best
+ * and from-scratch runs, the one with the higher best, so a shape tuned twice counts once. */
 static bool counts_in_geomean(const struct report_sweep *sw, const struct report_shape *s)
 {
     const struct report_shape *p = sweep_partner(sw, s);
@@ -104,90 +103,134 @@ static bool counts_in_geomean(const struct report_sweep *sw, const struct report
     return s->st.best > p->st.best || (s->st.best == p->st.best && !s->from_scratch);
 }
 
-static void geomean_row(struct report_table *t, const struct report_sweep *sw, const char *dtype)
+static size_t count_simulated(const struct report_sweep *sw)
 {
+    size_t sim = 0;
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        sim += sw->shapes[i].simulated;
+    return sim;
+}
+
+void tables_summary(const struct report_sweep *sw, struct report_table *t)
+{
+    table_init(t, count_simulated(sw)
+                      ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); rows of "
+                        "backend sim are the simulated backend's, not GPU measurements"
+                      : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
+               S_NCOLS);
+    summary_cols(t);
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        summary_row(t, &sw->shapes[i]);
+}
+
+/* ---- geometric means ---------------------------------------------------------------- */
+
+enum { G_DTYPE, G_RUN, G_SHAPES, G_VSHAPES, G_XBASE, G_XCUBLAS, G_XSL, G_NCOLS };
+
+/* Which runs a geomean row takes: one mode's (its own baseline: speed-up vs baseline
+ * means something), or one run per shape (the better one) for the vendor ratios, where
+ * a speed-up vs baseline would mix a from-scratch run's gain over the simple baseline
+ * with a from-current-best run's gain over its seed, and is left empty. */
+enum gm_runs { GM_SCRATCH, GM_BEST, GM_PER_SHAPE };
+
+static bool gm_takes(const struct report_sweep *sw, const struct report_shape *s, const char *dtype, enum gm_runs w)
+{
+    if ((dtype && strcmp(s->dtype, dtype)) || !isfinite(s->st.best))
+        return false;
+    if (w == GM_PER_SHAPE)
+        return counts_in_geomean(sw, s);
+    return s->from_scratch == (w == GM_SCRATCH);
+}
+
+static void geomean_row(struct report_table *t, const struct report_sweep *sw, const char *dtype, enum gm_runs w)
+{
+    static const char *const run_names[] = {"from-scratch", "from-current-best", "better run per shape"};
     size_t n = 0;
     double *v[3];
     for (int i = 0; i < 3; i++)
         v[i] = xmalloc((sw->n_shapes + 1) * sizeof(double));
     for (size_t i = 0; i < sw->n_shapes; i++) {
         const struct report_shape *s = &sw->shapes[i];
-        if ((dtype && strcmp(s->dtype, dtype)) || !counts_in_geomean(sw, s))
+        if (!gm_takes(sw, s, dtype, w))
             continue;
         struct speedups x = speedups_of(s);
         v[0][n] = x.base, v[1][n] = x.cublas, v[2][n] = x.sl;
         n++;
     }
-    size_t r = table_row(t, true), used[3];
+    size_t used[3];
     double g[3];
     for (int i = 0; i < 3; i++) {
         g[i] = stats_geomean(v[i], n, &used[i]);
         free(v[i]);
     }
+    if (!n)
+        return;
+    size_t r = table_row(t, false);
+    table_text(t, r, G_DTYPE, dtype ? dtype : "all");
+    table_text(t, r, G_RUN, run_names[w]);
+    table_int(t, r, G_SHAPES, (long)n);
     /* a shape without vendor numbers has no vendor ratio: say over how many they are */
-    char label[128], vend[48] = "";
-    size_t nv = used[1] > used[2] ? used[1] : used[2];
-    if (nv != n)
-        snprintf(vend, sizeof vend, "; vendor ratios over %zu", nv);
-    snprintf(label, sizeof label, "geomean %s (%zu shape%s%s)", dtype ? dtype : "all", n, n == 1 ? "" : "s", vend);
-    table_text(t, r, S_SHAPE, label);
-    size_t cols[3] = {S_XBASE, S_XCUBLAS, S_XSL};
-    for (int i = 0; i < 3; i++)
-        table_ratio(t, r, cols[i], g[i], 2);
+    table_int(t, r, G_VSHAPES, (long)(used[1] > used[2] ? used[1] : used[2]));
+    if (w != GM_PER_SHAPE)
+        table_ratio(t, r, G_XBASE, g[0], 2);
+    table_ratio(t, r, G_XCUBLAS, g[1], 2);
+    table_ratio(t, r, G_XSL, g[2], 2);
 }
 
-void tables_summary(const struct report_sweep *sw, struct report_table *t)
+void tables_geomean(const struct report_sweep *sw, struct report_table *t)
 {
-    size_t sim = 0;
-    for (size_t i = 0; i < sw->n_shapes; i++)
-        sim += sw->shapes[i].simulated;
-    table_init(t, sim ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); runs marked "
-                        "[SIMULATED] are the simulated backend's, not GPU measurements"
-                      : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
-               S_NCOLS);
-    summary_cols(t);
-    for (size_t i = 0; i < sw->n_shapes; i++)
-        summary_row(t, &sw->shapes[i]);
+    static const struct { const char *h; bool right; } cols[G_NCOLS] = {
+        {"dtype", false}, {"runs", false}, {"shapes", true}, {"shapes with vendor numbers", true},
+        {"speed-up vs baseline", true}, {"speed-up vs cuBLAS", true}, {"speed-up vs cuSPARSELt", true},
+    };
+    size_t sim = count_simulated(sw);
+    table_init(t, sim ? "Geometric means of the speed-ups, per dtype and run mode; they include simulated runs "
+                        "(backend sim), which are not GPU measurements"
+                      : "Geometric means of the speed-ups, per dtype and run mode",
+               G_NCOLS);
+    for (int c = 0; c < G_NCOLS; c++)
+        table_col(t, (size_t)c, cols[c].h, cols[c].right);
     size_t n_dtypes = 0;
-    for (size_t i = 0; i < sw->n_shapes; i++) {
-        const char *dt = sw->shapes[i].dtype;
-        if (i > 0 && !strcmp(dt, sw->shapes[i - 1].dtype))
+    for (size_t i = 0; i <= sw->n_shapes; i++) {
+        const char *dt = i < sw->n_shapes ? sw->shapes[i].dtype : NULL;
+        if (dt && i > 0 && !strcmp(dt, sw->shapes[i - 1].dtype))
             continue; /* shapes are sorted by dtype */
-        geomean_row(t, sw, dt);
+        if (!dt && n_dtypes < 2)
+            break; /* one dtype: its rows are the "all" rows */
+        for (int w = GM_SCRATCH; w <= GM_PER_SHAPE; w++)
+            geomean_row(t, sw, dt, (enum gm_runs)w);
         n_dtypes++;
     }
-    if (n_dtypes > 1)
-        geomean_row(t, sw, NULL);
 }
 
 size_t tables_pairs(const struct report_sweep *sw, struct report_table *t)
 {
     static const char *const heads[] = {
-        "shape (MxNxK)", "dtype", "baseline (TFLOPS)", "from-current-best best (TFLOPS)",
+        "M", "N", "K", "dtype", "baseline (TFLOPS)", "from-current-best best (TFLOPS)",
         "from-current-best best at iteration", "from-current-best iterations",
         "from-scratch best (TFLOPS)", "from-scratch best at iteration", "from-scratch iterations",
         "from-scratch vs from-current-best"};
-    table_init(t, "From scratch vs from the current best: the same shape tuned both ways", 10);
-    for (size_t c = 0; c < 10; c++)
-        table_col(t, c, heads[c], c >= 2);
+    table_init(t, "From scratch vs from the current best: the same shape tuned both ways", 12);
+    for (size_t c = 0; c < 12; c++)
+        table_col(t, c, heads[c], c != 3);
     for (size_t i = 0; i < sw->n_shapes; i++) {
         const struct report_shape *fcb = &sw->shapes[i], *fs = sweep_partner(sw, fcb);
         if (fcb->from_scratch || !fs)
             continue;
         size_t r = table_row(t, false);
-        char shape[80];
-        snprintf(shape, sizeof shape, "%ldx%ldx%ld", fcb->m, fcb->n, fcb->k);
-        table_text(t, r, 0, shape);
-        table_text(t, r, 1, fcb->dtype);
-        table_num(t, r, 2, isfinite(fcb->st.baseline) ? fcb->st.baseline : fs->st.baseline, 1);
+        table_int(t, r, 0, fcb->m);
+        table_int(t, r, 1, fcb->n);
+        table_int(t, r, 2, fcb->k);
+        table_text(t, r, 3, fcb->dtype);
+        table_num(t, r, 4, isfinite(fcb->st.baseline) ? fcb->st.baseline : fs->st.baseline, 1);
         const struct report_shape *runs[2] = {fcb, fs};
         for (int j = 0; j < 2; j++) {
-            table_num(t, r, 3 + 3 * (size_t)j, runs[j]->st.best, 1);
+            table_num(t, r, 5 + 3 * (size_t)j, runs[j]->st.best, 1);
             if (runs[j]->st.best_iter >= 0)
-                table_int(t, r, 4 + 3 * (size_t)j, runs[j]->st.best_iter);
-            table_int(t, r, 5 + 3 * (size_t)j, runs[j]->st.iters_done);
+                table_int(t, r, 6 + 3 * (size_t)j, runs[j]->st.best_iter);
+            table_int(t, r, 7 + 3 * (size_t)j, runs[j]->st.iters_done);
         }
-        table_ratio(t, r, 9, stats_ratio(fs->st.best, fcb->st.best), 3);
+        table_ratio(t, r, 11, stats_ratio(fs->st.best, fcb->st.best), 3);
     }
     return t->nrows;
 }

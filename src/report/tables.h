@@ -6,8 +6,12 @@
 #include "report/model.h"
 #include "report/table.h"
 
-/* One row per shape key, then a geometric-mean row per dtype and one over all. */
+/* One row per shape key (M, N, K as columns, the backend in its own column). */
 void tables_summary(const struct report_sweep *sw, struct report_table *t);
+/* Geometric means of the summary's speed-ups: per dtype (and over all when there are
+ * several), one row per run mode (speed-up vs baseline, each over its own baseline) and
+ * one over the better run of each shape (vendor ratios only). */
+void tables_geomean(const struct report_sweep *sw, struct report_table *t);
 /* One row per shape that has both a from-current-best and a from-scratch (_fs) run.
  * Returns the number of rows. */
 size_t tables_pairs(const struct report_sweep *sw, struct report_table *t);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/datafile.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -248,45 +249,7 @@ bool scenarios_is_typical(const struct scenario_set *s, int dtype, const struct 
     return false;
 }
 
-/* The source tree: this file is <root>/src/shapes/shapes.c (CMake compiles it by
- * absolute path, so __FILE__ names it). "" when __FILE__ is relative. */
-static void source_root(char *out, size_t len)
-{
-    const char *tail = "/src/shapes/shapes.c";
-    size_t n = strlen(__FILE__), t = strlen(tail);
-    out[0] = '\0';
-    if (__FILE__[0] == '/' && n > t && !strcmp(__FILE__ + n - t, tail) && n - t < len)
-        snprintf(out, len, "%.*s", (int)(n - t), __FILE__);
-}
-
 int shapes_find_file(char *path, size_t len, char *err, size_t errlen)
 {
-    char cand[4][PATH_MAX], root[PATH_MAX];
-    const char *env = getenv("CROQ_SHAPES"), *src = getenv("CROQ_SOURCE_DIR");
-    int n = 0;
-    /* An explicit CROQ_SHAPES is the only place looked at: never a silent fallback. */
-    if (env && *env) {
-        if (access(env, R_OK) == 0) {
-            snprintf(path, len, "%s", env);
-            return 0;
-        }
-        snprintf(err, errlen, "CROQ_SHAPES='%s' is not a readable file", env);
-        return -1;
-    }
-    if (src && *src)
-        snprintf(cand[n++], PATH_MAX, "%.4000s/../shared/data/shapes.json", src);
-    source_root(root, sizeof root);
-    if (root[0])
-        snprintf(cand[n++], PATH_MAX, "%.4000s/../shared/data/shapes.json", root);
-    snprintf(cand[n++], PATH_MAX, "shared/data/shapes.json");
-    snprintf(cand[n++], PATH_MAX, "../shared/data/shapes.json");
-    for (int i = 0; i < n; i++)
-        if (access(cand[i], R_OK) == 0) {
-            snprintf(path, len, "%s", cand[i]);
-            return 0;
-        }
-    size_t w = (size_t)snprintf(err, errlen, "cannot find shapes.json (set CROQ_SHAPES); tried");
-    for (int i = 0; i < n && w < errlen; i++)
-        w += (size_t)snprintf(err + w, errlen - w, " '%s'", cand[i]);
-    return -1;
+    return datafile_find("shapes.json", "CROQ_SHAPES", path, len, err, errlen);
 }

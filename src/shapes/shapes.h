@@ -29,11 +29,9 @@ struct scenario_set {
     int budget_scratch, budget_best; /* iteration_budgets: from_scratch, from_current_best */
 };
 
-/* The shapes.json to use, found at, in order: $CROQ_SHAPES (when set, the only place
- * looked at: never a silent fallback); $CROQ_SOURCE_DIR/../shared/data/shapes.json;
- * <the source tree this binary was built from>/../shared/data/shapes.json;
- * ./shared/data/shapes.json and ../shared/data/shapes.json (relative to the current
- * directory). 0 with its path, or -1 with the places tried in err. */
+/* The shapes.json to use: shared/data/shapes.json found by datafile_find
+ * (util/datafile.h) with $CROQ_SHAPES, which when set is the only place looked at.
+ * 0 with its path, or -1 with the places tried in err. */
 int shapes_find_file(char *path, size_t len, char *err, size_t errlen);
 
 /* 0, or -1 with err naming the member that is wrong (every member above is required,

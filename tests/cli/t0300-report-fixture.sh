@@ -20,14 +20,16 @@ grep -qF "$out/index.html" "$tmp/stdout" || fail "stdout does not name index.htm
 
 # ---- every file is there, and figures are what their names say ----------------------
 keys="f16_4096x8192x8192 e4m3_4096x8192x8192 f16_1024x8192x1024 f16_1024x8192x1024_fs"
-figs="figures/speedup pairs/f16_1024x8192x1024/fs-vs-fcb"
+# the speed-up figure: one per dtype and run mode (parts of at most 40 shapes)
+figs="figures/speedup-f16-best-1 figures/speedup-f16-scratch-1 figures/speedup-e4m3-best-1 pairs/f16_1024x8192x1024/fs-vs-fcb"
+[ ! -e "$out/figures/speedup-e4m3-scratch-1.gp" ] || fail "a speed-up figure for a group without shapes"
 for k in $keys; do
     figs="$figs shapes/$k/convergence shapes/$k/bottlenecks"
     for t in progression bottlenecks; do
         for e in csv md tex; do [ -s "$out/shapes/$k/$t.$e" ] || fail "missing shapes/$k/$t.$e"; done
     done
 done
-for t in tables/summary tables/fs-vs-fcb; do
+for t in tables/summary tables/geomean tables/fs-vs-fcb; do
     for e in csv md tex; do [ -s "$out/$t.$e" ] || fail "missing $t.$e"; done
 done
 for f in $figs; do
@@ -76,10 +78,13 @@ fmt = lambda f, v: "" if v is None else f % v
 for key, vend in vendor.items():
     r, base, best, peak = stats(key)
     dtype, shape = key.split("_")[0], key.split("_")[1]
-    run = ("from-scratch" if key.endswith("_fs") else "from-current-best") + ("" if vend else " [SIMULATED]")
-    row = [x for x in summary if x["shape (MxNxK)"] == shape and x["dtype"] == dtype and x["run"] == run]
+    run = "from-scratch" if key.endswith("_fs") else "from-current-best"
+    m, n, k = shape.split("x")
+    row = [x for x in summary if (x["M"], x["N"], x["K"]) == (m, n, k) and x["dtype"] == dtype and x["run"] == run]
     check(key + " summary rows", len(row), 1)
     row = row[0]
+    # the backend has its own column: no tag inside a data column
+    check(key + " backend", row["backend"], "gpu" if vend else "sim (SIMULATED)")
     cublas, sl = vend if vend else (None, None)
     xb, xc, xs = best / base, vend and best / cublas, vend and best / sl
     speed[key] = (xb, xc, xs, best)
@@ -91,29 +96,43 @@ for key, vend in vendor.items():
     for col, v in want.items():
         check("%s %s" % (key, col), row[col], v)
     # the same row in Markdown and LaTeX, same rounding
-    mdrow = "| %s | %s | %s |" % (shape, dtype, run.replace("[", "\\[").replace("]", "\\]"))
+    mdrow = "| %s | %s | %s | %s | %s |" % (m, n, k, dtype, run)
     line = next((l for l in md.split("\n") if l.startswith(mdrow)), "")
     for v in ("%.1f" % base, "%.1f" % best, "%.2f×" % xb, fmt("%.2f×", xs)):
         check("%s markdown has %s" % (key, v), v in line, True)
-    line = next((l for l in tex.split("\n") if l.startswith("%s & %s & %s &" % (shape, dtype, run))), "")
+    line = next((l for l in tex.split("\n") if l.startswith("%s & %s & %s & %s & %s &" % (m, n, k, dtype, run))), "")
     for v in ("%.1f" % base, "%.1f" % best, "%.2f$\\times$" % xb, fmt("%.2f$\\times$", xc)):
         check("%s latex has %s" % (key, v), v in line, True)
-check("vendor source f16_4096", [x["vendor source"] for x in summary if x["shape (MxNxK)"] == "4096x8192x8192" and x["dtype"] == "f16"], ["measured"])
+check("vendor source f16_4096", [x["vendor source"] for x in summary if (x["M"], x["N"], x["K"]) == ("4096", "8192", "8192") and x["dtype"] == "f16"], ["measured"])
 check("vendor source e4m3 (simulated)", [x["vendor source"] for x in summary if x["dtype"] == "e4m3"], [""])
+check("no geomean rows among the data rows", [x["dtype"] for x in summary if not x["M"].isdigit()], [])
+check("no [SIMULATED] inside a data column", [c for x in summary for c, v in x.items() if "[SIMULATED]" in v], [])
 
-# geomean rows: each shape once, the better of its two runs
+# geomean.csv: speed-up vs baseline per run mode (never mixed), vendor ratios over each
+# shape once, the better of its two runs
+geo = list(csv.DictReader(open(out + "/tables/geomean.csv")))
 pair = max(("f16_1024x8192x1024", "f16_1024x8192x1024_fs"), key=lambda k: speed[k][3])
 def gm(keys, i):
     v = [speed[k][i] for k in keys if speed[k][i]]
     return "%.2f" % math.exp(sum(math.log(x) for x in v) / len(v)) if v else ""
-for label, keys in (("geomean f16 (2 shapes)", ["f16_4096x8192x8192", pair]),
-                    ("geomean e4m3 (1 shape; vendor ratios over 0)", ["e4m3_4096x8192x8192"]),
-                    ("geomean all (3 shapes; vendor ratios over 2)", ["f16_4096x8192x8192", pair, "e4m3_4096x8192x8192"])):
-    row = [x for x in summary if x["shape (MxNxK)"] == label]
-    check(label + " present", len(row), 1)
-    if row:
-        for i, col in enumerate(("speed-up vs baseline", "speed-up vs cuBLAS", "speed-up vs cuSPARSELt")):
-            check("%s %s" % (label, col), row[0][col], gm(keys, i))
+fcb_f16, fs_f16 = ["f16_1024x8192x1024", "f16_4096x8192x8192"], ["f16_1024x8192x1024_fs"]
+want_rows = [  # dtypes in the summary's order (sorted by name)
+    ("e4m3", "from-current-best", ["e4m3_4096x8192x8192"], [0, 1, 2]),
+    ("e4m3", "better run per shape", ["e4m3_4096x8192x8192"], [1, 2]),
+    ("f16", "from-scratch", fs_f16, [0, 1, 2]), ("f16", "from-current-best", fcb_f16, [0, 1, 2]),
+    ("f16", "better run per shape", ["f16_4096x8192x8192", pair], [1, 2]),
+    ("all", "from-scratch", fs_f16, [0, 1, 2]),
+    ("all", "from-current-best", fcb_f16 + ["e4m3_4096x8192x8192"], [0, 1, 2]),
+    ("all", "better run per shape", ["f16_4096x8192x8192", pair, "e4m3_4096x8192x8192"], [1, 2])]
+check("geomean rows", [(x["dtype"], x["runs"]) for x in geo], [(d, r) for d, r, _, _ in want_rows])
+for d, r, keys, cols in want_rows:
+    row = [x for x in geo if (x["dtype"], x["runs"]) == (d, r)]
+    if not row:
+        continue
+    check("%s %s shapes" % (d, r), row[0]["shapes"], str(len(keys)))
+    names = ("speed-up vs baseline", "speed-up vs cuBLAS", "speed-up vs cuSPARSELt")
+    for i, col in enumerate(names):
+        check("%s %s %s" % (d, r, col), row[0][col], gm(keys, i) if i in cols else "")
 
 # progression: one row per KEEP, before/after/gain from best_tflops
 for key in vendor:
