@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
+#include "engine/decide.h"
 #include "engine/engine.h"
 #include "util/args.h"
 #include "util/atomicio.h"

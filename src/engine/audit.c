@@ -18,7 +18,7 @@
  *     the attempts log and the checkpoint must repeat);
  * then state.json's best and the published best kernel agree with the replay.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <dirent.h>
 #include <limits.h>

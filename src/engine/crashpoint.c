@@ -5,7 +5,7 @@
  * write half a record first) and check that resume ends where an uninterrupted run
  * does. Unset, a crash point costs one comparison.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* src/engine/decide.c — the numeric rules of MEASURE and DECIDE (docs/engine.md,
  * "Noise and sanity"). Pure functions: the engine and the tests call the same code.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #define SUSPECT_HIGH 1.5 /* a jump this large is more likely a broken run than a win */
 #define SUSPECT_LOW 0.5  /* ... or a disturbed one */
-/* DECIDE_NOISE_FLOOR_PCT (engine.h), the smallest gain taken as real. Within-run spread
+/* DECIDE_NOISE_FLOOR_PCT (decide.h), the smallest gain taken as real. Within-run spread
  * understates process-to-process drift: on the H200 (2026-11-29, results/h200/
  * tuning-f16-768) the same kernel measured 132.24 then 130.37 TFLOPS in two runner
  * processes (1.4%), and a 1% floor then kept a change (l2_a 0 -> 64 on 768^3) that

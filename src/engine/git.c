@@ -5,7 +5,7 @@
  * committed. Serialized with other croqtuner processes by the tuning directory's
  * lock. A failing git is a warning: the artifacts are already safe on disk.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <fcntl.h>

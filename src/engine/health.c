@@ -6,7 +6,7 @@
  * busy_limit_s a clear stop. There is no code path that signals a process the tuner
  * did not start or resets the GPU.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

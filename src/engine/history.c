@@ -3,7 +3,7 @@
  * compile attempts before its stored row), read from the logs each time so a resumed
  * run hands the proposer exactly what an uninterrupted one would.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

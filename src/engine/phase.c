@@ -1,20 +1,15 @@
-/* src/engine/phase.c — the phases of one shape's tuning and the table of legal moves.
+/* src/engine/phase.c — the table of legal moves between the phases of one shape's
+ * tuning (their names: src/artifacts/names.c).
  *
  * The loop is driven by this table, not by flags: a step can only hand control to a
  * phase the table lists for it, and a caller (the CLI, an agent through 'propose') can
  * only act in the phase that allows it. docs/engine.md draws the same table.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[PH_COUNT] = {
-    [PH_INIT] = "INIT",           [PH_BASELINE] = "BASELINE", [PH_PROFILE] = "PROFILE",
-    [PH_IDEATE] = "IDEATE",       [PH_IMPLEMENT] = "IMPLEMENT", [PH_MEASURE] = "MEASURE",
-    [PH_DECIDE] = "DECIDE",       [PH_STORE] = "STORE",       [PH_SHAPE_COMPLETE] = "SHAPE_COMPLETE",
-    [PH_NEXT_SHAPE] = "NEXT_SHAPE",
-};
 
 #define T(p) (1u << (p))
 /* allowed[from] = bit set of the phases `from` may hand over to. Each entry says why. */
@@ -42,19 +37,6 @@ static const unsigned allowed[PH_COUNT] = {
      * raised --iters) is reopened and continues from its best */
     [PH_NEXT_SHAPE] = T(PH_INIT) | T(PH_PROFILE),
 };
-
-const char *phase_name(enum engine_phase p)
-{
-    return (unsigned)p < PH_COUNT ? names[p] : "?";
-}
-
-int phase_parse(const char *s)
-{
-    for (int i = 0; s && i < PH_COUNT; i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    return -1;
-}
 
 bool phase_allowed(enum engine_phase from, enum engine_phase to)
 {

@@ -3,7 +3,7 @@
  * atomically so 'croqtuner status' always reads a whole file. It is a display aid:
  * nothing reads it back to decide anything.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,7 +8,7 @@
  * may repeat: it is the launch contract the source claims, which the gpu backend checks
  * against the module's croq_abi.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,7 +11,7 @@
  * line — is damage: resume refuses with the reason and changes nothing. All checks run
  * before the first write.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * moves the phase through run_goto, which refuses any move the table (phase.c) does
  * not list.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,13 +5,14 @@
  * kept in the checkpoint, so a resumed run sees exactly what the first one saw even if
  * other shapes finished in between.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shapes/shapes.h"
 #include "util/log.h"
 
 double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b)
@@ -169,4 +170,9 @@ bool shape_needs_scratch(json_t *entry)
                                      (long)json_integer_value(json_object_get(entry, "k"))};
     return key_parse(sf, &from, err, sizeof err) == 0 &&
            shape_log_distance(&self.shape, &from.shape) > NEEDS_SCRATCH_DISTANCE;
+}
+
+int mode_budget(const struct scenario_set *s, enum tune_mode m)
+{
+    return m == MODE_FROM_CURRENT_BEST ? s->budget_best : s->budget_scratch;
 }

@@ -1,7 +1,7 @@
 /* src/engine/source_tokens.c — the token hash (util/srcnorm.h) of recorded candidate
  * sources: what agent mode deduplicates submissions by (propose.c) and the audit checks
  * agent rows against (audit.c), so both read a source the same way. */
-#include "engine.h"
+#include "run.h"
 
 #include <stdlib.h>
 #include <string.h>

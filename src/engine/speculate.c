@@ -14,7 +14,7 @@
  * CROQ_SPECULATE=N sets how many candidates ahead (default: CPU cores - 1, at most 4);
  * 0 turns it off.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

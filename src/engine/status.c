@@ -4,7 +4,7 @@
  * ETA, a busy-GPU wait). "Live" means the shape's lock is held — a fact of the kernel,
  * not a pid that may have been reused.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <fcntl.h>

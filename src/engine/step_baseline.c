@@ -3,7 +3,7 @@
  * rule), and stored with decision BASELINE. A baseline that does not compile, verify
  * or run leaves nothing to tune from: the shape completes with that reason.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * state.json (with why it stopped), committed with --git; then NEXT_SHAPE. Every part is
  * idempotent, so a crash in the middle is finished by resume.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * re-checks what the proposer promises (new signature, valid for the shape) rather
  * than trust it. In agent mode the engine stops here and waits for 'propose'.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

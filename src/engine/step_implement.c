@@ -4,7 +4,7 @@
  * recorded in attempts.tsv with the failed source kept as iterNNN-attemptK.cu; it
  * consumes no iteration number, and the engine ideates again.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

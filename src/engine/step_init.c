@@ -3,7 +3,7 @@
  * empty logs with their schema lines; then BASELINE. Everything INIT decides is kept in
  * the checkpoint, so a resumed run never re-derives it from a state that has moved on.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * DECIDE: KEEP only when the gain exceeds the measured noise, or a confirmed gain the
  * floor (decide_keep_as against decide_reference, under the shape's rules version).
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

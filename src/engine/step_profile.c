@@ -4,7 +4,7 @@
  * without a profile of the best it starts from. The best is profiled once per new
  * best: after a DISCARD the best (and so its profile) is unchanged.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * running this same function with row_present / idea_present set, so the artifacts end
  * up byte-identical (timestamps aside) to an uninterrupted run.
  */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * its checkpoint ('tune', sweeps and workers), and continue every unfinished shape of a
  * tuning directory ('resume'; the sweep that was running there is continued by
  * src/scale, above the engine). */
-#include "engine.h"
+#include "run.h"
 
 #include <errno.h>
 #include <limits.h>

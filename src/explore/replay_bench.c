@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "dataset/dataset.h"
+#include "artifacts/paths.h"
+#include "artifacts/results.h"
 #include "engine/engine.h"
 #include "bench/kernel.h"
 #include "util/log.h"

@@ -28,8 +28,10 @@
 
 #include <jansson.h>
 
+#include "artifacts/artifacts.h"
 #include "engine/engine.h"
 #include "shapes/shapes.h"
+#include "util/strbuf.h"
 
 #define SCALE_HOST_MAX 64
 #define SCALE_ID_MAX 48      /* boot id (36 chars), pid namespace "pid:[4026531836]" */

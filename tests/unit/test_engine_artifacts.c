@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "artifacts/artifacts.h"
 #include "engine/engine.h"
 #include "util/atomicio.h"
 #include "util/strbuf.h"

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "artifacts/artifacts.h"
+#include "engine/decide.h"
 #include "engine/engine.h"
 
 static void test_peak_scales_with_clock(void **state)

@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-#include "engine/engine.h"
+#include "artifacts/artifacts.h"
+#include "engine/run.h"
 
 /* The transitions docs/engine.md draws, and only those. */
 static const int legal[][2] = {

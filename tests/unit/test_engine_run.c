@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifacts/artifacts.h"
 #include "engine/engine.h"
 #include "scale/scale.h"
 #include "util/atomicio.h"

@@ -1,6 +1,6 @@
-/* src/engine/resume_md.c — RESUME.md: where every shape stands, for a human who opens
+/* src/artifacts/resume_md.c — RESUME.md: where every shape stands, for a human who opens
  * the tuning directory cold. Generated from state.json (never read back). */
-#include "engine.h"
+#include "artifacts/state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

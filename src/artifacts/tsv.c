@@ -1,10 +1,10 @@
-/* src/engine/tsv.c — one row of results.tsv / attempts.tsv (docs/artifacts.md).
+/* src/artifacts/tsv.c — one row of results.tsv / attempts.tsv (docs/artifacts.md).
  *
  * Every text field is escaped, so idea text with tabs, newlines or any bytes an agent
  * sends stays inside its column and its row; numbers are printed at fixed precision
  * (the same precision perf_quantize rounds to), empty when there is no value.
  */
-#include "engine.h"
+#include "artifacts/results.h"
 
 #include <errno.h>
 #include <math.h>

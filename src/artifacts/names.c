@@ -1,16 +1,15 @@
-/* src/engine/key.c — shape keys, tuning modes and decision names.
+/* src/artifacts/names.c — shape keys, tuning modes, phase and decision names.
  *
  * A key becomes a path component (logs/<key>/, srcs/<key>/), so it is only ever made
  * by key_format from integers, and text claiming to be a key (from --key, state.json)
  * is accepted only if formatting its parsed integers gives back the same text.
  */
-#include "engine.h"
+#include "artifacts/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapes/shapes.h"
 
 const char *mode_name(enum tune_mode m)
 {
@@ -26,11 +25,6 @@ int mode_parse(const char *s)
     if (!strcmp(s, "best") || !strcmp(s, "from_current_best"))
         return MODE_FROM_CURRENT_BEST;
     return -1;
-}
-
-int mode_budget(const struct scenario_set *s, enum tune_mode m)
-{
-    return m == MODE_FROM_CURRENT_BEST ? s->budget_best : s->budget_scratch;
 }
 
 void key_format(const struct shape_key *k, char out[KEY_MAX])
@@ -115,3 +109,23 @@ int decision_parse(const char *s)
 }
 
 bool decision_kept(enum decision d) { return d == DEC_BASELINE || d == DEC_KEEP; }
+
+static const char *const phase_names[PH_COUNT] = {
+    [PH_INIT] = "INIT",           [PH_BASELINE] = "BASELINE", [PH_PROFILE] = "PROFILE",
+    [PH_IDEATE] = "IDEATE",       [PH_IMPLEMENT] = "IMPLEMENT", [PH_MEASURE] = "MEASURE",
+    [PH_DECIDE] = "DECIDE",       [PH_STORE] = "STORE",       [PH_SHAPE_COMPLETE] = "SHAPE_COMPLETE",
+    [PH_NEXT_SHAPE] = "NEXT_SHAPE",
+};
+
+const char *phase_name(enum engine_phase p)
+{
+    return (unsigned)p < PH_COUNT ? phase_names[p] : "?";
+}
+
+int phase_parse(const char *s)
+{
+    for (int i = 0; s && i < PH_COUNT; i++)
+        if (!strcmp(s, phase_names[i]))
+            return i;
+    return -1;
+}

@@ -1,4 +1,4 @@
-/* src/engine/state.c — state.json: one entry per shape (status, mode, iteration,
+/* src/artifacts/state.c — state.json: one entry per shape (status, mode, iteration,
  * budget, baseline, best), shared by every croqtuner process on a tuning directory.
  *
  * Two processes may tune different shapes at once, so every change is a
@@ -7,7 +7,8 @@
  * RESUME.md is regenerated under the same lock so it never describes a state that was
  * overwritten.
  */
-#include "engine.h"
+#include "artifacts/paths.h"
+#include "artifacts/state.h"
 
 #include <errno.h>
 #include <fcntl.h>

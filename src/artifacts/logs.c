@@ -1,4 +1,4 @@
-/* src/engine/logs.c — reading the append-only logs exactly.
+/* src/artifacts/logs.c — reading the append-only logs exactly.
  *
  * A log is read whole: schema line, header, then complete rows. A final fragment with
  * no '\n' is what a crash in the middle of an append leaves; it is handed back apart
@@ -6,7 +6,8 @@
  * the fragment aside) or damage (then it refuses and touches nothing). Every other
  * irregularity is an error naming the file and line.
  */
-#include "engine.h"
+#include "artifacts/ideas.h"
+#include "artifacts/results.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,10 +1,11 @@
-/* src/engine/checkpoint.c — checkpoints/<key>.json: the engine's own record of where a
+/* src/artifacts/checkpoint.c — checkpoints/<key>.json: the engine's own record of where a
  * shape stands, including the evidence behind every guard (health check, profile,
  * measurement files and their hashes). Written atomically; read back strictly — a
  * checkpoint that does not parse or does not describe its key is refused and left as
  * it is.
  */
-#include "engine.h"
+#include "artifacts/checkpoint.h"
+#include "artifacts/paths.h"
 
 #include <dirent.h>
 #include <errno.h>

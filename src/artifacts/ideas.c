@@ -1,8 +1,10 @@
-/* src/engine/ideas.c — idea-log.jsonl: one JSON object per line, one line per stored
+/* src/artifacts/ideas.c — idea-log.jsonl: one JSON object per line, one line per stored
  * iteration (the baseline included), written with jansson so any idea text an agent
  * sends is escaped by a JSON encoder, never by hand.
  */
-#include "engine.h"
+#include "artifacts/ideas.h"
+
+#include <jansson.h>
 
 #include <math.h>
 #include <stdio.h>

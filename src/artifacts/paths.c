@@ -1,6 +1,6 @@
-/* src/engine/paths.c — building paths and timestamps. A path too long for the buffer
+/* src/artifacts/paths.c — building paths and timestamps. A path too long for the buffer
  * is an error, never a silently truncated (and so different) path. */
-#include "engine.h"
+#include "artifacts/paths.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,111 @@
+/* src/artifacts/checkpoint.h — checkpoints/<key>.json (docs/artifacts.md): a shape's whole
+ * engine state between two steps, with the evidence of what it measured. */
+#ifndef CROQ_ARTIFACTS_CHECKPOINT_H
+#define CROQ_ARTIFACTS_CHECKPOINT_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "artifacts/names.h"
+#include "backend/backend.h"
+#include "profile/profile.h"
+#include "proposer/proposer.h"
+
+/* The numbers of one measurement, as recorded. */
+struct perf_numbers {
+    double tflops, median_ms, spread_pct, sm_clock_mhz;
+};
+
+/* ---- the checkpoint (checkpoint.c) ---------------------------------------------- */
+
+struct measure_rec {
+    enum cand_status status;
+    char reason[BACKEND_REASON_MAX];
+    struct perf_numbers p;
+    double hw_eff_pct, max_err_over_tol;
+    char raw_rel[BACKEND_REL_MAX];
+    char raw_hash[BACKEND_HASH_MAX];
+    char command[BACKEND_CMD_MAX];
+    char health[BACKEND_REASON_MAX]; /* the health check that preceded it */
+};
+
+struct best_rec {
+    int iter;
+    char config[CROQ_SIG_MAX];
+    char kernel[BACKEND_REL_MAX];
+    char source_hash[BACKEND_HASH_MAX];
+    struct perf_numbers p;
+};
+
+/* The candidate between IDEATE and its STORE. */
+struct pending {
+    bool active;
+    int iter;
+    bool agent;                       /* submitted by 'croqtuner propose' */
+    char idea[IDEA_TEXT_MAX];
+    char justification[256];
+    char category[16];
+    char bottleneck[32];
+    char config[CROQ_SIG_MAX];
+    char src_rel[BACKEND_REL_MAX];
+    char src_hash[BACKEND_HASH_MAX];
+    bool measured;                    /* cand holds the numbers to record */
+    struct measure_rec cand;
+    bool remeasured;                  /* sanity rule fired: first run kept in cand_first */
+    struct measure_rec cand_first;
+    bool best_remeasured;
+    struct measure_rec best_re;
+    enum decision decision;           /* valid when measured */
+    char note[NOTE_MAX];
+};
+
+struct profile_evidence {
+    bool done;
+    char config[CROQ_SIG_MAX];        /* the best it profiled */
+    bool ok;
+    char reason[256];
+    enum croq_bottleneck category;
+    char justification[256];
+    struct profile_metrics m;
+    char raw_rel[BACKEND_REL_MAX];
+    char raw_hash[BACKEND_HASH_MAX];
+};
+
+struct checkpoint {
+    char key[KEY_MAX];
+    struct shape_key sk;
+    char backend[8];
+    unsigned long long seed;
+    int budget;
+    bool agent;                       /* agent-driven: stop at IDEATE, wait for propose */
+    enum engine_phase phase;
+    int iteration;                    /* last committed iteration; -1 before the baseline */
+    size_t n_attempts;                /* records committed to attempts.tsv */
+    int compile_failures;             /* in a row since the last STORE (or reopen) */
+    char seed_config[CROQ_SIG_MAX];   /* the starting configuration */
+    char seed_from[KEY_MAX];          /* key it came from, "" for the mode default */
+    char (*other_bests)[CROQ_SIG_MAX];/* same-dtype bests at INIT (for the proposer) */
+    size_t n_other_bests;
+    bool have_best;
+    struct best_rec best;
+    double baseline_tflops;           /* NAN until measured */
+    bool health_checked;              /* a health check preceded the baseline */
+    char health[BACKEND_REASON_MAX];
+    struct profile_evidence profile;
+    struct pending pending;
+    char stop_reason[256];            /* why SHAPE_COMPLETE was reached */
+    int decide_rules;                 /* DECIDE_RULES of the version that started the shape */
+};
+void checkpoint_init(struct checkpoint *c);
+void checkpoint_release(struct checkpoint *c);
+json_t *checkpoint_to_json(const struct checkpoint *c);
+int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errlen);
+/* Atomic save / validated load (missing file: returns 1). */
+int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
+int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
+/* Keys (sorted) of checkpoints/<key>.json files with no entry in shapes (state.json's
+ * "shapes": a deleted or older state.json). Only names key_parse accepts count. *keys
+ * malloc'd (NULL when 0); returns how many. */
+size_t checkpoint_orphans(const char *dir, json_t *shapes, char (**keys)[KEY_MAX]);
+#endif

@@ -1,0 +1,57 @@
+/* src/artifacts/names.h — the vocabulary every artifact of a tuning directory shares
+ * (docs/artifacts.md): the schema, shape keys, tuning modes, phase and decision names,
+ * and the versions of the decision rules. Pure functions; no state. */
+#ifndef CROQ_ARTIFACTS_NAMES_H
+#define CROQ_ARTIFACTS_NAMES_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "knobs/knobs.h"
+
+#define ENGINE_SCHEMA 1
+#define KEY_MAX 64
+#define NOTE_MAX 512
+
+/* The decision rules, versioned: a shape is decided under the version it started with
+ * (its checkpoint and results.tsv header record it), so a resumed or audited run is
+ * decided as it was. 1: the noise rule alone. 2: a first measurement whose gain is above
+ * the floor but within the spread is confirmed: candidate and best measured again, and
+ * KEEP iff the second pair also shows a gain above the floor (decide.c says why). */
+#define DECIDE_RULES 2
+
+/* ---- phases (names.c; the table of moves: engine/phase.c) --------------------------------------------------------- */
+
+enum engine_phase {
+    PH_INIT = 0, PH_BASELINE, PH_PROFILE, PH_IDEATE, PH_IMPLEMENT, PH_MEASURE,
+    PH_DECIDE, PH_STORE, PH_SHAPE_COMPLETE, PH_NEXT_SHAPE, PH_COUNT
+};
+const char *phase_name(enum engine_phase p); /* "INIT", ... */
+int phase_parse(const char *s);              /* -1 if unknown */
+
+/* ---- keys, modes, decisions (names.c) --------------------------------------------- */
+
+enum tune_mode { MODE_FROM_SCRATCH = 0, MODE_FROM_CURRENT_BEST = 1 };
+const char *mode_name(enum tune_mode m);  /* "from_scratch" / "from_current_best" */
+int mode_parse(const char *s);            /* scratch|best|from_scratch|from_current_best; -1 */
+
+struct shape_key {
+    int dtype;
+    struct croq_shape shape;
+    enum tune_mode mode;
+};
+/* "<dtype>_<M>x<N>x<K>[_fs]" from integers. */
+void key_format(const struct shape_key *k, char out[KEY_MAX]);
+/* Strict parse: the text must be exactly what key_format would write for a valid shape
+ * (so '/', "..", signs, leading zeros, spaces are all refused). 0 or -1 with err. */
+int key_parse(const char *s, struct shape_key *k, char *err, size_t errlen);
+
+enum decision {
+    DEC_BASELINE = 0, DEC_KEEP, DEC_DISCARD, DEC_DISCARD_INCORRECT,
+    DEC_DISCARD_RUNTIME_CRASH, DEC_DISCARD_TIMEOUT,
+    DEC_COMPILE_ERROR, /* attempts.tsv only */
+    DEC_COUNT
+};
+const char *decision_name(enum decision d);
+int decision_parse(const char *s); /* -1 if unknown */
+bool decision_kept(enum decision d); /* BASELINE or KEEP */
+#endif

@@ -1,0 +1,14 @@
+/* src/artifacts/paths.h — paths inside a tuning directory and timestamps. */
+#ifndef CROQ_ARTIFACTS_PATHS_H
+#define CROQ_ARTIFACTS_PATHS_H
+
+#define ENGINE_PATH_MAX 4096
+
+/* ---- paths (paths.c) --------------------------------------------------------------- */
+
+/* snprintf into out (ENGINE_PATH_MAX); -1 when it does not fit: a truncated path would
+ * name another file. */
+int path_fmt(char out[ENGINE_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* UTC "2026-11-29T11:23:45Z" */
+void utc_now(char out[32]);
+#endif

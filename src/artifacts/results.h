@@ -1,0 +1,76 @@
+/* src/artifacts/results.h — results.tsv and attempts.tsv (docs/artifacts.md): rows, escaping,
+ * and reading an append-only log exactly (a torn final line kept apart). */
+#ifndef CROQ_ARTIFACTS_RESULTS_H
+#define CROQ_ARTIFACTS_RESULTS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "artifacts/names.h"
+#include "backend/backend.h"
+#include "proposer/proposer.h"
+#include "util/strbuf.h"
+
+/* ---- results.tsv / attempts.tsv rows (tsv.c) ------------------------------------ */
+
+#define RESULTS_COLUMNS 18
+extern const char *const results_columns[RESULTS_COLUMNS];
+
+struct result_row {
+    int iter;
+    char kernel[BACKEND_REL_MAX];      /* srcs/<key>/iterNNN.cu */
+    char source_hash[BACKEND_HASH_MAX];
+    char config[CROQ_SIG_MAX];         /* knobs_signature */
+    bool measured;                     /* the numbers below are present */
+    double tflops, median_ms, spread_pct, hw_eff_pct, sm_clock_mhz;
+    enum decision decision;
+    double best_tflops;                /* NAN: no best yet (failed baseline) */
+    char bottleneck[32];
+    char category[16];
+    char idea[IDEA_TEXT_MAX];
+    double max_err_over_tol;           /* NAN: not verified */
+    char timestamp[32];
+    char command[BACKEND_CMD_MAX];
+    char note[NOTE_MAX];
+};
+/* Escape \ tab newline CR as \\ \t \n \r and other control bytes as \xHH. */
+void tsv_escape(struct strbuf *out, const char *s);
+/* Inverse; -1 on a bad escape or if the result does not fit outlen. */
+int tsv_unescape(const char *s, char *out, size_t outlen);
+/* One line with its '\n'. */
+char *row_format(const struct result_row *r);
+/* Parse one line (without '\n'); 0 or -1 with err. */
+int row_parse(const char *line, struct result_row *r, char *err, size_t errlen);
+
+/* ---- logs (logs.c): reading an append-only log exactly -------------------------- */
+
+/* Lines of a log: the complete ones, and a final fragment without '\n' (a torn append)
+ * kept apart. */
+struct logs_lines {
+    char *text;      /* the file, owned */
+    char **line;     /* n complete lines (NUL-terminated in text) */
+    size_t n;
+    const char *torn;/* the fragment after the last '\n', or NULL */
+    size_t complete_len; /* bytes of the complete lines (a truncation point) */
+};
+/* 0; 1 when the file does not exist; -1 with err. */
+int logs_read_lines(const char *path, struct logs_lines *out, char *err, size_t errlen);
+void logs_lines_release(struct logs_lines *l);
+
+struct result_log {
+    struct result_row *rows;
+    size_t n;
+    char backend[8];
+    int decide_rules; /* line 1's "decide=N"; 1 when absent (written before it existed) */
+    char *torn;      /* torn final fragment, or NULL */
+    size_t complete_len;
+};
+/* Read results.tsv or attempts.tsv: schema line, header, rows (each fully parsed). A
+ * missing file gives 0 rows (returns 1). Any malformed complete line is an error. */
+int result_log_read(const char *path, struct result_log *out, char *err, size_t errlen);
+void result_log_release(struct result_log *l);
+/* kind: "results" or "attempts" (line 1 says which). Create the file with its schema
+ * line (which also names the decision rules, DECIDE_RULES) and header if it does not exist. */
+int result_log_create(const char *path, const char *kind, const char *backend, int decide_rules, char *err,
+                      size_t errlen);
+char *result_log_header(const char *kind, const char *backend, int decide_rules);
+#endif

@@ -1,0 +1,62 @@
+/* src/engine/decide.h — the decision rules of DECIDE as pure functions, shared by the
+ * engine's steps and the audit (docs/engine.md, "Noise and sanity"). */
+#ifndef CROQ_ENGINE_DECIDE_H
+#define CROQ_ENGINE_DECIDE_H
+#include <stdbool.h>
+
+#include "artifacts/checkpoint.h"
+
+/* ---- deciding (decide.c): pure functions, docs/engine.md "Noise and sanity" ------ */
+
+/* Why a first measurement must be repeated (candidate AND best re-measured), or NULL:
+ * above 1.5x or below 0.5x the best, or above the physical peak at its clock. best may
+ * be NULL (baseline: only the peak rule). */
+const char *decide_suspect(int dtype, const struct perf_numbers *cand, const struct perf_numbers *best);
+bool decide_above_peak(int dtype, const struct perf_numbers *p);
+/* The noise rule: KEEP iff cand > best * (1 + max(spread_cand, spread_best, floor_pct %)).
+ * The engine's floor is DECIDE_NOISE_FLOOR_PCT (its source is in decide.c); the audit
+ * may replay a run decided under an older one. */
+#define DECIDE_NOISE_FLOOR_PCT 2.0
+bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
+                       double *threshold);
+/* rules >= 2, cand not suspect, and floor < gain <= the noise rule's margin. */
+bool decide_confirming(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
+                       const struct perf_numbers *best);
+/* Why the first measurement must be repeated: decide_suspect's reasons, or (rules >= 2)
+ * a gain within the spread; NULL if it stands. */
+const char *decide_recheck(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
+                           const struct perf_numbers *best);
+/* The best's numbers the recorded candidate is compared with: best, or its re-measurement
+ * best_re (NULL: none, or it failed). Rules 1: the re-measurement. Rules 2: the higher of
+ * the two, so a best re-measured low never makes a KEEP easier. */
+const struct perf_numbers *decide_reference(int rules, const struct perf_numbers *best,
+                                            const struct perf_numbers *best_re);
+/* Whether a DISCARD makes the best's re-measurement its recorded numbers (rules 1); under
+ * rules 2 the best's numbers change only when a candidate is kept. */
+bool decide_rebase_on_discard(int rules);
+/* KEEP rule for the recorded candidate against ref (decide_reference): the floor alone
+ * when confirming, else the noise rule. *threshold = the TFLOPS it had to beat. */
+bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const struct perf_numbers *ref,
+                    double floor_pct, double *threshold);
+/* DECIDE for a verified candidate, the one composition of the rules above that MEASURE/
+ * DECIDE and the audit both use. first: the first measurement; cand: the recorded one
+ * (the re-measurement when remeasured); best: the best the first was compared with;
+ * best_re: its re-measurement, NULL if none or failed. */
+struct decide_case {
+    int rules, dtype;
+    double floor_pct;
+    const struct perf_numbers *first, *cand, *best, *best_re;
+    bool remeasured;
+};
+struct decide_verdict {
+    bool keep, confirming;
+    const struct perf_numbers *ref; /* what cand was compared with */
+    double threshold;
+};
+struct decide_verdict decide_candidate(const struct decide_case *c);
+enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
+/* Round to the precision the artifacts print, so a value read back equals the one the
+ * uninterrupted run used (resume must decide exactly alike). */
+void perf_quantize(struct perf_numbers *p);
+double decide_round(double x, int decimals);
+#endif
