@@ -16,6 +16,7 @@
 
 #include "bench/kernel.h"
 #include "commands.h"
+#include "artifacts/state.h"
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"

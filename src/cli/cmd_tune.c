@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "backend/backend.h"
 #include "engine/engine.h"
 #include "util/args.h"
 #include "util/log.h"
