@@ -105,12 +105,6 @@ target_include_directories(croqsparse-check PRIVATE "${CMAKE_SOURCE_DIR}/runner"
 target_link_libraries(croqsparse-check PRIVATE croqsparse croq_launch croq CUDA::cuda_driver CUDA::cublas CUDA::cublasLt)
 # $ORIGIN: the build directory is copied to the GPU machine under another path.
 set(_check_rpath "\$ORIGIN/../lib" "${CUDAToolkit_LIBRARY_DIR}")
-if(CUSPARSELT_INCLUDE AND CUSPARSELT_LIB)
-  target_compile_definitions(croqsparse-check PRIVATE CROQ_HAVE_CUSPARSELT=1)
-  target_include_directories(croqsparse-check PRIVATE "${CUSPARSELT_INCLUDE}")
-  target_link_libraries(croqsparse-check PRIVATE "${CUSPARSELT_LIB}")
-  get_filename_component(_sl_dir "${CUSPARSELT_LIB}" DIRECTORY)
-  list(APPEND _check_rpath "${_sl_dir}")
-endif()
+croq_link_cusparselt(croqsparse-check _check_rpath)
 set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
                       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

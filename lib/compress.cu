@@ -81,29 +81,24 @@ __device__ __forceinline__ void load_group(const void *a, int f16, size_t first,
         bits[i] = load_elem(a, f16, first + i);
 }
 
-extern "C" __global__ void croqsparse_prune(const void *dense, void *out, int f16, long long groups)
+/* Per group of 4 along K: values == 0 prunes it into out (4 elements), values == 1 stores
+ * its kept pair into out (2 elements, the compressed values). */
+extern "C" __global__ void croqsparse_groups(const void *dense, void *out, int f16, long long groups, int values)
 {
     for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < groups;
          g += (long long)gridDim.x * blockDim.x) {
         uint32_t bits[4];
         int a, b;
         load_group(dense, f16, 4 * (size_t)g, bits);
-        top2(f16, bits, &a, &b);
-        for (int i = 0; i < 4; i++)
-            store_elem(out, f16, 4 * (size_t)g + i, (i == a || i == b) ? bits[i] : 0);
-    }
-}
-
-extern "C" __global__ void croqsparse_values(const void *dense, void *values, int f16, long long groups)
-{
-    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < groups;
-         g += (long long)gridDim.x * blockDim.x) {
-        uint32_t bits[4];
-        int i0, i1;
-        load_group(dense, f16, 4 * (size_t)g, bits);
-        group_pair(f16, bits, &i0, &i1);
-        store_elem(values, f16, 2 * (size_t)g, bits[i0]);
-        store_elem(values, f16, 2 * (size_t)g + 1, bits[i1]);
+        if (values) {
+            group_pair(f16, bits, &a, &b);
+            store_elem(out, f16, 2 * (size_t)g, bits[a]);
+            store_elem(out, f16, 2 * (size_t)g + 1, bits[b]);
+        } else {
+            top2(f16, bits, &a, &b);
+            for (int i = 0; i < 4; i++)
+                store_elem(out, f16, 4 * (size_t)g + i, (i == a || i == b) ? bits[i] : 0);
+        }
     }
 }
 

@@ -138,8 +138,9 @@ croqsparse_status_t croqsparse_prune(croqsparse_handle_t h, croqsparse_dtype_t d
     CUdeviceptr d = (CUdeviceptr)dense, o = (CUdeviceptr)out;
     int f16 = dtype == CROQSPARSE_F16;
     long long groups = (long long)m * (k / 4);
-    void *params[] = {&d, &o, &f16, &groups};
-    s = launch_1d(fn, h->fn_prune, groups, params, stream);
+    int values = 0;
+    void *params[] = {&d, &o, &f16, &groups, &values};
+    s = launch_1d(fn, h->fn_groups, groups, params, stream);
     cs_leave(pushed);
     return s;
 }
@@ -158,9 +159,10 @@ croqsparse_status_t croqsparse_compress(croqsparse_handle_t h, croqsparse_dtype_
     CUdeviceptr d = (CUdeviceptr)dense, v = (CUdeviceptr)values, mt = (CUdeviceptr)meta;
     int f16 = dtype == CROQSPARSE_F16;
     long long groups = (long long)m * (k / 4), words = (long long)sparse24_wgmma_meta_words(m, k);
-    void *pv[] = {&d, &v, &f16, &groups};
+    int values_mode = 1;
+    void *pv[] = {&d, &v, &f16, &groups, &values_mode};
     void *pm[] = {&d, &mt, &f16, &m, &k, &words};
-    s = launch_1d(fn, h->fn_values, groups, pv, stream);
+    s = launch_1d(fn, h->fn_groups, groups, pv, stream);
     if (s == CROQSPARSE_STATUS_SUCCESS)
         s = launch_1d(fn, h->fn_meta, words, pm, stream);
     cs_leave(pushed);

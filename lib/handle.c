@@ -90,8 +90,7 @@ static croqsparse_status_t load_compress(croqsparse_handle_t h)
     static const char fn[] = "croqsparse_create";
     CS_CU(fn, cuMemAlloc(&h->placeholder, 256));
     CS_CU(fn, cuModuleLoadData(&h->compress, croqsparse_compress_cubin));
-    CS_CU(fn, cuModuleGetFunction(&h->fn_prune, h->compress, "croqsparse_prune"));
-    CS_CU(fn, cuModuleGetFunction(&h->fn_values, h->compress, "croqsparse_values"));
+    CS_CU(fn, cuModuleGetFunction(&h->fn_groups, h->compress, "croqsparse_groups"));
     CS_CU(fn, cuModuleGetFunction(&h->fn_meta, h->compress, "croqsparse_meta"));
     return CROQSPARSE_STATUS_SUCCESS;
 }

@@ -28,7 +28,7 @@ struct croqsparse_handle {
     CUdeviceptr placeholder;  /* 256 B: the address plans encode their tensor maps at
                                  before matmul points them at real buffers */
     CUmodule compress;        /* lib/compress.cu */
-    CUfunction fn_prune, fn_values, fn_meta;
+    CUfunction fn_groups, fn_meta; /* lib/compress.cu */
     pthread_mutex_t lock;     /* guards the pack fields below */
     struct pack pack;
     unsigned char *pack_bytes;/* the file's bytes (croqsparse_load_pack), NULL: embedded */
