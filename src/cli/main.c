@@ -16,6 +16,8 @@ static const struct croq_command commands[] = {
     {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},
     {"status", cmd_status, "where every shape of a tuning directory stands, and live progress"},
     {"audit", cmd_audit, "re-derive every recorded iteration from its sources and raw measurements"},
+    {"source", cmd_source, "one candidate's exact kernel source, regenerated from its recipe when not kept whole"},
+    {"compact", cmd_compact, "keep a tuning directory's generated sources as recipes (configuration + generator)"},
     {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
     {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},

@@ -264,7 +264,7 @@ int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, ch
     char why[CROQ_WHY_MAX], msg[CROQ_WHY_MAX + 512];
     int fault = o ? o->inject_fault : CODEGEN_FAULT_NONE;
     *out_src = NULL;
-    if (!knobs_validate(cfg, NULL, why, sizeof why)) {
+    if (!(o && o->regenerate) && !knobs_validate(cfg, NULL, why, sizeof why)) {
         snprintf(msg, sizeof msg, "invalid configuration: %s", why);
         report(o, msg);
         return -1;

@@ -24,6 +24,12 @@
 #include "knobs/knobs.h"
 #include "util/strbuf.h"
 
+/* The version of what codegen_emit writes: bump it whenever the same configuration and
+ * kernel sources would give other bytes (header text, define order, flattening rules), so
+ * stored candidates of the old output are named as such instead of failing their hash
+ * (src/codegen/generator.h; tests/unit/test_codegen.c pins the output of this version). */
+#define CODEGEN_VERSION 1
+
 /* Values of CROQ_INJECT_FAULT (docs/runner-protocol.md, "Test-only fault injection"). */
 enum codegen_fault {
     CODEGEN_FAULT_NONE = 0,
@@ -35,7 +41,10 @@ enum codegen_fault {
 struct codegen_opts {
     int inject_fault;   /* enum codegen_fault; tests only */
     const char *note;   /* one extra header line ("iteration 12 of f16_4096x8192x8192"), or NULL */
-    const struct croq_embedded_file *files; /* NULL: croq_embedded_files (tests pass their own) */
+    const struct croq_embedded_file *files; /* NULL: croq_embedded_files (tests and snapshots
+                                                (generator.h) pass their own) */
+    bool regenerate;    /* regenerating a stored candidate: the knob rules are not applied again
+                           (one added since would refuse a configuration generated before it) */
     char *err;          /* where a failure is described; NULL: printed on stderr */
     size_t errlen;
 };
@@ -43,8 +52,8 @@ struct codegen_opts {
 /* The entry file for a configuration: "baseline.cu" (kernel=0) or "family.cu" (1). */
 const char *codegen_entry(const struct croq_config *cfg);
 
-/* Generate the source. cfg must pass knobs_validate(cfg, NULL, ...): an invalid one is
- * refused with the reason. o may be NULL. Returns 0 with *out_src malloc'd (free() it),
+/* Generate the source. cfg must pass knobs_validate(cfg, NULL, ...) (unless o->regenerate):
+ * an invalid one is refused with the reason. o may be NULL. Returns 0 with *out_src malloc'd (free() it),
  * or -1 with the reason in o->err: invalid configuration, entry file not embedded,
  * unknown quoted include (named, with the file and line that asked for it). */
 int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, char **out_src);

@@ -6,7 +6,8 @@
  * measurement, or a decision the numbers do not support is found by anyone with the
  * tuning directory (docs/engine.md, "Audit"). Per row of results.tsv:
  *   - its idea-log line says the same (iteration, config, source hash, decision, TFLOPS);
- *   - srcs/<key>/iterNNN.cu exists and hashes to the row's source_hash;
+ *   - srcs/<key>/iterNNN.cu (whole, or regenerated from its recipe iterNNN.gen.json)
+ *     hashes to the row's source_hash, and a recipe is of the row's config;
  *   - its config is valid; an engine row's config was never tried before (results or
  *     attempts), an agent row's source has tokens no earlier source had (comments and
  *     whitespace aside: util/srcnorm.h), its config being the launch contract it claims;
@@ -31,7 +32,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/srcstore.h"
 #include "util/atomicio.h"
+#include "util/hash.h"
 #include "util/regfile.h"
 
 struct audit {
@@ -135,16 +138,46 @@ static void check_numbers(struct audit *a, const struct result_row *row, const s
                     want[i], row->iter, tag);
 }
 
+/* The row's source: the whole file, or (kept as a recipe, src/codegen/srcstore.h) the
+ * bytes its recipe regenerates, which must be of the row's config and hash to the row's
+ * hash. A source that cannot be regenerated (another codegen version, a generator whose
+ * snapshot is gone) is named as such: its record cannot be checked. */
 static void check_source(struct audit *a, const struct result_row *row)
 {
-    char want[BACKEND_REL_MAX], path[ENGINE_PATH_MAX], h[BACKEND_HASH_MAX];
+    char want[BACKEND_REL_MAX], path[ENGINE_PATH_MAX], h[BACKEND_HASH_MAX], err[700];
+    struct srcstore_recipe rc;
     snprintf(want, sizeof want, "srcs/%s/iter%03d.cu", a->key, row->iter);
-    if (strcmp(row->kernel, want))
+    if (strcmp(row->kernel, want)) {
         problem(a, row->iter, "kernel column '%s' is not '%s'", row->kernel, want);
-    else if (path_fmt(path, "%s/%s", a->dir, want) || !regfile_is(path) || backend_hash_file(path, h))
-        problem(a, row->iter, "source %s cannot be read: %s", want, strerror(errno));
-    else if (strcmp(h, row->source_hash))
-        problem(a, row->iter, "source %s hashes to %s, the row says %s", want, h, row->source_hash);
+        return;
+    }
+    if (path_fmt(path, "%s/%s", a->dir, want))
+        return;
+    if (access(path, F_OK) == 0) {
+        if (!regfile_is(path) || backend_hash_file(path, h))
+            problem(a, row->iter, "source %s cannot be read: %s", want, strerror(errno));
+        else if (strcmp(h, row->source_hash))
+            problem(a, row->iter, "source %s hashes to %s, the row says %s", want, h, row->source_hash);
+        return;
+    }
+    int r = srcstore_recipe_read(a->dir, want, &rc, err, sizeof err);
+    if (r) {
+        problem(a, row->iter, "source %s: %s", want, r > 0 ? "missing, and no recipe (.gen.json) to regenerate it" : err);
+        return;
+    }
+    if (strcmp(rc.config, row->config))
+        problem(a, row->iter, "the recipe of %s is of config %s, the row says %s", want, rc.config, row->config);
+    char *src;
+    size_t len;
+    if (srcstore_regenerate(a->dir, &rc, &src, &len, err, sizeof err)) {
+        problem(a, row->iter, "source %s (a recipe) cannot be checked: %s", want, err);
+        return;
+    }
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, len), h);
+    free(src);
+    if (strcmp(h, row->source_hash))
+        problem(a, row->iter, "source %s regenerated from its recipe (generator %s) hashes to %s, the row says %s",
+                want, rc.generator, h, row->source_hash);
 }
 
 static void check_idea(struct audit *a, const struct result_row *row, const struct idea_log *ideas, size_t i)
@@ -350,28 +383,25 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
     free(rs.tok_att);
 }
 
-static bool same_file(const char *x_path, const char *y_path)
-{
-    size_t n1 = 0, n2 = 0;
-    char *x = regfile_is(x_path) ? read_file(x_path, &n1) : NULL, *y = regfile_is(y_path) ? read_file(y_path, &n2) : NULL;
-    bool eq = x && y && n1 == n2 && !memcmp(x, y, n1);
-    free(x);
-    free(y);
-    return eq;
-}
-
 /* The published best kernel, when there is one (a done shape must have it), is the best
- * iteration's source. */
+ * iteration's source (whole, or regenerated from its recipe). */
 static void audit_published(struct audit *a, json_t *entry, const struct result_row *row)
 {
-    char pub[ENGINE_PATH_MAX], src[ENGINE_PATH_MAX];
+    char pub[ENGINE_PATH_MAX], err[700];
     const char *status = json_string_value(json_object_get(entry, "status"));
-    if (path_fmt(pub, "%s/kernels/gemm_sp_%s/%s_best.cu", a->dir, croq_dtype_name(a->dtype), a->key) ||
-        path_fmt(src, "%s/%s", a->dir, row->kernel))
+    if (path_fmt(pub, "%s/kernels/gemm_sp_%s/%s_best.cu", a->dir, croq_dtype_name(a->dtype), a->key))
         return;
     bool exists = access(pub, F_OK) == 0;
-    if ((exists || (status && !strcmp(status, "done"))) && !same_file(pub, src))
+    if (!exists && !(status && !strcmp(status, "done")))
+        return;
+    size_t n1 = 0, n2 = 0;
+    char *x = exists && regfile_is(pub) ? read_file(pub, &n1) : NULL, *y = NULL;
+    if (srcstore_read(a->dir, row->kernel, &y, &n2, err, sizeof err))
+        problem(a, -1, "the best's source cannot be compared with the published kernel: %s", err);
+    else if (!x || n1 != n2 || memcmp(x, y, n1))
         problem(a, -1, "kernels/gemm_sp_%s/%s_best.cu is not %s", croq_dtype_name(a->dtype), a->key, row->kernel);
+    free(x);
+    free(y);
 }
 
 /* state.json's iteration and best, and the published best kernel, are the replay's. */

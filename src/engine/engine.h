@@ -90,6 +90,16 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
 int audit_committed(const char *dir, const struct shape_key *k, const char *key, int last_iter, char *err,
                     size_t errlen);
 
+/* `croqtuner compact` (compact.c): in every shape of srcs/ (one a tuner holds is skipped
+ * and named), drop each whole source its recipe reproduces, and give a generated source
+ * without one (written before recipes) a recipe from the first of gens[0..ngens) that
+ * reproduces it (src/codegen/srcstore.h). Agent sources and a tuning shape's best and
+ * pending candidate stay whole. A summary line per shape to out. Returns the number of
+ * I/O errors, -1 when srcs/ cannot be read. */
+struct generator;
+#define COMPACT_GENS_MAX 16 /* generators engine_compact takes */
+int engine_compact(const char *dir, const struct generator *gens, size_t ngens, FILE *out);
+
 struct proposal {
     const char *key;
     const char *idea;

@@ -61,11 +61,12 @@ static int own_repo(const char *dir, const char *const *init_argv)
 void git_commit_shape(struct run *r, const char *message)
 {
     const char *key = r->ck.key;
-    char lock[ENGINE_PATH_MAX], paths[8][ENGINE_PATH_MAX], probe[ENGINE_PATH_MAX];
+    char lock[ENGINE_PATH_MAX], paths[9][ENGINE_PATH_MAX], probe[ENGINE_PATH_MAX];
     const char *argv[20];
     int n = 0, np = 0;
     snprintf(paths[np++], ENGINE_PATH_MAX, "logs/%s", key);
     snprintf(paths[np++], ENGINE_PATH_MAX, "srcs/%s", key);
+    snprintf(paths[np++], ENGINE_PATH_MAX, "generators"); /* the snapshots the recipes name */
     snprintf(paths[np++], ENGINE_PATH_MAX, "perf/%s", key);
     snprintf(paths[np++], ENGINE_PATH_MAX, "checkpoints/%s.json", key);
     snprintf(paths[np++], ENGINE_PATH_MAX, "state.json");

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "codegen/srcstore.h"
 #include "util/atomicio.h"
 #include "util/lockinfo.h"
 #include "util/log.h"
@@ -67,6 +68,14 @@ void run_req(struct run *r, struct cand_req *q, const char *tag, bool best, cons
     q->src_rel = best ? r->ck.best.kernel : r->ck.pending.src_rel;
     q->src_hash = best ? r->ck.best.source_hash : r->ck.pending.src_hash;
     q->seed = r->ck.seed;
+}
+
+int run_best_source(struct run *r)
+{
+    char err[700];
+    if (r->ck.have_best && srcstore_materialize(r->dir, r->ck.best.kernel, err, sizeof err))
+        return run_fail(r, "shape '%s': the best's source: %s", r->ck.key, err);
+    return 0;
 }
 
 static double now_s(void)

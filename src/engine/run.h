@@ -50,6 +50,27 @@ int run_save(struct run *r);
 /* A cand_req for the pending candidate (or the best when best is true). */
 void run_req(struct run *r, struct cand_req *q, const char *tag, bool best, const struct croq_config *cfg);
 int run_fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The best's source as a whole file for the backend (a done shape reopened keeps it only
+ * as a recipe: src/codegen/srcstore.h). 0 or ENGINE_FAILED with the message. */
+int run_best_source(struct run *r);
+
+/* One shape's walk of engine_compact (compact.c), also run by SHAPE_COMPLETE (no gens:
+ * only files with a recipe). keep: relative paths left whole; agent[it]: iteration it
+ * was an agent's (its file is never adopted). Returns the number of I/O errors. */
+struct compact_opts {
+    const char *const *keep;
+    size_t nkeep;
+    const struct generator *gens;
+    size_t ngens;
+    const bool *agent;
+    int n_agent;
+    bool quiet_kept; /* print only errors, not each file kept whole */
+};
+struct compact_tally {
+    size_t sources, recipes, agent, working, whole;
+    size_t adopted[COMPACT_GENS_MAX];
+};
+int compact_shape(const char *dir, const char *key, const struct compact_opts *co, struct compact_tally *t, FILE *out);
 
 /* The guards of IDEATE (a best, profiled): 0 or ENGINE_FAILED with the message. */
 int ideate_guard(struct run *r);

@@ -5,7 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "codegen/srcstore.h"
 #include "util/log.h"
 #include "util/regfile.h"
 #include "util/srcnorm.h"
@@ -26,14 +28,28 @@ int source_token_hash_file(const char *path, char out[BACKEND_HASH_MAX])
     return 0;
 }
 
+/* A generated source kept only as its recipe (src/codegen/srcstore.h): its regenerated
+ * bytes, so an agent cannot resubmit an engine candidate whose whole file was dropped. */
+static void source_token_hash_recipe(const char *dir, const char *rel, char out[BACKEND_HASH_MAX])
+{
+    char err[700];
+    char *src = NULL;
+    size_t len;
+    if (srcstore_read(dir, rel, &src, &len, err, sizeof err))
+        return;
+    srcnorm_hash_hex(src, len, out);
+    free(src);
+}
+
 char (*source_token_hashes(const char *dir, const struct result_log *log))[BACKEND_HASH_MAX]
 {
     char (*h)[BACKEND_HASH_MAX] = xmalloc((log->n + 1) * sizeof *h);
     char path[ENGINE_PATH_MAX];
     for (size_t i = 0; i < log->n; i++) {
         h[i][0] = '\0';
-        if (log->rows[i].kernel[0] && !path_fmt(path, "%s/%s", dir, log->rows[i].kernel))
-            source_token_hash_file(path, h[i]);
+        if (log->rows[i].kernel[0] && !path_fmt(path, "%s/%s", dir, log->rows[i].kernel) &&
+            source_token_hash_file(path, h[i]) && access(path, F_OK))
+            source_token_hash_recipe(dir, log->rows[i].kernel, h[i]);
     }
     return h;
 }

@@ -1,5 +1,6 @@
 /* src/engine/step_complete.c — SHAPE_COMPLETE: the best kernel is copied to
- * <tuning>/kernels/gemm_sp_<dtype>/<key>_best.cu, the shape is marked done in
+ * <tuning>/kernels/gemm_sp_<dtype>/<key>_best.cu, the shape's generated sources are kept
+ * as recipes only (src/engine/compact.c), the shape is marked done in
  * state.json (with why it stopped), committed with --git; then NEXT_SHAPE. Every part is
  * idempotent, so a crash in the middle is finished by resume.
  */
@@ -7,22 +8,42 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "codegen/srcstore.h"
 #include "util/atomicio.h"
+#include "util/log.h"
 
 static int copy_best(struct run *r)
 {
     struct checkpoint *c = &r->ck;
-    char dir[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX], from[ENGINE_PATH_MAX];
+    char dir[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX], err[700];
+    char *src;
+    size_t len;
     if (!c->have_best)
         return 0;
     if (path_fmt(dir, "%s/kernels/gemm_sp_%s", r->dir, croq_dtype_name(c->sk.dtype)) ||
-        path_fmt(to, "%s/%s_best.cu", dir, c->key) || path_fmt(from, "%s/%s", r->dir, c->best.kernel))
+        path_fmt(to, "%s/%s_best.cu", dir, c->key))
         return run_fail(r, "tuning directory path too long");
-    if (mkdir_p(dir) || atomic_copy(from, to))
-        return run_fail(r, "cannot copy the best kernel '%s' to '%s': %s", from, to, strerror(errno));
+    if (srcstore_read(r->dir, c->best.kernel, &src, &len, err, sizeof err))
+        return run_fail(r, "cannot publish the best kernel: %s", err);
+    int rc = mkdir_p(dir) || atomic_write(to, src, len);
+    free(src);
+    if (rc)
+        return run_fail(r, "cannot write the best kernel to '%s': %s", to, strerror(errno));
     return 0;
+}
+
+/* Every whole source of the shape that its recipe reproduces goes: the best is whole in
+ * kernels/ now, an agent's source has no recipe and stays. Idempotent; a file that stays
+ * whole is as valid, so this never stops the run. */
+static void compact_sources(struct run *r)
+{
+    struct compact_tally t = {0};
+    struct compact_opts co = {.quiet_kept = true};
+    if (compact_shape(r->dir, r->ck.key, &co, &t, stderr))
+        log_warn("%s: some sources stay whole (above)", r->ck.key);
 }
 
 int step_complete(struct run *r)
@@ -31,6 +52,7 @@ int step_complete(struct run *r)
     char err[600], msg[400];
     if (copy_best(r))
         return ENGINE_FAILED;
+    compact_sources(r);
     if (run_goto(r, PH_NEXT_SHAPE))
         return ENGINE_FAILED;
     /* checkpoint first, state.json last: until state.json says done, resume opens the

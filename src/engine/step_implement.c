@@ -1,6 +1,7 @@
 /* src/engine/step_implement.c — IMPLEMENT: the pending idea becomes
  * srcs/<key>/iterNNN.cu (the code generator's self-contained source, or the agent's
- * source copied there by 'propose'), and the backend builds it. A compile failure is
+ * source copied there by 'propose'), and the backend builds it. A generated source is
+ * also written as its recipe (src/codegen/srcstore.h). A compile failure is
  * recorded in attempts.tsv with the failed source kept as iterNNN-attemptK.cu; it
  * consumes no iteration number, and the engine ideates again.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "codegen/srcstore.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 
@@ -32,33 +34,41 @@ static int injected_fault(const char *list, int iter)
     return 0;
 }
 
+/* How IMPLEMENT (and compile-ahead) generates iteration iter: the header note, and the
+ * fault --inject-fault asks for. note holds NOTE_LEN bytes. */
+#define NOTE_LEN 160
+static struct codegen_opts implement_opts(struct run *r, int iter, char note[NOTE_LEN], char *err, size_t errlen)
+{
+    snprintf(note, NOTE_LEN, "croqtuner %s iteration %d (backend=%s)", r->ck.key, iter, r->ck.backend);
+    return (struct codegen_opts){.note = note, .err = err, .errlen = errlen,
+                                 .inject_fault = injected_fault(r->o->inject_faults, iter)};
+}
+
 int implement_source(struct run *r, const struct croq_config *cfg, int iter, char **src, char *err, size_t errlen)
 {
-    char note[160];
-    snprintf(note, sizeof note, "croqtuner %s iteration %d (backend=%s)", r->ck.key, iter, r->ck.backend);
-    struct codegen_opts co = {.note = note, .err = err, .errlen = errlen,
-                              .inject_fault = injected_fault(r->o->inject_faults, iter)};
+    char note[NOTE_LEN];
+    struct codegen_opts co = implement_opts(r, iter, note, err, errlen);
     return codegen_emit(cfg, &co, src);
 }
 
-/* The engine's own candidate: generated, hashed, written atomically. */
-static int write_generated(struct run *r, const struct croq_config *cfg, const char *path, struct cand_result *b)
+/* The engine's own candidate: generated, hashed, written atomically, whole (for nvcc)
+ * and as its recipe (src/codegen/srcstore.h; STORE and SHAPE_COMPLETE drop the whole
+ * file once the recipe reproduces it). */
+static int write_generated(struct run *r, const struct croq_config *cfg, struct cand_result *b)
 {
     struct pending *p = &r->ck.pending;
-    char err[512];
-    char *src = NULL;
-    if (implement_source(r, cfg, p->iter, &src, err, sizeof err)) {
+    char note[NOTE_LEN], err[512];
+    struct codegen_opts co = implement_opts(r, p->iter, note, err, sizeof err);
+    int rc = srcstore_generate(r->dir, p->src_rel, cfg, &co, p->src_hash);
+    if (rc > 0) {
         /* the generator refused this configuration: the candidate does not build */
         b->status = CAND_COMPILE_ERROR;
         snprintf(b->reason, sizeof b->reason, "code generator: %.220s", err);
         p->src_hash[0] = '\0';
         return 0;
     }
-    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, strlen(src)), p->src_hash);
-    int rc = atomic_write_str(path, src);
-    free(src);
     if (rc)
-        return run_fail(r, "cannot write '%s': %s", path, strerror(errno));
+        return run_fail(r, "%s", err);
     crashpoint("implement.source");
     return 0;
 }
@@ -102,7 +112,7 @@ int implement_build(struct run *r, struct cand_result *b)
         return run_fail(r, "shape '%s' iteration %d: config: %s", r->ck.key, p->iter, err);
     if (path_fmt(path, "%s/%s", r->dir, p->src_rel))
         return run_fail(r, "tuning directory path too long");
-    int rc = p->agent ? check_agent_source(r, path) : write_generated(r, &cfg, path, b);
+    int rc = p->agent ? check_agent_source(r, path) : write_generated(r, &cfg, b);
     if (rc || b->status == CAND_COMPILE_ERROR)
         return rc;
     run_req(r, &q, "build", false, &cfg);
@@ -121,20 +131,22 @@ int implement_build(struct run *r, struct cand_result *b)
     return 0;
 }
 
-/* Keep the failed source under its own name: the next attempt reuses iterNNN.cu. */
+/* Keep the failed source (and its recipe) under its own name: the next attempt reuses
+ * iterNNN.cu. */
 static int keep_failed_source(struct run *r, char rel[BACKEND_REL_MAX])
 {
     struct pending *p = &r->ck.pending;
-    char from[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX];
+    char err[700];
     snprintf(rel, BACKEND_REL_MAX, "srcs/%s/iter%03d-attempt%zu.cu", r->ck.key, p->iter, r->ck.n_attempts + 1);
     if (!p->src_hash[0]) { /* nothing was generated */
         rel[0] = '\0';
         return 0;
     }
-    if (path_fmt(from, "%s/%s", r->dir, p->src_rel) || path_fmt(to, "%s/%s", r->dir, rel))
-        return run_fail(r, "tuning directory path too long");
-    if (atomic_copy(from, to))
-        return run_fail(r, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
+    if (srcstore_copy(r->dir, p->src_rel, rel, err, sizeof err))
+        return run_fail(r, "%s", err);
+    /* a recipe that reproduces it makes the copy's whole file redundant at once */
+    if (srcstore_compact(r->dir, rel, err, sizeof err) < 0)
+        return run_fail(r, "%s", err);
     return 0;
 }
 

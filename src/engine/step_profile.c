@@ -29,6 +29,8 @@ int step_profile(struct run *r)
         return run_fail(r, "shape '%s': nothing to profile (guard of PROFILE: no best)", c->key);
     if (profile_current(r))
         return run_goto(r, PH_IDEATE);
+    if (run_best_source(r))
+        return ENGINE_FAILED;
     run_req(r, &q, "profile", true, &r->best_cfg);
     q.iter = c->best.iter;
     memset(&out, 0, sizeof out);

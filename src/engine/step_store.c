@@ -5,7 +5,8 @@
  *   2. idea-log.jsonl line
  *   3. checkpoint (iteration, best, next phase; pending cleared)
  *   4. state.json, RESUME.md, progress file
- *   5. git commit (--git)
+ *   5. the whole source no longer needed is dropped, its recipe kept (srcstore_compact)
+ *   6. git commit (--git)
  * A crash after 1 or 2 leaves records beyond the checkpoint; resume adopts them by
  * running this same function with row_present / idea_present set, so the artifacts end
  * up byte-identical (timestamps aside) to an uninterrupted run.
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/srcstore.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -144,6 +146,17 @@ static void report(struct run *r, const struct result_row *row)
     git_commit_shape(r, git);
 }
 
+/* The whole source that stopped being needed with this decision: the candidate when it was
+ * not kept, else the best it replaced. Only a file its recipe reproduces is removed
+ * (srcstore_compact); any other stays whole, which is as valid, so nothing here stops
+ * the run. */
+static void store_compact(const char *dir, const char *rel)
+{
+    char err[700];
+    if (rel[0] && srcstore_compact(dir, rel, err, sizeof err) < 0)
+        log_warn("%s stays whole: %s", rel, err);
+}
+
 int store_commit(struct run *r, bool row_present, bool idea_present)
 {
     struct checkpoint *c = &r->ck;
@@ -154,6 +167,11 @@ int store_commit(struct run *r, bool row_present, bool idea_present)
         return ENGINE_FAILED;
     if (decision_kept(c->pending.decision) && c->pending.cand.status != CAND_OK)
         return run_fail(r, "shape '%s': a failed candidate cannot be kept (engine bug)", c->key);
+    char done_with[BACKEND_REL_MAX] = "";
+    if (!decision_kept(c->pending.decision))
+        snprintf(done_with, sizeof done_with, "%s", c->pending.src_rel);
+    else if (c->have_best && strcmp(c->best.kernel, c->pending.src_rel))
+        snprintf(done_with, sizeof done_with, "%s", c->best.kernel);
     if (apply_decision(r))
         return ENGINE_FAILED;
     make_row(r, &row, c->have_best ? c->best.p.tflops : NAN);
@@ -171,6 +189,7 @@ int store_commit(struct run *r, bool row_present, bool idea_present)
     if (state_put(r->dir, c, "active", err, sizeof err))
         return run_fail(r, "%s", err);
     crashpoint("store.state");
+    store_compact(r->dir, done_with);
     r->stored_here++;
     snprintf(r->last_decision, sizeof r->last_decision, "%s", decision_name(row.decision));
     progress_write(r);

@@ -17,7 +17,7 @@ grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"
 
 for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$key/idea-log.jsonl \
-         logs/$key/attempts.tsv srcs/$key/iter000.cu srcs/$key/iter150.cu perf/$key/iter000-cand.json \
+         logs/$key/attempts.tsv srcs/$key/iter000.gen.json srcs/$key/iter150.gen.json perf/$key/iter000-cand.json \
          perf/$key/iter150-cand.json perf/$key/iter000-profile.json progress/$key.json \
          kernels/gemm_sp_e4m3/${key}_best.cu; do
     [ -s "$t/$f" ] || fail "missing or empty: $f"
@@ -34,7 +34,10 @@ awk -F'\t' 'NR > 2 && $1 != NR - 3 { exit 1 }' "$res" || fail "iterations are no
 [ "$(awk -F'\t' 'NR == 3 { print $10 }' "$res")" = BASELINE ] || fail "row 0 is not the BASELINE"
 [ "$(wc -l <"$t/logs/$key/idea-log.jsonl")" -eq 151 ] || fail "idea-log.jsonl does not have 151 lines"
 [ "$(grep -c '"backend":"sim"' "$t/logs/$key/idea-log.jsonl")" -eq 151 ] || fail "an idea line is not labelled sim"
-[ "$(ls "$t/srcs/$key" | grep -c '^iter[0-9][0-9][0-9]\.cu$')" -eq 151 ] || fail "not 151 sources"
+[ "$(ls "$t/srcs/$key" | grep -c '^iter[0-9][0-9][0-9]\.gen\.json$')" -eq 151 ] || fail "not 151 source recipes"
+[ "$(ls "$t/srcs/$key" | grep -c '\.cu$')" -eq 0 ] || fail "whole sources left after the shape completed"
+ls "$t/generators"/*.json >/dev/null 2>&1 || fail "no generator snapshot"
+"$bin" source --tuning "$t" --key $key --iter 77 | grep -q "iteration 77 (backend=sim)" || fail "source of iteration 77"
 grep -q '"backend": "sim"' "$t/checkpoints/$key.json" || fail "checkpoint not labelled sim"
 grep -q '"backend": "sim"' "$t/state.json" || fail "state.json not labelled sim"
 grep -q '"backend": "sim"' "$t/perf/$key/iter077-cand.json" || fail "raw measurement not labelled sim"

@@ -19,7 +19,8 @@ grep -q "waiting at IDEATE" <<<"$out" || fail "tune --agent did not say it waits
 [ $(($(wc -l <"$res") - 2)) -eq 1 ] || fail "tune --agent went past the baseline"
 "$bin" status --tuning "$t" | grep -q "IDEATE(agent)" || fail "status does not show the shape waiting for an agent"
 
-src() { { cat "$t/srcs/$key/iter000.cu"; echo "__device__ int croq_agent_variant_$1;"; } >"$tmp/$1.cu"; }
+# the baseline's source, whole or (once the shape is done) regenerated from its recipe
+src() { { "$bin" source --tuning "$t" --key "$key" --iter 0; echo "__device__ int croq_agent_variant_$1;"; } >"$tmp/$1.cu"; }
 propose() { "$bin" propose --tuning "$t" --key "$key" "$@"; }
 refused() { # WANT args...: exit 1 with WANT in the message, results.tsv untouched
     local want=$1; shift
@@ -95,6 +96,10 @@ propose --idea "group eight" --category micro --src "$tmp/d.cu" --set group=8 >/
 src e
 propose --idea "group sixteen" --category micro --src "$tmp/e.cu" --set group=16 >/dev/null || fail "last propose"
 grep -q '"status": "done"' "$t/state.json" || fail "the shape is not done after its budget"
+# done: the engine's baseline is kept as a recipe, the agents' sources whole
+[ -f "$t/srcs/$key/iter000.gen.json" ] && [ ! -e "$t/srcs/$key/iter000.cu" ] || fail "the baseline is not a recipe only"
+cmp -s "$tmp/a.cu" "$t/srcs/$key/iter001.cu" || fail "the agent's iter001.cu is not kept whole"
+[ ! -e "$t/srcs/$key/iter001.gen.json" ] || fail "an agent's source got a recipe"
 src f
 refused "the shape is done" --idea x --category micro --src "$tmp/f.cu" --set l2_a=64
 

@@ -25,9 +25,10 @@ fail=0
 for i in 002 003 004; do
     g=$T/t/build/$key/spec/iter$i.cu
     [ -f "$g" ] || { echo "iteration $i was not compiled ahead"; fail=1; continue; }
-    cmp -s "$g" "$T/t/srcs/$key/iter$i.cu" || { echo "iteration $i: the guess differs from what IMPLEMENT wrote"; fail=1; }
+    "$CROQ_BIN/croqtuner" source --tuning "$T/t" --key $key --iter $((10#$i)) | cmp -s "$g" - ||
+        { echo "iteration $i: the guess differs from what IMPLEMENT wrote"; fail=1; }
 done
-sources=$(ls "$T/t/srcs/$key"/iter*.cu | wc -l)
+sources=$(ls "$T/t/srcs/$key"/iter*.gen.json | wc -l)
 calls=$(wc -l < "$T/nvcc.calls")
 [ "$calls" -eq "$sources" ] || { echo "nvcc compiled $calls times for $sources distinct sources"; fail=1; }
 exit $fail

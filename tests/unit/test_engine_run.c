@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "artifacts/artifacts.h"
+#include "codegen/srcstore.h"
 #include "engine/engine.h"
 #include "scale/scale.h"
+#include "util/hash.h"
 #include "util/atomicio.h"
 
 static char dir[256];
@@ -55,11 +57,22 @@ static void path_of(char *out, const char *fmt, const char *arg)
     snprintf(out, 1024, "%s/%s", dir, rel);
 }
 
+/* A recorded source's bytes (kept as a recipe once the shape is done). */
+static char *source_of(const char *rel, size_t *len)
+{
+    char err[700];
+    char *src = NULL;
+    if (srcstore_read(dir, rel, &src, len, err, sizeof err))
+        fail_msg("%s", err);
+    return src;
+}
+
 static void test_results_tsv(void **state)
 {
     (void)state;
     char path[1024], err[600], src[1024], h[BACKEND_HASH_MAX];
     struct result_log l;
+    size_t len;
     path_of(path, "logs/%s/results.tsv", key);
     assert_int_equal(result_log_read(path, &l, err, sizeof err), 0);
     assert_null(l.torn);
@@ -70,8 +83,11 @@ static void test_results_tsv(void **state)
         const struct result_row *r = &l.rows[i];
         assert_int_equal(r->iter, (int)i);
         snprintf(src, sizeof src, "%s/%s", dir, r->kernel);
-        assert_int_equal(backend_hash_file(src, h), 0); /* the recorded source is the measured one */
-        assert_string_equal(h, r->source_hash);
+        assert_int_not_equal(access(src, F_OK), 0); /* done: only the recipe is kept */
+        char *text = source_of(r->kernel, &len);
+        hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, text, len), h);
+        free(text);
+        assert_string_equal(h, r->source_hash); /* the regenerated source is the measured one */
         assert_int_equal(strlen(r->timestamp), 20);
         if (i == 0)
             assert_int_equal(r->decision, DEC_BASELINE);
@@ -110,9 +126,10 @@ static void test_attempts_and_ideas(void **state)
     path_of(path, "logs/%s/results.tsv", key);
     assert_int_equal(result_log_read(path, &res, err, sizeof err), 0);
     assert_string_not_equal(res.rows[3].config, a.rows[0].config); /* iteration 3 is another idea */
-    char src[1024];
-    snprintf(src, sizeof src, "%s/%s", dir, a.rows[0].kernel);
-    assert_int_equal(access(src, R_OK), 0); /* the failed source is kept */
+    size_t len;
+    char *failed = source_of(a.rows[0].kernel, &len); /* the failed source is kept */
+    assert_non_null(strstr(failed, a.rows[0].config));
+    free(failed);
     path_of(path, "logs/%s/idea-log.jsonl", key);
     assert_int_equal(idea_log_read(path, &il, err, sizeof err), 0);
     assert_int_equal(il.n, 151);
@@ -138,7 +155,7 @@ static void test_perf_and_sources(void **state)
     (void)state;
     char path[1024], rel[64];
     for (int i = 0; i <= 150; i++) {
-        snprintf(rel, sizeof rel, "srcs/%%s/iter%03d.cu", i);
+        snprintf(rel, sizeof rel, "srcs/%%s/iter%03d.gen.json", i);
         path_of(path, rel, key);
         assert_int_equal(access(path, R_OK), 0);
         snprintf(rel, sizeof rel, "perf/%%s/iter%03d-cand.json", i);
@@ -149,9 +166,10 @@ static void test_perf_and_sources(void **state)
         assert_string_equal(json_string_value(json_object_get(j, "backend")), "sim");
         json_decref(j);
     }
-    char *src = NULL;
-    path_of(path, "srcs/%s/iter000.cu", key);
-    src = read_file(path, NULL);
+    char src_rel[128];
+    size_t len;
+    snprintf(src_rel, sizeof src_rel, "srcs/%s/iter000.cu", key);
+    char *src = source_of(src_rel, &len);
     assert_non_null(strstr(src, "backend=sim")); /* the generated source says where it was measured */
     free(src);
 }
@@ -186,10 +204,9 @@ static void test_checkpoint_state_resume_md(void **state)
     assert_non_null(strstr(md, "| done |"));
     free(md);
     /* the best kernel is published under kernels/ */
-    char best[1024];
+    size_t len;
     path_of(path, "kernels/gemm_sp_f16/%s_best.cu", key);
-    snprintf(best, sizeof best, "%s/%s", dir, c.best.kernel);
-    char *a = read_file(path, NULL), *b = read_file(best, NULL);
+    char *a = read_file(path, NULL), *b = source_of(c.best.kernel, &len);
     assert_non_null(a);
     assert_string_equal(a, b);
     free(a);

@@ -1,0 +1,78 @@
+/* src/cli/cmd_compact.c — `croqtuner compact`: generated sources of a tuning directory
+ * kept as recipes (src/engine/compact.c, src/codegen/srcstore.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codegen/generator.h"
+#include "commands.h"
+#include "engine/engine.h"
+#include "util/args.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+
+static const char compact_usage[] =
+    "usage: croqtuner compact [--tuning DIR] [--generator-tree ROOT ...]\n"
+    "\n"
+    "Keep the generated candidate sources of a tuning directory as recipes: for each\n"
+    "srcs/<key>/iterNNN.cu that its recipe (iterNNN.gen.json: configuration, generator\n"
+    "identity, hash) regenerates byte for byte, the whole file is removed; `croqtuner source`\n"
+    "and the audit regenerate it on demand. The engine does this itself when a shape\n"
+    "completes; this is for directories written before recipes existed, and for a shape\n"
+    "stopped midway. A generated source without a recipe gets one from the first generator\n"
+    "that reproduces it: this croqtuner's, then each --generator-tree, a source tree holding\n"
+    "kernels/ and src/knobs/knobs.def as of the commit that wrote it (for example\n"
+    "`git archive COMMIT kernels src/knobs | tar -x -C ROOT`); the generator's inputs are\n"
+    "kept once in generators/<identity>.json. Whole sources stay for an agent's candidates,\n"
+    "for the best and pending candidate of a shape still tuning, and for anything no\n"
+    "generator reproduces (named). A shape a tuner holds is skipped. Run it again at will:\n"
+    "it changes nothing the second time.\n"
+    "\n"
+    "Exit status: 0 done, 1 a file could not be read or written, 2 bad usage.\n";
+
+int cmd_compact(int argc, char **argv)
+{
+    const char *dir = "tuning", *v;
+    struct generator gens[COMPACT_GENS_MAX];
+    const char *trees[COMPACT_GENS_MAX] = {NULL};
+    size_t n = 1;
+    char err[512];
+    generator_current(&gens[0]);
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(compact_usage, stdout);
+            rc = -1;
+        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
+            dir = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--generator-tree", &v)) > 0) {
+            if (n == COMPACT_GENS_MAX) {
+                log_error("compact: at most %d generator trees", COMPACT_GENS_MAX - 1);
+                rc = 2;
+            } else if (generator_from_tree(v, &gens[n], err, sizeof err)) {
+                log_error("compact: --generator-tree %s: %s", v, err);
+                rc = 2;
+            } else {
+                trees[n++] = v;
+            }
+        } else {
+            if (r == 0)
+                log_error("compact: unknown option '%s' (see 'croqtuner compact --help')", argv[i]);
+            rc = 2;
+        }
+    }
+    if (!rc && !is_dir(dir)) {
+        log_error("compact: no tuning directory '%s'", dir);
+        rc = 1;
+    }
+    if (!rc) {
+        printf("generator %s: this croqtuner's\n", gens[0].id);
+        for (size_t g = 1; g < n; g++)
+            printf("generator %s: %s\n", gens[g].id, trees[g]);
+        int errors = engine_compact(dir, gens, n, stdout);
+        rc = errors ? 1 : 0;
+    }
+    for (size_t g = 0; g < n; g++)
+        generator_release(&gens[g]);
+    return rc < 0 ? 0 : rc;
+}
