@@ -167,6 +167,8 @@ static void check_source(struct audit *a, const struct result_row *row)
     }
     if (strcmp(rc.config, row->config))
         problem(a, row->iter, "the recipe of %s is of config %s, the row says %s", want, rc.config, row->config);
+    if (strcmp(rc.source_hash, row->source_hash))
+        problem(a, row->iter, "the recipe of %s says hash %s, the row says %s", want, rc.source_hash, row->source_hash);
     char *src;
     size_t len;
     if (srcstore_regenerate(a->dir, &rc, &src, &len, err, sizeof err)) {

@@ -48,7 +48,13 @@ case_ tflops "$res" "iter $keep: tflops" "$(row "$keep" 'NR > 2 && $1 == i {$5 =
 case_ decision "$res" "iter $disc: decision KEEP, but its evidence gives DISCARD" \
     "$(row "$disc" 'NR > 2 && $1 == i {$10 = "KEEP"} 1') && sed -i '$((disc + 1))s/\"DISCARD\"/\"KEEP\"/' logs/$key/idea-log.jsonl"
 # a kept source swapped after the fact
-case_ source "srcs/$key/iter$(printf %03d "$keep").cu" "iter $keep: source" "echo '// edited' >>srcs/$key/iter$(printf %03d "$keep").cu"
+kept=srcs/$key/iter$(printf %03d "$keep")
+if [ -f "$tmp/mid/$kept.cu" ]; then
+    case_ source "$kept.cu" "iter $keep: source" "echo '// edited' >>$kept.cu"
+else # a KEEP replaced since: only its recipe is kept (src/codegen/srcstore.h); its config edited
+    case_ source "$kept.gen.json" "iter $keep: source" \
+        "sed -i -E 's/,raster=0,/,raster=X,/; s/,raster=1,/,raster=0,/; s/,raster=X,/,raster=1,/' $kept.gen.json"
+fi
 # a raw measurement rewritten
 case_ raw "perf/$key/iter$(printf %03d "$disc")-cand.json" "iter $disc:" \
     "sed -i 's/\"median_ms\": [0-9.]*/\"median_ms\": 0.001/' perf/$key/iter$(printf %03d "$disc")-cand.json"
