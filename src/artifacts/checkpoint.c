@@ -177,6 +177,8 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     json_object_set_new(o, "pending", pending_json(&c->pending));
     json_object_set_new(o, "stop_reason", json_string(c->stop_reason));
     json_object_set_new(o, "decide_rules", json_integer(c->decide_rules));
+    if (c->gpu[0]) /* only a backend that names its GPU (gpu), so sim checkpoints stay as they were */
+        json_object_set_new(o, "gpu", json_string(c->gpu));
     return o;
 }
 
@@ -466,6 +468,8 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     long long rules = 1; /* absent: written before the rules were versioned */
     if (json_object_get(j, "decide_rules"))
         get_int(&r, j, "decide_rules", 1, DECIDE_RULES, &rules);
+    if (json_object_get(j, "gpu")) /* absent: written before it was recorded, or sim */
+        get_str(&r, j, "gpu", c->gpu, sizeof c->gpu);
     if (r.failed) {
         checkpoint_release(c);
         return -1;

@@ -96,6 +96,7 @@ struct checkpoint {
     struct pending pending;
     char stop_reason[256];            /* why SHAPE_COMPLETE was reached */
     int decide_rules;                 /* DECIDE_RULES of the version that started the shape */
+    char gpu[BACKEND_GPU_MAX];        /* the GPU model its measurements ran on, "" unknown (sim) */
 };
 void checkpoint_init(struct checkpoint *c);
 void checkpoint_release(struct checkpoint *c);

@@ -27,6 +27,7 @@
 #define BACKEND_REL_MAX 256
 #define BACKEND_HASH_MAX 17 /* 16 hex digits + NUL (util/hash.h, FNV-1a 64) */
 #define BACKEND_REASON_MAX 256
+#define BACKEND_GPU_MAX 128
 #define BACKEND_CMD_MAX 512
 
 enum health_state {
@@ -79,6 +80,7 @@ struct cand_result {
     char raw_rel[BACKEND_REL_MAX];   /* raw output kept under perf/<key>/ ("" if none) */
     char raw_hash[BACKEND_HASH_MAX]; /* FNV-1a 64 of that file's bytes */
     char command[BACKEND_CMD_MAX];   /* reproduces the measurement, paths relative to dir */
+    char gpu[BACKEND_GPU_MAX];       /* measure: the model it ran on ("NVIDIA H200, 132 SMs"), "" unknown */
 };
 
 struct profile_out {

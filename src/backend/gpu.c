@@ -296,6 +296,10 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
         snprintf(out->reason, sizeof out->reason, "bad module: launch contract broken: %s", why);
     }
     snprintf(out->command, sizeof out->command, "%.500s", m.command);
+    if (m.gpu[0] && m.sm_count > 0)
+        snprintf(out->gpu, sizeof out->gpu, "%.96s, %d SMs", m.gpu, m.sm_count);
+    else if (m.gpu[0])
+        snprintf(out->gpu, sizeof out->gpu, "%.96s", m.gpu);
     int rc = keep_raw(r, &m, out);
     if (rc)
         snprintf(out->reason, sizeof out->reason, "cannot keep the runner output: %s", strerror(errno));

@@ -66,6 +66,15 @@ static int measure_one(struct run *r, const char *tag, bool best, struct measure
                  "is back", m.reason, r->ck.key, r->dir);
         return ENGINE_GPU_GONE;
     }
+    /* A shape's numbers are compared with its best: all of them must come from one GPU
+     * model. The first measurement that names its GPU (the baseline's) fixes it. */
+    if (m.gpu[0] && r->ck.gpu[0] && strcmp(m.gpu, r->ck.gpu))
+        return run_fail(r, "shape '%s' is measured on '%s' (its baseline and best), but this GPU is '%s': numbers "
+                        "of another model are not comparable, so nothing of iteration %d was recorded; continue it "
+                        "on a '%s', or tune the shape on this GPU in another --tuning directory", r->ck.key,
+                        r->ck.gpu, m.gpu, q.iter, r->ck.gpu);
+    if (m.gpu[0] && !r->ck.gpu[0])
+        snprintf(r->ck.gpu, sizeof r->ck.gpu, "%s", m.gpu);
     to_rec(r, &m, rec);
     return 0;
 }

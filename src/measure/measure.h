@@ -130,6 +130,7 @@ struct measure_result {
     enum measure_status status;
     char error[1024];         /* why not ok (runner's "error", or how it died) */
     char gpu[96];
+    int sm_count;             /* the runner's device's SMs; 0 unknown */
     int dtype;                /* enum croq_dtype, -1 unknown */
     long m, n, k;
     struct measure_verify verify;

@@ -109,6 +109,8 @@ static void read_top(struct jget *g, json_t *root, struct measure_result *r)
     char dtype[16] = "";
     long long x;
     jget_str(g, root, "", "gpu", false, r->gpu, sizeof r->gpu);
+    if (jget_int(g, root, "", "sm_count", false, &x) && x > 0 && x < 100000)
+        r->sm_count = (int)x;
     if (jget_str(g, root, "", "dtype", false, dtype, sizeof dtype))
         r->dtype = croq_dtype_parse(dtype);
     if (jget_int(g, root, "", "m", false, &x)) r->m = (long)x;
