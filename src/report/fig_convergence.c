@@ -203,7 +203,7 @@ static void conv_script(const struct report_shape *s, struct strbuf *sb, bool ab
     plot_str(sb, title);
     strbuf_addf(sb, "\nset xlabel \"iteration\"\nset ylabel \"TFLOPS (dense-equivalent, 2MNK/t)\"\n"
                     "set xrange [-1:%d]\nset xtics 0, %d\nset yrange [ylo:yhi]\nset xlabel offset 0,0.3\n"
-                    "set bmargin 8\nset ytics tick_start, tick_step\n%s"
+                    "set bmargin 11\nset ytics tick_start, tick_step\n%s"
                     "set key outside below center horizontal maxrows 3 Left reverse samplen 2 width 2 font \",10\"\n",
                 r.x_max, fig_iter_tick_step(r.x_max),
                 r.has_failed ? "set ytics add (\"failed\" fail_y)\n"

@@ -85,12 +85,13 @@ static bool speedup_part(struct report_out *o, const struct report_sweep *sw, co
                      "set style fill solid 0.9 border rgb \"white\"\nset yrange [0:*]\n"
                      "set ylabel \"TFLOPS (dense-equivalent, 2MNK/t)\"\n"
                      "set xlabel \"shape (MxNxK)\"\n"
-                     "set xtics rotate by -35 left font \",9\"\nset bmargin 8\n"
+                     "set xtics rotate by -35 left font \",9\"\nset bmargin 8\nset rmargin 10\n"
                      "set key inside top left vertical Left reverse opaque font \",10\"\n");
     if (anchors)
         strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
-    if (any_sim(sw))
-        strbuf_adds(&sb, "set label \"sim: simulated backend, not GPU measurements\" at screen 0.5, screen 0.03 font \",9\"\n");
+    if (any_sim(sw)) /* top right: the x label sits at the bottom centre */
+        strbuf_adds(&sb, "set label \"sim: simulated backend, not GPU measurements\" at screen 0.99, screen 0.97 right "
+                         "font \",9\"\n");
     /* One cluster of bars per shape, 28 px each: a part of SPEEDUP_PER_FIGURE shapes is
      * at most 1320 px wide, legible on a page and in a paper column when scaled. */
     int width = (int)rows * 28 + 200 > 900 ? (int)rows * 28 + 200 : 900;

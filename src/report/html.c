@@ -35,7 +35,8 @@ static const char page_css[] =
     ".dyinfo{font-size:13px;min-height:20px;color:#333;background:#f6f8fa;padding:4px 8px;white-space:pre-wrap}\n"
     "nav ul{columns:3;font-size:13px}\n";
 
-/* Opens a shape's details when a link (#shape-KEY) points at it. Builds one dygraphs
+/* Opens a shape's details when a link (#shape-KEY) points at it, and loads the figures
+ * of a details block when it opens (a sweep page defers them). Builds one dygraphs
  * chart per <script class="dy-data"> block, when its chart comes
  * near the viewport (a sweep page has hundreds: building all at load took seconds); the
  * hover line shows the iteration's decision and idea through textContent, never as HTML. */
@@ -47,6 +48,15 @@ static const char page_js[] =
     "    var dt = el && el.querySelector('details.shape-detail');\n"
     "    if (dt) dt.open = true;\n"
     "  }\n"
+    "  var details = document.querySelectorAll('details.shape-detail');\n"
+    "  for (var k = 0; k < details.length; k++)\n"
+    "    details[k].addEventListener('toggle', function (e) {\n"
+    "      var imgs = e.target.open ? e.target.querySelectorAll('img[data-src]') : [];\n"
+    "      for (var m = 0; m < imgs.length; m++) {\n"
+    "        imgs[m].src = imgs[m].getAttribute('data-src');\n"
+    "        imgs[m].removeAttribute('data-src');\n"
+    "      }\n"
+    "    });\n"
     "  window.addEventListener('hashchange', openHash);\n"
     "  openHash();\n"
     "  function build(block) {\n"
@@ -199,17 +209,19 @@ static void howto(struct strbuf *sb)
         "% of peak is against the sparse tensor-core peak at the measured SM clock.</li>\n"
         "<li><b>Convergence charts</b>: x = iteration (0 is the baseline kernel), y = TFLOPS. Each marker is one "
         "candidate kernel: black square = iteration 0, green dot = KEEP (became the new best), grey circle = DISCARD "
-        "(correct but not faster). "
+        "(correct, but slower or faster only within the noise; a dark diamond marks one that measured above the best: "
+        "its gain was within the noise or did not hold when measured again). "
         "Red ×, orange triangle and purple square on the \"failed\" tick at the bottom are candidates that gave a wrong "
-        "result, crashed or timed out: they have no TFLOPS. The blue step line is the best so far; dashed "
+        "result, crashed or timed out: they have no TFLOPS. The blue step line is the best so far; where it drops, the best was "
+        "measured again and the line follows that measurement (a blue ✱, explained under the figure); dashed "
         "horizontal lines are the baseline and the vendor libraries (cuBLAS dense, cuSPARSELt 2:4).</li>\n"
         "<li>\"anchor (not same run)\" marks a vendor number from the reference table "
         "(vendor-anchors-h200.json, measured on another day), used where <code>croqtuner compare</code> has not measured "
         "this shape in this run: compare with care.</li>\n"
         "<li>Baseline = the run's iteration 0: the simple baseline kernel for a from-scratch run (key ending in _fs), "
         "the starting configuration (best of the nearest tuned shape) for a from-current-best run.</li>\n"
-        "<li>Speed-ups (×) are best ÷ reference: above 1× this tuner's kernel is faster. Geomean rows count each "
-        "shape once (the better of its from-scratch and from-current-best runs).</li>\n"
+        "<li>Speed-ups (×) are best ÷ reference: above 1× this tuner's kernel is faster. The geometric "
+        "means over baselines are per run mode; over the vendors each shape counts once (the better of its runs).</li>\n"
         "<li>Every figure comes as SVG, PDF and PNG with its gnuplot script and data beside it; every table as CSV, "
         "Markdown and LaTeX (booktabs). Hover an interactive chart to see each iteration's idea.</li>\n"
         "</ul></div>\n");
@@ -249,9 +261,15 @@ static void notes_section(const struct report_render *rr, struct strbuf *sb)
 
 void html_figure(const struct report_render *rr, struct strbuf *sb, const char *stem, const char *alt)
 {
+    html_figure_as(rr, sb, stem, alt, false);
+}
+
+void html_figure_as(const struct report_render *rr, struct strbuf *sb, const char *stem, const char *alt,
+                    bool deferred)
+{
     char rel[512];
     snprintf(rel, sizeof rel, "%s.svg", stem);
-    strbuf_adds(sb, "<figure><img src=\"");
+    strbuf_adds(sb, deferred ? "<figure><img data-src=\"" : "<figure><img src=\"");
     struct strbuf u = STRBUF_INIT;
     esc_url_path(&u, rel);
     esc_html(sb, strbuf_str(&u));

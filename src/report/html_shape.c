@@ -135,6 +135,9 @@ static void table_block(const struct report_render *rr, struct strbuf *sb, struc
     table_release(t);
 }
 
+/* Whether shapes' details are open at load (few shapes); closed ones defer their figures. */
+static bool details_open(const struct report_render *rr) { return rr->sw->n_shapes <= HTML_SHAPES_OPEN_MAX; }
+
 /* What the figure shows that would otherwise look wrong: the best-so-far line going
  * down, and DISCARDs above it. */
 static void explain_lines(const struct report_shape *s, struct strbuf *sb)
@@ -170,7 +173,7 @@ static void convergence(const struct report_render *rr, size_t i, struct strbuf 
     strbuf_adds(sb, "<h3>Convergence: TFLOPS of every iteration</h3>\n");
     snprintf(stem, sizeof stem, "shapes/%s/convergence", s->key);
     if (rr->files[i].convergence)
-        html_figure(rr, sb, stem, "convergence: TFLOPS per iteration");
+        html_figure_as(rr, sb, stem, "convergence: TFLOPS per iteration", !details_open(rr));
     else
         html_downloads(rr, sb, stem, true);
     explain_lines(s, sb);
@@ -192,7 +195,7 @@ static void bottlenecks(const struct report_render *rr, size_t i, struct strbuf 
     strbuf_adds(sb, "<h3>Bottlenecks by phase of the run</h3>\n");
     snprintf(stem, sizeof stem, "shapes/%s/bottlenecks", s->key);
     if (rr->files[i].bottlenecks)
-        html_figure(rr, sb, stem, "bottleneck categories per phase");
+        html_figure_as(rr, sb, stem, "bottleneck categories per phase", !details_open(rr));
     struct report_table t;
     tables_bottleneck(s, &rr->bn, &t);
     snprintf(id, sizeof id, "bottlenecks-%s", s->key);
@@ -211,7 +214,7 @@ void html_shape(const struct report_render *rr, size_t i, struct strbuf *sb)
          * demand (closed, nothing of them is fetched, decoded or built), so the page stays
          * fast; a report of a few shapes shows them open. */
         strbuf_addf(sb, "<details class=\"shape-detail\"%s><summary>convergence, bottlenecks, interactive chart "
-                    "and tables</summary>\n", rr->sw->n_shapes <= HTML_SHAPES_OPEN_MAX ? " open" : "");
+                    "and tables</summary>\n", details_open(rr) ? " open" : "");
         convergence(rr, i, sb);
         bottlenecks(rr, i, sb);
         strbuf_adds(sb, "</details>\n");

@@ -47,4 +47,8 @@ void html_dygraph(const struct report_shape *s, struct strbuf *sb);
 void html_environment(const struct report_render *rr, struct strbuf *sb);
 /* <figure> with the SVG and links to all of the figure's files. */
 void html_figure(const struct report_render *rr, struct strbuf *sb, const char *stem, const char *alt);
+/* Same; deferred: the image's address in data-src, loaded by the page's script when the
+ * shape's details open (a sweep page holds hundreds of figures). */
+void html_figure_as(const struct report_render *rr, struct strbuf *sb, const char *stem, const char *alt,
+                    bool deferred);
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The report a new user reads (issue 17, item 13): run from anywhere, a copied croqtuner
-# finds the anchors beside its own checkout; the sweep speed-up figure is split per dtype
+# finds the anchors beside its own checkout, and a simulated run's report needs none; the sweep speed-up figure is split per dtype
 # and run mode into parts of at most 40 shapes (bounded width); the legend does not call
 # a DISCARD that measured above the best "not faster"; a drop of the best-so-far line
 # (the best measured again) is marked and explained; the page names the environment
@@ -25,6 +25,16 @@ cp "$fx/vendor-anchors.json" "$tmp/co/shared/data/vendor-anchors-h200.json"
 grep -q "anchors file not found" "$tmp/stderr" "$tmp/got/notes.txt" && fail "the anchors beside the binary were not found"
 cmp -s "$tmp/want/tables/summary.csv" "$tmp/got/tables/summary.csv" ||
     fail "the report from elsewhere differs from the one given --anchors"
+
+# a simulated run needs no anchors: without them its report is complete, not "partial"
+mkdir -p "$tmp/bare/bin"
+cp "$bin" "$tmp/bare/bin/croqtuner"
+"$bin" tune --backend sim --quiet --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 2 --tuning "$tmp/sim" ||
+    fail "sim tune"
+(cd "$tmp/elsewhere" && env -u CROQ_ANCHORS -u CROQ_SOURCE_DIR "$tmp/bare/bin/croqtuner" report --tuning "$tmp/sim" \
+    --out "$tmp/simout" >"$tmp/stdout" 2>"$tmp/stderr") || fail "sim report: $(cat "$tmp/stderr")"
+grep -q " 0 missing, 0 skipped" "$tmp/stdout" || fail "a complete simulated report counts something missing: $(cat "$tmp/stdout")"
+grep -q "This report is partial" "$tmp/simout/index.html" && fail "a complete simulated report calls itself partial"
 
 # ---- the figure of one shape: legend, re-measured best ---------------------------------
 key=f16_4096x8192x8192
