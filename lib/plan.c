@@ -95,7 +95,9 @@ croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t h, croqsparse_pla
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "alpha must be finite");
     if (!h)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
-    struct croqsparse_plan *p = calloc(1, sizeof *p);
+    /* 64-B aligned: the plan holds CUtensorMaps, which the encoder wants at 64-B
+     * addresses (calloc promises 16). */
+    struct croqsparse_plan *p = aligned_alloc(64, (sizeof *p + 63) / 64 * 64);
     if (!p)
         return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
     *p = (struct croqsparse_plan){.h = h, .dtype = dtype, .m = m, .n = n, .k = k, .epilogue = epilogue, .alpha = alpha};
