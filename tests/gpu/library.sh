@@ -10,7 +10,8 @@
 #  2. croq-runner run --scaled --no-time on every cubin of the default pack (build/pack-work,
 #     made at build time): the runner's verification of the ABI-2 epilogue.
 # Usage (GPU machine, repo root): tests/gpu/library.sh BIN_DIR OUT_DIR
-# Writes OUT_DIR/library.jsonl, library.txt (table), runner-scaled.jsonl; prints the tables.
+# Writes OUT_DIR/library.jsonl, library.txt (table + progress lines), runner-scaled.jsonl;
+# prints the tables. LIB_SHAPES replaces the shape list, RUNNER_SCALED=0 skips part 2.
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
@@ -45,5 +46,6 @@ for l in open(sys.argv[1]):
           f"err/tol={v.get('max_err_over_tol')} epilogue={r.get('epilogue')} {r.get('error','')[:80]}")
 PY
 echo "== croqsparse-check (TFLOPS; ratio = ours / best cuSPARSELt; exit $rc)"
-cat "$OUT/library.txt"
+grep -v '^  \.\. ' "$OUT/library.txt"
+echo "(last step: $(grep '^  \.\. ' "$OUT/library.txt" | tail -n 1))"
 exit $rc
