@@ -18,6 +18,7 @@ static const struct croq_command commands[] = {
     {"audit", cmd_audit, "re-derive every recorded iteration from its sources and raw measurements"},
     {"source", cmd_source, "one candidate's exact kernel source, regenerated from its recipe when not kept whole"},
     {"compact", cmd_compact, "keep a tuning directory's generated sources as recipes (configuration + generator)"},
+    {"plan-sim", cmd_plan_sim, "predict a parallel sweep's wall time and idle share from measured shape durations"},
     {"resume", cmd_resume, "continue everything unfinished in a tuning directory"},
     {"slurm", cmd_slurm, "an sbatch job array (and its merge job) for a sweep on a cluster"},
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},

@@ -1,0 +1,176 @@
+/* src/cli/cmd_plan_sim.c — `croqtuner plan-sim`: a parallel sweep's wall time and idle
+ * share predicted for 1..N workers from measured per-shape durations (src/scale/plansim.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "scale/plansim.h"
+#include "util/args.h"
+#include "util/log.h"
+
+#define PLAN_SIM_COUNTS 16
+
+static const char plan_sim_usage[] =
+    "usage: croqtuner plan-sim --measured DIR [--measured DIR ...] [--workers 1,2,4,8]\n"
+    "                          [--dtype f16|e4m3|all] [--mode scratch|best] [--waves 1|2|3]\n"
+    "                          [--iters N] [--init-seconds S] [--shapes FILE]\n"
+    "\n"
+    "Predict the wall time of `croqtuner sweep --gpus` without a GPU: the sweep's plan\n"
+    "(docs/scale.md, waves per dtype, INIT claims then TUNE claims, the first free worker\n"
+    "taking the first unclaimed shape) run by each number of simulated workers, every shape\n"
+    "taking (iterations + 1) x (a + b x GFLOP) seconds, a and b fitted to the done shapes of\n"
+    "the --measured tuning directories (their results.tsv timestamps; shapes with injected\n"
+    "faults left out). Prints the measured points and the fit, then per worker count the end\n"
+    "of each wave with the idle share so far and the wave's longest shape, the wall time,\n"
+    "the idle share and the speed-up over one worker. Stage 4 (needs_scratch reruns)\n"
+    "depends on results and is not simulated.\n"
+    "\n"
+    "  --waves N        simulate stages 1..N (default 1: the typical shapes from scratch)\n"
+    "  --iters N        every shape's budget (default: shapes.json's, 150 / 30)\n"
+    "  --init-seconds S one INIT claim (default 1)\n"
+    "  --longest-first  what-if: a worker tunes the longest claimable shape of the current\n"
+    "                   waves first instead of the next in plan order (the sweep does not)\n"
+    "\n"
+    "Exit status: 0 printed, 1 a directory or shapes.json cannot be read, 2 bad usage.\n";
+
+/* "1,2,4,8" -> counts; -1 on a bad list (message printed). */
+static int parse_counts(const char *s, int *out, int *n)
+{
+    *n = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > SCALE_WORKERS_MAX || *n == PLAN_SIM_COUNTS || (*end && *end != ',')) {
+            log_error("plan-sim: --workers '%s': a list of worker counts 1..%d, like 1,2,4,8", s, SCALE_WORKERS_MAX);
+            return -1;
+        }
+        out[(*n)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return *n ? 0 : -1;
+}
+
+static void print_run(const struct plansim_result *r, int workers, double one_wall)
+{
+    printf("\n%d worker%s:\n", workers, workers == 1 ? "" : "s");
+    printf("  %-6s %-5s %6s %10s %10s %11s %9s  %s\n", "dtype", "wave", "shapes", "start_s", "end_s", "idle_so_far",
+           "longest_s", "longest shape");
+    for (size_t i = 0; i < r->n_waves; i++) {
+        const struct plansim_wave *w = &r->waves[i];
+        printf("  %-6s %-5d %6zu %10.0f %10.0f %10.1f%% %9.0f  %s\n", croq_dtype_name(w->dtype), w->stage, w->shapes,
+               w->start_s, w->end_s, 100 * w->idle_share, w->longest_s, w->longest);
+    }
+    printf("  wall %.0f s (%.2f h), idle %.1f%%, speed-up over 1 worker %.2fx (%.2f per worker)\n", r->wall_s,
+           r->wall_s / 3600, 100 * r->idle_share, one_wall / r->wall_s, one_wall / r->wall_s / workers);
+}
+
+int cmd_plan_sim(int argc, char **argv)
+{
+    const char *measured[16], *dt = "all", *mode = NULL, *shapes = NULL, *v;
+    int nmeasured = 0, counts[PLAN_SIM_COUNTS] = {1, 2, 4, 8}, ncounts = 4, waves = 1;
+    long iters = 0;
+    double init_s = 1;
+    bool longest_first = false;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        long l;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(plan_sim_usage, stdout);
+            return 0;
+        } else if (args_flag(argv, i, "--longest-first")) {
+            longest_first = true;
+        } else if ((r = args_value(argc, argv, &i, "--measured", &v)) > 0) {
+            if (nmeasured == 16) {
+                log_error("plan-sim: at most 16 --measured directories");
+                return 2;
+            }
+            measured[nmeasured++] = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--workers", &v)) > 0) {
+            if (parse_counts(v, counts, &ncounts))
+                return 2;
+        } else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0) {
+            dt = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--mode", &v)) > 0) {
+            mode = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--shapes", &v)) > 0) {
+            shapes = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--waves", &v)) > 0) {
+            if (args_long("--waves", v, &l) || l < 1 || l > 3) {
+                log_error("plan-sim: --waves '%s': 1, 2 or 3", v);
+                return 2;
+            }
+            waves = (int)l;
+        } else if (!r && (r = args_value(argc, argv, &i, "--iters", &v)) > 0) {
+            if (args_long("--iters", v, &iters) || iters < 1 || iters > 999) {
+                log_error("plan-sim: --iters '%s': 1..999", v);
+                return 2;
+            }
+        } else if (!r && (r = args_value(argc, argv, &i, "--init-seconds", &v)) > 0) {
+            if (args_double("--init-seconds", v, &init_s) || !(init_s >= 0 && init_s < 3600)) {
+                log_error("plan-sim: --init-seconds '%s': seconds, 0..3600", v);
+                return 2;
+            }
+        } else {
+            if (r == 0)
+                log_error("plan-sim: unknown option '%s' (see 'croqtuner plan-sim --help')", argv[i]);
+            return 2;
+        }
+    }
+    int dtype = !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
+    int m = mode ? mode_parse(mode) : -1;
+    if ((dtype < 0 && strcmp(dt, "all")) || (mode && m < 0) || !nmeasured) {
+        log_error("plan-sim: %s", !nmeasured ? "--measured DIR is required (a tuning directory of real runs)"
+                                  : mode && m < 0 ? "--mode is scratch or best" : "--dtype is f16, e4m3 or all");
+        return 2;
+    }
+    char found[4096], err[700];
+    if (!shapes) {
+        if (shapes_find_file(found, sizeof found, err, sizeof err)) {
+            log_error("plan-sim: %s (give --shapes FILE)", err);
+            return 1;
+        }
+        shapes = found;
+    }
+    struct plansim_point *pts = NULL;
+    size_t npts = 0;
+    for (int i = 0; i < nmeasured; i++)
+        if (plansim_measure(measured[i], &pts, &npts, err, sizeof err) < 0) {
+            log_error("plan-sim: --measured %s: %s", measured[i], err);
+            free(pts);
+            return 1;
+        }
+    if (!npts) {
+        log_error("plan-sim: no done shape without injected faults in the --measured directories");
+        return 1;
+    }
+    struct scale_plan plan;
+    if (plan_build(shapes, dtype, m, false, &plan, err, sizeof err)) {
+        log_error("plan-sim: %s", err);
+        free(pts);
+        return 1;
+    }
+    struct plansim_model model = {.init_s = init_s, .longest_first = longest_first};
+    plansim_fit(pts, npts, &model);
+    printf("measured (seconds per stored iteration, from results.tsv timestamps):\n");
+    for (size_t i = 0; i < npts; i++)
+        printf("  %-26s %9.1f GFLOP %4d iterations %6.2f s/iteration\n", pts[i].key, pts[i].gflop,
+               pts[i].iterations, pts[i].s_per_iter);
+    printf("fit: %.3f s + %.5f s/GFLOP per iteration; INIT %.1f s; waves 1..%d of dtype %s, mode %s, %s; %s\n",
+           model.a_s, model.b_s_per_gflop, init_s, waves, dt, mode ? mode : "the default plan",
+           iters ? "--iters given" : "shapes.json budgets",
+           longest_first ? "longest shape first (what-if)" : "claims in plan order (as the sweep)");
+    double one = 0;
+    for (int c = 0; c < ncounts; c++) {
+        struct plansim_result r, r1;
+        if (!one) {
+            plansim_run(&plan, waves, (int)iters, 1, &model, &r1);
+            one = r1.wall_s;
+        }
+        plansim_run(&plan, waves, (int)iters, counts[c], &model, &r);
+        print_run(&r, counts[c], one);
+    }
+    plan_release(&plan);
+    free(pts);
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* src/scale/plansim.h — a parallel sweep's wall time predicted without a GPU.
+ *
+ * The sweep plan (plan.c) run by N simulated workers under the claiming rules of next.c:
+ * per dtype the first unfinished wave; in it, INIT claims on every shape first, then TUNE
+ * claims, each worker taking the first shape of the plan nobody has (f16's wave before
+ * e4m3's); a worker with nothing to claim waits for the next release. Each shape takes
+ * the seconds of a duration model fitted to measured runs: (iterations + 1) x
+ * (a + b x GFLOP), GFLOP = 2MNK / 1e9, a and b by least squares over the measured
+ * shapes' mean seconds per stored iteration (weighted by their iterations). Stage 4 (the
+ * needs_scratch reruns) depends on results and is not simulated. Deterministic; pure
+ * functions, no I/O except plansim_measure, which reads tuning directories.
+ */
+#ifndef CROQ_SCALE_PLANSIM_H
+#define CROQ_SCALE_PLANSIM_H
+#include <stddef.h>
+
+#include "scale/scale.h"
+
+/* One measured shape: its size, and the seconds per stored iteration it took. */
+struct plansim_point {
+    char key[KEY_MAX];
+    double gflop;
+    int iterations;      /* rows after the baseline */
+    double s_per_iter;   /* (last row's timestamp - the baseline's) / iterations */
+};
+struct plansim_model {
+    double a_s, b_s_per_gflop; /* seconds per iteration = a + b x GFLOP */
+    double init_s;             /* one INIT claim */
+    bool longest_first;        /* what-if: a TUNE claim takes the longest claimable shape of
+                                  both dtypes' current waves instead of the first in plan
+                                  order (next.c does the latter); INIT claims still first */
+};
+
+/* The done shapes of a tuning directory with at least one iteration after the baseline
+ * and no injected fault (no DISCARD_TIMEOUT / DISCARD_RUNTIME_CRASH row: a hang's time
+ * limit is not a duration of tuning), appended to *pts (malloc'd, *n updated). Returns
+ * how many were added, or -1 with err when state.json or a log cannot be read. */
+int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, char *err, size_t errlen);
+/* Least squares fit of a and b (b >= 0; a alone when the points cannot tell b). */
+void plansim_fit(const struct plansim_point *pts, size_t n, struct plansim_model *m);
+double plansim_shape_seconds(const struct plansim_model *m, const struct shape_key *k, int iterations);
+
+/* One wave's outcome. */
+struct plansim_wave {
+    int dtype, stage;
+    size_t shapes;
+    double start_s, end_s;       /* first claim, last release */
+    double longest_s;            /* its longest shape (TUNE) ... */
+    char longest[KEY_MAX];       /* ... which one */
+    double idle_share;           /* idle worker-seconds / (workers x end_s), from 0 to end_s */
+};
+struct plansim_result {
+    double wall_s;
+    double busy_s;               /* worker-seconds of INIT and TUNE */
+    double idle_share;           /* 1 - busy / (workers x wall) */
+    struct plansim_wave waves[6];/* in the order they ended */
+    size_t n_waves;
+};
+/* Simulate stages 1..max_stage (<= 3) of p with workers workers; iters 0: each mode's
+ * budget from the plan's shapes.json. */
+void plansim_run(const struct scale_plan *p, int max_stage, int iters, int workers, const struct plansim_model *m,
+                 struct plansim_result *out);
+#endif
