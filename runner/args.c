@@ -14,7 +14,8 @@ enum arg_kind { ARG_STR, ARG_INT, ARG_U64, ARG_FLAG, ARG_SHAPE, ARG_DTYPE, ARG_R
 #define CMD_COMPARE 2
 #define CMD_HEALTH 4
 #define CMD_SUITE 8
-#define CMD_MEASURE (CMD_RUN | CMD_COMPARE | CMD_SUITE)
+#define CMD_SERVE 16
+#define CMD_MEASURE (CMD_RUN | CMD_COMPARE | CMD_SUITE | CMD_SERVE)
 
 struct arg_spec {
     const char *name;
@@ -31,9 +32,9 @@ static const struct arg_spec specs[] = {
     {"--shape", ARG_SHAPE, CMD_MEASURE, OFF(shape), 0, 0},
     {"--dtype", ARG_DTYPE, CMD_MEASURE, OFF(dtype), 0, 0},
     {"--seed", ARG_U64, CMD_MEASURE, OFF(seed), 0, 0},
-    {"--warmup", ARG_INT, CMD_MEASURE, OFF(warmup), 0, 100000},
-    {"--iters", ARG_INT, CMD_MEASURE, OFF(iters), 1, 100000},
-    {"--trials", ARG_INT, CMD_MEASURE, OFF(trials), 1, 100},
+    {"--warmup", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(warmup), 0, 100000},
+    {"--iters", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(iters), 1, 100000},
+    {"--trials", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(trials), 1, 100},
     {"--no-time", ARG_FLAG, CMD_RUN | CMD_SUITE, OFF(no_time), 0, 0},
     {"--scaled", ARG_FLAG, CMD_RUN, OFF(scaled), 0, 0},
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
@@ -43,7 +44,8 @@ static const struct arg_spec specs[] = {
 static int cmd_bit(const char *cmd)
 {
     return !strcmp(cmd, "run") ? CMD_RUN : !strcmp(cmd, "compare") ? CMD_COMPARE
-         : !strcmp(cmd, "health") ? CMD_HEALTH : !strcmp(cmd, "suite") ? CMD_SUITE : 0;
+         : !strcmp(cmd, "health") ? CMD_HEALTH : !strcmp(cmd, "suite") ? CMD_SUITE
+         : !strcmp(cmd, "serve") ? CMD_SERVE : 0;
 }
 
 static int parse_long(const char *s, long *v)
@@ -154,7 +156,7 @@ int args_parse(int argc, char **argv, struct runner_opts *o)
         runner_fail(RS_BAD_ARGS, "run: '--cubin FILE' is required");
         return -1;
     }
-    if ((cmd & (CMD_COMPARE | CMD_SUITE)) && o->dtype < 0) {
+    if ((cmd & (CMD_COMPARE | CMD_SUITE | CMD_SERVE)) && o->dtype < 0) {
         runner_fail(RS_BAD_ARGS, "%s: '--dtype f16|e4m3' is required", argv[0]);
         return -1;
     }

@@ -14,6 +14,7 @@ static const struct {
     {"compare", runner_cmd_compare},
     {"health", runner_cmd_health},
     {"suite", runner_cmd_suite},
+    {"serve", runner_cmd_serve},
 };
 
 static void usage(FILE *f)
@@ -25,6 +26,8 @@ static void usage(FILE *f)
           "                           [--warmup W] [--iters N] [--trials T] [--reference R] [--device D]\n"
           "       croq-runner health  [--device 0]\n"
           "       croq-runner suite   --cubins LIST --dtype D --shape MxNxK [run's options]\n"
+          "       croq-runner serve   --dtype D --shape MxNxK [--seed S] [--reference R] [--device D]\n"
+          "                           (a worker: JSON requests on stdin, one reply line each)\n"
           "One JSON object on stdout (docs/runner-protocol.md); diagnostics on stderr.\n", f);
 }
 
@@ -39,7 +42,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
     /* Still one JSON object, so the tuner's parser needs no special case. */
-    runner_fail(RS_BAD_ARGS, "unknown command '%s' (run, compare, health, suite)", argc >= 2 ? argv[1] : "");
+    runner_fail(RS_BAD_ARGS, "unknown command '%s' (run, compare, health, suite, serve)", argc >= 2 ? argv[1] : "");
     usage(stderr);
     return output_emit(output_new(argc >= 2 ? argv[1] : ""), RS_BAD_ARGS, runner_fail_message());
 }

@@ -22,5 +22,6 @@ int runner_cmd_run(int argc, char **argv);
 int runner_cmd_compare(int argc, char **argv);
 int runner_cmd_health(int argc, char **argv);
 int runner_cmd_suite(int argc, char **argv);
+int runner_cmd_serve(int argc, char **argv);
 
 #endif

@@ -26,8 +26,8 @@ static int warm_up(const struct gpu *g, int n, timing_launch_fn fn, void *ctx)
     return 0;
 }
 
-static int one_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *ctx, CUevent ev[2],
-                     double *ms_per_launch, struct gpu_snapshot *snap)
+int timing_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *ctx, CUevent ev[2],
+                 double *ms_per_launch, struct gpu_snapshot *snap)
 {
     float ms = 0;
     CU_CHECK(RS_LAUNCH_ERROR, cuEventRecord(ev[0], g->stream));
@@ -44,7 +44,7 @@ static int one_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *
     return 0;
 }
 
-static void summarise(struct timing_result *r, double flops)
+void timing_summarise(struct timing_result *r, double flops)
 {
     double lo = r->trial_ms[0], hi = r->trial_ms[0];
     double clocks[TIMING_MAX_TRIALS];
@@ -77,9 +77,9 @@ int timing_run(const struct gpu *g, const struct timing_opts *o, double flops,
     if (warm_up(g, o->warmup, fn, ctx))
         goto out;
     for (int t = 0; t < r->trials; t++)
-        if (one_trial(g, o->iters, fn, ctx, ev, &r->trial_ms[t], &r->snap[t]))
+        if (timing_trial(g, o->iters, fn, ctx, ev, &r->trial_ms[t], &r->snap[t]))
             goto out;
-    summarise(r, flops);
+    timing_summarise(r, flops);
     rc = 0;
 out:
     for (int i = 0; i < 2; i++)

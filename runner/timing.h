@@ -38,6 +38,14 @@ typedef int (*timing_launch_fn)(void *ctx);
 int timing_run(const struct gpu *g, const struct timing_opts *o, double flops,
                timing_launch_fn fn, void *ctx, struct timing_result *r);
 
+/* One trial: event, iters launches of fn, event; snap sampled while they run; then
+ * synchronised and checked. *ms_per_launch = elapsed / iters. ev: two created events. */
+int timing_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *ctx, CUevent ev[2],
+                 double *ms_per_launch, struct gpu_snapshot *snap);
+/* median_ms, spread_pct, tflops and sm_clock_median_mhz from r->trials trial_ms[] and
+ * snap[] (flops = 2*M*N*K); the paired timing of `serve` (pairtime.h) fills those itself. */
+void timing_summarise(struct timing_result *r, double flops);
+
 /* {"warmup", "iters", "trials": [ms...], "median_ms", "spread_pct", "tflops"} */
 json_t *timing_json(const struct timing_opts *o, const struct timing_result *r);
 /* {"nvml", "sm_clock_mhz": [per trial], "sm_clock_median_mhz", "sm_clock_max_mhz",

@@ -47,6 +47,11 @@ static json_t *perf_json(json_t *o, const struct perf_numbers *p)
     json_object_set_new(o, "median_ms", num(p->median_ms));
     json_object_set_new(o, "spread_pct", num(p->spread_pct));
     json_object_set_new(o, "sm_clock_mhz", num(p->sm_clock_mhz));
+    if (isfinite(p->ratio)) { /* paired (rules 3) only: older checkpoints have none */
+        json_object_set_new(o, "ratio", num(p->ratio));
+        json_object_set_new(o, "ratio_lo", num(p->ratio_lo));
+        json_object_set_new(o, "ratio_hi", num(p->ratio_hi));
+    }
     return o;
 }
 
@@ -141,6 +146,8 @@ static json_t *pending_json(const struct pending *p)
         json_object_set_new(o, "candidate_first", measure_json(&p->cand_first));
     if (p->best_remeasured)
         json_object_set_new(o, "best_remeasured", measure_json(&p->best_re));
+    if (p->fresh_checked)
+        json_object_set_new(o, "candidate_fresh", measure_json(&p->fresh));
     return o;
 }
 
@@ -272,6 +279,12 @@ static void read_perf(struct rd *r, json_t *o, struct perf_numbers *p)
     get_num(r, o, "median_ms", &p->median_ms);
     get_num(r, o, "spread_pct", &p->spread_pct);
     get_num(r, o, "sm_clock_mhz", &p->sm_clock_mhz);
+    p->ratio = p->ratio_lo = p->ratio_hi = NAN;
+    if (json_object_get(o, "ratio")) {
+        get_num(r, o, "ratio", &p->ratio);
+        get_num(r, o, "ratio_lo", &p->ratio_lo);
+        get_num(r, o, "ratio_hi", &p->ratio_hi);
+    }
 }
 
 static void read_measure(struct rd *r, json_t *o, const char *where, struct measure_rec *m)
@@ -363,6 +376,10 @@ static void read_pending(struct rd *r, json_t *o, struct pending *p)
     p->best_remeasured = b != NULL;
     read_measure(r, f, "pending.candidate_first", &p->cand_first);
     read_measure(r, b, "pending.best_remeasured", &p->best_re);
+    /* present only when a KEEP was verified on a new operand set (rules 3) */
+    json_t *fr = get_obj_opt(r, o, "candidate_fresh", false, true);
+    p->fresh_checked = fr != NULL;
+    read_measure(r, fr, "pending.candidate_fresh", &p->fresh);
     r->where = NULL;
 }
 

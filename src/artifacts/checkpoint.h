@@ -15,6 +15,9 @@
 /* The numbers of one measurement, as recorded. */
 struct perf_numbers {
     double tflops, median_ms, spread_pct, sm_clock_mhz;
+    /* paired timing (rules 3): speedup over the incumbent, median and 95% interval
+     * (src/measure/paired.h); NAN when the measurement was not paired */
+    double ratio, ratio_lo, ratio_hi;
 };
 
 /* ---- the checkpoint (checkpoint.c) ---------------------------------------------- */
@@ -56,6 +59,8 @@ struct pending {
     struct measure_rec cand_first;
     bool best_remeasured;
     struct measure_rec best_re;
+    bool fresh_checked;               /* rules 3: a KEEP verified again on a new operand set */
+    struct measure_rec fresh;
     enum decision decision;           /* valid when measured */
     char note[NOTE_MAX];
 };

@@ -16,8 +16,12 @@
  * (its checkpoint and results.tsv header record it), so a resumed or audited run is
  * decided as it was. 1: the noise rule alone. 2: a first measurement whose gain is above
  * the floor but within the spread is confirmed: candidate and best measured again, and
- * KEEP iff the second pair also shows a gain above the floor (decide.c says why). */
-#define DECIDE_RULES 2
+ * KEEP iff the second pair also shows a gain above the floor (decide.c says why). 3:
+ * candidate and best are timed in alternating trials of one worker process, and KEEP
+ * iff the lower end of the 95% interval of the per-pair speedup exceeds 1 + the paired
+ * floor (engine/decide.h); only a measurement above the physical peak is repeated; a
+ * KEEP is first verified again on an operand set never used in the shape. */
+#define DECIDE_RULES 3
 
 /* ---- phases (names.c; the table of moves: engine/phase.c) --------------------------------------------------------- */
 

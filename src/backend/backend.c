@@ -4,10 +4,12 @@
 #include <jansson.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 
@@ -128,4 +130,37 @@ void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, 
     json_object_set_new(j, "timing", t);
     json_object_set_new(g, "sm_clock_median_mhz", json_real(clock_mhz));
     json_object_set_new(j, "gpu_state", g);
+}
+
+void backend_verified_result(double max_err_over_tol, const char *reference, json_t *j, struct cand_result *out)
+{
+    out->status = CAND_OK;
+    out->tflops = out->median_ms = out->spread_pct = out->sm_clock_mhz = out->hw_eff_pct = NAN;
+    out->max_err_over_tol = max_err_over_tol;
+    json_object_set_new(j, "status", json_string("ok"));
+    json_object_set_new(j, "verify", json_pack("{s:b, s:s, s:f}", "passed", 1, "reference", reference,
+                                               "max_err_over_tol", max_err_over_tol));
+}
+
+json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
+                              struct cand_result *out)
+{
+    struct paired_stats st;
+    char sig[CROQ_SIG_MAX];
+    json_t *pj = json_object(), *c = json_array(), *i = json_array();
+    for (int k = 0; k < n; k++) {
+        json_array_append_new(c, json_real(cand_ms[k]));
+        json_array_append_new(i, json_real(inc_ms[k]));
+    }
+    json_object_set_new(pj, "candidate_ms", c);
+    json_object_set_new(pj, "incumbent_ms", i);
+    knobs_signature(r->incumbent_cfg, sig);
+    json_object_set_new(pj, "incumbent_config", json_string(sig));
+    if (paired_stats_compute(cand_ms, inc_ms, n, &st) == 0) {
+        out->ratio = st.median, out->ratio_lo = st.lo, out->ratio_hi = st.hi, out->pairs = st.n;
+        json_object_set_new(pj, "ratio_median", json_real(st.median));
+        json_object_set_new(pj, "ratio_lo", json_real(st.lo));
+        json_object_set_new(pj, "ratio_hi", json_real(st.hi));
+    }
+    return pj;
 }

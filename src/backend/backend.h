@@ -70,13 +70,30 @@ struct cand_req {
     struct croq_shape shape;
     const char *src_rel;     /* srcs/<key>/iterNNN.cu */
     const char *src_hash;    /* FNV-1a 64 of the source, hex */
-    unsigned long long seed; /* operand seed / sim noise seed */
+    unsigned long long seed; /* the shape's operand seed (the base set every timing runs on) /
+                                sim noise seed */
+    /* Paired timing (DECIDE rules 3): the incumbent (the best) the candidate is timed
+     * against, in alternating trials of the same worker; NULL: timed alone. */
+    const struct croq_config *incumbent_cfg;
+    const char *incumbent_src_rel;
+    unsigned long long verify_seed; /* operand set of the verification: seed, or one never
+                                       used before in the shape (a KEEP's check, agent
+                                       candidates): the engine says which */
+    bool no_time;            /* verify only */
+    bool cold_l2;            /* time with operands rotated through buffers larger than L2 */
 };
 
 struct cand_result {
     enum cand_status status;
     char reason[BACKEND_REASON_MAX]; /* why not ok: compiler error line, "exit 3", ... */
     double tflops, median_ms, spread_pct, sm_clock_mhz, hw_eff_pct, max_err_over_tol;
+    /* paired timing: the candidate's speedup over the incumbent (incumbent ms / candidate
+     * ms per pair, src/measure/paired.h): median and 95% interval; NAN when not paired */
+    double ratio, ratio_lo, ratio_hi;
+    int pairs;
+    /* of the measurement's wall time, seconds spent verifying and timing (the rest:
+     * worker start, operand sets, module load, pipes); 0 when unknown */
+    double verify_s, time_s;
     char raw_rel[BACKEND_REL_MAX];   /* raw output kept under perf/<key>/ ("" if none) */
     char raw_hash[BACKEND_HASH_MAX]; /* FNV-1a 64 of that file's bytes */
     char command[BACKEND_CMD_MAX];   /* reproduces the measurement, paths relative to dir */
@@ -94,7 +111,9 @@ struct backend {
     int (*health)(struct backend *b, const struct cand_req *ctx, struct backend_health *out);
     /* Compile req->src_rel. out->status CAND_OK or CAND_COMPILE_ERROR. */
     int (*build)(struct backend *b, const struct cand_req *req, struct cand_result *out);
-    /* Verify and time a built candidate in a child process. */
+    /* Verify and time a built candidate in a child process (paired with the incumbent
+     * when req names one). Many calls for one shape are cheap: the gpu backend keeps one
+     * measurement worker for the shape (src/measure/service.h). */
     int (*measure)(struct backend *b, const struct cand_req *req, struct cand_result *out);
     /* One profiled launch of a built kernel, classified into a bottleneck. */
     int (*profile)(struct backend *b, const struct cand_req *req, struct profile_out *out);
@@ -147,6 +166,15 @@ int backend_write_raw(const struct cand_req *r, struct json_t *j, const char *ba
  * adds "status", "verify" (passed, reference), "timing" and "gpu_state" to j. */
 void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
                        double max_err_over_tol, const char *reference, struct json_t *j, struct cand_result *out);
+/* A verification only (req->no_time): "status" ok and "verify" (passed, reference) in j,
+ * out ok with no numbers (NAN). */
+void backend_verified_result(double max_err_over_tol, const char *reference, struct json_t *j,
+                             struct cand_result *out);
+/* The "paired" block of a paired measurement (both kernels' per-launch ms, n pairs) with
+ * the speedup (src/measure/paired.h) in out->ratio, ratio_lo, ratio_hi, pairs; a new
+ * reference, to be set into the raw JSON. */
+struct json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
+                                     struct cand_result *out);
 /* The simulated profile of r's config (sim_model: category, metrics, justification),
  * its raw file labelled backend_name. 0 or -1 (cannot write). */
 int sim_profile_write(const struct cand_req *r, const char *backend_name, struct profile_out *out);
@@ -157,11 +185,14 @@ int sim_profile_write(const struct cand_req *r, const char *backend_name, struct
  * busy@N (the health check before measuring iteration N reports another process, for
  * the first 2 checks, or *C checks), unusable@N (health says the GPU is gone),
  * abovepeak@N (the candidate measures above the physical peak every time),
- * spike@N (the first measurement of the candidate reads 1.8x: a noise spike).
+ * spike@N (the first measurement of the candidate reads 1.8x: a noise spike; paired, it
+ * reads 1.25x the physical peak, the one reading rules 3 measures again).
+ * memo@N (the candidate is correct on the shape's own operands only: a kernel that
+ * reproduces outputs it has seen fails every other operand set),
  * compile@N fails the first attempt of iteration N; compile@N*C the first C attempts. */
 enum sim_fault_kind {
     SIM_FAULT_CRASH, SIM_FAULT_TIMEOUT, SIM_FAULT_INCORRECT, SIM_FAULT_COMPILE,
-    SIM_FAULT_BUSY, SIM_FAULT_UNUSABLE, SIM_FAULT_ABOVEPEAK, SIM_FAULT_SPIKE,
+    SIM_FAULT_BUSY, SIM_FAULT_UNUSABLE, SIM_FAULT_ABOVEPEAK, SIM_FAULT_SPIKE, SIM_FAULT_MEMO,
     SIM_FAULT_KINDS
 };
 #define SIM_FAULTS_MAX 64

@@ -1,13 +1,14 @@
 /* src/backend/gpu.c — the real backend: src/build (nvcc, static checks) for build,
- * src/measure (croq-runner in a child process with a time limit) for measure,
- * src/profile (ncu around croq-runner) for profile, src/health/nvml.h for health.
+ * src/measure/service.h (a `croq-runner serve` worker, our child, with a deadline per
+ * request) for measure, src/profile (ncu around croq-runner) for profile,
+ * src/health/nvml.h for health.
  *
- * Isolation: the candidate only ever runs inside croq-runner, spawned per measurement;
- * whatever the kernel does (trap, hang, stray stores) ends that child, and the outcome
- * comes back as a status. Cubins go to <tuning>/build/<key>/ (named after the source),
- * raw runner output to perf/<key>/. Health reads NVML device 0 (the machines this runs
- * on have one GPU per job; a multi-GPU host would map the CUDA device with
- * nvml_index_by_pci).
+ * Isolation: the candidate only ever runs inside the worker; whatever the kernel does
+ * (trap, hang, stray stores) ends that worker, the outcome comes back as a status, and
+ * the next measurement starts a new one. One worker per backend (a backend serves one
+ * shape at a time; a new shape gets a new worker). Cubins go to <tuning>/build/<key>/
+ * (named after the source), raw worker replies to perf/<key>/. Health reads NVML device
+ * CROQ_GPU (default 0) and counts the worker's own pid as ours.
  */
 #include "backend.h"
 
@@ -27,6 +28,7 @@
 #include "build/nvcc.h"
 #include "health/nvml.h"
 #include "measure/measure.h"
+#include "measure/service.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -39,7 +41,15 @@
 struct gpu {
     char runner[PATH_MAX];
     double measure_timeout_s, build_timeout_s, profile_timeout_s;
+    struct measure_service *svc;   /* the worker of (svc_dtype, svc_shape, svc_seed) */
+    int svc_dtype;
+    struct croq_shape svc_shape;
+    unsigned long long svc_seed;
 };
+
+/* The pid of the measurement worker of the backend in use (0: none): the health check's
+ * "ours". Per process like own_gpu_end_s: one backend measures at a time. */
+static int own_worker_pid;
 
 /* CLOCK_MONOTONIC when our last runner/ncu child ended; 0 none. Per process, not per
  * backend: a sweep worker opens a backend per shape, and the next shape's first health
@@ -103,12 +113,25 @@ static int gpu_health(struct backend *b, const struct cand_req *r, struct backen
     for (int i = 0; i < nr; i++)
         snprintf(out->throttle + strlen(out->throttle), sizeof out->throttle - strlen(out->throttle), "%s%s",
                  i ? "," : "", names[i]);
-    if (s.n_procs > 0) {
+    int others = 0, listed = s.n_procs < GPU_SNAPSHOT_MAX_PROCS ? s.n_procs : GPU_SNAPSHOT_MAX_PROCS;
+    for (int i = 0; i < listed; i++)
+        others += own_worker_pid <= 0 || s.procs[i].pid != (unsigned)own_worker_pid;
+    others += s.n_procs - listed; /* beyond the list: not known to be ours */
+    if (others > 0) {
         out->state = HEALTH_BUSY;
-        int n = snprintf(out->why, sizeof out->why, "%d other process(es) on the GPU:", s.n_procs);
-        for (int i = 0; i < s.n_procs && i < GPU_SNAPSHOT_MAX_PROCS && n < (int)sizeof out->why; i++)
-            n += snprintf(out->why + n, sizeof out->why - (size_t)n, " pid %u (%lld MiB)", s.procs[i].pid,
-                          s.procs[i].used_bytes >= 0 ? s.procs[i].used_bytes >> 20 : -1);
+        int n = snprintf(out->why, sizeof out->why, "%d other process(es) on the GPU:", others);
+        for (int i = 0; i < listed && n < (int)sizeof out->why; i++)
+            if (own_worker_pid <= 0 || s.procs[i].pid != (unsigned)own_worker_pid)
+                n += snprintf(out->why + n, sizeof out->why - (size_t)n, " pid %u (%lld MiB)", s.procs[i].pid,
+                              s.procs[i].used_bytes >= 0 ? s.procs[i].used_bytes >> 20 : -1);
+        return 0;
+    }
+    if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT && own_gpu_end_s > 0 && own_worker_pid > 0 &&
+        nvml_util_only_of(nvml_index(), (unsigned)own_worker_pid, NVML_UTIL_WINDOW_S) == 1) {
+        /* NVML's per-process samples put all recent kernel time on our own worker */
+        out->state = HEALTH_OK;
+        snprintf(out->why, sizeof out->why, "ok (%s, no other process; %d%% utilization is our own worker's)",
+                 s.name, s.util_gpu_pct);
         return 0;
     }
     if (s.util_gpu_pct > GPU_BUSY_UTIL_PCT && own_gpu_end_s > 0) {
@@ -244,26 +267,79 @@ static int keep_raw(const struct cand_req *r, const struct measure_result *m, st
     return rc;
 }
 
+/* The backend's worker for r's problem, started afresh when the problem changed. */
+static struct measure_service *service_for(struct gpu *g, const struct cand_req *r)
+{
+    if (g->svc && (g->svc_dtype != r->cfg->dtype || g->svc_seed != r->seed || g->svc_shape.m != r->shape.m ||
+                   g->svc_shape.n != r->shape.n || g->svc_shape.k != r->shape.k)) {
+        service_free(g->svc);
+        g->svc = NULL;
+    }
+    if (!g->svc) {
+        struct service_opts so = {.runner = g->runner[0] ? g->runner : NULL, .dtype = r->cfg->dtype,
+                                  .shape = r->shape, .seed = r->seed, .device = 0};
+        g->svc = service_new(&so);
+        g->svc_dtype = r->cfg->dtype, g->svc_shape = r->shape, g->svc_seed = r->seed;
+    }
+    return g->svc;
+}
+
+/* The incumbent's cubin: its source is the best's, already built (the build cache). */
+static int incumbent_cubin(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX], struct cand_result *out)
+{
+    struct cand_req q = *r;
+    q.cfg = r->incumbent_cfg;
+    q.src_rel = r->incumbent_src_rel;
+    if (compile(g, &q, cubin, out))
+        return -1;
+    if (out->status != CAND_OK) {
+        char why[sizeof out->reason];
+        snprintf(why, sizeof why, "%s", out->reason);
+        snprintf(out->reason, sizeof out->reason, "the incumbent does not build: %.200s", why);
+        return -1; /* it built before: the tuning directory changed under us */
+    }
+    return 0;
+}
+
+static void take_numbers(const struct measure_result *m, bool paired, struct cand_result *out)
+{
+    out->tflops = m->timing.tflops;
+    out->median_ms = m->timing.median_ms;
+    out->spread_pct = m->timing.spread_pct;
+    out->sm_clock_mhz = m->gpu_state.sm_clock_median_mhz;
+    out->hw_eff_pct = m->peak.hw_eff_pct;
+    out->max_err_over_tol = m->verify.max_err_over_tol;
+    out->verify_s = isfinite(m->verify_s) ? m->verify_s : 0;
+    out->time_s = isfinite(m->time_s) ? m->time_s : 0;
+    out->ratio = out->ratio_lo = out->ratio_hi = NAN;
+    if (paired && m->paired.stats_ok) {
+        out->ratio = m->paired.st.median;
+        out->ratio_lo = m->paired.st.lo;
+        out->ratio_hi = m->paired.st.hi;
+        out->pairs = m->paired.st.n;
+    }
+}
+
 static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
 {
     struct gpu *g = b->priv;
-    char cubin[PATH_MAX];
-    struct measure_opts mo;
+    char cubin[PATH_MAX], inc[PATH_MAX];
     struct measure_result m;
     memset(out, 0, sizeof *out);
     if (compile(g, r, cubin, out))
         return -1;
     if (out->status != CAND_OK) /* the best's cubin is rebuilt from the cache; this never fails twice */
         return 0;
-    measure_opts_default(&mo);
-    mo.runner = g->runner[0] ? g->runner : NULL;
-    mo.cubin = cubin;
-    mo.shape = r->shape;
-    mo.dtype = r->cfg->dtype;
-    mo.seed = r->seed;
-    mo.timeout_s = g->measure_timeout_s;
-    int mrc = measure_run(&mo, &m);
-    own_gpu_end_s = mono_s();
+    bool paired = r->incumbent_cfg && r->incumbent_src_rel && !r->no_time;
+    if (paired && incumbent_cubin(g, r, inc, out))
+        return -1;
+    struct service_req q = {.cubin = cubin, .incumbent = paired ? inc : NULL,
+                            .verify_seed = r->verify_seed ? r->verify_seed : r->seed, .no_time = r->no_time,
+                            .cold_l2 = r->cold_l2, .timeout_s = g->measure_timeout_s};
+    struct measure_service *svc = service_for(g, r);
+    int mrc = service_measure(svc, &q, &m);
+    own_gpu_end_s = service_last_busy_s(svc);
+    own_worker_pid = service_pid(svc);
     if (mrc) {
         snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m.error);
         measure_result_release(&m);
@@ -277,15 +353,13 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
     out->status = map_status(m.status);
     snprintf(out->reason, sizeof out->reason, "%s%s%.200s", measure_status_name(m.status), m.error[0] ? ": " : "",
              m.error);
-    out->tflops = m.timing.tflops;
-    out->median_ms = m.timing.median_ms;
-    out->spread_pct = m.timing.spread_pct;
-    out->sm_clock_mhz = m.gpu_state.sm_clock_median_mhz;
-    out->hw_eff_pct = m.peak.hw_eff_pct;
-    out->max_err_over_tol = m.verify.max_err_over_tol;
-    if (out->status == CAND_OK && (!m.verify.passed || !m.timing.present)) {
+    take_numbers(&m, paired, out);
+    if (out->status == CAND_OK && (!m.verify.passed || (!r->no_time && !m.timing.present))) {
         out->status = CAND_CRASH; /* never trust numbers without a passed verification */
         snprintf(out->reason, sizeof out->reason, "runner said ok without a passed verification and timing");
+    } else if (out->status == CAND_OK && paired && !m.paired.stats_ok) {
+        out->status = CAND_CRASH;
+        snprintf(out->reason, sizeof out->reason, "runner said ok without a usable paired timing");
     }
     /* The configuration is the launch contract the source claims (an agent's kernel may be
      * anything): a module that launches otherwise is not that candidate, whatever it
@@ -339,6 +413,9 @@ static int gpu_profile(struct backend *b, const struct cand_req *r, struct profi
 
 static void gpu_release(struct backend *b)
 {
+    struct gpu *g = b->priv;
+    service_free(g->svc);
+    own_worker_pid = 0;
     free(b->priv);
     free(b);
 }

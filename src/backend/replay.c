@@ -3,7 +3,9 @@
  *
  * build:   the source must exist and the config pass knobs_validate (as sim); a config
  *          the dataset recorded as compile_error fails again with the recorded reason.
- * measure: a config the dataset measured ok gets as many trials as were recorded, each
+ * measure: a config the dataset measured ok gets as many trials as were recorded (10 paired
+ *          with the incumbent's, drawn alike from its record, when the engine asks for a
+ *          paired measurement: DECIDE rules 3), each
  *          drawn (with replacement) from the recorded trials by a generator seeded from
  *          (seed, key, iteration, tag, config) as the sim's noise is: the same run
  *          replays the same numbers, and another seed sees another draw of the measured
@@ -30,6 +32,7 @@
 
 #include "dataset/dataset.h"
 #include "format/rng.h"
+#include "measure/paired.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -107,6 +110,7 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
     struct replay *p = b->priv;
     char sig[CROQ_SIG_MAX];
     memset(out, 0, sizeof *out);
+    out->ratio = out->ratio_lo = out->ratio_hi = NAN;
     if (check_shape(p, r, out))
         return 0;
     knobs_signature(r->cfg, sig);
@@ -130,15 +134,23 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
                      "never measured, excluded from the score", p->ds.n, p->path);
         json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
         json_object_set_new(j, "error", json_string(out->reason));
+    } else if (r->no_time) { /* a verification only (a KEEP's check on a new operand set) */
+        backend_verified_result(rec->max_err_over_tol, "replay", j, out);
     } else {
         struct rng g;
-        double trial[BACKEND_MAX_TRIALS], clock[BACKEND_MAX_TRIALS];
+        double trial[BACKEND_MAX_TRIALS], clock[BACKEND_MAX_TRIALS], inc[BACKEND_MAX_TRIALS];
+        const struct ds_record *irec = r->incumbent_cfg ? dataset_find(&p->ds, r->incumbent_cfg) : NULL;
+        bool paired = irec && !strcmp(irec->status, "ok") && irec->n_trials > 0;
         int n = rec->n_trials < BACKEND_MAX_TRIALS ? rec->n_trials : BACKEND_MAX_TRIALS;
+        if (paired) /* rules 3: the incumbent's recorded trials drawn alongside, pair by pair */
+            n = PAIRED_DEFAULT_PAIRS;
         rng_seed(&g, req_seed(r));
         for (int i = 0; i < n; i++) {
             int k = (int)(rng_next(&g) % (uint64_t)rec->n_trials);
             trial[i] = rec->trial_ms[k];
             clock[i] = k < rec->n_trial_clocks ? rec->trial_clock_mhz[k] : rec->sm_clock_mhz;
+            if (paired)
+                inc[i] = irec->trial_ms[rng_next(&g) % (uint64_t)irec->n_trials];
         }
         /* the clock of the median trial: the one the reported time ran at */
         int mid = 0;
@@ -151,6 +163,8 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
         }
         double clk = isfinite(clock[mid]) ? clock[mid] : 1980.0;
         backend_ok_result(r, trial, n, clk, rec->max_err_over_tol, "replay", j, out);
+        if (paired)
+            json_object_set_new(j, "paired", backend_paired_result(r, trial, inc, n, out));
     }
     json_object_set_new(j, "source", json_pack("{s:s, s:s, s:s}", "gpu", rec ? rec->gpu : "", "date",
                                                rec ? rec->date : "", "backend", rec ? rec->backend : ""));

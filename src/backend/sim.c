@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "measure/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -33,7 +34,7 @@ struct sim {
 static const char *const fault_names[SIM_FAULT_KINDS] = {
     [SIM_FAULT_CRASH] = "crash",       [SIM_FAULT_TIMEOUT] = "timeout", [SIM_FAULT_INCORRECT] = "incorrect",
     [SIM_FAULT_COMPILE] = "compile",   [SIM_FAULT_BUSY] = "busy",       [SIM_FAULT_UNUSABLE] = "unusable",
-    [SIM_FAULT_ABOVEPEAK] = "abovepeak", [SIM_FAULT_SPIKE] = "spike",
+    [SIM_FAULT_ABOVEPEAK] = "abovepeak", [SIM_FAULT_SPIKE] = "spike", [SIM_FAULT_MEMO] = "memo",
 };
 
 static int parse_one(const char *tok, struct sim_fault *f, char *err, size_t errlen)
@@ -59,7 +60,7 @@ static int parse_one(const char *tok, struct sim_fault *f, char *err, size_t err
         }
 bad:
     snprintf(err, errlen, "sim fault '%s': expected KIND@ITER[*COUNT], KIND one of crash, timeout, "
-                          "incorrect, compile, busy, unusable, abovepeak, spike", tok);
+                          "incorrect, compile, busy, unusable, abovepeak, spike, memo", tok);
     return -1;
 }
 
@@ -202,19 +203,47 @@ static bool injected(struct sim *s, const struct cand_req *r, struct cand_result
         sim_failure(r, CAND_TIMEOUT, "croq-runner: timed out after 60.0 s", out);
     else if (sim_fault_at(&s->faults, SIM_FAULT_INCORRECT, r->iter))
         sim_failure(r, CAND_INCORRECT, "verification failed: 40960 mismatches, max_err_over_tol 812.5", out);
+    else if (sim_fault_at(&s->faults, SIM_FAULT_MEMO, r->iter) && r->verify_seed && r->verify_seed != r->seed)
+        sim_failure(r, CAND_INCORRECT, "verification failed on a new operand set: 8388608 mismatches, max_err_over_tol "
+                    "4096", out);
     else
         return false;
     return true;
 }
 
+/* Simulated per-launch ms of cfg on the shape at a jittered clock (*clock). */
+static double model_ms(const struct croq_config *cfg, const struct croq_shape *sh, uint64_t *seed, double *clock)
+{
+    struct sim_point p;
+    sim_model(cfg, sh, &p);
+    *clock = round(p.clock_mhz + 6.0 * gauss(seed));
+    double flops = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k;
+    return flops / (p.tflops * 1e12) * 1e3 * p.clock_mhz / *clock;
+}
+
+/* Paired trials (DECIDE rules 3): a drift common to both trials of a pair (the clock under
+ * the power cap: 2%) and each trial's own noise; the candidate's trials are its timing. */
+static json_t *sim_paired(const struct cand_req *r, uint64_t *seed, double cand_ms, double scale, double sigma,
+                          double trial[BACKEND_MAX_TRIALS], struct cand_result *out)
+{
+    double iclock, inc[BACKEND_MAX_TRIALS];
+    double inc_ms = model_ms(r->incumbent_cfg, &r->shape, seed, &iclock);
+    for (int i = 0; i < PAIRED_DEFAULT_PAIRS; i++) {
+        double drift = 1.0 + 0.02 * gauss(seed);
+        trial[i] = cand_ms * scale * drift * (1.0 + sigma * gauss(seed));
+        inc[i] = inc_ms * drift * (1.0 + sigma * gauss(seed));
+    }
+    return backend_paired_result(r, trial, inc, PAIRED_DEFAULT_PAIRS, out);
+}
+
 static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
 {
     struct sim *s = b->priv;
-    struct sim_point p;
-    double trial[SIM_TRIALS];
+    double trial[BACKEND_MAX_TRIALS];
     uint64_t seed = req_seed(r);
     char sig[CROQ_SIG_MAX];
     memset(out, 0, sizeof *out);
+    out->ratio = out->ratio_lo = out->ratio_hi = NAN;
     sleep_ms(s->delay_ms);
     knobs_signature(r->cfg, sig);
     snprintf(out->command, sizeof out->command, "sim model: config %.200s, seed %llu, iteration %d, tag %s",
@@ -225,6 +254,8 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
     json_object_set_new(j, "iter", json_integer(r->iter));
     json_object_set_new(j, "tag", json_string(r->tag));
     json_object_set_new(j, "config", json_string(sig));
+    if (r->verify_seed)
+        json_object_set_new(j, "verify_seed", json_integer((json_int_t)r->verify_seed));
     if (injected(s, r, out)) {
         json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
         json_object_set_new(j, "error", json_string(out->reason));
@@ -232,21 +263,40 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
         json_decref(j);
         return rc;
     }
-    sim_model(r->cfg, &r->shape, &p);
-    double clock = round(p.clock_mhz + 6.0 * gauss(&seed));
+    if (r->no_time) { /* a verification only: no numbers */
+        backend_verified_result(0.05 + 0.4 * ((double)(splitmix(&seed) >> 11) / 9007199254740992.0), "sim", j, out);
+        int rc = backend_write_raw(r, j, "sim", out);
+        json_decref(j);
+        return rc;
+    }
+    double clock;
+    double base_ms = model_ms(r->cfg, &r->shape, &seed, &clock);
     double flops = 2.0 * (double)r->shape.m * (double)r->shape.n * (double)r->shape.k;
-    double base_ms = flops / (p.tflops * 1e12) * 1e3 * p.clock_mhz / clock;
     /* short kernels jitter more: launch and clock noise is a larger share */
     double sigma = 0.004 + 0.002 / fmax(base_ms, 0.01);
     double scale = 1.0;
     if (sim_fault_at(&s->faults, SIM_FAULT_ABOVEPEAK, r->iter) && r->is_candidate) /* 1.25x the peak */
         scale = flops / (1.25 * backend_peak_tflops(r->cfg->dtype, clock) * 1e12) * 1e3 / base_ms;
     else if (sim_fault_at(&s->faults, SIM_FAULT_SPIKE, r->iter) && r->is_candidate && !strcmp(r->tag, "cand"))
-        scale = 1.0 / 1.8;
-    for (int i = 0; i < SIM_TRIALS; i++)
-        trial[i] = base_ms * scale * (1.0 + sigma * gauss(&seed));
+        /* paired, a spike would move both kernels of a pair and show nothing: the spike of
+         * a paired measurement is a candidate reading above the physical peak once, the
+         * one reading rules 3 measures again */
+        scale = r->incumbent_cfg ? flops / (1.25 * backend_peak_tflops(r->cfg->dtype, clock) * 1e12) * 1e3 / base_ms
+                                 : 1.0 / 1.8;
+    json_t *pj = NULL;
+    int n = SIM_TRIALS;
+    if (r->incumbent_cfg) {
+        pj = sim_paired(r, &seed, base_ms, scale, sigma, trial, out);
+        n = PAIRED_DEFAULT_PAIRS;
+    } else {
+        for (int i = 0; i < SIM_TRIALS; i++)
+            trial[i] = base_ms * scale * (1.0 + sigma * gauss(&seed));
+    }
     double max_err = 0.05 + 0.4 * ((double)(splitmix(&seed) >> 11) / 9007199254740992.0);
-    backend_ok_result(r, trial, SIM_TRIALS, clock, max_err, "sim", j, out);
+    backend_ok_result(r, trial, n, clock, max_err, "sim", j, out);
+    json_object_set_new(j, "l2", json_string(r->cold_l2 ? "cold" : "warm"));
+    if (pj)
+        json_object_set_new(j, "paired", pj);
     int rc = backend_write_raw(r, j, "sim", out);
     json_decref(j);
     return rc;

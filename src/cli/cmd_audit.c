@@ -21,7 +21,9 @@ static const char audit_usage[] =
     "Prints one line per problem and one summary line per shape (docs/engine.md, Audit).\n"
     "\n"
     "  --noise-floor PCT  the smallest gain DECIDE took as real when the run was made\n"
-    "                     (default: today's, 2); runs before 2026-11-29 12:23 UTC used 1\n"
+    "                     (default: the floor of the shape's decision rules: 2 for rules 1\n"
+    "                     and 2, 1 for the paired rules 3); runs before 2026-11-29 12:23 UTC\n"
+    "                     used 1\n"
     "\n"
     "Exit status: 0 every record is backed by its evidence, 1 problems found or the\n"
     "directory cannot be read, 2 bad usage.\n";
@@ -29,7 +31,7 @@ static const char audit_usage[] =
 int cmd_audit(int argc, char **argv)
 {
     const char *dir = "tuning", *key = NULL, *v;
-    double floor_pct = DECIDE_NOISE_FLOOR_PCT;
+    double floor_pct = -1; /* the floor of each shape's rules version */
     for (int i = 1; i < argc; i++) {
         int r;
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {

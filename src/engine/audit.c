@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "codegen/srcstore.h"
+#include "measure/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/regfile.h"
@@ -75,6 +76,7 @@ static void problem(struct audit *a, int iter, const char *fmt, ...)
  * sim backend's, or what the GPU backend knew of a runner that died). */
 struct raw {
     bool present, ok; /* ok: status "ok", verification passed, timing present */
+    bool verified;    /* status "ok" and verification passed (a verification-only file) */
     char status[32];
     char config[CROQ_SIG_MAX]; /* the sim backend's raw files name it; "" otherwise */
     struct perf_numbers p;
@@ -84,6 +86,26 @@ static double num(json_t *o, const char *a, const char *b)
 {
     json_t *v = json_object_get(json_object_get(o, a), b);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The speedup of a paired measurement, computed from its trials as the backends did
+ * (src/measure/paired.h): never read from the file's own summary. */
+static void paired_from_raw(json_t *pj, struct perf_numbers *p)
+{
+    double c[PAIRED_MAX], inc[PAIRED_MAX];
+    json_t *ca = json_object_get(pj, "candidate_ms"), *ia = json_object_get(pj, "incumbent_ms");
+    size_t n = json_array_size(ca);
+    if (!pj || n != json_array_size(ia) || n > PAIRED_MAX)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(ca, i), *y = json_array_get(ia, i);
+        if (!json_is_number(x) || !json_is_number(y))
+            return;
+        c[i] = json_number_value(x), inc[i] = json_number_value(y);
+    }
+    struct paired_stats st;
+    if (paired_stats_compute(c, inc, (int)n, &st) == 0)
+        p->ratio = st.median, p->ratio_lo = st.lo, p->ratio_hi = st.hi;
 }
 
 static void raw_read(struct audit *a, int iter, const char *tag, struct raw *m)
@@ -107,10 +129,12 @@ static void raw_read(struct audit *a, int iter, const char *tag, struct raw *m)
     snprintf(m->status, sizeof m->status, "%s", st ? st : "?");
     snprintf(m->config, sizeof m->config, "%s", cfg ? cfg : "");
     m->p = (struct perf_numbers){num(o, "timing", "tflops"), num(o, "timing", "median_ms"),
-                                 num(o, "timing", "spread_pct"), num(o, "gpu_state", "sm_clock_median_mhz")};
+                                 num(o, "timing", "spread_pct"), num(o, "gpu_state", "sm_clock_median_mhz"),
+                                 NAN, NAN, NAN};
+    paired_from_raw(json_object_get(o, "paired"), &m->p);
     perf_quantize(&m->p);
-    m->ok = !strcmp(m->status, "ok") && json_is_true(json_object_get(json_object_get(o, "verify"), "passed")) &&
-            isfinite(m->p.tflops);
+    m->verified = !strcmp(m->status, "ok") && json_is_true(json_object_get(json_object_get(o, "verify"), "passed"));
+    m->ok = m->verified && isfinite(m->p.tflops);
     json_decref(o);
 }
 
@@ -298,6 +322,25 @@ static void check_recorded(struct audit *a, const struct result_row *row, const 
         problem(a, row->iter, "the raw measurement iter%03d-%s.json is of another config", row->iter, tag);
 }
 
+/* Rules 3: a KEEP by the numbers was verified again on a new operand set
+ * (iterNNN-cand-fresh.json), and its failure is the row's outcome; nothing else has that
+ * file. */
+static enum decision check_fresh(struct audit *a, int iter, enum decision by_numbers)
+{
+    struct raw f;
+    raw_read(a, iter, "cand-fresh", &f);
+    if (a->rules < 3 || by_numbers != DEC_KEEP) {
+        if (f.present)
+            problem(a, iter, "iter%03d-cand-fresh.json exists but the numbers give no KEEP to verify", iter);
+        return by_numbers;
+    }
+    if (!f.present) {
+        problem(a, iter, "a KEEP without its verification on a new operand set (no iter%03d-cand-fresh.json)", iter);
+        return by_numbers;
+    }
+    return f.verified ? DEC_KEEP : failure_of(&f);
+}
+
 /* MEASURE, DECIDE and STORE's update of the best (step_measure.c, step_store.c
  * apply_decision), replayed: what the engine must have decided for this row. */
 static enum decision replay_row(struct audit *a, const struct result_row *row, struct replay *rp)
@@ -330,9 +373,14 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
         struct decide_case c = {a->rules, a->dtype, a->floor_pct, &cand.p, &m->p, &rp->best,
                                 best_re.ok ? &best_re.p : NULL, re.present};
         d = decide_candidate(&c).keep ? DEC_KEEP : DEC_DISCARD;
+        if (a->rules >= 3 && !isfinite(m->p.ratio))
+            problem(a, row->iter, "decided under rules 3 but iter%03d-%s.json holds no paired timing", row->iter,
+                    re.present ? "cand-re" : "cand");
     }
+    d = check_fresh(a, row->iter, d);
     if (d == DEC_KEEP || d == DEC_BASELINE) {
         *rp = (struct replay){true, m->p, row->iter, ""};
+        rp->best.ratio = rp->best.ratio_lo = rp->best.ratio_hi = NAN; /* as STORE does */
         snprintf(rp->best_config, sizeof rp->best_config, "%s", row->config);
     } else if (best_re.ok && rp->have_best && decide_rebase_on_discard(a->rules))
         rp->best = best_re.p; /* rules 1: the re-measured best is the reference from now on */
@@ -474,6 +522,8 @@ static void audit_shape(struct audit *a, json_t *entry)
     struct replay rp = {.best_iter = -1};
     if (load_logs(a, &res, &ideas, &att) == 0) {
         a->rules = res.decide_rules;
+        if (a->floor_pct < 0) /* no --noise-floor: the floor of the shape's rules */
+            a->floor_pct = decide_floor_pct(a->rules);
         check_rules(a, &res, &att);
         audit_rows(a, &res, &ideas, &att, &rp);
         audit_best(a, entry, &rp, &res);
@@ -557,12 +607,13 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
         snprintf(err, errlen, "cannot check the logs of '%s': out of memory", key);
         return 1;
     }
-    struct audit a = {dir, key, out, 0, k->dtype, DECIDE_NOISE_FLOOR_PCT, 1, k->shape, last_iter};
+    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter};
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};
     if (load_logs(&a, &res, &ideas, &att) == 0) {
         a.rules = res.decide_rules;
+        a.floor_pct = decide_floor_pct(a.rules); /* the floor the engine decided with */
         check_rules(&a, &res, &att);
         audit_rows(&a, &res, &ideas, &att, &rp);
     }

@@ -55,14 +55,21 @@ bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_number
 bool decide_confirming(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
                        const struct perf_numbers *best)
 {
-    return rules >= 2 && best && !decide_suspect(dtype, cand, best) &&
+    return rules == 2 && best && !decide_suspect(dtype, cand, best) &&
            cand->tflops > best->tflops * (1.0 + floor_pct / 100.0) &&
            !decide_keep_floor(cand, best, floor_pct, NULL);
 }
 
+/* Why rules 3 repeats only a measurement above the peak: its 0.5x / 1.5x rules guarded a
+ * comparison of two medians from two processes; paired trials compare in one process, and
+ * on the H200 (2026-12-01) "below 0.5x the best" re-measured most of the slow kernels of a
+ * from-scratch run (147-306 against 678 TFLOPS) for nothing. Above the peak stays: a
+ * kernel or a measurement that breaks physics must not be kept on one reading. */
 const char *decide_recheck(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
                            const struct perf_numbers *best)
 {
+    if (rules >= 3)
+        return decide_above_peak(dtype, cand) ? "above the physical peak at the measured clock" : NULL;
     const char *why = decide_suspect(dtype, cand, best);
     if (!why && decide_confirming(rules, dtype, floor_pct, cand, best))
         why = "a gain above the floor but within the measured spread";
@@ -94,9 +101,27 @@ bool decide_keep_as(bool confirming, const struct perf_numbers *cand, const stru
     return cand->tflops > t;
 }
 
+double decide_floor_pct(int rules) { return rules >= 3 ? DECIDE_PAIRED_FLOOR_PCT : DECIDE_NOISE_FLOOR_PCT; }
+
+/* Why the lower bound: the interval is where the median speedup lies with 95% confidence
+ * given the pair-to-pair noise of this very measurement, so "lo > 1 + floor" keeps a gain
+ * only when even its pessimistic end clears the floor. The floor (1%) is below the rules 2
+ * one (2%, process-to-process drift) because both kernels share the process, the operands
+ * and the clock history; it stays above zero for what pairing cannot cancel (a warm-up
+ * that favours whichever kernel runs second is cancelled by the alternating order, a
+ * systematic bias of a few tenths of a percent is not). */
+static struct decide_verdict decide_paired(const struct decide_case *c)
+{
+    struct decide_verdict v = {.paired = true, .ref = c->best, .threshold = 1.0 + c->floor_pct / 100.0};
+    v.keep = isfinite(c->cand->ratio_lo) && c->cand->ratio_lo > v.threshold;
+    return v;
+}
+
 struct decide_verdict decide_candidate(const struct decide_case *c)
 {
-    struct decide_verdict v;
+    if (c->rules >= 3)
+        return decide_paired(c);
+    struct decide_verdict v = {.paired = false};
     v.ref = decide_reference(c->rules, c->best, c->best_re);
     v.confirming = c->remeasured && decide_confirming(c->rules, c->dtype, c->floor_pct, c->first, c->best);
     v.keep = decide_keep_as(v.confirming, c->cand, v.ref, c->floor_pct, &v.threshold);
@@ -130,4 +155,7 @@ void perf_quantize(struct perf_numbers *p)
     p->median_ms = decide_round(p->median_ms, 6);
     p->spread_pct = decide_round(p->spread_pct, 3);
     p->sm_clock_mhz = decide_round(p->sm_clock_mhz, 0);
+    p->ratio = decide_round(p->ratio, 6);
+    p->ratio_lo = decide_round(p->ratio_lo, 6);
+    p->ratio_hi = decide_round(p->ratio_hi, 6);
 }

@@ -17,13 +17,19 @@ bool decide_above_peak(int dtype, const struct perf_numbers *p);
  * The engine's floor is DECIDE_NOISE_FLOOR_PCT (its source is in decide.c); the audit
  * may replay a run decided under an older one. */
 #define DECIDE_NOISE_FLOOR_PCT 2.0
+/* Rules 3: KEEP iff the paired speedup's lower bound > 1 + this / 100 (decide.c: why). */
+#define DECIDE_PAIRED_FLOOR_PCT 1.0
+/* The floor a rules version decides with: DECIDE_PAIRED_FLOOR_PCT for 3, else
+ * DECIDE_NOISE_FLOOR_PCT. */
+double decide_floor_pct(int rules);
 bool decide_keep_floor(const struct perf_numbers *cand, const struct perf_numbers *best, double floor_pct,
                        double *threshold);
-/* rules >= 2, cand not suspect, and floor < gain <= the noise rule's margin. */
+/* rules 2, cand not suspect, and floor < gain <= the noise rule's margin. */
 bool decide_confirming(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
                        const struct perf_numbers *best);
-/* Why the first measurement must be repeated: decide_suspect's reasons, or (rules >= 2)
- * a gain within the spread; NULL if it stands. */
+/* Why the first measurement must be repeated: decide_suspect's reasons, or (rules 2)
+ * a gain within the spread; rules 3: above the physical peak only (the pairing already
+ * compares with the best in the same process); NULL if it stands. */
 const char *decide_recheck(int rules, int dtype, double floor_pct, const struct perf_numbers *cand,
                            const struct perf_numbers *best);
 /* The best's numbers the recorded candidate is compared with: best, or its re-measurement
@@ -50,6 +56,7 @@ struct decide_case {
 };
 struct decide_verdict {
     bool keep, confirming;
+    bool paired;                    /* rules 3: threshold is a speedup, compared with cand->ratio_lo */
     const struct perf_numbers *ref; /* what cand was compared with */
     double threshold;
 };

@@ -79,7 +79,7 @@ int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, i
 int engine_status(const char *dir, bool json, FILE *out);
 /* Re-derive every recorded iteration of every shape in state.json (only: one key, or
  * NULL) from its evidence (audit.c; docs/engine.md "Audit"), replaying DECIDE with
- * noise_floor_pct (DECIDE_NOISE_FLOOR_PCT, or the floor an older run used): one line per problem and
+ * noise_floor_pct (< 0: each shape's decide_floor_pct; else the floor an older run used): one line per problem and
  * one summary line per shape to out. Returns the number of problems (0: the artifacts
  * are what an honest run writes), -1 when state.json cannot be read. */
 int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE *out);

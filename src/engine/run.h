@@ -22,9 +22,12 @@ int phase_transition(enum engine_phase *cur, enum engine_phase to, char *err, si
 
 /* ---- internals shared by the engine's files (run.c and the step_*.c files) ---------- */
 
-/* Where a tuner's wall time goes (progress file, 'croqtuner status'). measure = one runner
- * process: verification and timing. */
-enum spent { SPENT_COMPILE = 0, SPENT_MEASURE, SPENT_PROFILE, SPENT_COUNT };
+/* Where a tuner's wall time goes (progress file, 'croqtuner status'): verify and time are
+ * the measurement worker's own account of each measurement; other is the rest of it
+ * (worker start, operand sets, module loads) and the engine's own work. */
+enum spent { SPENT_COMPILE = 0, SPENT_VERIFY, SPENT_TIME, SPENT_PROFILE, SPENT_OTHER, SPENT_COUNT };
+/* "compile", "verify", "time", "profile", "other" */
+extern const char *const spent_names[SPENT_COUNT];
 /* Monotonic seconds (progress.c). */
 double engine_mono_s(void);
 

@@ -84,9 +84,15 @@ static void print_live(FILE *out, const char *key, json_t *p)
             str(p, "waiting"));
     json_t *sp = json_object_get(p, "spent_s");
     double ipm = num(p, "iterations_per_min");
+    json_t *pi = json_object_get(p, "spent_per_iteration_s");
     if (isfinite(ipm) && sp)
-        fprintf(out, "  pace: %.1f iterations/min; time: compile %.0f s, measure %.0f s, profile %.0f s of %.0f s\n",
-                ipm, num(sp, "compile"), num(sp, "measure"), num(sp, "profile"), num(sp, "elapsed"));
+        fprintf(out, "  pace: %.1f iterations/min; time: compile %.0f s, verify %.0f s, time %.0f s, profile %.0f s, "
+                "other %.0f s of %.0f s\n", ipm, num(sp, "compile"), num(sp, "verify"), num(sp, "time"),
+                num(sp, "profile"), num(sp, "other"), num(sp, "elapsed"));
+    if (json_is_object(pi))
+        fprintf(out, "  per iteration: %.2f s = compile %.2f + verify %.2f + time %.2f + profile %.2f + other %.2f\n",
+                num(pi, "total"), num(pi, "compile"), num(pi, "verify"), num(pi, "time"), num(pi, "profile"),
+                num(pi, "other"));
 }
 
 static void print_row(FILE *out, const char *key, json_t *e)

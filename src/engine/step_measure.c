@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/log.h"
 
 static void to_rec(struct run *r, const struct cand_result *m, struct measure_rec *rec)
@@ -24,9 +25,10 @@ static void to_rec(struct run *r, const struct cand_result *m, struct measure_re
     memset(rec, 0, sizeof *rec);
     rec->status = m->status;
     snprintf(rec->reason, sizeof rec->reason, "%s", m->reason);
-    rec->p = (struct perf_numbers){m->tflops, m->median_ms, m->spread_pct, m->sm_clock_mhz};
+    rec->p = (struct perf_numbers){m->tflops, m->median_ms, m->spread_pct, m->sm_clock_mhz,
+                                   m->ratio, m->ratio_lo, m->ratio_hi};
     if (m->status != CAND_OK)
-        rec->p = (struct perf_numbers){NAN, NAN, NAN, NAN};
+        rec->p = (struct perf_numbers){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     perf_quantize(&rec->p);
     rec->hw_eff_pct = m->status == CAND_OK ? decide_round(m->hw_eff_pct, 2) : NAN;
     rec->max_err_over_tol = m->status == CAND_OK || m->status == CAND_INCORRECT ? m->max_err_over_tol : NAN;
@@ -40,10 +42,34 @@ static void to_rec(struct run *r, const struct cand_result *m, struct measure_re
     idea_text_sanitize(rec->health);
 }
 
-/* Health check, then one measurement. 0 with *rec filled, or an engine_rc. */
-static int measure_one(struct run *r, const char *tag, bool best, struct measure_rec *rec)
+/* An operand seed never used before in the shape (a KEEP's verification, an agent's
+ * candidate): FNV-1a 64 of (seed, key, iteration, tag), 62 bits (a JSON integer), never
+ * the shape's own seed. Deterministic, so a resumed run asks for the same set. */
+static unsigned long long fresh_seed(const struct run *r, const char *tag)
 {
-    struct croq_config cfg;
+    char it[32];
+    snprintf(it, sizeof it, "%d", r->ck.pending.iter);
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->ck.seed, sizeof r->ck.seed);
+    h = hash_fnv1a64_str(hash_fnv1a64_str(hash_fnv1a64_str(h, r->ck.key), it), tag);
+    h &= (1ull << 62) - 1;
+    return h == r->ck.seed ? h ^ 1 : h;
+}
+
+/* Where a measurement's time went: the backend says how much was verifying and timing. */
+static void account(struct run *r, double wall_s, const struct cand_result *m)
+{
+    double v = m->verify_s > 0 ? m->verify_s : 0, t = m->time_s > 0 ? m->time_s : 0;
+    r->spent_s[SPENT_VERIFY] += v;
+    r->spent_s[SPENT_TIME] += t;
+    r->spent_s[SPENT_OTHER] += wall_s > v + t ? wall_s - v - t : 0;
+}
+
+/* Health check, then one measurement: the pending candidate (paired with the best under
+ * rules 3), or the best (best = true, alone), or a verification only (verify_only: the
+ * candidate on a new operand set). 0 with *rec filled, or an engine_rc. */
+static int measure_one(struct run *r, const char *tag, bool best, bool verify_only, struct measure_rec *rec)
+{
+    struct croq_config cfg, inc;
     struct cand_req q;
     struct cand_result m;
     char err[256];
@@ -56,9 +82,18 @@ static int measure_one(struct run *r, const char *tag, bool best, struct measure
         return ENGINE_FAILED;
     run_req(r, &q, tag, best, &cfg);
     q.iter = r->ck.pending.iter;
+    q.no_time = verify_only;
+    if (verify_only || (!best && r->ck.pending.agent))
+        q.verify_seed = fresh_seed(r, tag);
+    if (!best && !verify_only && r->ck.decide_rules >= 3 && r->ck.have_best) {
+        if (knobs_parse_signature(&inc, r->ck.best.config, err, sizeof err))
+            return run_fail(r, "shape '%s': best config: %s", r->ck.key, err);
+        q.incumbent_cfg = &inc;
+        q.incumbent_src_rel = r->ck.best.kernel;
+    }
     double t0 = engine_mono_s();
     int brc = r->be->measure(r->be, &q, &m);
-    r->spent_s[SPENT_MEASURE] += engine_mono_s() - t0;
+    account(r, engine_mono_s() - t0, &m);
     if (brc)
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, q.iter, m.reason);
     if (m.status == CAND_UNUSABLE) {
@@ -92,9 +127,9 @@ static int remeasure(struct run *r, const char *why)
     int rc;
     p->remeasured = true;
     p->cand_first = p->cand;
-    if ((rc = measure_one(r, "cand-re", false, &p->cand)))
+    if ((rc = measure_one(r, "cand-re", false, false, &p->cand)))
         return rc;
-    if (r->ck.have_best && (rc = measure_one(r, "best-re", true, &p->best_re)))
+    if (r->ck.have_best && (rc = measure_one(r, "best-re", true, false, &p->best_re)))
         return rc;
     p->best_remeasured = r->ck.have_best;
     snprintf(p->note, sizeof p->note, "first run %.3f TFLOPS was %s: candidate", p->cand_first.p.tflops, why);
@@ -132,8 +167,8 @@ static bool forced_outcome(struct run *r)
  * if the redone first measurement is not suspect, so it is moved aside, not deleted. */
 static void set_aside_stale(struct run *r, int iter)
 {
-    static const char *const tags[] = {"cand-re", "best-re"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const tags[] = {"cand-re", "best-re", "cand-fresh"};
+    for (int i = 0; i < 3; i++) {
         char from[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX];
         if (path_fmt(from, "%s/perf/%s/iter%03d-%s.json", r->dir, r->ck.key, iter, tags[i]) ||
             path_fmt(to, "%s.interrupted", from) || rename(from, to))
@@ -143,26 +178,61 @@ static void set_aside_stale(struct run *r, int iter)
     }
 }
 
+static struct decide_verdict pending_verdict(struct run *r)
+{
+    struct pending *p = &r->ck.pending;
+    /* ck.best is still the best the first measurement was compared with (STORE moves it) */
+    struct decide_case c = {r->ck.decide_rules, r->ck.sk.dtype, decide_floor_pct(r->ck.decide_rules),
+                            p->remeasured ? &p->cand_first.p : &p->cand.p, &p->cand.p, &r->ck.best.p,
+                            p->best_remeasured && p->best_re.status == CAND_OK ? &p->best_re.p : NULL, p->remeasured};
+    return decide_candidate(&c);
+}
+
+/* Rules 3: a candidate the numbers keep is verified once more, on an operand set never
+ * used in the shape, so no kernel is kept for reproducing outputs it has seen. A failure
+ * fixes the outcome (*forced) as that failure. */
+static int verify_keep(struct run *r, bool *forced)
+{
+    struct pending *p = &r->ck.pending;
+    if (r->ck.decide_rules < 3 || !r->ck.have_best || !pending_verdict(r).keep)
+        return 0;
+    int rc = measure_one(r, "cand-fresh", false, true, &p->fresh);
+    if (rc)
+        return rc;
+    p->fresh_checked = true;
+    if (p->fresh.status == CAND_OK)
+        return 0;
+    p->decision = decide_failure(p->fresh.status);
+    size_t n = strlen(p->note);
+    snprintf(p->note + n, sizeof p->note - n, "%sfaster than the best (speedup %.4f [%.4f, %.4f]), but the verification "
+             "on a new operand set failed: %s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
+             p->fresh.reason);
+    *forced = true;
+    return 0;
+}
+
 int measure_pending(struct run *r, bool baseline)
 {
     struct pending *p = &r->ck.pending;
     int rc;
     set_aside_stale(r, p->iter);
     p->note[0] = '\0';
-    p->remeasured = p->best_remeasured = false;
-    if ((rc = measure_one(r, "cand", false, &p->cand)))
+    p->remeasured = p->best_remeasured = p->fresh_checked = false;
+    if ((rc = measure_one(r, "cand", false, false, &p->cand)))
         return rc;
     crashpoint("measure.first");
     if (baseline)
         r->ck.health_checked = true; /* the guard of BASELINE: a health check preceded it */
     const char *why = p->cand.status == CAND_OK
-                          ? decide_recheck(r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT, &p->cand.p,
+                          ? decide_recheck(r->ck.decide_rules, r->ck.sk.dtype, decide_floor_pct(r->ck.decide_rules), &p->cand.p,
                                            r->ck.have_best ? &r->ck.best.p : NULL)
                           : NULL;
     if (why && (rc = remeasure(r, why)))
         return rc;
     p->measured = true;
     bool forced = forced_outcome(r);
+    if (!forced && !baseline && (rc = verify_keep(r, &forced)))
+        return rc;
     if (baseline) {
         if (!forced)
             p->decision = DEC_BASELINE;
@@ -200,7 +270,7 @@ int evidence_check(struct run *r)
     if (!p->active || !p->measured)
         return run_fail(r, "shape '%s': no measurement to decide on (guard of DECIDE/STORE)", r->ck.key);
     if (check_file(r, &p->cand) || (p->remeasured && check_file(r, &p->cand_first)) ||
-        (p->best_remeasured && check_file(r, &p->best_re)))
+        (p->best_remeasured && check_file(r, &p->best_re)) || (p->fresh_checked && check_file(r, &p->fresh)))
         return ENGINE_FAILED;
     return 0;
 }
@@ -209,14 +279,16 @@ int evidence_check(struct run *r)
 void decide_pending(struct run *r)
 {
     struct pending *p = &r->ck.pending;
-    /* ck.best is still the best the first measurement was compared with (STORE moves it) */
-    struct decide_case c = {r->ck.decide_rules, r->ck.sk.dtype, DECIDE_NOISE_FLOOR_PCT,
-                            p->remeasured ? &p->cand_first.p : &p->cand.p, &p->cand.p, &r->ck.best.p,
-                            p->best_remeasured && p->best_re.status == CAND_OK ? &p->best_re.p : NULL, p->remeasured};
-    struct decide_verdict v = decide_candidate(&c);
+    struct decide_verdict v = pending_verdict(r);
     p->decision = v.keep ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
-    if (v.confirming)
+    if (v.paired)
+        snprintf(p->note + n, sizeof p->note - n,
+                 "%sspeedup over the best %.4f, 95%% interval [%.4f, %.4f] (%s paired trials): lower bound %s %.4f "
+                 "= 1 + %.0f%%%s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
+                 "alternating", v.keep ? ">" : "<=", v.threshold, decide_floor_pct(r->ck.decide_rules),
+                 v.keep && p->fresh_checked ? "; verified again on a new operand set" : "");
+    else if (v.confirming)
         snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + %.0f%%): the gain %s",
                  n ? "; " : "", p->cand.p.tflops, v.keep ? ">" : "<=", v.threshold, v.ref->tflops,
                  DECIDE_NOISE_FLOOR_PCT, v.keep ? "held in both measurements" : "did not hold when measured again");

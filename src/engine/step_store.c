@@ -98,6 +98,8 @@ static int apply_decision(struct run *r)
         snprintf(c->best.kernel, sizeof c->best.kernel, "%s", p->src_rel);
         snprintf(c->best.source_hash, sizeof c->best.source_hash, "%s", p->src_hash);
         c->best.p = p->cand.p;
+        /* the speedup was the candidate's over the old best: not a number of the new one */
+        c->best.p.ratio = c->best.p.ratio_lo = c->best.p.ratio_hi = NAN;
         if (knobs_parse_signature(&r->best_cfg, c->best.config, err, sizeof err))
             return run_fail(r, "shape '%s': best config: %s", c->key, err);
     } else if (p->best_remeasured && p->best_re.status == CAND_OK && decide_rebase_on_discard(c->decide_rules)) {

@@ -2,6 +2,7 @@
 #include "nvml.h"
 
 #include <dlfcn.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,8 @@ static struct {
     nvmlReturn_t (*mem)(nvmlDevice_t, nvmlMemory_t *);
     nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
     nvmlReturn_t (*driver)(char *, unsigned int); /* optional */
+    nvmlReturn_t (*proc_util)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *,
+                              unsigned long long); /* optional */
 } nv;
 
 static void *sym(const char *name)
@@ -63,6 +66,7 @@ static int load_table(void)
     LOAD(temp_old, "nvmlDeviceGetTemperature");
     LOAD(procs, "nvmlDeviceGetComputeRunningProcesses_v3");
     LOAD(driver, "nvmlSystemGetDriverVersion");
+    LOAD(proc_util, "nvmlDeviceGetProcessUtilization");
     /* The event-reason call was renamed in NVML 12.x; old drivers have only the old name. */
     if (!LOAD(reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         LOAD(reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -203,6 +207,30 @@ int nvml_snapshot(int dev, struct gpu_snapshot *s)
     s->ok = true;
     snprintf(s->status, sizeof s->status, "ok");
     return 0;
+}
+
+int nvml_util_only_of(int dev, unsigned int pid, double window_s)
+{
+    nvmlDevice_t d;
+    nvmlProcessUtilizationSample_t smp[128];
+    unsigned int n = 128;
+    struct timeval tv;
+    if (nvml_open(NULL, 0) || !nv.proc_util || dev < 0 || nv.by_index((unsigned int)dev, &d) != NVML_SUCCESS)
+        return -1;
+    gettimeofday(&tv, NULL); /* NVML's sample timestamps are CPU wall-clock microseconds */
+    unsigned long long now_us = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+    unsigned long long since = now_us - (unsigned long long)(window_s * 1e6);
+    if (nv.proc_util(d, smp, &n, since) != NVML_SUCCESS)
+        return -1;
+    int ours = 0;
+    for (unsigned int i = 0; i < n && i < 128; i++) {
+        if (smp[i].smUtil == 0)
+            continue;
+        if (smp[i].pid != pid)
+            return 0;
+        ours++;
+    }
+    return ours ? 1 : -1;
 }
 
 /* Bit order of nvml.h's nvmlClocksEventReason* constants (0x1 << i). */

@@ -64,6 +64,13 @@ int nvml_index_by_pci(const char *bus_id);
  * returns 0 if out->ok, else -1. */
 int nvml_snapshot(int dev, struct gpu_snapshot *out);
 
+/* Whether the GPU time NVML saw in the last window_s seconds was all pid's: 1 when every
+ * per-process sample (nvmlDeviceGetProcessUtilization) with SM utilization is pid's and
+ * there is one; 0 when another process has one; -1 when NVML cannot say (no samples,
+ * call missing or refused). Lets the health check tell our own measurement worker's
+ * kernels from another user's without waiting for the utilization window to pass. */
+int nvml_util_only_of(int dev, unsigned int pid, double window_s);
+
 /* Names of the set bits of a clocks-event reason mask, in bit order, from the
  * nvmlClocksEventReason* / nvmlClocksThrottleReason* constants of nvml.h:
  * gpu_idle, applications_clocks, sw_power_cap, hw_slowdown, sync_boost, sw_thermal,

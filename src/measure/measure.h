@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "knobs/knobs.h"
+#include "measure/paired.h"
 
 enum measure_status {
     MEASURE_OK = 0,
@@ -126,6 +127,27 @@ struct measure_abi {
 };
 #undef MEASURE_ABI_FIELD
 
+/* The paired block of a `serve` measurement (docs/runner-protocol.md): both kernels'
+ * trials as printed, and their statistics (paired.h) computed here from those numbers. */
+struct measure_paired {
+    bool present;
+    int n;                    /* trials of each kernel */
+    double cand_ms[MEASURE_MAX_TRIALS], inc_ms[MEASURE_MAX_TRIALS];
+    int cand_iters, inc_iters;
+    double inc_median_ms, inc_tflops;
+    bool stats_ok;            /* n >= PAIRED_MIN_PAIRS and every time positive */
+    struct paired_stats st;
+};
+
+/* The warm-up of a `serve` timing: how long, and whether clock and power settled. */
+struct measure_warmup {
+    bool present;
+    double ms;
+    long long launches;
+    bool sampled, steady;
+    double sm_clock_mhz, power_w; /* at its last sample, NAN unknown */
+};
+
 struct measure_result {
     enum measure_status status;
     char error[1024];         /* why not ok (runner's "error", or how it died) */
@@ -138,7 +160,12 @@ struct measure_result {
     struct measure_gpu_state gpu_state;
     struct measure_peak peak;
     struct measure_abi abi;
-    /* process facts (measure_run only) */
+    struct measure_paired paired;   /* serve only */
+    struct measure_warmup warmup;   /* serve only */
+    char l2[8];                     /* serve: "warm" or "cold"; "" for run */
+    double verify_s, time_s;        /* serve: the worker's seconds verifying / timing (phase_s);
+                                       NAN unknown */
+    /* process facts (measure_run; for the service: of the worker while it served this) */
     int exit_code;            /* -1 when not exited normally */
     int term_signal;
     bool timed_out;

@@ -16,6 +16,12 @@ void measure_result_clear_fields(struct measure_result *r)
     memset(&r->gpu_state, 0, sizeof r->gpu_state);
     memset(&r->peak, 0, sizeof r->peak);
     memset(&r->abi, 0, sizeof r->abi);
+    memset(&r->paired, 0, sizeof r->paired);
+    memset(&r->warmup, 0, sizeof r->warmup);
+    r->l2[0] = '\0';
+    r->paired.inc_median_ms = r->paired.inc_tflops = NAN;
+    r->verify_s = r->time_s = NAN;
+    r->warmup.ms = r->warmup.sm_clock_mhz = r->warmup.power_w = NAN;
     r->verify.max_abs_err = r->verify.max_err_over_tol = NAN;
     r->timing.median_ms = r->timing.spread_pct = r->timing.tflops = NAN;
     r->gpu_state.sm_clock_median_mhz = r->gpu_state.sm_clock_max_mhz = NAN;

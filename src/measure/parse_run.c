@@ -103,6 +103,49 @@ static void read_abi(struct jget *g, json_t *a, struct measure_abi *out)
         out->grid[i] = (int)json_integer_value(json_array_get(grid, i));
 }
 
+static int read_ms_array(struct jget *g, json_t *o, const char *key, double *out)
+{
+    json_t *a = jget_array(g, o, "paired", key, true), *v;
+    size_t i;
+    int n = 0;
+    json_array_foreach(a, i, v) {
+        if (n == MEASURE_MAX_TRIALS || !jget_value_num(v, &out[n])) {
+            jget_fail(g, "paired", key, "holds more than 100 trials or a value that is not a number");
+            return n;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Both kernels' trials; the statistics are computed from them here, never read. */
+static void read_paired(struct jget *g, json_t *p, struct measure_paired *out)
+{
+    long long x;
+    out->present = true;
+    int nc = read_ms_array(g, p, "candidate_ms", out->cand_ms);
+    int ni = read_ms_array(g, p, "incumbent_ms", out->inc_ms);
+    if (nc != ni)
+        jget_fail(g, "paired", "incumbent_ms", "does not have as many trials as candidate_ms");
+    out->n = nc < ni ? nc : ni;
+    if (jget_int(g, p, "paired", "candidate_iters", false, &x)) out->cand_iters = (int)x;
+    if (jget_int(g, p, "paired", "incumbent_iters", false, &x)) out->inc_iters = (int)x;
+    jget_num(g, p, "paired", "incumbent_median_ms", false, &out->inc_median_ms);
+    jget_num(g, p, "paired", "incumbent_tflops", false, &out->inc_tflops);
+    out->stats_ok = paired_stats_compute(out->cand_ms, out->inc_ms, out->n, &out->st) == 0;
+}
+
+static void read_warmup(struct jget *g, json_t *w, struct measure_warmup *out)
+{
+    out->present = true;
+    jget_num(g, w, "warmup", "ms", false, &out->ms);
+    jget_int(g, w, "warmup", "launches", false, &out->launches);
+    jget_bool(g, w, "warmup", "sampled", false, &out->sampled);
+    jget_bool(g, w, "warmup", "steady", false, &out->steady);
+    jget_num(g, w, "warmup", "sm_clock_mhz", false, &out->sm_clock_mhz);
+    jget_num(g, w, "warmup", "power_w", false, &out->power_w);
+}
+
 /* Fields common to run and compare output. */
 static void read_top(struct jget *g, json_t *root, struct measure_result *r)
 {
@@ -127,6 +170,13 @@ static void read_run_fields(struct jget *g, json_t *root, struct measure_result 
     if ((o = jget_obj(g, root, "", "timing", false))) read_timing(g, o, &r->timing);
     if ((o = jget_obj(g, root, "", "gpu_state", false))) parse_gpu_state(g, o, "gpu_state", &r->gpu_state);
     if ((o = jget_obj(g, root, "", "peak", false))) parse_peak(g, o, "peak", &r->peak);
+    if ((o = jget_obj(g, root, "", "paired", false))) read_paired(g, o, &r->paired);
+    if ((o = jget_obj(g, root, "", "warmup", false))) read_warmup(g, o, &r->warmup);
+    jget_str(g, root, "", "l2", false, r->l2, sizeof r->l2);
+    if ((o = jget_obj(g, root, "", "phase_s", false))) {
+        jget_num(g, o, "phase_s", "verify", false, &r->verify_s);
+        jget_num(g, o, "phase_s", "time", false, &r->time_s);
+    }
 }
 
 /* An ok status must carry what "ok" means: a passed, complete verification. */

@@ -81,8 +81,7 @@ static void last_line(const char *text, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
-/* No usable JSON expected: decide the outcome from the process facts alone. */
-static bool classify_process(const struct spawn_result *s, struct measure_result *r)
+bool spawn_runner_classify(const struct spawn_result *s, struct measure_result *r)
 {
     char desc[256], tail[512];
     spawn_describe(s, desc, sizeof desc);
@@ -139,7 +138,7 @@ int spawn_runner(const char *command, const struct measure_opts *o, double timeo
     r->wall_s = s.wall_s;
     r->raw_json = s.out && *s.out ? xstrdup(s.out) : NULL;
     r->stderr_text = s.err && *s.err ? xstrdup(s.err) : NULL;
-    *parse = !classify_process(&s, r);
+    *parse = !spawn_runner_classify(&s, r);
     spawn_result_release(&s);
     return 0;
 }

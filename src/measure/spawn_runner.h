@@ -12,6 +12,13 @@
 int spawn_runner(const char *command, const struct measure_opts *o, double timeout_s,
                  struct measure_result *r, bool *parse);
 
+struct spawn_result;
+/* The outcome from the process facts alone, when they decide it: could not start
+ * (NO_RUNNER), timed out (TIMEOUT), killed by a signal (CRASH, with the last stderr
+ * line), the dynamic loader's exit 127 (NO_GPU). true with r->status and r->error set;
+ * false when the output must be parsed. r->command must be set (named in NO_RUNNER). */
+bool spawn_runner_classify(const struct spawn_result *s, struct measure_result *r);
+
 /* Whether a parsed status should be replaced by what the process facts say (a
  * parse failure of a process that also exited non-zero is a crash, not bad output). */
 void spawn_runner_reconcile(struct measure_result *r);

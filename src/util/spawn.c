@@ -449,3 +449,93 @@ void spawn_describe(const struct spawn_result *res, char *buf, size_t len)
     else
         snprintf(buf, len, "exit %d", res->exit_code);
 }
+
+/* ---- a long-lived child ------------------------------------------------------ */
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int spawn_open(const struct spawn_opts *o, struct spawn_child *c, int *exec_errno)
+{
+    char path[PATH_MAX];
+    int in[2] = {-1, -1};
+    struct spawn_pipes p;
+    *c = (struct spawn_child){0, -1, -1, -1};
+    *exec_errno = 0;
+    if (!o->argv || !o->argv[0]) {
+        errno = EINVAL;
+        return -1;
+    }
+    int ferr = find_program(o->argv[0], env_lookup(o->env_add, "PATH"), path, sizeof path);
+    if (ferr) {
+        *exec_errno = ferr;
+        return 0;
+    }
+    struct spawn_opts po = *o;
+    po.stdout_path = po.stderr_path = po.stdin_path = NULL;
+    if (pipe_cloexec(in))
+        return -1;
+    if (pipes_open(&po, &p)) {
+        int saved = errno;
+        close_fd(&in[0]);
+        close_fd(&in[1]);
+        errno = saved;
+        return -1;
+    }
+    close_fd(&p.file[0]); /* /dev/null: the child reads our pipe instead */
+    p.file[0] = in[0];
+    pid_t pid;
+    if (spawn_start(&po, path, &p, &pid)) {
+        int saved = errno;
+        pipes_close(&p);
+        close_fd(&in[1]);
+        errno = saved;
+        return -1;
+    }
+    /* spawn_start closed the child's ends (in[0] among them, as p.file[0]) */
+    *exec_errno = read_exec_report(p.report[0]);
+    close_fd(&p.report[0]);
+    c->in = in[1];
+    c->out = p.out[0];
+    c->err = p.err[0];
+    if (*exec_errno) {
+        struct spawn_result r;
+        c->pid = pid;
+        spawn_close(c, 0, &r);
+        return 0;
+    }
+    set_nonblock(c->out);
+    set_nonblock(c->err);
+    signal(SIGPIPE, SIG_IGN); /* a worker that died must be an EPIPE, not our death */
+    c->pid = pid;
+    return 0;
+}
+
+void spawn_close(struct spawn_child *c, double grace_s, struct spawn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->exit_code = -1;
+    close_fd(&c->in);
+    if (c->pid > 0) {
+        double until = now_s() + grace_s;
+        while (!child_exited(c->pid) && now_s() < until) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        killpg(c->pid, SIGKILL); /* our own child's group: nothing of it outlives the call */
+        int status = 0;
+        pid_t r;
+        while ((r = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR)
+            ;
+        if (r == c->pid && WIFEXITED(status))
+            res->exit_code = WEXITSTATUS(status);
+        else if (r == c->pid && WIFSIGNALED(status))
+            res->term_signal = WTERMSIG(status);
+    }
+    close_fd(&c->out);
+    close_fd(&c->err);
+    c->pid = 0;
+}

@@ -44,6 +44,23 @@ struct spawn_result {
  * (SPAWN_KILL_GRACE_S). A relative argv[0] with a '/' is taken relative to cwd. */
 int spawn_run(const struct spawn_opts *opts, struct spawn_result *res);
 void spawn_result_release(struct spawn_result *res);
+/* A long-lived child with pipes on its stdin, stdout and stderr (a worker the caller
+ * talks to line by line: src/measure/service.c). It runs in its own process group, like
+ * spawn_run's children; the caller polls out/err itself and ends it with spawn_close. */
+struct spawn_child {
+    int pid;           /* also its process group id; 0 when none */
+    int in, out, err;  /* our ends (CLOEXEC, out/err non-blocking); -1 when closed */
+};
+/* Start o->argv (cwd, env_add as for spawn_run; the redirects and timeout are ignored).
+ * 0 with c filled; 0 with c->pid 0 and *exec_errno set when the program could not be
+ * started; -1 on a local failure (errno). */
+int spawn_open(const struct spawn_opts *o, struct spawn_child *c, int *exec_errno);
+/* Close our end of its stdin (a well-behaved worker exits on EOF), wait up to grace_s for
+ * it to exit, then SIGKILL its process group (whatever is left of it: our own child and
+ * its children only) and reap it. res gets exit_code / term_signal (other fields zero;
+ * out/err NULL). Closes the pipes. Safe on a child that is already gone. */
+void spawn_close(struct spawn_child *c, double grace_s, struct spawn_result *res);
+
 /* "exit 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s", "could not start: ..." */
 void spawn_describe(const struct spawn_result *res, char *buf, size_t len);
 #endif

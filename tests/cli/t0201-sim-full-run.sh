@@ -23,8 +23,8 @@ for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$
     [ -s "$t/$f" ] || fail "missing or empty: $f"
 done
 res="$t/logs/$key/results.tsv"
-[ "$(head -n 1 "$res")" = "# croqtuner results schema=1 backend=sim decide=2" ] || fail "results.tsv line 1: $(head -n 1 "$res")"
-[ "$(head -n 1 "$t/logs/$key/attempts.tsv")" = "# croqtuner attempts schema=1 backend=sim decide=2" ] || fail "attempts.tsv line 1"
+[ "$(head -n 1 "$res")" = "# croqtuner results schema=1 backend=sim decide=3" ] || fail "results.tsv line 1: $(head -n 1 "$res")"
+[ "$(head -n 1 "$t/logs/$key/attempts.tsv")" = "# croqtuner attempts schema=1 backend=sim decide=3" ] || fail "attempts.tsv line 1"
 head -n 2 "$res" | tail -n 1 | grep -q "^iter	kernel	source_hash	config	tflops	" || fail "results.tsv header"
 rows=$(($(wc -l <"$res") - 2))
 [ $rows -eq 151 ] || fail "results.tsv has $rows rows, want 151"

@@ -22,9 +22,14 @@ js=$("$bin" status --json --tuning "$t") || fail "status --json exited $?"
 grep -q '"live": {' <<<"$js" || fail "status --json has no live object"
 grep -q '"eta_s": [0-9]' <<<"$js" || fail "status --json has no ETA"
 grep -Eq '"iterations_per_min": [0-9]' <<<"$js" || fail "status --json has no pace"
-grep -q '"measure": [0-9]' <<<"$js" || fail "status --json has no time split"
-grep -Eq "^  pace: [0-9.]+ iterations/min; time: compile [0-9]+ s, measure [0-9]+ s, profile [0-9]+ s of [0-9]+ s" \
+for part in compile verify time profile other; do
+    grep -q "\"$part\": [0-9]" <<<"$js" || fail "status --json has no '$part' in its time split"
+done
+grep -q '"spent_per_iteration_s": {' <<<"$js" || fail "status --json has no per-iteration split"
+grep -Eq "^  pace: [0-9.]+ iterations/min; time: compile [0-9]+ s, verify [0-9]+ s, time [0-9]+ s, profile [0-9]+ s, other [0-9]+ s of [0-9]+ s" \
     <<<"$st" || fail "no pace line: $st"
+grep -Eq "^  per iteration: [0-9.]+ s = compile [0-9.]+ \+ verify [0-9.]+ \+ time [0-9.]+ \+ profile [0-9.]+ \+ other [0-9.]+" \
+    <<<"$st" || fail "no per-iteration line: $st"
 wait $pid || fail "tune exited $?"
 pid=
 "$bin" status --tuning "$t" | grep -q "now:" && fail "a live line after the run ended"

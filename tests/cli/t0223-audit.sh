@@ -71,26 +71,44 @@ expect_problem respelled "$key iter 9: config is not in the engine's canonical f
 copy dtype; set_field "$tmp/dtype/$res" 9 4 "$(sed 's/^dtype=f16,/dtype=e4m3,/' <<<"$c8")"
 expect_problem dtype "$key iter 9: config is for e4m3, the shape is f16"
 
-# (iteration 11 was not re-measured: its first measurement was neither suspect nor a gain
-# within the spread; iterations 9 and 12 were, and the clean audit above accepted them)
+# (iteration 11 was not re-measured: its first measurement was not above the peak;
+# iterations 6 and 7 were, and the clean audit above accepted them)
 [ ! -e "$tmp/clean/perf/$key/iter011-cand-re.json" ] || fail "iteration 11 was re-measured: pick another"
 ls "$tmp/clean/perf/$key/" | grep -q 'cand-re' || fail "no re-measured iteration in the clean run"
 copy madeup; cp "$tmp/madeup/perf/$key/iter011-cand.json" "$tmp/madeup/perf/$key/iter011-best-re.json"
 expect_problem madeup "$key iter 11: the best was re-measured (iter011-best-re.json) but the candidate was not"
 
-# the confirmation at iteration 12 leans on the best's re-measurement: it must be there,
-# and be of the best's config (iteration 6's is of an older best)
-[ -f "$tmp/clean/perf/$key/iter012-best-re.json" ] || fail "the fixture changed: no confirmation at 12"
-copy nobestre; rm "$tmp/nobestre/perf/$key/iter012-best-re.json"
-expect_problem nobestre "$key iter 12: the candidate was re-measured but the best was not"
-copy otherbest; cp "$tmp/otherbest/perf/$key/iter006-best-re.json" "$tmp/otherbest/perf/$key/iter012-best-re.json"
-expect_problem otherbest "$key iter 12: iter012-best-re.json is a measurement of another config than the best"
+# the re-measurement at iteration 7 (above the peak) comes with the best's: it must be
+# there, and be of the best's config (iteration 6's is of an older best)
+[ -f "$tmp/clean/perf/$key/iter007-best-re.json" ] || fail "the fixture changed: no re-measurement at 7"
+copy nobestre; rm "$tmp/nobestre/perf/$key/iter007-best-re.json"
+expect_problem nobestre "$key iter 7: the candidate was re-measured but the best was not"
+copy otherbest; cp "$tmp/otherbest/perf/$key/iter006-best-re.json" "$tmp/otherbest/perf/$key/iter007-best-re.json"
+expect_problem otherbest "$key iter 7: iter007-best-re.json is a measurement of another config than the best"
+
+# rules 3: a KEEP is verified again on a new operand set, and only a KEEP is
+[ "$(col "$tmp/clean/$res" 8 10)" = KEEP ] && [ -f "$tmp/clean/perf/$key/iter008-cand-fresh.json" ] ||
+    fail "the fixture changed: iteration 8 is not a KEEP verified on a new operand set"
+copy nofresh; rm "$tmp/nofresh/perf/$key/iter008-cand-fresh.json"
+expect_problem nofresh "$key iter 8: a KEEP without its verification on a new operand set"
+copy failfresh; sed -i 's/"status": *"ok"/"status": "incorrect"/' "$tmp/failfresh/perf/$key/iter008-cand-fresh.json"
+expect_problem failfresh "$key iter 8: decision KEEP, but its evidence gives DISCARD_INCORRECT"
+copy extrafresh; cp "$tmp/extrafresh/perf/$key/iter008-cand-fresh.json" "$tmp/extrafresh/perf/$key/iter009-cand-fresh.json"
+expect_problem extrafresh "$key iter 9: iter009-cand-fresh.json exists but the numbers give no KEEP to verify"
+# the decision is replayed from the paired trials, not from a summary in the file: the
+# incumbent's times of iteration 8 made equal to the candidate's leave no gain
+copy pairs; python3 - "$tmp/pairs/perf/$key/iter008-cand.json" <<'PY' || fail "cannot edit the paired trials"
+import json, sys
+j = json.load(open(sys.argv[1])); j["paired"]["incumbent_ms"] = list(j["paired"]["candidate_ms"])
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem pairs "$key iter 8: decision KEEP, but its evidence gives DISCARD"
 
 # one version of the decision rules per shape
-copy attrules; sed -i '1s/ decide=2$/ decide=1/' "$tmp/attrules/logs/$key/attempts.tsv"
-expect_problem attrules "$key: attempts.tsv says decision rules 1, results.tsv 2"
-copy ckrules; sed -i 's/"decide_rules": 2/"decide_rules": 1/' "$tmp/ckrules/checkpoints/$key.json"
-expect_problem ckrules "$key: the checkpoint says decision rules 1, results.tsv 2"
+copy attrules; sed -i '1s/ decide=3$/ decide=1/' "$tmp/attrules/logs/$key/attempts.tsv"
+expect_problem attrules "$key: attempts.tsv says decision rules 1, results.tsv 3"
+copy ckrules; sed -i 's/"decide_rules": 3/"decide_rules": 1/' "$tmp/ckrules/checkpoints/$key.json"
+expect_problem ckrules "$key: the checkpoint says decision rules 1, results.tsv 3"
 
 copy fifo; rm "$tmp/fifo/srcs/$key/iter004.cu"; mkfifo "$tmp/fifo/srcs/$key/iter004.cu"
 expect_problem fifo "$key iter 4: source srcs/$key/iter004.cu cannot be read"

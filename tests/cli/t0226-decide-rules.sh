@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The decision rules are versioned per shape (docs/engine.md, "Noise and sanity"): a new
-# shape records DECIDE_RULES in its checkpoint and on line 1 of its logs, confirms gains
-# within the spread by measuring again, and audits clean; a shape that was started under
-# rules 1 (before they were versioned) is resumed under rules 1, so its rows stay what the
-# uninterrupted run would have decided (the audit replays them under rules 1); and a
-# checkpoint and a results.tsv that disagree on the rules stop resume with the reason.
+# shape records DECIDE_RULES (3) in its checkpoint and on line 1 of its logs, times every
+# candidate paired with the best, verifies each KEEP on a new operand set, and audits
+# clean; a shape started under rules 2 is resumed under rules 2 (gains within the spread
+# confirmed by measuring again, no pairing), one started under rules 1 (before they were
+# versioned) under rules 1, so their rows stay what the uninterrupted run would have
+# decided (the audit replays each under its own rules); and a checkpoint and a
+# results.tsv that disagree on the rules stop resume with the reason.
 set -u
 bin="$CROQ_BIN/croqtuner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -13,29 +15,54 @@ trap 'rm -rf "$tmp"' EXIT
 key=f16_4096x4096x4096_fs
 args=(--backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 30)
 
-# rules 2: recorded, and the sim's jitter puts some gains within the spread
+# rules 3: recorded; every candidate paired, every KEEP verified on a new operand set
 "$bin" tune "${args[@]}" --tuning "$tmp/new" || fail "tune exited $?"
-grep -q '"decide_rules": 2' "$tmp/new/checkpoints/$key.json" || fail "checkpoint does not record rules 2"
-[ "$(head -n 1 "$tmp/new/logs/$key/results.tsv")" = "# croqtuner results schema=1 backend=sim decide=2" ] ||
-    fail "results.tsv line 1: $(head -n 1 "$tmp/new/logs/$key/results.tsv")"
-grep -q 'a gain above the floor but within the measured spread' "$tmp/new/logs/$key/results.tsv" ||
-    fail "no gain was confirmed in 30 simulated iterations (test needs one)"
-grep -Eq 'the gain (held in both measurements|did not hold when measured again)' "$tmp/new/logs/$key/results.tsv" ||
-    fail "a confirmation's note does not say how it ended"
-out=$("$bin" audit --tuning "$tmp/new") || fail "audit of a rules-2 run: $out"
+grep -q '"decide_rules": 3' "$tmp/new/checkpoints/$key.json" || fail "checkpoint does not record rules 3"
+res3="$tmp/new/logs/$key/results.tsv"
+[ "$(head -n 1 "$res3")" = "# croqtuner results schema=1 backend=sim decide=3" ] || fail "results.tsv line 1: $(head -n 1 "$res3")"
+grep -q 'within the measured spread' "$res3" && fail "a rules-3 run confirmed a gain the rules-2 way"
+keeps=$(awk -F'\t' 'NR > 2 && $10 == "KEEP"' "$res3" | wc -l)
+[ "$keeps" -ge 2 ] || fail "fewer than 2 KEEPs in 30 simulated iterations (test needs them)"
+[ "$(ls "$tmp/new/perf/$key/" | grep -c 'cand-fresh')" -eq "$keeps" ] || fail "not one fresh verification per KEEP"
+[ "$(awk -F'\t' 'NR > 3 && $5 != ""' "$res3" | grep -c 'speedup over the best')" -eq \
+  "$(awk -F'\t' 'NR > 3 && $5 != ""' "$res3" | wc -l)" ] || fail "a measured candidate's note has no paired speedup"
+out=$("$bin" audit --tuning "$tmp/new") || fail "audit of a rules-3 run: $out"
 
-# rules 1: stop after iteration 5, make it a run from before the rules were versioned (no
-# decide_rules, no decide=, no waves_per_sm metric), resume: no gain within the spread
-# may be re-measured from then on
-{ CROQ_CRASHPOINT=store.state@5 "$bin" tune "${args[@]}" --tuning "$tmp/old"; rc=$?; } 2>/dev/null
-[ $rc -eq 137 ] || fail "the crash point did not kill the run ($rc)"
-python3 - "$tmp/old/checkpoints/$key.json" <<'PY' || fail "cannot downgrade the checkpoint"
+# an older version: stop after the baseline (the same under every version), rewrite the
+# recorded version, resume
+downgrade() { # DIR RULES (1: from before versioning: no decide_rules, no decide=, no waves_per_sm)
+    { CROQ_CRASHPOINT=store.state@1 "$bin" tune "${args[@]}" --tuning "$1"; rc=$?; } 2>/dev/null
+    [ $rc -eq 137 ] || fail "the crash point did not kill the run ($rc)"
+    python3 - "$1/checkpoints/$key.json" "$2" <<'PY' || fail "cannot downgrade the checkpoint"
 import json, sys
-c = json.load(open(sys.argv[1])); del c["decide_rules"]
-c["profile"]["metrics"].pop("waves_per_sm")  # parsed only since the wave rule
+c = json.load(open(sys.argv[1]))
+if sys.argv[2] == "1":
+    del c["decide_rules"]
+    c["profile"]["metrics"].pop("waves_per_sm")  # parsed only since the wave rule
+else:
+    c["decide_rules"] = int(sys.argv[2])
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
-sed -i '1s/ decide=2$//' "$tmp/old/logs/$key/results.tsv" "$tmp/old/logs/$key/attempts.tsv"
+    if [ "$2" = 1 ]; then sed -i '1s/ decide=3$//' "$1/logs/$key/results.tsv" "$1/logs/$key/attempts.tsv"
+    else sed -i "1s/ decide=3\$/ decide=$2/" "$1/logs/$key/results.tsv" "$1/logs/$key/attempts.tsv"; fi
+}
+
+# rules 2: the sim's jitter puts some gains within the spread, and they are confirmed
+downgrade "$tmp/two" 2
+"$bin" resume --tuning "$tmp/two" --quiet || fail "resume of a rules-2 run exited $?"
+grep -q '"decide_rules": 2' "$tmp/two/checkpoints/$key.json" || fail "resume changed the rules-2 run's rules"
+res2="$tmp/two/logs/$key/results.tsv"
+grep -q 'a gain above the floor but within the measured spread' "$res2" ||
+    fail "no gain was confirmed in 30 simulated iterations (test needs one)"
+grep -Eq 'the gain (held in both measurements|did not hold when measured again)' "$res2" ||
+    fail "a confirmation's note does not say how it ended"
+grep -q 'speedup over the best' "$res2" && fail "a rules-2 run was decided by paired timing"
+ls "$tmp/two/perf/$key/" | grep -q cand-fresh && fail "a rules-2 run verified on a new operand set"
+out=$("$bin" audit --tuning "$tmp/two") || fail "audit of a rules-2 run: $out"
+
+# rules 1: no gain within the spread may be re-measured
+downgrade "$tmp/old" 1
+grep -q "speedup over the best" "$tmp/old/logs/$key/results.tsv" && fail "a rules-1 shape before resume holds paired rows"
 cp -r "$tmp/old" "$tmp/mixed"
 "$bin" resume --tuning "$tmp/old" --quiet || fail "resume of a rules-1 run exited $?"
 grep -q 'within the measured spread' "$tmp/old/logs/$key/results.tsv" && fail "a rules-1 run confirmed a gain"

@@ -327,7 +327,7 @@ static void sample_checkpoint(struct checkpoint *c)
     c->have_best = true;
     c->best.iter = 40;
     snprintf(c->best.config, sizeof c->best.config, "dtype=f16,kernel=1");
-    c->best.p = (struct perf_numbers){901.125, 0.305011, 1.5, 1755};
+    c->best.p = (struct perf_numbers){901.125, 0.305011, 1.5, 1755, NAN, NAN, NAN};
     c->baseline_tflops = 600.5;
     c->profile.done = true;
     c->profile.category = BN_LATENCY_BOUND;
@@ -339,7 +339,7 @@ static void sample_checkpoint(struct checkpoint *c)
     c->pending.measured = true;
     snprintf(c->pending.idea, sizeof c->pending.idea, "%s", hostile);
     c->pending.cand.status = CAND_OK;
-    c->pending.cand.p = (struct perf_numbers){0.1 + 0.2, 1.0 / 3.0, NAN, 1740};
+    c->pending.cand.p = (struct perf_numbers){0.1 + 0.2, 1.0 / 3.0, NAN, 1740, NAN, NAN, NAN};
     c->pending.remeasured = true;
     c->pending.cand_first.status = CAND_OK;
     c->pending.cand_first.p.tflops = 3000;

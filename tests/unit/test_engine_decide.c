@@ -19,7 +19,7 @@ static void test_peak_scales_with_clock(void **state)
     assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_F16, 1980) - 1979) < 1e-9);
     assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_E4M3, 1980) - 3958) < 1e-9);
     assert_true(fabs(backend_peak_tflops(CROQ_DTYPE_F16, 1425) - 1979.0 * 1425 / 1980) < 1e-9);
-    struct perf_numbers p = {1500, 0, 1, 1425};
+    struct perf_numbers p = {1500, 0, 1, 1425, NAN, NAN, NAN};
     assert_true(decide_above_peak(CROQ_DTYPE_F16, &p));  /* 1500 > 1424.3 */
     assert_false(decide_above_peak(CROQ_DTYPE_E4M3, &p)); /* e4m3 peak is twice */
     p.sm_clock_mhz = 1980;
@@ -35,7 +35,7 @@ static void test_gain_within_spread_is_confirmed(void **state)
 {
     (void)state;
     const double floor = DECIDE_NOISE_FLOOR_PCT;
-    struct perf_numbers best = {807.306, 0, 10.04, 1455}, cand = {846.690, 0, 8.64, 1425};
+    struct perf_numbers best = {807.306, 0, 10.04, 1455, NAN, NAN, NAN}, cand = {846.690, 0, 8.64, 1425, NAN, NAN, NAN};
     assert_false(decide_keep_floor(&cand, &best, DECIDE_NOISE_FLOOR_PCT, NULL)); /* rules 1: discarded as noise */
     assert_true(decide_confirming(2, CROQ_DTYPE_F16, floor, &cand, &best));
     assert_false(decide_confirming(1, CROQ_DTYPE_F16, floor, &cand, &best)); /* an older run */
@@ -54,7 +54,7 @@ static void test_gain_within_spread_is_confirmed(void **state)
 
     /* the second pair: the floor over the larger of the re-measured and recorded best */
     double thr;
-    struct perf_numbers re = {840.0, 0, 9, 1440}, best_re = {800.0, 0, 9, 1440};
+    struct perf_numbers re = {840.0, 0, 9, 1440, NAN, NAN, NAN}, best_re = {800.0, 0, 9, 1440, NAN, NAN, NAN};
     const struct perf_numbers *ref = decide_reference(2, &best, &best_re);
     assert_ptr_equal(ref, &best); /* re-measured low: the recorded number stays the bar */
     assert_true(decide_keep_as(true, &re, ref, floor, &thr));
@@ -77,7 +77,7 @@ static void test_gain_within_spread_is_confirmed(void **state)
 static void test_keep_needs_more_than_noise(void **state)
 {
     (void)state;
-    struct perf_numbers best = {1000, 1, 0.5, 1700}, c = {1019, 1, 0.4, 1700};
+    struct perf_numbers best = {1000, 1, 0.5, 1700, NAN, NAN, NAN}, c = {1019, 1, 0.4, 1700, NAN, NAN, NAN};
     double thr;
     /* both spreads below 2%: the floor of 2% decides */
     assert_false(decide_keep_floor(&c, &best, DECIDE_NOISE_FLOOR_PCT, &thr));
@@ -103,7 +103,7 @@ static void test_keep_needs_more_than_noise(void **state)
 static void test_suspect_results(void **state)
 {
     (void)state;
-    struct perf_numbers best = {800, 1, 1, 1700}, c = {1199, 1, 1, 1700};
+    struct perf_numbers best = {800, 1, 1, 1700, NAN, NAN, NAN}, c = {1199, 1, 1, 1700, NAN, NAN, NAN};
     assert_null(decide_suspect(CROQ_DTYPE_F16, &c, &best));
     c.tflops = 1201;
     assert_non_null(strstr(decide_suspect(CROQ_DTYPE_F16, &c, &best), "1.5x"));
@@ -139,13 +139,49 @@ static void test_failures_map_to_discards(void **state)
 static void test_quantize_matches_printing(void **state)
 {
     (void)state;
-    struct perf_numbers p = {812.34567, 0.28012345678, 1.23456, 1739.6};
+    struct perf_numbers p = {812.34567, 0.28012345678, 1.23456, 1739.6, NAN, NAN, NAN};
     perf_quantize(&p);
     assert_true(p.tflops == 812.346);
     assert_true(p.median_ms == 0.280123);
     assert_true(p.spread_pct == 1.235);
     assert_true(p.sm_clock_mhz == 1740);
     assert_true(isnan(decide_round(NAN, 3)));
+}
+
+/* Rules 3: the lower end of the paired speedup's interval decides, against 1 + 1%; only a
+ * reading above the physical peak is measured again. Numbers from the shape of an H200
+ * run: a 678 TFLOPS best and candidates around it. */
+static void test_paired_rule(void **state)
+{
+    (void)state;
+    struct perf_numbers best = {678.0, 0.811, 9.5, 1515, NAN, NAN, NAN};
+    struct perf_numbers gain = {702.1, 0.783, 8.9, 1500, 1.0342, 1.0121, 1.0477};
+    struct perf_numbers near = {690.4, 0.796, 9.1, 1500, 1.0180, 1.0095, 1.0260};
+    struct perf_numbers slow = {306.0, 1.797, 1.0, 1700, 0.4513, 0.4490, 0.4531};
+    struct perf_numbers unpaired = {900.0, 0.611, 1.0, 1700, NAN, NAN, NAN};
+    struct decide_case c = {3, CROQ_DTYPE_F16, decide_floor_pct(3), &gain, &gain, &best, NULL, false};
+    struct decide_verdict v = decide_candidate(&c);
+    assert_true(v.keep && v.paired);
+    assert_true(fabs(v.threshold - 1.01) < 1e-12);
+    c.first = c.cand = &near; /* a median gain of 1.8% whose interval reaches below 1.01 */
+    assert_false(decide_candidate(&c).keep);
+    c.first = c.cand = &unpaired; /* no pairing, no KEEP, whatever the TFLOPS say */
+    assert_false(decide_candidate(&c).keep);
+    c.first = c.cand = &slow;
+    assert_false(decide_candidate(&c).keep);
+    assert_true(decide_floor_pct(3) == DECIDE_PAIRED_FLOOR_PCT && decide_floor_pct(2) == DECIDE_NOISE_FLOOR_PCT);
+    /* below 0.5x the best: rules 2 measures again, rules 3 does not (the pair compared it) */
+    assert_non_null(decide_recheck(2, CROQ_DTYPE_F16, 2.0, &slow, &best));
+    assert_null(decide_recheck(3, CROQ_DTYPE_F16, 1.0, &slow, &best));
+    assert_null(decide_recheck(3, CROQ_DTYPE_F16, 1.0, &gain, &best));
+    struct perf_numbers broken = {2500.0, 0.2, 1.0, 1980, 3.6, 3.5, 3.7};
+    assert_string_equal(decide_recheck(3, CROQ_DTYPE_F16, 1.0, &broken, &best),
+                        "above the physical peak at the measured clock");
+    assert_false(decide_confirming(3, CROQ_DTYPE_F16, 2.0, &near, &best));
+    /* quantized like every recorded number: 6 decimals */
+    struct perf_numbers q = {1, 1, 1, 1, 1.01234567, 1.00999951, 1.0300004};
+    perf_quantize(&q);
+    assert_true(q.ratio == 1.012346 && q.ratio_lo == 1.01 && q.ratio_hi == 1.03);
 }
 
 int main(void)
@@ -157,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_gain_within_spread_is_confirmed),
         cmocka_unit_test(test_failures_map_to_discards),
         cmocka_unit_test(test_quantize_matches_printing),
+        cmocka_unit_test(test_paired_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "artifacts/artifacts.h"
 #include "codegen/srcstore.h"
+#include "engine/decide.h"
 #include "engine/engine.h"
 #include "scale/scale.h"
 #include "util/hash.h"
@@ -78,7 +79,6 @@ static void test_results_tsv(void **state)
     assert_null(l.torn);
     assert_string_equal(l.backend, "sim");
     assert_int_equal(l.n, 151);
-    double best = NAN;
     for (size_t i = 0; i < l.n; i++) {
         const struct result_row *r = &l.rows[i];
         assert_int_equal(r->iter, (int)i);
@@ -91,15 +91,20 @@ static void test_results_tsv(void **state)
         assert_int_equal(strlen(r->timestamp), 20);
         if (i == 0)
             assert_int_equal(r->decision, DEC_BASELINE);
-        if (r->decision == DEC_KEEP && !strstr(r->note, "re-measured"))
-            assert_true(r->tflops > best * 1.01); /* the noise floor */
+        if (r->decision == DEC_KEEP) { /* rules 3: the paired speedup's lower bound cleared the floor */
+            const char *iv = strstr(r->note, "95% interval [");
+            double lo = 0;
+            assert_non_null(iv);
+            assert_int_equal(sscanf(iv, "95%% interval [%lf,", &lo), 1);
+            assert_true(lo > 1.0 + DECIDE_PAIRED_FLOOR_PCT / 100.0);
+            assert_non_null(strstr(r->note, "verified again on a new operand set"));
+        }
         if (decision_kept(r->decision))
             assert_true(r->best_tflops == r->tflops);
         else
             assert_true(r->decision == DEC_DISCARD || !r->measured);
         if (r->measured && !strstr(r->note, "above the physical peak")) /* that one is recorded as measured */
             assert_true(r->tflops > 0 && r->median_ms > 0 && r->sm_clock_mhz > 0 && r->hw_eff_pct < 100);
-        best = r->best_tflops;
     }
     assert_int_equal(l.rows[5].decision, DEC_DISCARD_RUNTIME_CRASH);
     assert_int_equal(l.rows[9].decision, DEC_DISCARD_TIMEOUT);

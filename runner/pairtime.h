@@ -1,0 +1,73 @@
+/* runner/pairtime.h — the adaptive, paired timing of `croq-runner serve`
+ * (docs/runner-protocol.md, "serve"):
+ *
+ *   1. warm-up by time: chunks of ~10 ms of launches (candidate, then incumbent) until the
+ *      SM clock and the board power have settled (the mean of the last 4 samples within
+ *      1% (clock) and 5% (power) of the 4 before, after at least warmup_min_ms), or
+ *      warmup_max_ms; every sample is kept, and whether it settled;
+ *   2. launches per trial from each kernel's duration measured in the warm-up: enough for
+ *      min_trial_ms, at most max_iters;
+ *   3. `pairs` trials of each kernel, alternating C I, I C, C I, ... (the order flips every
+ *      pair so a steady drift moves both alike), each an event-timed run of back-to-back
+ *      launches with NVML sampled while it runs (timing.h).
+ * Without an incumbent, step 3 is `pairs` trials of the candidate alone. Trial times are
+ * rounded to the 7 significant digits the JSON carries, so every summary computed from the
+ * printed numbers (src/measure/paired.h) is the one computed here.
+ */
+#ifndef CROQ_RUNNER_PAIRTIME_H
+#define CROQ_RUNNER_PAIRTIME_H
+
+#include "timing.h"
+
+struct pair_opts {
+    int pairs;            /* trials per kernel, 1..TIMING_MAX_TRIALS */
+    double min_trial_ms;  /* a trial runs at least this long ... */
+    int max_iters;        /* ... with at most this many launches */
+    double warmup_min_ms, warmup_max_ms;
+};
+/* Defaults: 10 pairs, 20 ms, 500 launches, warm-up 150..2000 ms. */
+void pair_opts_default(struct pair_opts *o);
+
+#define WARM_SAMPLES_MAX 256
+struct warm_sample {
+    double t_ms;          /* since the warm-up began */
+    int clock_mhz;        /* -1 unknown */
+    double power_w;       /* -1 unknown */
+};
+struct warmup_rec {
+    double ms;            /* wall time of the warm-up */
+    long launches;
+    bool sampled;         /* NVML gave clocks: steadiness was judged on them */
+    bool steady;          /* settled before warmup_max_ms */
+    int n;
+    struct warm_sample s[WARM_SAMPLES_MAX];
+};
+
+struct pair_kernel {
+    timing_launch_fn fn;  /* enqueue one launch */
+    void *ctx;
+};
+
+struct pair_result {
+    bool paired;                 /* an incumbent was timed */
+    struct warmup_rec w;
+    struct timing_result cand, inc;
+    int cand_iters, inc_iters;   /* launches per trial */
+    double cand_est_ms, inc_est_ms; /* per-launch estimates from the warm-up */
+};
+
+/* inc NULL: the candidate alone. flops = 2*M*N*K. launch_error when a launch is refused
+ * or faults (the context is then poisoned). */
+int pair_run(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *cand,
+             const struct pair_kernel *inc, struct pair_result *r);
+
+/* {"ms", "launches", "sampled", "steady", "sm_clock_mhz", "power_w" (the last sample),
+ *  "samples": [[t_ms, clock, power], ...]} */
+json_t *pair_warmup_json(const struct warmup_rec *w);
+/* {"candidate_ms": [...], "incumbent_ms": [...], "candidate_iters", "incumbent_iters",
+ *  "order": "alternating", "incumbent_median_ms", "incumbent_tflops",
+ *  "incumbent_sm_clock_mhz": [...], "ratios", "ratio_median", "ratio_lo", "ratio_hi",
+ *  "confidence"} (the summary is src/measure/paired.h on the printed times). */
+json_t *pair_json(const struct pair_result *r);
+
+#endif

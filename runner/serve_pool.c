@@ -1,0 +1,81 @@
+/* runner/serve_pool.c — operand sets by seed and the cold-L2 rotation of `serve`. */
+#include "serve.h"
+
+#include <string.h>
+
+#include "format/sparse24.h"
+
+static void opset_release(struct opset *s)
+{
+    reference_release(&s->ref);
+    operands_release(&s->ops);
+    memset(s, 0, sizeof *s);
+}
+
+static int opset_make(const struct gpu *g, const struct pool *p, uint64_t seed, struct opset *s)
+{
+    memset(s, 0, sizeof *s);
+    s->seed = seed;
+    if (operands_make(p->dtype, &p->shape, seed, &s->ops) || operands_upload(g, &s->ops) ||
+        reference_compute(g, &s->ops, p->ref_mode, &s->ref)) {
+        opset_release(s);
+        return -1;
+    }
+    s->ready = true;
+    return 0;
+}
+
+struct opset *pool_get(const struct gpu *g, struct pool *p, uint64_t seed)
+{
+    int slot = seed == p->base_seed ? 0 : 1;
+    struct opset *s = &p->set[slot];
+    if (!s->ready || s->seed != seed) {
+        opset_release(s);
+        if (opset_make(g, p, seed, s))
+            return NULL;
+        p->made++;
+    }
+    return s;
+}
+
+void pool_release(struct pool *p)
+{
+    for (int i = 0; i < POOL_SETS; i++)
+        opset_release(&p->set[i]);
+}
+
+static int copy_buffer(CUdeviceptr *dst, CUdeviceptr src, size_t bytes, const char *what)
+{
+    TRY(gpu_alloc(dst, bytes, what));
+    CU_CHECK(RS_INTERNAL_ERROR, cuMemcpyDtoD(*dst, src, bytes));
+    return 0;
+}
+
+int rotation_make(const struct gpu *g, const struct operands *b, struct rotation *r)
+{
+    int l2 = 0;
+    memset(r, 0, sizeof *r);
+    CU_CHECK(RS_INTERNAL_ERROR, cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, g->dev));
+    r->l2_bytes = (size_t)l2;
+    size_t vb = sparse24_values_bytes(b->dtype, b->m, b->k), mb = sparse24_wgmma_meta_words(b->m, b->k) * 4,
+           bb = (size_t)b->n * b->k * b->esz, cb = (size_t)b->m * b->n * 2;
+    size_t per = vb + mb + bb + cb, want = 2 * r->l2_bytes;
+    int n = (int)((want + per - 1) / per);
+    n = n < 1 ? 1 : n > ROT_MAX ? ROT_MAX : n;
+    for (int i = 0; i < n; i++) {
+        struct operands *c = &r->copy[i];
+        *c = (struct operands){.dtype = b->dtype, .m = b->m, .n = b->n, .k = b->k, .esz = b->esz};
+        r->n = i + 1;
+        TRY(copy_buffer(&c->d_values, b->d_values, vb, "rotated A values"));
+        TRY(copy_buffer(&c->d_meta, b->d_meta, mb, "rotated A metadata"));
+        TRY(copy_buffer(&c->d_b, b->d_b, bb, "rotated B"));
+    }
+    return 0;
+}
+
+void rotation_release(struct rotation *r)
+{
+    for (int i = 0; i < r->n; i++)
+        operands_release(&r->copy[i]);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,50 @@
+/* src/measure/paired.c — ratios, median and the sign-test interval (paired.h). */
+#include "paired.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* P(Binomial(n, 1/2) <= j), exactly enough for n <= 100 in doubles. */
+static double binom_cdf_half(int n, int j)
+{
+    double c = 1.0, sum = 0.0; /* c = C(n, i) */
+    for (int i = 0; i <= j; i++) {
+        sum += c;
+        c = c * (n - i) / (i + 1);
+    }
+    return sum * pow(0.5, n);
+}
+
+int paired_stats_compute(const double *cand, const double *inc, int n, struct paired_stats *out)
+{
+    double sorted[PAIRED_MAX];
+    memset(out, 0, sizeof *out);
+    if (n < PAIRED_MIN_PAIRS || n > PAIRED_MAX)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(cand[i]) && cand[i] > 0 && isfinite(inc[i]) && inc[i] > 0)) {
+            memset(out, 0, sizeof *out);
+            return -1;
+        }
+        out->ratio[i] = sorted[i] = inc[i] / cand[i];
+    }
+    out->n = n;
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    out->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    double tail = (1.0 - PAIRED_CONFIDENCE) / 2.0;
+    int k = 1; /* n >= 6 gives P(X <= 0) = 2^-n <= 1/64 < tail */
+    while (k + 1 <= n / 2 && binom_cdf_half(n, k) <= tail)
+        k++;
+    out->k = k;
+    out->lo = sorted[k - 1];
+    out->hi = sorted[n - k];
+    out->coverage = 1.0 - 2.0 * binom_cdf_half(n, k - 1);
+    return 0;
+}

@@ -1,0 +1,79 @@
+/* src/measure/service.h — the tuner's side of `croq-runner serve` (docs/runner-protocol.md,
+ * "serve"): one long-lived worker per (dtype, shape, seed, device), spoken to one JSON line
+ * per request, with the same isolation as a one-shot `run`:
+ *
+ *   - every request has a deadline (poll on the worker's stdout and stderr); when it
+ *     passes, the worker's process group (our own child and its children, nothing else)
+ *     is killed with SIGKILL and the request's outcome is MEASURE_TIMEOUT;
+ *   - a worker that ends without a whole reply line (EOF, half a line, killed by a signal,
+ *     an exit status) gives the outcome measure.h lists for a one-shot `run` that died the
+ *     same way (the same function decides: spawn_runner_classify);
+ *   - a reply with launch_error ends the worker (the kernel's fault poisoned its context);
+ *   - the next request after any of these starts a new worker (counted in restarts).
+ * The worker keeps the context, the operand sets and the incumbent's loaded module, so a
+ * candidate costs its own verification and timing only.
+ *
+ * Not thread-safe: one service per thread. Ignores SIGPIPE in the process (a worker that
+ * died must show as a failed write, not end the tuner).
+ */
+#ifndef CROQ_MEASURE_SERVICE_H
+#define CROQ_MEASURE_SERVICE_H
+
+#include <stdbool.h>
+
+#include "measure.h"
+
+#define SERVICE_PROTOCOL 1
+
+struct service_opts {
+    const char *runner;        /* NULL: measure_runner_path's search (measure.h) */
+    int dtype;                 /* the worker's problem */
+    struct croq_shape shape;
+    unsigned long long seed;   /* the base operand set: every timing runs on it */
+    int device;                /* CUDA ordinal */
+    const char *reference;     /* "auto" (NULL), "cpu", "cublas" */
+    double start_timeout_s;    /* <= 0: 60 s for the worker's ready line (context creation) */
+};
+
+struct service_req {
+    const char *cubin;
+    const char *incumbent;     /* time paired with this cubin (made the worker's incumbent first
+                                  when it is not already); NULL: the candidate alone */
+    unsigned long long verify_seed; /* the operand set of the first verification (the base
+                                  seed, or one never used before: the engine says which) */
+    bool no_time;              /* verify only */
+    bool cold_l2;              /* operands rotated through buffers larger than the L2 */
+    int pairs;                 /* trials per kernel; 0: PAIRED_DEFAULT_PAIRS */
+    double min_trial_ms;       /* 0: the worker's default (20 ms) */
+    double timeout_s;          /* <= 0: service_default_timeout */
+};
+
+struct measure_service;
+
+/* A service for o (strings copied). No worker starts before the first request. */
+struct measure_service *service_new(const struct service_opts *o);
+/* Quit the worker (EOF on its stdin, then SIGKILL of its group after 2 s) and free. */
+void service_free(struct measure_service *s);
+
+/* Verify (and time) q->cubin in the worker, starting one if none runs. r is reset; its
+ * raw_json is the reply line (keep it as the raw file), stderr_text what the worker wrote
+ * to stderr while serving it, command a reproducing description, wall_s / limit_s the
+ * request's. Returns 0 when the outcome is in r->status; -1 only on a local failure
+ * (pipe, fork), with r->error. Release r with measure_result_release. */
+int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r);
+
+/* A generous deadline for one request, seconds: 20 s + 4x (the warm-up's 2 s limit,
+ * 2 x pairs trials of the minimum trial time plus one launch at 100 TFLOPS each, and
+ * two operand sets with their references at 50 M elements/s). */
+double service_default_timeout(const struct croq_shape *shape, const struct service_req *q);
+
+/* The worker's pid (its process group), 0 when none runs: the health check counts it as
+ * ours. */
+int service_pid(const struct measure_service *s);
+/* CLOCK_MONOTONIC seconds when the worker last finished GPU work for us (0: never). */
+double service_last_busy_s(const struct measure_service *s);
+/* Workers started so far, and how many of them ended abnormally (timeout, crash, fault). */
+int service_starts(const struct measure_service *s);
+int service_losses(const struct measure_service *s);
+
+#endif

@@ -1,0 +1,210 @@
+/* tests/unit/test_service.c — the measurement service (src/measure/service.h) against a
+ * fake worker speaking the serve protocol (tests/fixtures/serve/fake-serve.sh): an ok
+ * candidate alone and paired, a kernel fault (launch_error, the worker exits), a hang
+ * (deadline, SIGKILL of the group), half a reply line, a segfault, a wrong result, each
+ * with the status and reason a one-shot run would get, the worker restarted after each
+ * loss and the incumbent set again on the new one; a missing runner; a worker that
+ * reports no GPU. And the paired statistics (src/measure/paired.h) on real numbers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measure/paired.h"
+#include "measure/service.h"
+
+static void test_paired_ten(void **state)
+{
+    (void)state;
+    const double cand[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    const double inc[10] = {1.05, 1.03, 1.04, 1.02, 1.06, 1.01, 1.05, 1.04, 1.03, 1.00};
+    struct paired_stats st;
+    assert_int_equal(paired_stats_compute(cand, inc, 10, &st), 0);
+    assert_int_equal(st.n, 10);
+    assert_true(fabs(st.median - 1.035) < 1e-12); /* (1.03 + 1.04) / 2 */
+    assert_int_equal(st.k, 2);                    /* P(X <= 1) = 11/1024 <= 2.5% < P(X <= 2) */
+    assert_true(st.lo == 1.01 && st.hi == 1.05);
+    assert_true(fabs(st.coverage - (1.0 - 22.0 / 1024.0)) < 1e-12);
+    assert_true(st.ratio[4] == 1.06);
+}
+
+static void test_paired_sizes(void **state)
+{
+    (void)state;
+    double c[20], i[20];
+    struct paired_stats st;
+    for (int k = 0; k < 20; k++)
+        c[k] = 0.5, i[k] = 0.5 * (1.0 + 0.001 * k); /* ratios 1.000, 1.001, ... 1.019 */
+    assert_int_equal(paired_stats_compute(c, i, 6, &st), 0); /* smallest: min..max, 96.9% */
+    assert_int_equal(st.k, 1);
+    assert_true(fabs(st.lo - 1.0) < 1e-12 && fabs(st.hi - 1.005) < 1e-12);
+    assert_true(fabs(st.coverage - (1.0 - 2.0 / 64.0)) < 1e-12);
+    assert_int_equal(paired_stats_compute(c, i, 20, &st), 0); /* P(X <= 5) = 21700/2^20 */
+    assert_int_equal(st.k, 6);
+    assert_true(fabs(st.lo - 1.005) < 1e-12 && fabs(st.hi - 1.014) < 1e-12);
+    assert_true(fabs(st.median - 1.0095) < 1e-12);
+    assert_int_equal(paired_stats_compute(c, i, 5, &st), -1); /* too few for 95% */
+    c[3] = 0;
+    assert_int_equal(paired_stats_compute(c, i, 10, &st), -1);
+    c[3] = NAN;
+    assert_int_equal(paired_stats_compute(c, i, 10, &st), -1);
+    assert_int_equal(st.n, 0);
+}
+
+static char fake[1024], log_path[1024];
+
+static struct measure_service *open_fake(const char *runner)
+{
+    struct service_opts o = {.runner = runner, .dtype = CROQ_DTYPE_F16, .shape = {256, 256, 256}, .seed = 1,
+                             .start_timeout_s = 10};
+    return service_new(&o);
+}
+
+static void measure(struct measure_service *s, const char *cubin, const char *inc, double timeout,
+                    struct measure_result *r)
+{
+    struct service_req q = {.cubin = cubin, .incumbent = inc, .verify_seed = 1, .timeout_s = timeout};
+    assert_int_equal(service_measure(s, &q, r), 0);
+}
+
+static int log_count(const char *what)
+{
+    FILE *f = fopen(log_path, "r");
+    char line[4096];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void test_service_outcomes(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    struct measure_service *s = open_fake(fake);
+    assert_int_equal(service_pid(s), 0); /* nothing starts before the first request */
+
+    measure(s, "/k/ok.cubin", NULL, 10, &r);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_true(r.verify.passed && r.timing.present && !r.paired.present);
+    assert_true(r.timing.tflops == 100.0);
+    assert_int_equal(service_starts(s), 1);
+    int pid = service_pid(s);
+    assert_true(pid > 0);
+    assert_non_null(strstr(r.command, "serve --dtype f16 --shape 256x256x256 --seed 1"));
+    assert_non_null(strstr(r.command, "\"cubin\":\"/k/ok.cubin\""));
+    measure_result_release(&r);
+
+    measure(s, "/k/ok2.cubin", "/k/inc.cubin", 10, &r); /* incumbent set, then paired */
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_true(r.paired.present && r.paired.stats_ok);
+    assert_int_equal(r.paired.n, 10);
+    assert_true(fabs(r.paired.st.median - 0.5) < 1e-12 && fabs(r.paired.st.lo - 0.5) < 1e-12);
+    assert_int_equal(service_pid(s), pid); /* the same worker */
+    measure_result_release(&r);
+
+    measure(s, "/k/trap.cubin", "/k/inc.cubin", 10, &r); /* a kernel fault ends the worker */
+    assert_int_equal(r.status, MEASURE_LAUNCH_ERROR);
+    assert_non_null(strstr(r.error, "CUDA_ERROR_LAUNCH_FAILED"));
+    assert_int_equal(service_pid(s), 0);
+    assert_int_equal(r.exit_code, 3);
+    assert_non_null(r.stderr_text);
+    assert_non_null(strstr(r.stderr_text, "the context is poisoned"));
+    measure_result_release(&r);
+
+    measure(s, "/k/ok3.cubin", "/k/inc.cubin", 10, &r); /* a new worker, the incumbent set again */
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(service_starts(s), 2);
+    assert_int_equal(log_count("\"op\":\"set_incumbent\""), 2);
+    measure_result_release(&r);
+
+    double t0 = (double)time(NULL);
+    measure(s, "/k/hang.cubin", NULL, 1.0, &r); /* the deadline: the group is killed */
+    assert_int_equal(r.status, MEASURE_TIMEOUT);
+    assert_string_equal(r.error, "timed out after 1.0 s");
+    assert_true(r.timed_out);
+    assert_true((double)time(NULL) - t0 < 5);
+    assert_int_equal(service_pid(s), 0);
+    measure_result_release(&r);
+
+    measure(s, "/k/half.cubin", NULL, 10, &r); /* half a line, exit 1: a crash, as for run */
+    assert_int_equal(r.status, MEASURE_CRASH);
+    assert_non_null(strstr(r.error, "exit 1 without a result"));
+    assert_non_null(strstr(r.stderr_text, "dying mid-reply"));
+    measure_result_release(&r);
+
+    measure(s, "/k/segv.cubin", NULL, 10, &r);
+    assert_int_equal(r.status, MEASURE_CRASH);
+    assert_non_null(strstr(r.error, "signal 11"));
+    assert_non_null(strstr(r.error, "about to segfault")); /* the last stderr line, as for run */
+    assert_int_equal(r.term_signal, 11);
+    measure_result_release(&r);
+
+    measure(s, "/k/wrong.cubin", NULL, 10, &r); /* incorrect: the worker stays */
+    assert_int_equal(r.status, MEASURE_INCORRECT);
+    assert_true(r.verify.present && !r.verify.passed);
+    assert_int_equal(r.verify.mismatches, 12);
+    int starts = service_starts(s);
+    assert_int_equal(starts, 5); /* one more after each of trap, hang, half, segv */
+    measure_result_release(&r);
+    measure(s, "/k/ok4.cubin", NULL, 10, &r);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(service_starts(s), starts); /* wrong + ok: no new worker */
+    measure_result_release(&r);
+    assert_int_equal(service_losses(s), 4); /* trap, hang, half, segv */
+    service_free(s);
+    assert_int_equal(log_count("\"op\":\"quit\""), 1);
+}
+
+static void test_service_start_failures(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    struct measure_service *s = open_fake("/nonexistent/croq-runner");
+    measure(s, "/k/ok.cubin", NULL, 10, &r);
+    assert_int_equal(r.status, MEASURE_NO_RUNNER);
+    measure_result_release(&r);
+    service_free(s);
+
+    setenv("FAKE_SERVE_START", "no_gpu", 1);
+    s = open_fake(fake);
+    measure(s, "/k/ok.cubin", NULL, 10, &r);
+    unsetenv("FAKE_SERVE_START");
+    assert_int_equal(r.status, MEASURE_NO_GPU);
+    assert_string_equal(r.error, "fake: no CUDA device");
+    assert_int_equal(r.exit_code, 6);
+    assert_int_equal(service_pid(s), 0);
+    measure_result_release(&r);
+    service_free(s);
+}
+
+int main(void)
+{
+    const char *src = getenv("CROQ_SOURCE_DIR") ? getenv("CROQ_SOURCE_DIR") : CROQ_SOURCE_DIR;
+    snprintf(fake, sizeof fake, "%s/tests/fixtures/serve/fake-serve.sh", src);
+    char tmpl[] = "/tmp/croq-test-service.XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        close(fd);
+    snprintf(log_path, sizeof log_path, "%s", tmpl);
+    setenv("FAKE_SERVE_LOG", log_path, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paired_ten),
+        cmocka_unit_test(test_paired_sizes),
+        cmocka_unit_test(test_service_outcomes),
+        cmocka_unit_test(test_service_start_failures),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(log_path);
+    return rc;
+}
