@@ -266,10 +266,12 @@ static int start(struct measure_service *s, struct measure_result *r)
         take_stderr(s, r);
         return 1;
     }
+    char *partial = s->out.len ? xstrdup(strbuf_str(&s->out)) : NULL;
     lose_worker(s, end == GOT_EOF, end == GOT_EOF ? SERVICE_QUIT_GRACE_S : 0, &res);
     res.timed_out = end == GOT_TIMEOUT;
     res.limit_s = limit;
-    classify_death(s, &res, strbuf_str(&s->out), r);
+    classify_death(s, &res, partial, r);
+    r->raw_json = partial;
     take_stderr(s, r);
     return 1;
 }
@@ -317,13 +319,29 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
             s->losses++;
         }
     } else {
+        /* half a reply: kept with the outcome (measure_raw_record) */
+        char *partial = s->out.len ? xstrdup(strbuf_str(&s->out)) : NULL;
         lose_worker(s, end == GOT_EOF, end == GOT_EOF ? SERVICE_QUIT_GRACE_S : 0, &res);
         res.timed_out = end == GOT_TIMEOUT;
         res.limit_s = timeout_s;
-        classify_death(s, &res, strbuf_str(&s->out), r);
+        classify_death(s, &res, partial, r);
+        r->raw_json = partial;
     }
     take_stderr(s, r);
     s->last_busy_s = mono_s();
+}
+
+/* A worker that ended after its last whole reply (or by itself while idle) is not the
+ * next candidate's fault: reaped here, and a new one starts. */
+static void reap_if_gone(struct measure_service *s)
+{
+    if (s->up && spawn_child_exited(&s->c)) {
+        struct spawn_result res;
+        int pid = s->c.pid;
+        lose_worker(s, true, 0, &res);
+        log_warn("measurement worker pid %d ended between requests (%s%d); starting a new one", pid,
+                 res.term_signal ? "signal " : "exit ", res.term_signal ? res.term_signal : res.exit_code);
+    }
 }
 
 /* r's fields to "unknown"; frees what a previous outcome held when release is set (r was
@@ -364,6 +382,7 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
 {
     double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
     result_reset(r, false);
+    reap_if_gone(s);
     if (!s->up) {
         int rc = start(s, r);
         if (rc)

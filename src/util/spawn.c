@@ -514,6 +514,8 @@ int spawn_open(const struct spawn_opts *o, struct spawn_child *c, int *exec_errn
     return 0;
 }
 
+bool spawn_child_exited(const struct spawn_child *c) { return c->pid <= 0 || child_exited(c->pid); }
+
 void spawn_close(struct spawn_child *c, double grace_s, struct spawn_result *res)
 {
     memset(res, 0, sizeof *res);

@@ -55,6 +55,8 @@ struct spawn_child {
  * 0 with c filled; 0 with c->pid 0 and *exec_errno set when the program could not be
  * started; -1 on a local failure (errno). */
 int spawn_open(const struct spawn_opts *o, struct spawn_child *c, int *exec_errno);
+/* Whether the child has exited (it is not reaped: spawn_close does that). */
+bool spawn_child_exited(const struct spawn_child *c);
 /* Close our end of its stdin (a well-behaved worker exits on EOF), wait up to grace_s for
  * it to exit, then SIGKILL its process group (whatever is left of it: our own child and
  * its children only) and reap it. res gets exit_code / term_signal (other fields zero;

@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# Issue 17 item 4: a runner that dies after printing half a JSON line (or after a whole
-# "ok" line) is a crash, and its raw file says so: it parses, names the status the row
-# was decided from and keeps the runner's output as text, so 'audit' passes the honest
-# run. The GPU is a fake runner; nvcc builds the kernels (skipped without it).
+# Issue 17 item 4: a measurement worker that dies after printing half a reply line is a
+# crash, and its raw file says so: it parses, names the status the row was decided from
+# and keeps the worker's output as text, so 'audit' passes the honest run. A whole reply
+# line is the request's outcome even when the worker dies right after it (issue 15: the
+# death ends that worker; the next request starts a new one and is not blamed). The GPU
+# is a fake worker; nvcc builds the kernels (skipped without it).
 set -u
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "skip: no nvcc"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
-ok='{"schema":1,"command":"run","status":"ok","gpu":"FAKE","device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.001],"median_ms":0.001,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}}'
-# the baseline's cubin measures fine; iteration 1 prints half its line and dies; iteration
-# 2 prints a whole ok line and dies
+ok='"status":"ok","gpu":"FAKE","device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"median_ms":0.002,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}'
+paired='"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}'
+# a fake measurement worker (croq-runner serve): the first worker measures the baseline,
+# then prints half of its reply for iteration 1 and is killed; the second, started for
+# iteration 2, sends a whole reply (the candidate 2x slower than the best) and is killed
+# after it: a whole reply line is the outcome, the worker's death only ends that worker
 cat > "$T/runner" <<EOF2
-#!/bin/sh
-n=\$(cat "$T/calls" 2>/dev/null || echo 0); echo \$((n + 1)) > "$T/calls"
-case \$n in
-0) echo '$ok' ;;
-1) printf '%s' '$ok' | head -c 90; kill -9 \$\$ ;;
-*) echo '$ok'; kill -9 \$\$ ;;
-esac
+#!/bin/bash
+w=\$(cat "$T/workers" 2>/dev/null || echo 0); echo \$((w + 1)) > "$T/workers"
+echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
+n=0
+while read -r line; do
+    case "\$line" in *'"op":"quit"'*) exit 0 ;; *'"op":"set_incumbent"'*)
+        echo '{"schema":1,"command":"serve","op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;; esac
+    n=\$((n + 1))
+    if [ \$w = 0 ] && [ \$n = 1 ]; then echo '{"schema":1,"command":"serve",$ok}'
+    elif [ \$w = 0 ]; then printf '%s' '{"schema":1,"command":"serve",$ok}' | head -c 90; kill -9 \$\$
+    else echo '{"schema":1,"command":"serve",$ok,$paired}'; kill -9 \$\$; fi
+done
 EOF2
 chmod +x "$T/runner"
 key=f16_256x256x256_fs
@@ -26,16 +36,21 @@ CROQ_NCU=/bin/false CROQ_CACHE_DIR=$T/cache CROQ_SPECULATE=0 "$CROQ_BIN/croqtune
     --mode scratch --iters 2 --backend gpu --runner "$T/runner" --tuning "$T/t" --quiet >"$T/log" 2>&1 ||
     fail "tune exited $?: $(tail -n 3 "$T/log")"
 res=$T/t/logs/$key/results.tsv
-[ "$(awk -F'\t' 'NR > 2 {print $10}' "$res" | tr '\n' ' ')" = "BASELINE DISCARD_RUNTIME_CRASH DISCARD_RUNTIME_CRASH " ] ||
+[ "$(awk -F'\t' 'NR > 2 {print $10}' "$res" | tr '\n' ' ')" = "BASELINE DISCARD_RUNTIME_CRASH DISCARD " ] ||
     fail "decisions: $(awk -F'\t' 'NR > 2 {print $10}' "$res" | tr '\n' ' ')"
-for i in 001 002; do
-    raw=$T/t/perf/$key/iter$i-cand.json
-    python3 - "$raw" <<'PY' || fail "iter$i-cand.json: $(head -c 300 "$raw")"
+raw=$T/t/perf/$key/iter001-cand.json
+python3 - "$raw" <<'PY' || fail "iter001-cand.json: $(head -c 300 "$raw")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["status"] == "crash" and r["term_signal"] == 9, r
-assert r["stdout"].startswith('{"schema":1,"command":"run","status":"ok"'), r["stdout"]
+assert r["stdout"].startswith('{"schema":1,"command":"serve","status":"ok"'), r["stdout"]
 PY
-done
+raw=$T/t/perf/$key/iter002-cand.json
+python3 - "$raw" <<'PY' || fail "iter002-cand.json: $(head -c 300 "$raw")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "ok" and r["paired"]["incumbent_ms"][0] == 0.001, r
+PY
+[ "$(cat "$T/workers")" = 2 ] || fail "$(cat "$T/workers") workers started, want 2"
 out=$("$CROQ_BIN/croqtuner" audit --tuning "$T/t") || fail "audit of the honest run: $out"
 echo ok
