@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "codegen/srcstore.h"
 #include "util/atomicio.h"
@@ -26,6 +27,13 @@ static int copy_best(struct run *r)
     if (path_fmt(dir, "%s/kernels/gemm_sp_%s", r->dir, croq_dtype_name(c->sk.dtype)) ||
         path_fmt(to, "%s/%s_best.cu", dir, c->key))
         return run_fail(r, "tuning directory path too long");
+    char whole[ENGINE_PATH_MAX];
+    struct stat st;
+    if (path_fmt(whole, "%s/%s", r->dir, c->best.kernel))
+        return run_fail(r, "tuning directory path too long");
+    if (lstat(whole, &st) == 0 && S_ISREG(st.st_mode)) /* kept whole (an agent's): its mode, no more readable */
+        return mkdir_p(dir) || atomic_copy(whole, to)
+                   ? run_fail(r, "cannot write the best kernel to '%s': %s", to, strerror(errno)) : 0;
     if (srcstore_read(r->dir, c->best.kernel, &src, &len, err, sizeof err))
         return run_fail(r, "cannot publish the best kernel: %s", err);
     int rc = mkdir_p(dir) || atomic_write(to, src, len);

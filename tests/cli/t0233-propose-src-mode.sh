@@ -14,7 +14,9 @@ key=f16_2048x4096x4096_fs
 "$bin" tune --agent --backend sim --quiet --dtype f16 --shape 2048x4096x4096 --mode scratch --iters 2 --tuning "$t" \
     >/dev/null || fail "tune --agent"
 mode() { stat -c %a "$1"; }
-src() { sed "1i static const int agent_variant_$1 = 1;" "$t/srcs/$key/iter000.cu" >"$tmp/$1.cu" && chmod "$2" "$tmp/$1.cu"; }
+# the baseline's source, kept now: once a proposal is kept, iter000.cu is stored as a recipe
+cp "$t/srcs/$key/iter000.cu" "$tmp/base.cu" || fail "no baseline source"
+src() { sed "1i static const int agent_variant_$1 = 1;" "$tmp/base.cu" >"$tmp/$1.cu" && chmod "$2" "$tmp/$1.cu"; }
 propose() { timeout 20 "$bin" propose --tuning "$t" --key "$key" --idea "$1" --category micro --src "$2" "${@:3}"; }
 
 # non-regular sources: refused, nothing written
