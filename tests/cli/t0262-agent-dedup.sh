@@ -19,7 +19,7 @@ rows() { echo $(($(wc -l <"$res") - 2)); }
     --quiet >/dev/null || fail "tune --agent exited $?"
 propose() { "$bin" propose --tuning "$t" --key "$key" "$@"; }
 # a variant of the baseline source with one more declaration: a token change
-variant() { { cat "$t/srcs/$key/iter000.cu"; echo "__device__ int croq_agent_variant_$1;"; } >"$tmp/$1.cu"; }
+variant() { { "$bin" source --tuning "$t" --key "$key" --iter 0 || fail "croqtuner source"; echo "__device__ int croq_agent_variant_$1;"; } >"$tmp/$1.cu"; }
 # the same tokens as FILE: a comment on top, blank lines, indentation turned into tabs
 cosmetic() { { echo "/* reformatted */"; echo; sed 's/^    /\t/' "$1"; echo; echo "// end"; } >"$2"; }
 refused() { # WANT args...
@@ -32,6 +32,7 @@ refused() { # WANT args...
 }
 
 variant a
+[ "$(wc -l <"$tmp/a.cu")" -gt 100 ] || fail "the variant is not the baseline's whole source"
 propose --idea "raster one" --category micro --src "$tmp/a.cu" --set raster=1 >/dev/null || fail "first propose"
 [ "$(rows)" -eq 2 ] || fail "the first proposal was not stored"
 

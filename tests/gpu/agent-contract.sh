@@ -16,10 +16,10 @@ t="$OUT/tuning"; key=f16_2048x2048x2048_fs; res="$t/logs/$key/results.tsv"
 "$B/croqtuner" --version
 "$B/croqtuner" tune --agent --dtype f16 --shape 2048x2048x2048 --mode scratch --iters 3 --tuning "$t" --quiet
 echo "tune --agent rc=$?"
-{ cat "$t/srcs/$key/iter000.cu"; echo "__device__ int croq_agent_variant_a;"; } >"$OUT/a.cu"
+{ "$B/croqtuner" source --tuning "$t" --key "$key" --iter 0; echo "__device__ int croq_agent_variant_a;"; } >"$OUT/a.cu"
 "$B/croqtuner" propose --tuning "$t" --key "$key" --idea "same launch, new code" --category micro \
     --src "$OUT/a.cu" --set raster=1 --json > "$OUT/propose-a.json"; echo "propose a rc=$?"
-{ cat "$t/srcs/$key/iter000.cu"; echo "__device__ int croq_agent_variant_b;"; } >"$OUT/b.cu"
+{ "$B/croqtuner" source --tuning "$t" --key "$key" --iter 0; echo "__device__ int croq_agent_variant_b;"; } >"$OUT/b.cu"
 "$B/croqtuner" propose --tuning "$t" --key "$key" --idea "claims tile_n=256, module is 128" --category macro \
     --src "$OUT/b.cu" --set tile_n=256 --json > "$OUT/propose-b.json"; echo "propose b rc=$?"
 # the engine's own candidates (a short engine run) must all keep their contract
