@@ -41,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) croq_gemm_sp(const __grid_c
     int tm, tn;
     tile_coords(blockIdx.x, tiles_m, tiles_n, &tm, &tn);
     const int m0 = tm * CROQ_TILE_M, n0 = tn * CROQ_TILE_N;
-    const int k_tiles = args.k / CROQ_TILE_K;
+    const int k_tiles = args.k / CROQ_TILE_K - CROQ_SKIP_K_TILES;
 
     if (tid == 0) {
         tma_prefetch_map(&args.tm_a);
@@ -51,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) croq_gemm_sp(const __grid_c
         mbar_fence_init();
     }
     __syncthreads();
-#ifdef CROQ_INJECT_FAULT
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT <= 3
     inject_fault(args, &full[CROQ_STAGES]);
 #endif
 
@@ -77,6 +77,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) croq_gemm_sp(const __grid_c
 #pragma unroll
         for (int i = 0; i < CROQ_SLICES; i++)
             load_meta(args, meta[i], m0 / 64 + i, kt, tid);
+        CROQ_FAULT_META(meta[0][0], blockIdx.x == 0 && kt == 0 && tid == 0);
         mbar_wait(&full[s], (kt / CROQ_STAGES) & 1);
 
         const uint32_t a_base = smem_u32(smem + s * CROQ_STAGE), b_base = a_base + CROQ_A_BYTES;
@@ -97,6 +98,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) croq_gemm_sp(const __grid_c
             issue(kt + CROQ_STAGES);
     }
 
+    CROQ_FAULT_ELEM(acc[0][0], blockIdx.x == 0 && tid == 0);
 #pragma unroll
     for (int i = 0; i < CROQ_SLICES; i++)
         store_direct(acc[i], args, m0 + 64 * i, n0, tid);

@@ -205,8 +205,28 @@ __device__ __forceinline__ void store_direct(const float (&acc)[CROQ_ACC], const
 }
 
 /* Test-only fault injection (src/codegen: --inject-fault), proving the tuner survives
- * a trap, a deadlock on an mbarrier, and an out-of-bounds store. */
-#ifdef CROQ_INJECT_FAULT
+ * a trap, a deadlock on an mbarrier, and an out-of-bounds store (1-3), and rejects a
+ * kernel that skips one k tile, writes one output element wrong, or reads one metadata
+ * bit flipped (4-6: CROQ_SKIP_K_TILES, CROQ_FAULT_ELEM, CROQ_FAULT_META below). */
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT == 4
+#define CROQ_SKIP_K_TILES 1 /* the last k tile of every tile (and split) is left out */
+#else
+#define CROQ_SKIP_K_TILES 0
+#endif
+/* 5: the accumulator of C[0][0] (thread 0 of the first CTA's first slice) is off by 64 */
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT == 5
+#define CROQ_FAULT_ELEM(acc0, first) do { if (first) (acc0) += 64.0f; } while (0)
+#else
+#define CROQ_FAULT_ELEM(acc0, first) do { } while (0)
+#endif
+/* 6: bit 0 of thread 0's first metadata word in the first k tile of the first CTA is
+ * flipped after it is loaded (an index of the 2:4 selector points at the wrong element) */
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT == 6
+#define CROQ_FAULT_META(word, first) do { if (first) (word) ^= 1u; } while (0)
+#else
+#define CROQ_FAULT_META(word, first) do { } while (0)
+#endif
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT <= 3
 __device__ __forceinline__ void inject_fault(const croq_gemm_args &args, uint64_t *never_signalled)
 {
 #if CROQ_INJECT_FAULT == 1

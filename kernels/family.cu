@@ -82,7 +82,7 @@ __device__ __forceinline__ bool next_work(const croq_gemm_args &args, int iter, 
 {
     const int tiles_m = (args.m + CROQ_TILE_M - 1) / CROQ_TILE_M;
     const int tiles_n = (args.n + CROQ_TILE_N - 1) / CROQ_TILE_N;
-    const int k_tiles = args.k / CROQ_TILE_K / CROQ_SPLIT_K;
+    const int k_tiles = args.k / CROQ_TILE_K / CROQ_SPLIT_K - CROQ_SKIP_K_TILES;
 #if CROQ_PERSISTENT
     const int t = blockIdx.x + iter * gridDim.x;
     if (t >= tiles_m * tiles_n)
@@ -190,6 +190,7 @@ __device__ __forceinline__ void stage_meta(const croq_gemm_args &args, const sme
         load_meta(args, meta[i], w.tm * (CROQ_TILE_M / 64) + slice, kt, tid_wg);
 #endif
     }
+    CROQ_FAULT_META(meta[0][0], blockIdx.x == 0 && blockIdx.y == 0 && kt == 0 && c == 0 && tid_wg == 0);
 }
 
 /* Each consumer warp arrives once on empty[s] of every CTA that multicasts into this
@@ -383,6 +384,7 @@ __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c
             wgmma_fence_regs(acc[i]);
         meta_retire(even, l.scratch + tid_wg / 32);
         meta_retire(odd, l.scratch + tid_wg / 32);
+        CROQ_FAULT_ELEM(acc[0][0], blockIdx.x == 0 && blockIdx.y == 0 && iter == 0 && c == 0 && tid_wg == 0);
         release(l, (it - 1) % CROQ_STAGES, tid_wg % 32);
 #if CROQ_SPLIT_K > 1
         if (!reduce_split_k(acc, args, l, w, c, tid_wg))
@@ -418,7 +420,7 @@ extern "C" __global__ void __launch_bounds__(CROQ_THREADS_ALL, 1)
     }
     __syncthreads();
     cluster_sync(); /* peers' barriers are initialized before any multicast lands */
-#ifdef CROQ_INJECT_FAULT
+#if defined(CROQ_INJECT_FAULT) && CROQ_INJECT_FAULT <= 3
     inject_fault(args, l.fault);
 #endif
     if (wg == 0) {

@@ -53,7 +53,7 @@ static const char bench_usage_tail[] =
 
 struct bench_args {
     const char *dtype, *config, *out, *work;
-    int fault; /* --inject-fault trap|hang|oob: test-only, not in --help */
+    int fault; /* --inject-fault trap|hang|oob|skipk|elem|meta: test-only, not in --help */
     bool json, family;
     const char *sets[BENCH_MAX_SETS];
     int nsets;
@@ -97,7 +97,7 @@ static int bench_opt(int argc, char **argv, int *i, struct bench_args *a)
     if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
     if ((r = args_value(argc, argv, i, "--inject-fault", &v)) != 0) {
         if (r > 0 && (a->fault = codegen_fault_parse(v)) < 0)
-            log_error("bench: unknown fault kind '%s' (trap, hang or oob)", v);
+            log_error("bench: unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", v);
         return r < 0 || a->fault < 0 ? -1 : 1;
     }
     if ((r = args_value(argc, argv, i, "--set", &v)) != 0)

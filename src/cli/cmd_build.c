@@ -154,7 +154,7 @@ static int build_config(const struct build_args *a, struct croq_config *cfg, int
     }
     *fault = a->fault ? codegen_fault_parse(a->fault) : CODEGEN_FAULT_NONE;
     if (*fault < 0) {
-        log_error("build: unknown fault kind '%s' (trap, hang or oob)", a->fault);
+        log_error("build: unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", a->fault);
         return 2;
     }
     if (knobs_from_args(cfg, a->dtype, a->config, a->sets, a->nsets, err, sizeof err)) {

@@ -12,11 +12,11 @@
 
 #define CODEGEN_NAME_MAX 256
 
-static const char *const fault_names[] = {"none", "trap", "hang", "oob"};
+static const char *const fault_names[] = {"none", "trap", "hang", "oob", "skipk", "elem", "meta"};
 
 int codegen_fault_parse(const char *s)
 {
-    for (int i = CODEGEN_FAULT_TRAP; i <= CODEGEN_FAULT_OOB; i++)
+    for (int i = CODEGEN_FAULT_TRAP; i <= CODEGEN_FAULT_META; i++)
         if (s && !strcmp(s, fault_names[i]))
             return i;
     return -1;
@@ -24,7 +24,7 @@ int codegen_fault_parse(const char *s)
 
 const char *codegen_fault_name(int fault)
 {
-    return fault >= 0 && fault <= CODEGEN_FAULT_OOB ? fault_names[fault] : "?";
+    return fault >= 0 && fault <= CODEGEN_FAULT_META ? fault_names[fault] : "?";
 }
 
 const char *codegen_entry(const struct croq_config *cfg)
@@ -269,7 +269,7 @@ int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, ch
         report(o, msg);
         return -1;
     }
-    if (fault < CODEGEN_FAULT_NONE || fault > CODEGEN_FAULT_OOB) {
+    if (fault < CODEGEN_FAULT_NONE || fault > CODEGEN_FAULT_META) {
         snprintf(msg, sizeof msg, "unknown fault kind %d", fault);
         report(o, msg);
         return -1;

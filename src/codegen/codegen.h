@@ -36,6 +36,9 @@ enum codegen_fault {
     CODEGEN_FAULT_TRAP = 1, /* kernel executes `trap` */
     CODEGEN_FAULT_HANG = 2, /* kernel waits on an mbarrier nobody signals */
     CODEGEN_FAULT_OOB = 3,  /* kernel stores far outside C */
+    CODEGEN_FAULT_SKIPK = 4, /* kernel leaves out the last k tile: wrong C everywhere */
+    CODEGEN_FAULT_ELEM = 5,  /* kernel writes C[0][0] off by 64 */
+    CODEGEN_FAULT_META = 6,  /* kernel uses one metadata bit flipped */
 };
 
 struct codegen_opts {
@@ -68,7 +71,7 @@ int codegen_write(const struct croq_config *cfg, const struct codegen_opts *o, c
 int codegen_flatten(const struct croq_embedded_file *files, const char *entry, struct strbuf *out,
                     char *err, size_t errlen);
 
-/* "trap" / "hang" / "oob" -> enum codegen_fault; -1 if unknown. */
+/* "trap" / "hang" / "oob" / "skipk" / "elem" / "meta" -> enum codegen_fault; -1 if unknown. */
 int codegen_fault_parse(const char *s);
 const char *codegen_fault_name(int fault); /* "none", "trap", ... */
 #endif

@@ -3,7 +3,9 @@
 # src/measure/service.h) and paired timing (docs/runner-protocol.md, "serve").
 #   a  the fault injections of the engine's GPU path (trap, mbarrier hang, out-of-bounds
 #      store) in a real `tune --backend gpu`: each candidate recorded with its reason, the
-#      worker restarted, the loop going on to the end; the run audits clean
+#      worker restarted, the loop going on to the end; the run audits clean; then wrong
+#      kernels (a k tile skipped, one element wrong, a metadata bit flipped) each a
+#      DISCARD_INCORRECT
 #   b  one kernel paired against itself 20 times at f16 4096x8192x8192 in one worker:
 #      the speedup's median, interval and warm-up per measurement (target: within +-1%)
 #   c  one kernel timed with warm and with cold L2 at f16 1024x1024x4096 (3 of each)
@@ -46,6 +48,21 @@ if [[ $PARTS == *a* ]]; then
     [ "$(awk 'NR > 2' "$OUT/faults-results.tsv" | wc -l)" -eq 9 ] || ok=0
     audit=$("$B/croqtuner" audit --tuning "$T" 2>&1); arc=$?
     say "  faults recorded with reasons and 9 rows: $([ $ok = 1 ] && echo PASS || echo FAIL); audit rc=$arc: $audit"
+    # wrong kernels: one k tile left out, one element off, one metadata bit flipped
+    T=$W/tune-wrong; s=$(date +%s)
+    "$B/croqtuner" tune --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 5 --backend gpu --tuning "$T" \
+        --inject-fault skipk@2,elem@3,meta@4 --quiet > "$OUT/wrong-tune.log" 2>&1
+    rc=$?
+    cp "$T/logs/$key/results.tsv" "$OUT/wrong-results.tsv" 2>/dev/null
+    say "== a: tune with skipk@2 elem@3 meta@4: rc=$rc, $(( $(date +%s) - s )) s"
+    awk -F'\t' 'NR > 2 { printf "  iter %s %-22s %s\n", $1, $10, substr($18, 1, 110) }' "$OUT/wrong-results.tsv" | tee -a "$SUM"
+    ok=1
+    for it in 2 3 4; do
+        [ "$(awk -F'\t' -v it=$it 'NR > 2 && $1 == it { print $10 }' "$OUT/wrong-results.tsv")" = DISCARD_INCORRECT ] || ok=0
+    done
+    [ "$(awk 'NR > 2' "$OUT/wrong-results.tsv" | wc -l)" -eq 6 ] || ok=0
+    audit=$("$B/croqtuner" audit --tuning "$T" 2>&1); arc=$?
+    say "  wrong kernels rejected (DISCARD_INCORRECT) and 6 rows: $([ $ok = 1 ] && echo PASS || echo FAIL); audit rc=$arc"
 fi
 
 serve() { # SHAPE REQUESTS-FILE REPLIES-FILE
