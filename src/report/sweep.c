@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/srcstore.h"
 #include "report/out.h"
 #include "report/read.h"
 #include "report/stats.h"
@@ -176,8 +177,13 @@ static void note_partial(struct report_sweep *sw, const struct report_shape *s)
         char path[PATH_MAX];
         if (s->rows[i].iter != st->best_iter || !k || !*k)
             continue;
+        char recipe[SRCSTORE_REL_MAX], rpath[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, k);
-        if (k[0] == '/' || strstr(k, "..") || !exists(path))
+        /* a generated source is kept as its recipe once the shape is done (src/codegen/srcstore.h) */
+        bool as_recipe = !srcstore_recipe_rel(k, recipe) &&
+                         (size_t)snprintf(rpath, sizeof rpath, "%s/%s", sw->tuning_dir, recipe) < sizeof rpath &&
+                         exists(rpath);
+        if (k[0] == '/' || strstr(k, "..") || !(exists(path) || as_recipe))
             notes_add(&sw->notes, NOTE_MISSING, s->key, "%s (source of the best kernel, iteration %d)", k,
                       st->best_iter);
     }

@@ -33,6 +33,9 @@ best=$(awk -F'\t' 'NR > 2 && ($10 == "KEEP" || $10 == "BASELINE") { b = $1 } END
 "$bin" source --tuning "$t" --key $key --iter "$best" | cmp -s - "$t/kernels/gemm_sp_f16/${key}_best.cu" ||
     fail "the regenerated best (iteration $best) is not the published best kernel"
 a=$("$bin" audit --tuning "$t") || fail "a run kept as recipes does not audit clean: $a"
+out=$(CROQ_ANCHORS=/nonexistent "$bin" report --tuning "$t" --out "$tmp/report" 2>&1) || fail "report exited $?: $out"
+grep -q " 0 missing" <<<"$out" || fail "the report counts something missing of a run kept as recipes: $out"
+grep -rq "kernels/gemm_sp_f16/${key}_best.cu" "$tmp/report" || fail "the report does not link the published best kernel"
 
 # bad usage and missing sources: a clear error, nothing written
 "$bin" source --tuning "$t" --key ../x --iter 1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "source --key ../x is not bad usage"
