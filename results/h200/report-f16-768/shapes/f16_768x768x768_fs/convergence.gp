@@ -21,7 +21,7 @@ set xrange [-1:21]
 set xtics 0, 2
 set yrange [ylo:yhi]
 set xlabel offset 0,0.3
-set bmargin 8
+set bmargin 11
 set ytics tick_start, tick_step
 set ytics add ("failed" fail_y)
 set arrow 1 from graph 0, first sep_y to graph 1, first sep_y nohead lc rgb "#bbbbbb" dt 3
@@ -33,11 +33,13 @@ do for [fmt in "svg pdf png"] {
   if (fmt eq "png") { set terminal pngcairo size 1500,900 noenhanced font "sans,12" background rgb "white"; psc = 1.0 }
   set output outbase.".".fmt
   plot 'convergence.dat' using 1:4 with steps lw 2 lc rgb "#2166ac" title "best so far", \
-    '' using 1:(strcol(3) eq "DISCARD" ? $2 : NaN) with points pt 6 ps 0.8*psc lc rgb "#9e9e9e" title "DISCARD (not faster)", \
+    '' using 1:(strcol(3) eq "DISCARD" ? $2 : NaN) with points pt 6 ps 0.8*psc lc rgb "#9e9e9e" title "DISCARD (slower, or faster only within the noise)", \
     '' using 1:(strcol(3) eq "KEEP" ? $2 : NaN) with points pt 7 ps 1.0*psc lc rgb "#1a9850" title "KEEP (new best)", \
     '' using 1:(strcol(3) eq "BASELINE" ? $2 : NaN) with points pt 5 ps 1.3*psc lc rgb "#000000" title "iteration 0 (baseline)", \
     '' using 1:(strcol(3) eq "DISCARD_RUNTIME_CRASH" ? fail_y : NaN) with points pt 8 ps 1.1*psc lc rgb "#e66101" title "DISCARD_RUNTIME_CRASH (no TFLOPS)", \
     '' using 1:(strcol(3) eq "DISCARD_TIMEOUT" ? fail_y : NaN) with points pt 4 ps 1.1*psc lc rgb "#5e3c99" title "DISCARD_TIMEOUT (no TFLOPS)", \
+    '' using 1:5 with points pt 13 ps 1.1*psc lc rgb "#636363" title "DISCARD above the best (gain within the noise or not confirmed)", \
+    '' using 1:6 with points pt 3 ps 1.6*psc lw 1.5 lc rgb "#2166ac" title "best measured again: the line follows the new measurement", \
     baseline with lines dt 2 lw 1.5 lc rgb "#000000" title "baseline 105.5", \
     cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 70.7 (anchor, not same run)", \
     sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 76.9 (anchor, not same run)", \

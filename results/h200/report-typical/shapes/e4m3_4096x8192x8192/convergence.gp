@@ -21,7 +21,7 @@ set xrange [-1:31]
 set xtics 0, 5
 set yrange [ylo:yhi]
 set xlabel offset 0,0.3
-set bmargin 8
+set bmargin 11
 set ytics tick_start, tick_step
 set key outside below center horizontal maxrows 3 Left reverse samplen 2 width 2 font ",10"
 do for [fmt in "svg pdf png"] {
@@ -31,9 +31,10 @@ do for [fmt in "svg pdf png"] {
   if (fmt eq "png") { set terminal pngcairo size 1500,900 noenhanced font "sans,12" background rgb "white"; psc = 1.0 }
   set output outbase.".".fmt
   plot 'convergence.dat' using 1:4 with steps lw 2 lc rgb "#2166ac" title "best so far", \
-    '' using 1:(strcol(3) eq "DISCARD" ? $2 : NaN) with points pt 6 ps 0.8*psc lc rgb "#9e9e9e" title "DISCARD (not faster)", \
+    '' using 1:(strcol(3) eq "DISCARD" ? $2 : NaN) with points pt 6 ps 0.8*psc lc rgb "#9e9e9e" title "DISCARD (slower, or faster only within the noise)", \
     '' using 1:(strcol(3) eq "KEEP" ? $2 : NaN) with points pt 7 ps 1.0*psc lc rgb "#1a9850" title "KEEP (new best)", \
     '' using 1:(strcol(3) eq "BASELINE" ? $2 : NaN) with points pt 5 ps 1.3*psc lc rgb "#000000" title "iteration 0 (baseline)", \
+    '' using 1:5 with points pt 13 ps 1.1*psc lc rgb "#636363" title "DISCARD above the best (gain within the noise or not confirmed)", \
     baseline with lines dt 2 lw 1.5 lc rgb "#000000" title "baseline 1660.0", \
     cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 1199.3", \
     sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 1064.0", \
