@@ -78,7 +78,7 @@ static int measure_one(struct run *r, const char *tag, bool best, bool verify_on
         return rc;
     if (knobs_parse_signature(&cfg, best ? r->ck.best.config : r->ck.pending.config, err, sizeof err))
         return run_fail(r, "shape '%s': config: %s", r->ck.key, err);
-    if (best && run_best_source(r))
+    if (run_best_source(r)) /* measured alone, or as the incumbent beside the candidate */
         return ENGINE_FAILED;
     run_req(r, &q, tag, best, &cfg);
     q.iter = r->ck.pending.iter;
