@@ -31,5 +31,8 @@ if [ "${state%% *}" = done ]; then
     cat "$OUT/compare-$key.txt"
 fi
 "$B/croqtuner" status --tuning "$T" > "$OUT/status.txt" 2>&1
+# a shape stopped midway (LIMIT) left whole sources: keep them as recipes (docs/engine.md,
+# "Sources as recipes"; its best and pending candidate stay whole for the next call)
+"$B/croqtuner" compact --tuning "$T" > "$OUT/compact.txt" 2>&1
 tar czf "$OUT/tuning.tgz" --exclude=build -C "$(dirname "$T")" "$(basename "$T")"
 tail -n 5 "$OUT/tune-$key.log"; cat "$OUT/status.txt"
