@@ -3,15 +3,12 @@
 # every documented artifact exists, is labelled backend=sim, and results.tsv has 151
 # rows of 18 columns; status shows the shape done. (test_engine_run parses each file.)
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0201.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 t="$tmp/tuning"
 key=e4m3_4096x8192x8192_fs
 
 out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scratch --tuning "$t" \
-      --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" 2>&1) ||
+      --shapes "$fixture" 2>&1) ||
     fail "tune exited $?: $(tail -n 3 <<<"$out")"
 grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 150"
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"

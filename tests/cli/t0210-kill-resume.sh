@@ -5,17 +5,14 @@
 # crashes, time-outs, wrong results and re-measurements are interrupted as well.
 # Reproduce a failure with T0210_SEED=<seed printed below>.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0210.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 seed=${T0210_SEED:-$(( $(date +%s) % 32768 ))}
 RANDOM=$seed
 echo "random seed $seed"
 export CROQ_SIM_FAULTS="compile@3*2,crash@5,timeout@9,incorrect@12,spike@20,abovepeak@30,compile@41"
 shape=(--dtype f16 --shape 4096x8192x8192 --mode scratch)
-tune=(tune --backend sim --seed 7 --quiet "${shape[@]}" --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json")
+tune=(tune --backend sim --seed 7 --quiet "${shape[@]}" --shapes "$fixture")
 
 "$bin" "${tune[@]}" --tuning "$tmp/ref" >/dev/null || fail "uninterrupted run failed"
 

@@ -5,10 +5,7 @@
 # (timestamps aside), and keep the torn fragment in <log>.torn. Crash points are the
 # engine's CROQ_CRASHPOINT test hook (src/engine/crashpoint.c).
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0211.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 export CROQ_SIM_FAULTS="compile@2*2,crash@4,spike@6,abovepeak@8,incorrect@9"
 tune=(tune --backend sim --seed 3 --quiet --dtype e4m3 --shape 2048x4096x4096 --mode scratch --iters 10)

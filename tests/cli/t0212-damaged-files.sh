@@ -4,10 +4,7 @@
 # nothing (every file byte-identical). Put the original back and resume finishes with
 # the results of an uninterrupted run: nothing was lost.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0212.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export CROQ_SIM_FAULTS="compile@2,crash@4"
 tune=(tune --backend sim --seed 5 --quiet --dtype f16 --shape 2048x2048x4096 --mode scratch --iters 14)
 key=f16_2048x2048x4096_fs

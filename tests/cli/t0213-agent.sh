@@ -5,10 +5,7 @@
 # runs nothing; repeated sources (also with only a comment added), invalid input and
 # out-of-order calls are refused and change nothing (t0262: deduplication by tokens).
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0213.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 t="$tmp/tuning"
 key=f16_2048x4096x4096_fs
 res="$t/logs/$key/results.tsv"

@@ -6,10 +6,7 @@
 # result above the physical peak twice is a DISCARD; a baseline that fails stops the
 # shape without a best.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0214.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 tune() { "$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch "$@"; }
 key=f16_4096x4096x4096_fs
 col() { awk -F'\t' -v it="$2" -v c="$3" 'NR > 2 && $1 == it { print $c }' "$1"; }

@@ -4,10 +4,7 @@
 # process: no code of the engine or the backends signals a process or resets a GPU.
 # An unusable GPU stops tune and sweep with a non-zero exit and the reason.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0215.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 tune() { "$bin" tune --backend sim --quiet --dtype f16 --shape 2048x2048x2048 --mode scratch --iters 4 "$@"; }
 key=f16_2048x2048x2048_fs
 

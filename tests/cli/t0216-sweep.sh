@@ -4,10 +4,7 @@
 # from-best shapes, a second sweep being a no-op, the whole shipped shapes.json (134
 # scenario shapes), and a GPU that becomes unusable stopping the sweep with a reason.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0216.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 cat >"$tmp/shapes.json" <<'JSON'
 {"scenarios": {

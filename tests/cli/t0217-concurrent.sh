@@ -4,13 +4,9 @@
 # with exactly what each would have produced alone. A second process on the same shape
 # is refused.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0217.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 a=(--backend sim --quiet --dtype f16 --shape 2048x4096x4096 --mode scratch --iters 40)
 b=(--backend sim --quiet --dtype e4m3 --shape 4096x4096x2048 --mode scratch --iters 40)
-norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
 
 "$bin" tune "${a[@]}" --tuning "$tmp/alone" || fail "alone a"
 "$bin" tune "${b[@]}" --tuning "$tmp/alone" || fail "alone b"

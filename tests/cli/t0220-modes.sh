@@ -4,12 +4,9 @@
 # a shape done below its budget is continued (--iters raised, or resume), and iteration
 # numbers are never reused.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0220.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 t="$tmp/t"
-tune() { "$bin" tune --backend sim --quiet --tuning "$t" --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$@"; }
+tune() { "$bin" tune --backend sim --quiet --tuning "$t" --shapes "$fixture" "$@"; }
 rows() { echo $(($(wc -l <"$t/logs/$1/results.tsv") - 2)); }
 entry() { grep -A 40 "\"$1\": {" "$t/state.json"; }
 
@@ -45,7 +42,7 @@ err=$(tune --dtype f16 --shape 4096x8192x4096 --mode best --seed 9 2>&1); [ $? -
 # the budget of a new shape without --iters is shapes.json's iteration_budgets; with no
 # shapes.json it is an error that names why and creates no shape
 sed 's/"from_scratch": 150, "from_current_best": 30/"from_scratch": 4, "from_current_best": 2/' \
-    "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" >"$tmp/budgets.json"
+    "$fixture" >"$tmp/budgets.json"
 "$bin" tune --backend sim --quiet --tuning "$t" --shapes "$tmp/budgets.json" --dtype f16 --shape 1024x1024x1024 \
     --mode best || fail "best with the budgets of another shapes.json"
 [ "$(rows f16_1024x1024x1024)" -eq 3 ] || fail "from_current_best budget is not shapes.json's 2"

@@ -4,10 +4,7 @@
 # number, a decision, a source, a deleted or rewritten raw file, state.json's best) is
 # found and named with its iteration.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0223.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 key=f16_4096x4096x4096_fs
 "$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --tuning "$tmp/clean" \
     --iters 30 --sim-faults "crash@2,timeout@3,incorrect@4,compile@5*2,spike@6,abovepeak@7" || fail "tune exited $?"

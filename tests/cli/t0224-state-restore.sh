@@ -4,10 +4,7 @@
 # finishes; state.json and the logs end as an uninterrupted run's (timestamps aside)
 # and audit clean.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0224.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 a=(tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 5)
 b=(tune --backend sim --quiet --dtype e4m3 --shape 4096x4096x4096 --mode scratch --iters 8)
 for d in ref work; do "$bin" "${a[@]}" --tuning "$tmp/$d" || fail "tune $d exited $?"; done

@@ -8,10 +8,7 @@
 # decided (the audit replays each under its own rules); and a checkpoint and a
 # results.tsv that disagree on the rules stop resume with the reason.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0226.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 key=f16_4096x4096x4096_fs
 args=(--backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 30)
 

@@ -5,12 +5,8 @@
 # the resumed sweep ends exactly as an uninterrupted one (seed_from, bests, shapes,
 # every log), wherever the cut was.
 set -u
-bin="$CROQ_BIN/croqtuner"
+. "$(dirname "$0")/lib.sh"
 run() { timeout 120 "$bin" "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0230.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
 
 # wave 1: 2 typical shapes; wave 2: 6 far shapes; wave 3: 2 near shapes (each seeded by
 # the nearest done shape: within a wave a neighbour would be nearer); with one iteration

@@ -6,12 +6,8 @@
 # naming the file and saying it is not a regular file, and replaces nothing. Put the
 # original back and resume finishes as an uninterrupted run.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0231.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 ulimit -v 4000000 # a reader of /dev/zero runs out of this long before the timeout
-norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
 tune=(tune --backend sim --quiet --dtype f16 --shape 512x512x1024 --mode scratch --iters 6)
 key=f16_512x512x1024_fs
 CROQ_SIM_FAULTS=compile@2 "$bin" "${tune[@]}" --tuning "$tmp/ref" >/dev/null || fail "reference run failed"

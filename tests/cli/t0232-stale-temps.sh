@@ -4,11 +4,7 @@
 # directory that holds its files; a fresh one, one whose writer is alive, another
 # shape's and any other name stay. The run then ends as an uninterrupted one.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0232.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
+. "$(dirname "$0")/lib.sh"
 tune=(tune --backend sim --quiet --dtype f16 --shape 512x512x1024 --mode scratch --iters 5)
 key=f16_512x512x1024_fs
 for d in ref w; do # another shape first: its checkpoint is not to be touched

@@ -4,10 +4,7 @@
 # made from it (a failed compile's attempt source, the published best kernel); a FIFO,
 # /dev/zero or a directory as --src is refused at once and changes nothing.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0233.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 umask 022
 t="$tmp/tuning"
 key=f16_2048x4096x4096_fs

@@ -5,11 +5,7 @@
 # edited; status says nothing of it. Put the original back and resume finishes as an
 # uninterrupted run.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0234.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
+. "$(dirname "$0")/lib.sh"
 sums() { (cd "$1" && find . -type f ! -name '*.lock' | sort | xargs sha256sum); }
 tune=(tune --backend sim --seed 3 --quiet --dtype f16 --shape 2048x2048x4096 --mode scratch --iters 10)
 key=f16_2048x2048x4096_fs

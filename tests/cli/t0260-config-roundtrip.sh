@@ -5,10 +5,7 @@
 # (a checkpoint, 'knobs --check --json' output, build's kernel.config.json, a signature
 # line) by '--config'. Each round trip must give back the same signature.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0260.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 t="$tmp/t"
 key=e4m3_1024x2048x4096_fs
 "$bin" tune --backend sim --quiet --dtype e4m3 --shape 1024x2048x4096 --mode scratch --iters 3 --tuning "$t" ||

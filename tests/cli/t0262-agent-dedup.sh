@@ -6,10 +6,7 @@
 # of a stored candidate and of a failed compile alike; the audit accepts agent rows whose
 # configs repeat (their sources differ); --set takes a whole signature as status prints it.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0262.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 t="$tmp/tuning"
 key=f16_2048x4096x4096_fs
 res="$t/logs/$key/results.tsv"

@@ -15,15 +15,7 @@ pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
 
-cat >"$tmp/shapes.json" <<'JSON'
-{"scenarios": {
-   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
-   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
- "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
- "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
- "typical_shapes_for_scratch": {"f16": [[512, 512, 512], [1024, 1024, 1024]], "e4m3": [[2048, 2048, 2048]]},
- "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
-JSON
+cp "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$tmp/shapes.json" # 8 scenario shapes, 3 typical ones, the protocol's budgets
 args=(--dtype all --backend sim --iters 4 --shapes "$tmp/shapes.json" --quiet)
 
 run sweep "${args[@]}" --tuning "$tmp/one" --gpus 0 || fail "one-worker sweep exited $?"

@@ -5,21 +5,10 @@
 # array tasks' command run by hand as a job would run it; 'slurm --merge' on a finished
 # and on an unfinished sweep; nothing to submit once everything is done.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0403.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
 
-cat >shapes.json <<'JSON'
-{"scenarios": {
-   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
-   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
- "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
- "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
- "typical_shapes_for_scratch": {"f16": [[512, 512, 512], [1024, 1024, 1024]], "e4m3": [[2048, 2048, 2048]]},
- "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
-JSON
+cp "$fixture" shapes.json # 8 scenario shapes, 3 typical ones, the protocol's budgets
 
 # usage
 for bad in "--dtype f16 --time 1:00" "--dtype f16 --time 00:61:00" "--dtype f16 --gpus-per-task 17" \

@@ -4,22 +4,11 @@
 # a shape the engine refuses (a damaged checkpoint) is recorded failed, the later waves
 # still run, the sweep ends 1 naming the shape, and the next run tries it again.
 set -u
-bin="$CROQ_BIN/croqtuner"
+. "$(dirname "$0")/lib.sh"
 # a worker waiting for a claim that never goes stale would wait forever: bound every run
 run() { timeout 120 "$bin" "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0405.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/shapes.json" <<'JSON'
-{"scenarios": {
-   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
-   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
- "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
- "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
- "typical_shapes_for_scratch": {"f16": [[512, 512, 512], [1024, 1024, 1024]], "e4m3": [[2048, 2048, 2048]]},
- "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
-JSON
+cp "$fixture" "$tmp/shapes.json" # 8 scenario shapes, 3 typical ones, the protocol's budgets
 args=(--dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --quiet)
 count() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(sum(e["status"] == "done" for e in s["shapes"].values()), len(s["scale"]["claims"]), len(s["scale"]["failed"]), s["sweep"]["status"])' "$1"; }
 

@@ -3,10 +3,7 @@
 # resumable (configs already there skipped, a torn last line set aside), failures
 # recorded with their reason, bad grids and mismatched datasets refused.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0501.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 grid="$(dirname "$0")/../fixtures/explore/grid-small.txt"
 ex() { "$bin" explore --backend sim --dtype f16 --shape 1024x1024x4096 --grid "$grid" --jobs 2 "$@"; }
 

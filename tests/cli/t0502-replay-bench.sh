@@ -3,10 +3,7 @@
 # dataset's numbers (configs outside it recorded as such, never a best), the same seed
 # replays the same run, and replay-bench prints its table and the min@50/min@150 line.
 set -u
-bin="$CROQ_BIN/croqtuner"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-t0502.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 grid="$(dirname "$0")/../fixtures/explore/grid-small.txt"
 mkdir "$tmp/ds"
 for ds in f16:1024x1024x4096 f16:2048x1024x4096 e4m3:1024x1024x4096; do

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tests/gpu/probe.sh — why is one variant slower than another: time the named prebuilt
-# variants (tests/gpu/prebuild-variants.sh) on one shape in one runner process, each
+# tests/gpu/tools/probe.sh — why is one variant slower than another: time the named prebuilt
+# variants (tests/gpu/tools/prebuild-variants.sh) on one shape in one runner process, each
 # verified first, then profile one launch of each under ncu and print, per variant,
 # TFLOPS, resident CTAs (what the occupancy API allows at once), grid size, SM activity
 # and tensor-pipe use.
-# Usage (GPU machine, repo root): tests/gpu/probe.sh BIN_DIR VARIANT_DIR DTYPE SHAPE OUT_DIR vNN...
+# Usage (GPU machine, repo root): tests/gpu/tools/probe.sh BIN_DIR VARIANT_DIR DTYPE SHAPE OUT_DIR vNN...
 set -u
 B=${1:?bin dir}; V=${2:?variant dir}; DTYPE=${3:?dtype}; SHAPE=${4:?MxNxK}; OUT=${5:?out dir}; shift 5
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/gpu/perf.sh — time every prebuilt variant (tests/gpu/prebuild-variants.sh) on one
+# tests/gpu/tools/perf.sh — time every prebuilt variant (tests/gpu/tools/prebuild-variants.sh) on one
 # shape in one runner process per dtype (each verified before timing), then run
 # `croqtuner compare` with the fastest configuration of each dtype: ours, cuSPARSELt
 # (default and after search) and cuBLAS in one process on the same data.
-# Usage (GPU machine, repo root): tests/gpu/perf.sh BIN_DIR VARIANT_DIR SHAPE OUT_DIR
+# Usage (GPU machine, repo root): tests/gpu/tools/perf.sh BIN_DIR VARIANT_DIR SHAPE OUT_DIR
 set -u
 B=${1:?bin dir}; V=${2:?variant dir}; SHAPE=${3:?MxNxK}; OUT=${4:?out dir}
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/gpu/suite.sh — the GPU verification suite: every variant of kernels/variants.txt
-# (compiled ahead by tests/gpu/prebuild-variants.sh) verified on every typical shape of
+# tests/gpu/tools/suite.sh — the GPU verification suite: every variant of kernels/variants.txt
+# (compiled ahead by tests/gpu/tools/prebuild-variants.sh) verified on every typical shape of
 # shapes.json plus the reference shape, both dtypes, every output element checked on
 # fresh seeded data (croq-runner suite --no-time). Prints one line per variant.
-# Usage (GPU machine, repo root): tests/gpu/suite.sh BIN_DIR VARIANT_DIR SHAPES_JSON OUT_DIR
+# Usage (GPU machine, repo root): tests/gpu/tools/suite.sh BIN_DIR VARIANT_DIR SHAPES_JSON OUT_DIR
 set -u
 B=${1:?bin dir}; V=${2:?variant dir}; SHAPES=${3:?shapes.json}; OUT=${4:?out dir}
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
@@ -30,7 +30,7 @@ for dtype in ${DTYPES:-f16 e4m3}; do
 done
 {
 echo "# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u +%FT%TZ)"
-echo "# command: ${DTYPES:+DTYPES=\"$DTYPES\" }${SKIP:+SKIP=... }${PRIOR:+PRIOR=$PRIOR }tests/gpu/suite.sh $*"
+echo "# command: ${DTYPES:+DTYPES=\"$DTYPES\" }${SKIP:+SKIP=... }${PRIOR:+PRIOR=$PRIOR }tests/gpu/tools/suite.sh $*"
 python3 - "$OUT/suite.jsonl" "$V/index.txt" ${PRIOR:-} <<'PY'
 import json, sys, collections, os
 rows = [json.loads(l) for f in [sys.argv[1]] + sys.argv[3:] for l in open(f) if l.strip()]

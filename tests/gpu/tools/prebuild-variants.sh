@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tests/gpu/prebuild-variants.sh — compile every line of kernels/variants.txt for both
+# tests/gpu/tools/prebuild-variants.sh — compile every line of kernels/variants.txt for both
 # dtypes (or of VARIANTS_FILE) on this (CPU) machine into OUT_DIR/<dtype>/vNN.cubin, with OUT_DIR/index.txt
-# mapping vNN to the line, for tests/gpu/suite.sh to carry to the GPU machine.
-# Usage: tests/gpu/prebuild-variants.sh BIN_DIR OUT_DIR [VARIANTS_FILE]
+# mapping vNN to the line, for tests/gpu/tools/suite.sh to carry to the GPU machine.
+# Usage: tests/gpu/tools/prebuild-variants.sh BIN_DIR OUT_DIR [VARIANTS_FILE]
 set -eu
-B=${1:?}; OUT=${2:?}; LIST=${3:-$(dirname "$0")/../../kernels/variants.txt}
+B=${1:?}; OUT=${2:?}; LIST=${3:-$(dirname "$0")/../../../kernels/variants.txt}
 mkdir -p "$OUT/f16" "$OUT/e4m3"; : > "$OUT/index.txt"
 n=0
 while IFS= read -r line; do

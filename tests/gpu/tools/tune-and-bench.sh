@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/gpu/tune-and-bench.sh — on the GPU machine: (2) a real 20-iteration from-scratch
+# tests/gpu/tools/tune-and-bench.sh — on the GPU machine: (2) a real 20-iteration from-scratch
 # tuning run of f16 768x768x768 with three candidates injected to trap, deadlock on an
 # mbarrier and store out of bounds, then `croqtuner status`; (1) first, the baseline kernel
 # benched on the reference, typical and odd shapes for both dtypes (CSV + Markdown).
-# Usage: tests/gpu/tune-and-bench.sh BIN_DIR OUT_DIR SHAPES_JSON
+# Usage: tests/gpu/tools/tune-and-bench.sh BIN_DIR OUT_DIR SHAPES_JSON
 set -u
 B=${1:?}; OUT=${2:?}; SHAPES=${3:?}
 export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=$(command -v cuobjdump) CROQ_SHAPES=$SHAPES

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/tune-run.sh — on the GPU machine: a tuning run of one shape (MODE=scratch, the
+# tests/gpu/tools/tune-run.sh — on the GPU machine: a tuning run of one shape (MODE=scratch, the
 # default, or MODE=best: from the best configuration of the nearest tuned shape)
 # (continued where it stopped if TUNING_DIR already holds it), then, once the shape is
 # done, `croqtuner compare` of its best configuration next to cuSPARSELt and cuBLAS in
@@ -7,7 +7,7 @@
 # The tune is cut off after LIMIT seconds (default 540) so the call ends inside the
 # device tool's 10 minutes; the tuning directory is then packed (without cubins) into
 # OUT_DIR/tuning.tgz, to be carried to the next call and resumed there.
-# Usage (GPU machine, repo root): tests/gpu/tune-run.sh BIN_DIR TUNING_DIR OUT_DIR DTYPE SHAPE [ITERS]
+# Usage (GPU machine, repo root): tests/gpu/tools/tune-run.sh BIN_DIR TUNING_DIR OUT_DIR DTYPE SHAPE [ITERS]
 set -u
 B=${1:?bin dir}; T=${2:?tuning dir}; OUT=${3:?out dir}; DTYPE=${4:?dtype}; SHAPE=${5:?MxNxK}
 ITERS=${6:-$([ "${MODE:-scratch}" = scratch ] && echo 150 || echo 30)}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/gpu/smoke.sh — first look on the GPU machine: NVML health, then the baseline and
+# tests/gpu/tools/smoke.sh — first look on the GPU machine: NVML health, then the baseline and
 # the default warp-specialized kernel verified on small shapes of both dtypes.
-# Usage (on the GPU machine, repo root): tests/gpu/smoke.sh BIN_DIR OUT_DIR
+# Usage (on the GPU machine, repo root): tests/gpu/tools/smoke.sh BIN_DIR OUT_DIR
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export PATH=/usr/local/cuda/bin:$PATH

@@ -1,0 +1,19 @@
+# tests/cli/lib.sh — the set-up the CLI tests share (tests/README.md). Source it first:
+#   . "$(dirname "$0")/lib.sh"
+# It defines
+#   bin      the croqtuner under test ($CROQ_BIN/croqtuner)
+#   fail     fail MESSAGE: print "FAIL: MESSAGE" to stderr and exit 1
+#   tmp      a fresh directory for this test, on /dev/shm when writable (the tests
+#            fsync a lot), removed on exit by the EXIT trap set here; a test that
+#            needs its own trap sets it again and removes "$tmp" itself
+#   norm     norm FILE: the file with its UTC timestamps replaced by T (artifacts of
+#            two runs compared, timestamps aside)
+#   fixture  the tests' shapes.json (tests/fixtures/shapes.json: the protocol's rules and
+#            budgets over a few small shapes)
+bin="$CROQ_BIN/croqtuner"
+fixture="$CROQ_SOURCE_DIR/tests/fixtures/shapes.json"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
+tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-$(basename "$0" .sh | cut -d- -f1).XXXXXX") ||
+    exit 1
+trap 'rm -rf "$tmp"' EXIT
