@@ -148,6 +148,8 @@ static json_t *pending_json(const struct pending *p)
         json_object_set_new(o, "best_remeasured", measure_json(&p->best_re));
     if (p->fresh_checked)
         json_object_set_new(o, "candidate_fresh", measure_json(&p->fresh));
+    if (p->in_flight) /* only while a measurement is out: other checkpoints stay as they were */
+        json_object_set_new(o, "in_flight", json_integer(p->in_flight));
     return o;
 }
 
@@ -380,6 +382,11 @@ static void read_pending(struct rd *r, json_t *o, struct pending *p)
     json_t *fr = get_obj_opt(r, o, "candidate_fresh", false, true);
     p->fresh_checked = fr != NULL;
     read_measure(r, fr, "pending.candidate_fresh", &p->fresh);
+    if (json_object_get(o, "in_flight")) {
+        long long n = 0;
+        get_int(r, o, "in_flight", 0, 1000, &n);
+        p->in_flight = (int)n;
+    }
     r->where = NULL;
 }
 

@@ -63,6 +63,8 @@ struct pending {
     struct measure_rec fresh;
     enum decision decision;           /* valid when measured */
     char note[NOTE_MAX];
+    int in_flight;                    /* measurements of it started and never returned (the
+                                       * tuner died meanwhile); 2: recorded as a crash */
 };
 
 struct profile_evidence {

@@ -124,6 +124,11 @@ struct backend {
      * state. NULL when building costs nothing worth hiding (sim). */
     void (*build_ahead)(struct backend *b, const struct cand_req *req);
     void (*release)(struct backend *b);
+    /* The candidate's own code runs (in croq-runner, a child) and so might take the tuner
+     * down with it (kill its parent, exhaust memory): the engine then keeps a durable
+     * in-flight count per candidate (gpu). false: nothing of a candidate runs (sim,
+     * replay), and a tuner that dies was stopped from outside. */
+    bool runs_candidates;
     void *priv;
 };
 

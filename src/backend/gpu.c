@@ -434,6 +434,7 @@ struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen)
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "gpu", .health = gpu_health, .build = gpu_build, .measure = gpu_measure,
                           .profile = gpu_profile, .build_ahead = gpu_build_ahead, .release = gpu_release,
+                          .runs_candidates = true,
                           .priv = g};
     return b;
 }

@@ -15,8 +15,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -40,6 +44,30 @@ static void to_rec(struct run *r, const struct cand_result *m, struct measure_re
     idea_text_sanitize(rec->reason);
     idea_text_sanitize(rec->command);
     idea_text_sanitize(rec->health);
+}
+
+/* A candidate whose measurement took the tuner process down this many times is not run
+ * again: it is recorded as a crash, so the loop moves on instead of dying at every resume. */
+#define IN_FLIGHT_MAX 2
+
+/* The outcome of a candidate that never came back: a crash, with a raw file saying why (the
+ * audit replays it like a runner that died). 0 or an engine_rc. */
+static int lost_candidate(struct run *r, const char *tag, struct cand_result *m)
+{
+    char path[ENGINE_PATH_MAX];
+    memset(m, 0, sizeof *m);
+    m->status = CAND_CRASH;
+    snprintf(m->reason, sizeof m->reason, "the tuner process died %d times while this candidate was measured "
+             "(taken down with its runner?): recorded as a crash, not run again", r->ck.pending.in_flight);
+    snprintf(m->raw_rel, sizeof m->raw_rel, "perf/%s/iter%03d-%s.json", r->ck.key, r->ck.pending.iter, tag);
+    json_t *j = json_pack("{s:i, s:s, s:s, s:i}", "schema", 1, "status", "crash", "error", m->reason, "in_flight",
+                          r->ck.pending.in_flight);
+    char *text = j ? json_dumps(j, JSON_INDENT(1)) : NULL;
+    json_decref(j);
+    int rc = !text || path_fmt(path, "%s/%s", r->dir, m->raw_rel) || atomic_write_str(path, text) ||
+             backend_hash_file(path, m->raw_hash);
+    free(text);
+    return rc ? run_fail(r, "cannot write '%s': %s", m->raw_rel, strerror(errno)) : 0;
 }
 
 /* An operand seed never used before in the shape (a KEEP's verification, an agent's
@@ -66,13 +94,26 @@ static void account(struct run *r, double wall_s, const struct cand_result *m)
 
 /* Health check, then one measurement: the pending candidate (paired with the best under
  * rules 3), or the best (best = true, alone), or a verification only (verify_only: the
- * candidate on a new operand set). 0 with *rec filled, or an engine_rc. */
+ * candidate on a new operand set). 0 with *rec filled, or an engine_rc. A candidate's
+ * measurement with a backend that runs its code is bracketed by a durable in-flight count
+ * (docs/engine.md, "Crash safety"). */
 static int measure_one(struct run *r, const char *tag, bool best, bool verify_only, struct measure_rec *rec)
 {
     struct croq_config cfg, inc;
     struct cand_req q;
     struct cand_result m;
     char err[256];
+    struct pending *p = &r->ck.pending;
+    bool watch = !best && r->be->runs_candidates;
+    if (watch && p->in_flight >= IN_FLIGHT_MAX) {
+        log_warn("%s: iteration %d: the tuner died %d times while measuring this candidate; it is recorded as a "
+                 "crash", r->ck.key, p->iter, p->in_flight);
+        int rc = lost_candidate(r, tag, &m);
+        p->in_flight = 0;
+        if (!rc)
+            to_rec(r, &m, rec);
+        return rc;
+    }
     int rc = health_wait(r, r->ck.pending.iter);
     if (rc)
         return rc;
@@ -91,9 +132,15 @@ static int measure_one(struct run *r, const char *tag, bool best, bool verify_on
         q.incumbent_cfg = &inc;
         q.incumbent_src_rel = r->ck.best.kernel;
     }
+    if (watch) { /* saved before the candidate runs: a death in it is on record */
+        p->in_flight++;
+        if (run_save(r))
+            return ENGINE_FAILED;
+    }
     double t0 = engine_mono_s();
     int brc = r->be->measure(r->be, &q, &m);
     account(r, engine_mono_s() - t0, &m);
+    p->in_flight = 0; /* it came back (saved with the measurement) */
     if (brc)
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, q.iter, m.reason);
     if (m.status == CAND_UNUSABLE) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 17 item 3: a candidate whose runner takes the tuner process down with it (here:
+# kill -9 of its parent) is not retried forever: each measurement of a candidate is on
+# record before it starts (an in-flight count in the checkpoint), and a candidate found
+# in flight twice is recorded as DISCARD_RUNTIME_CRASH with the reason, without running
+# it again; the loop then goes on, and audit passes the run. The GPU is a fake runner;
+# nvcc builds the kernels (skipped without it).
+set -u
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[ -x "$nvcc" ] || { echo "skip: no nvcc"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok='{"schema":1,"command":"run","status":"ok","gpu":"FAKE","device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.001],"median_ms":0.001,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}}'
+# every call is logged with its cubin; the cubin of iteration 1's source kills the tuner
+cat > "$T/runner" <<EOF2
+#!/bin/sh
+cubin=''; prev=''
+for a in "\$@"; do [ "\$prev" = --cubin ] && cubin=\$a; prev=\$a; done
+echo "\$cubin" >> "$T/calls"
+[ -n "\$(cat "$T/killer" 2>/dev/null)" ] && [ "\$(cat "$T/killer")" = "\$cubin" ] && kill -9 \$PPID
+n=\$(wc -l < "$T/calls")
+[ \$n -eq 2 ] && { echo "\$cubin" > "$T/killer"; kill -9 \$PPID; } # the first candidate
+echo '$ok'
+EOF2
+chmod +x "$T/runner"
+key=f16_256x256x256_fs
+run() { CROQ_NCU=/bin/false CROQ_CACHE_DIR=$T/cache CROQ_SPECULATE=0 "$CROQ_BIN/croqtuner" "$@" >>"$T/log" 2>&1; }
+run tune --dtype f16 --shape 256x256x256 --mode scratch --iters 2 --backend gpu --runner "$T/runner" --tuning "$T/t" --quiet
+[ $? -eq 137 ] || fail "the tuner was not taken down: $(tail -n 3 "$T/log")"
+grep -q '"in_flight": 1' "$T/t/checkpoints/$key.json" || fail "no in-flight record before the candidate ran"
+run resume --tuning "$T/t" --quiet --runner "$T/runner"
+[ $? -eq 137 ] || fail "resume was not taken down by the candidate: $(tail -n 3 "$T/log")"
+grep -q '"in_flight": 2' "$T/t/checkpoints/$key.json" || fail "in-flight count not 2 after the second death"
+run resume --tuning "$T/t" --quiet --runner "$T/runner" || fail "third resume exited $?: $(tail -n 3 "$T/log")"
+grep -q "died 2 times while measuring this candidate" "$T/log" || fail "no warning: $(tail -n 3 "$T/log")"
+res=$T/t/logs/$key/results.tsv
+[ "$(awk -F'\t' 'NR > 2 {print $10}' "$res" | head -n 2 | tr '\n' ' ')" = "BASELINE DISCARD_RUNTIME_CRASH " ] ||
+    fail "decisions: $(awk -F'\t' 'NR > 2 {print $10}' "$res" | tr '\n' ' ')"
+awk -F'\t' 'NR == 4' "$res" | grep -q "the tuner process died 2 times while this candidate was measured" ||
+    fail "the crash row does not say why: $(awk -F'\t' 'NR == 4' "$res")"
+[ "$(($(wc -l <"$res") - 2))" -eq 3 ] || fail "the loop did not go on to iteration 2"
+killer=$(cat "$T/killer")
+[ "$(grep -c -x -F "$killer" "$T/calls")" -eq 2 ] || fail "the killing candidate ran $(grep -c -x -F "$killer" "$T/calls") times, want 2"
+grep -q '"in_flight"' "$T/t/checkpoints/$key.json" && fail "in-flight count left in the checkpoint"
+out=$("$CROQ_BIN/croqtuner" audit --tuning "$T/t") || fail "audit: $out"
+echo ok
