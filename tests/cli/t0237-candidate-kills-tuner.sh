@@ -10,17 +10,29 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "skip: no nvcc"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
-ok='{"schema":1,"command":"run","status":"ok","gpu":"FAKE","device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.001],"median_ms":0.001,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}}'
-# every call is logged with its cubin; the cubin of iteration 1's source kills the tuner
+ok='"status":"ok","gpu":"GPUNAME","sm_count":SMS,"device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"median_ms":0.002,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}'
+ok=${ok/GPUNAME/FAKE}
+ok=${ok/SMS/132}
+# a fake measurement worker (croq-runner serve): every measure request is logged with its
+# cubin; the second one (the first candidate) and every later one of that cubin kill the
+# tuner, the worker's parent; the rest are DISCARDs (2x slower than the best)
 cat > "$T/runner" <<EOF2
-#!/bin/sh
-cubin=''; prev=''
-for a in "\$@"; do [ "\$prev" = --cubin ] && cubin=\$a; prev=\$a; done
-echo "\$cubin" >> "$T/calls"
-[ -n "\$(cat "$T/killer" 2>/dev/null)" ] && [ "\$(cat "$T/killer")" = "\$cubin" ] && kill -9 \$PPID
-n=\$(wc -l < "$T/calls")
-[ \$n -eq 2 ] && { echo "\$cubin" > "$T/killer"; kill -9 \$PPID; } # the first candidate
-echo '$ok'
+#!/bin/bash
+echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
+while read -r line; do
+    case "\$line" in
+    *'"op": "quit"'*|*'"op":"quit"'*) exit 0 ;;
+    *set_incumbent*) echo '{"schema":1,"command":"serve","op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;;
+    esac
+    cubin=\$(sed -E 's/.*"cubin": ?"([^"]*)".*/\\1/' <<<"\$line")
+    echo "\$cubin" >> "$T/calls"
+    [ -f "$T/killer" ] && [ "\$(cat "$T/killer")" = "\$cubin" ] && kill -9 \$PPID
+    [ "\$(wc -l < "$T/calls")" -eq 2 ] && { echo "\$cubin" > "$T/killer"; kill -9 \$PPID; }
+    case "\$line" in
+    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve",$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
+    *) echo '{"schema":1,"command":"serve",$ok}' ;;
+    esac
+done
 EOF2
 chmod +x "$T/runner"
 key=f16_256x256x256_fs
