@@ -35,6 +35,7 @@ static const struct arg_spec specs[] = {
     {"--warmup", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(warmup), 0, 100000},
     {"--iters", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(iters), 1, 100000},
     {"--trials", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(trials), 1, 100},
+    {"--warmup-ms", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(warmup_ms), 0, 60000},
     {"--no-time", ARG_FLAG, CMD_RUN | CMD_SUITE, OFF(no_time), 0, 0},
     {"--scaled", ARG_FLAG, CMD_RUN, OFF(scaled), 0, 0},
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
@@ -125,6 +126,7 @@ static void opts_default(struct runner_opts *o)
     o->warmup = 10;
     o->iters = 500;
     o->trials = 5;
+    o->warmup_ms = 2000;
     o->reference = REF_AUTO;
 }
 
@@ -148,6 +150,8 @@ int args_parse(int argc, char **argv, struct runner_opts *o)
         }
         TRY(parse_value(a, argv[++i], o));
     }
+    if (o->warmup_ms == 0)
+        o->warmup_ms = -1; /* --warmup-ms 0: launches only (timing_opts) */
     if ((cmd & CMD_MEASURE) && !o->have_shape) {
         runner_fail(RS_BAD_ARGS, "%s: '--shape MxNxK' is required", argv[0]);
         return -1;

@@ -88,7 +88,7 @@ static json_t *ratios_json(const struct cmp *c)
 
 static void compare_measure(struct cmp *c, json_t *out)
 {
-    struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials}, true};
+    struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials, c->o.warmup_ms}, true};
     vendor_cusparselt(&env, &c->s[S_SLT_DEFAULT], &c->s[S_SLT_SEARCH]);
     vendor_cublas(&env, &c->s[S_CUBLAS]);
     measure_ours(&env, c);

@@ -315,7 +315,7 @@ static int time_candidate(struct server *s, const struct measure_req *q, struct 
     s->inc.cold = false;
     charge(s, PH_TIME);
     TRY(rc);
-    struct timing_opts to = {(int)pr.w.launches, pr.cand_iters, pr.cand.trials};
+    struct timing_opts to = {(int)pr.w.launches, pr.cand_iters, pr.cand.trials, (int)q->p.warmup_max_ms};
     json_object_set_new(out, "timing", timing_json(&to, &pr.cand));
     json_object_set_new(out, "gpu_state", timing_gpu_state_json(&pr.cand));
     json_object_set_new(out, "peak", peak_json(base->ops.dtype, &pr.cand));

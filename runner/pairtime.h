@@ -24,8 +24,9 @@ struct pair_opts {
     double min_trial_ms;  /* a trial runs at least this long ... */
     int max_iters;        /* ... with at most this many launches */
     double warmup_min_ms, warmup_max_ms;
+    long warmup_min_launches; /* and at least this many warm-up launches */
 };
-/* Defaults: 10 pairs, 20 ms, 500 launches, warm-up 150..2000 ms. */
+/* Defaults: 10 pairs, 20 ms, 500 launches, warm-up 150..2000 ms and >= 0 launches. */
 void pair_opts_default(struct pair_opts *o);
 
 #define WARM_SAMPLES_MAX 256

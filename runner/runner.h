@@ -28,6 +28,7 @@ struct runner_opts {
     int dtype;                /* --dtype; -1 when not given (run takes the module's) */
     uint64_t seed;            /* --seed (default 1) */
     int warmup, iters, trials;/* --warmup 10 --iters 500 --trials 5 */
+    int warmup_ms;            /* --warmup-ms 2000 (0 -> -1: no timed warm-up) */
     bool no_time;             /* --no-time: verify only */
     bool scaled;              /* --scaled: epilogue with alpha and seeded scale vectors */
     enum ref_mode reference;  /* --reference auto|cpu|cublas */

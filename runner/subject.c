@@ -2,7 +2,10 @@
 #include "subject.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/log.h"
 
 static int fail_incorrect(const char *phase, const struct verify_result *v)
 {
@@ -28,7 +31,25 @@ static int measure_steps(const struct bench_env *env, timing_launch_fn fn, void 
         return fail_incorrect("on the first launch", &s->v);
     if (!env->time_it)
         return 0;
-    TRY(timing_run(env->g, &env->topts, 2.0 * o->m * o->n * o->k, fn, ctx, &s->t));
+    /* --trials trials of at least 20 ms, at most --iters launches each, after a warm-up of
+     * at least --warmup launches that lasts until clock and power settle */
+    struct pair_opts po;
+    pair_opts_default(&po);
+    po.pairs = env->topts.trials;
+    po.max_iters = env->topts.iters;
+    po.warmup_min_launches = env->topts.warmup;
+    if (env->topts.warmup_ms > 0)
+        po.warmup_max_ms = env->topts.warmup_ms;
+    else if (env->topts.warmup_ms < 0)
+        po.warmup_min_ms = po.warmup_max_ms = 0;
+    struct pair_kernel k = {fn, ctx};
+    struct pair_result *pr = xmalloc(sizeof *pr);
+    int rc = pair_run(env->g, &po, 2.0 * o->m * o->n * o->k, &k, NULL, pr);
+    s->t = pr->cand;
+    s->w = pr->w;
+    s->t_used = (struct timing_opts){(int)pr->w.launches, pr->cand_iters, pr->cand.trials, env->topts.warmup_ms};
+    free(pr);
+    TRY(rc);
     s->timed = true;
     TRY(verify_output(env->g, d_c, o, env->r, &s->v_after));
     s->verified_after_timing = true;
@@ -84,7 +105,8 @@ json_t *subject_json(const struct subject *s, const struct bench_env *env)
     if (s->verified)
         json_object_set_new(o, "verify", verify_part(s, env->r->method));
     if (s->timed) {
-        json_object_set_new(o, "timing", timing_json(&env->topts, &s->t));
+        json_object_set_new(o, "timing", timing_json(&s->t_used, &s->t));
+        json_object_set_new(o, "warmup", pair_warmup_json(&s->w));
         json_object_set_new(o, "gpu_state", timing_gpu_state_json(&s->t));
         json_object_set_new(o, "peak", peak_json(env->o->dtype, &s->t));
     }

@@ -1,13 +1,15 @@
 /* runner/subject.h — one thing being measured (our kernel or a vendor library call)
  * and the common check-then-time procedure applied to every one of them:
  *   poison C (NaN) -> one launch -> synchronise + check -> compare every element ->
- *   only if correct: time (timing.h) -> compare again (the timed launches rewrote C
+ *   only if correct: time (pairtime.h: warm-up to steady clock and power, launches per
+ *   trial from the kernel's duration, the same for every subject and for `serve`) ->
+ *   compare again (the timed launches rewrote C
  *   from the same inputs; a race or a bad workspace reset shows here).
  */
 #ifndef CROQ_RUNNER_SUBJECT_H
 #define CROQ_RUNNER_SUBJECT_H
 
-#include "timing.h"
+#include "pairtime.h"
 
 struct subject {
     const char *name;          /* "ours", "cusparselt_default", "cusparselt_search", "cublas" */
@@ -21,6 +23,8 @@ struct subject {
     struct verify_result v_after;
     bool timed;
     struct timing_result t;
+    struct timing_opts t_used;  /* warm-up launches, launches per trial, trials: what ran */
+    struct warmup_rec w;
     json_t *extra;             /* subject-specific JSON (abi, algorithm), owned */
 };
 

@@ -18,14 +18,6 @@ static double median(const double *v, int n)
     return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-static int warm_up(const struct gpu *g, int n, timing_launch_fn fn, void *ctx)
-{
-    for (int i = 0; i < n; i++)
-        TRY(fn(ctx));
-    CU_CHECK(RS_LAUNCH_ERROR, cuStreamSynchronize(g->stream));
-    return 0;
-}
-
 int timing_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *ctx, CUevent ev[2],
                  double *ms_per_launch, struct gpu_snapshot *snap)
 {
@@ -59,33 +51,6 @@ void timing_summarise(struct timing_result *r, double flops)
     r->spread_pct = r->median_ms > 0 ? (hi - lo) / r->median_ms * 100.0 : 0;
     r->tflops = r->median_ms > 0 ? flops / (r->median_ms * 1e-3) / 1e12 : 0;
     r->sm_clock_median_mhz = nc ? (int)(median(clocks, nc) + 0.5) : -1;
-}
-
-int timing_run(const struct gpu *g, const struct timing_opts *o, double flops,
-               timing_launch_fn fn, void *ctx, struct timing_result *r)
-{
-    CUevent ev[2] = {NULL, NULL};
-    int rc = -1;
-    memset(r, 0, sizeof *r);
-    r->trials = o->trials < TIMING_MAX_TRIALS ? o->trials : TIMING_MAX_TRIALS;
-    r->sm_clock_median_mhz = -1;
-    if (cuEventCreate(&ev[0], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-        cuEventCreate(&ev[1], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-        runner_fail(RS_LAUNCH_ERROR, "cuEventCreate failed");
-        goto out;
-    }
-    if (warm_up(g, o->warmup, fn, ctx))
-        goto out;
-    for (int t = 0; t < r->trials; t++)
-        if (timing_trial(g, o->iters, fn, ctx, ev, &r->trial_ms[t], &r->snap[t]))
-            goto out;
-    timing_summarise(r, flops);
-    rc = 0;
-out:
-    for (int i = 0; i < 2; i++)
-        if (ev[i])
-            cuEventDestroy(ev[i]);
-    return rc;
 }
 
 json_t *timing_json(const struct timing_opts *o, const struct timing_result *r)

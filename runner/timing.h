@@ -1,14 +1,14 @@
-/* runner/timing.h — one timing method for every kernel the runner measures (ours,
- * cuSPARSELt, cuBLAS), so their numbers compare:
- *   warmup launches, synchronise and check; then per trial: event, `iters` launches
- *   back to back, event; the per-launch time of a trial is elapsed / iters.
+/* runner/timing.h — the trial every timing of the runner is made of (ours, cuSPARSELt,
+ * cuBLAS, `serve`; the warm-up and the choice of launches per trial: pairtime.h), so
+ * their numbers compare: per trial, event, `iters` launches back to back, event; the
+ * per-launch time of a trial is elapsed / iters.
  *   median_ms = median over trials; spread_pct = (max - min) / median * 100.
  * NVML is sampled once per trial after the trial's launches are enqueued and before
  * its stop event is waited for, i.e. while the GPU is still running them, so the
  * clock and throttle reasons describe the busy GPU (a sample after the sync would
  * often see it idle and already clocking down).
  * Nothing is prepared inside the timed region: tensor maps, attributes, buffers and
- * plans are built before timing_run is called.
+ * plans are built before the first trial.
  */
 #ifndef CROQ_RUNNER_TIMING_H
 #define CROQ_RUNNER_TIMING_H
@@ -20,6 +20,8 @@
 
 struct timing_opts {
     int warmup, iters, trials;
+    int warmup_ms;  /* the warm-up's time limit: 0 the default (2000), < 0 none: only
+                       `warmup` launches (a profile's one warm launch, --warmup-ms 0) */
 };
 
 struct timing_result {
@@ -33,10 +35,6 @@ struct timing_result {
 
 /* Enqueue one launch on g->stream. 0, or -1 with the failure recorded. */
 typedef int (*timing_launch_fn)(void *ctx);
-
-/* flops = 2*M*N*K. launch_error when a launch is refused or a trial faults. */
-int timing_run(const struct gpu *g, const struct timing_opts *o, double flops,
-               timing_launch_fn fn, void *ctx, struct timing_result *r);
 
 /* One trial: event, iters launches of fn, event; snap sampled while they run; then
  * synchronised and checked. *ms_per_launch = elapsed / iters. ev: two created events. */

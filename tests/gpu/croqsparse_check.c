@@ -125,7 +125,7 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
         runner_fail_clear();
         return 0;
     }
-    struct bench_env env = {g, &o, &r, {10, 50, 3}, true};
+    struct bench_env env = {g, &o, &r, {10, 50, 3, 0}, true};
     step("cuSPARSELt", dtype, shape);
     vendor_cusparselt(&env, &def, &search); /* alpha 1, no scales: the unscaled reference */
     if (dtype == CROQ_DTYPE_E4M3)
