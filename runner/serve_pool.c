@@ -55,6 +55,10 @@ int rotation_make(const struct gpu *g, const struct operands *b, struct rotation
 {
     int l2 = 0;
     memset(r, 0, sizeof *r);
+    if (b->d_scale_a || b->d_scale_b) {
+        runner_fail(RS_INTERNAL_ERROR, "cold L2 rotation of a scaled operand set is not supported");
+        return -1;
+    }
     CU_CHECK(RS_INTERNAL_ERROR, cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, g->dev));
     r->l2_bytes = (size_t)l2;
     size_t vb = sparse24_values_bytes(b->dtype, b->m, b->k), mb = sparse24_wgmma_meta_words(b->m, b->k) * 4,
@@ -64,7 +68,9 @@ int rotation_make(const struct gpu *g, const struct operands *b, struct rotation
     n = n < 1 ? 1 : n > ROT_MAX ? ROT_MAX : n;
     for (int i = 0; i < n; i++) {
         struct operands *c = &r->copy[i];
-        *c = (struct operands){.dtype = b->dtype, .m = b->m, .n = b->n, .k = b->k, .esz = b->esz};
+        /* serve's sets are unscaled (alpha 1, no vectors): only the operand buffers move */
+        *c = (struct operands){.dtype = b->dtype, .m = b->m, .n = b->n, .k = b->k, .esz = b->esz,
+                               .alpha = b->alpha};
         r->n = i + 1;
         TRY(copy_buffer(&c->d_values, b->d_values, vb, "rotated A values"));
         TRY(copy_buffer(&c->d_meta, b->d_meta, mb, "rotated A metadata"));
