@@ -37,6 +37,7 @@ static const struct arg_spec specs[] = {
     {"--trials", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(trials), 1, 100},
     {"--warmup-ms", ARG_INT, CMD_RUN | CMD_COMPARE | CMD_SUITE, OFF(warmup_ms), 0, 60000},
     {"--no-time", ARG_FLAG, CMD_RUN | CMD_SUITE, OFF(no_time), 0, 0},
+    {"--no-verify", ARG_FLAG, CMD_RUN, OFF(no_verify), 0, 0},
     {"--scaled", ARG_FLAG, CMD_RUN, OFF(scaled), 0, 0},
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
     {"--device", ARG_INT, CMD_MEASURE | CMD_HEALTH, OFF(device), 0, 63},

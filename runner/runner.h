@@ -30,6 +30,7 @@ struct runner_opts {
     int warmup, iters, trials;/* --warmup 10 --iters 500 --trials 5 */
     int warmup_ms;            /* --warmup-ms 2000 (0 -> -1: no timed warm-up) */
     bool no_time;             /* --no-time: verify only */
+    bool no_verify;           /* --no-verify (run): no reference, no verification (profiles) */
     bool scaled;              /* --scaled: epilogue with alpha and seeded scale vectors */
     enum ref_mode reference;  /* --reference auto|cpu|cublas */
     int device;               /* --device: CUDA ordinal */

@@ -32,7 +32,7 @@ struct subject {
 struct bench_env {
     const struct gpu *g;
     const struct operands *o;
-    const struct reference *r;
+    const struct reference *r;  /* NULL: no verification (run --no-verify) */
     struct timing_opts topts;
     bool time_it;
 };

@@ -97,8 +97,10 @@ int profile_parse_ncu_csv(const char *text, const char *kernel_name, struct prof
  * none of the throughput metrics was reported. Does not touch r->ok / r->reason. */
 void profile_classify(const struct profile_metrics *m, struct profile_result *r);
 
-/* Launches whose ncu profile is skipped: croq-runner run --warmup 1 --iters 1 --trials 1
- * launches the kernel once to verify, once to warm up, once timed; profile the third. */
+/* Launches whose ncu profile is skipped: croq-runner run --warmup 1 --warmup-ms 0 --iters 1
+ * --trials 1 --no-verify launches the kernel once (checked for faults, not verified: the
+ * profiled kernel is one the measurement verified), once to warm up, once timed; profile
+ * the third. */
 #define PROFILE_LAUNCH_SKIP 2
 #define PROFILE_KERNEL_NAME "croq_gemm_sp"
 

@@ -479,7 +479,7 @@ static void test_run_success(void **state)
     assert_true(has_args(args, "--section\nWarpStateStats"));
     assert_true(has_args(args, "--csv\n--page\nraw\n--print-units\nbase"));
     assert_true(has_args(args, "/opt/croq-runner\nrun\n--cubin\n/k/iter001.cubin\n--shape\n4096x8192x8192\n"
-                               "--warmup\n1\n--warmup-ms\n0\n--iters\n1\n--trials\n1"));
+                               "--warmup\n1\n--warmup-ms\n0\n--iters\n1\n--trials\n1\n--no-verify"));
     free(args);
     assert_true(file_exists(f.out, "ncu-raw.csv"));
     assert_true(file_exists(f.out, "runner.json"));
