@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
     fputs("usage: croq-runner run     --cubin FILE --shape MxNxK [--dtype f16|e4m3] [--seed S]\n"
           "                           [--warmup 10] [--warmup-ms 2000] [--iters 500] [--trials 5] [--no-time]\n"
-          "                           [--reference auto|cpu|cublas] [--device 0]\n"
+          "                           [--no-verify] [--reference auto|cpu|cublas] [--device 0]\n"
           "       croq-runner compare --dtype f16|e4m3 --shape MxNxK [--cubin FILE] [--seed S]\n"
           "                           [--warmup W] [--iters N] [--trials T] [--reference R] [--device D]\n"
           "       croq-runner health  [--device 0]\n"
