@@ -5,6 +5,7 @@
  */
 #include "run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,10 @@ static void add(struct run_history *h, const struct result_row *row)
      * work decomposition it fixes */
     e->category = cat >= 0 ? (enum idea_category)cat : IDEA_MACRO;
     e->kept = decision_kept(row->decision);
+    /* the numbers feed the proposer's cost model; an attempts.tsv row has none */
+    e->measured = row->measured && isfinite(row->tflops) && row->tflops > 0;
+    e->tflops = e->measured ? row->tflops : 0;
+    e->start = row->iter == 0;
     snprintf(h->hashes[h->n], BACKEND_HASH_MAX, "%s", row->source_hash);
     h->n++;
 }

@@ -166,9 +166,11 @@ int knobs_acc_regs(const struct croq_config *c)
     return CROQ_ACC_REGS(c->v[KNOB_TILE_M], c->v[KNOB_TILE_N], c->v[KNOB_CONSUMERS]);
 }
 
+/* whylen 0: only the answer (the proposer asks millions of times and needs no text) */
 #define REJECT(...)                                  \
     do {                                             \
-        snprintf(why, whylen, __VA_ARGS__);          \
+        if (whylen)                                  \
+            snprintf(why, whylen, __VA_ARGS__);      \
         return false;                                \
     } while (0)
 

@@ -70,7 +70,7 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
 
 /* Check a configuration against the shape: every rule that would make it fail to
  * compile, fail to launch, or compute a wrong result. Returns true if usable;
- * otherwise false with the first violated rule in why. shape may be NULL to check
+ * otherwise false with the first violated rule in why (nothing written when whylen is 0). shape may be NULL to check
  * only shape-independent rules. */
 bool knobs_validate(const struct croq_config *cfg, const struct croq_shape *shape,
                     char *why, size_t whylen);

@@ -6,53 +6,84 @@
 
 #include "internal.h"
 
-static uint64_t fnv1a(const char *s)
+uint64_t prop_cfg_hash(const struct croq_config *c)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    uint64_t h = (uint64_t)(unsigned)c->dtype * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < KNOB_COUNT; i++)
+        h = (h ^ (uint64_t)(unsigned)c->v[i]) * 0x100000001B3ull + (uint64_t)i;
+    h ^= h >> 33; /* murmur3's finaliser: every bit of h reaches the low (slot) bits */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
-static void sig_insert(struct sigset *set, const char *sig)
+static int cfgset_init(struct cfgset *s, size_t want)
 {
-    size_t i = (size_t)fnv1a(sig) & (set->cap - 1);
-    while (set->slot[i]) {
-        if (!strcmp(set->slot[i], sig))
-            return;
-        i = (i + 1) & (set->cap - 1);
-    }
-    set->slot[i] = sig;
+    s->cap = 64;
+    while (s->cap < 2 * want)
+        s->cap *= 2;
+    s->n = 0;
+    s->cfg = malloc(s->cap * sizeof *s->cfg);
+    s->state = calloc(s->cap, 1);
+    return s->cfg && s->state ? 0 : -1;
 }
 
-static bool sig_contains(const struct sigset *set, const char *sig)
+static void cfgset_release(struct cfgset *s)
 {
-    size_t i = (size_t)fnv1a(sig) & (set->cap - 1);
-    for (; set->slot[i]; i = (i + 1) & (set->cap - 1))
-        if (!strcmp(set->slot[i], sig))
-            return true;
-    return false;
+    free(s->cfg);
+    free(s->state);
+    memset(s, 0, sizeof *s);
+}
+
+/* The slot of c: its own, or the empty one where it would go. */
+static size_t cfgset_slot(const struct cfgset *s, const struct croq_config *c)
+{
+    size_t i = (size_t)prop_cfg_hash(c) & (s->cap - 1);
+    while (s->state[i] && memcmp(&s->cfg[i], c, sizeof *c))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static void cfgset_put(struct cfgset *s, const struct croq_config *c, signed char v)
+{
+    size_t i = cfgset_slot(s, c);
+    if (!s->state[i])
+        s->n++;
+    s->cfg[i] = *c;
+    s->state[i] = v;
 }
 
 bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg)
 {
-    char sig[CROQ_SIG_MAX];
-    knobs_signature(cfg, sig);
-    return sig_contains(&st->seen, sig);
+    return st->seen.state[cfgset_slot(&st->seen, cfg)] != 0;
 }
 
-static int seen_init(struct sigset *set, const struct proposer_ctx *ctx)
+bool prop_valid(const struct prop_state *st, const struct croq_config *cfg)
 {
-    set->cap = 16;
-    while (set->cap < 2 * (ctx->n_history + 1))
-        set->cap *= 2;
-    set->slot = calloc(set->cap, sizeof *set->slot);
-    if (!set->slot)
+    struct cfgset *m = st->memo;
+    size_t i = cfgset_slot(m, cfg);
+    if (m->state[i])
+        return m->state[i] == 1;
+    bool ok = knobs_validate(cfg, &st->ctx->shape, NULL, 0);
+    if (4 * (m->n + 1) < 3 * m->cap) /* full enough: compute without remembering */
+        cfgset_put(m, cfg, ok ? 1 : 2);
+    return ok;
+}
+
+/* History signatures as configurations (an unparseable one cannot collide with a
+ * candidate, which is always a valid table point). */
+static int seen_init(struct cfgset *set, const struct proposer_ctx *ctx)
+{
+    if (cfgset_init(set, ctx->n_history + 1))
         return -1;
-    knobs_signature(&ctx->best, set->best_sig);
-    sig_insert(set, set->best_sig);
-    for (size_t i = 0; i < ctx->n_history; i++)
-        sig_insert(set, ctx->history[i].signature);
+    cfgset_put(set, &ctx->best, 1);
+    for (size_t i = 0; i < ctx->n_history; i++) {
+        struct croq_config c;
+        char err[128];
+        if (!knobs_parse_signature(&c, ctx->history[i].signature, err, sizeof err))
+            cfgset_put(set, &c, 1);
+    }
     return 0;
 }
 
@@ -138,9 +169,37 @@ static void analyse_streak(struct prop_state *st)
         if (c < IDEA_CAT_COUNT)
             st->recent_cats |= 1u << c;
     }
-    st->blocked_cat = -1;
-    if (n >= 2 && ctx->history[n - 1].category == ctx->history[n - 2].category)
-        st->blocked_cat = (int)ctx->history[n - 1].category;
+    /* the diversity rule: two macro ideas in a row (iteration 0 is no idea) */
+    st->force_structural = n >= 2 && !ctx->history[n - 1].start && !ctx->history[n - 2].start &&
+                           ctx->history[n - 1].category == IDEA_MACRO && ctx->history[n - 2].category == IDEA_MACRO;
+}
+
+/* The cost model, fitted on every measured entry of the history (model.c). */
+static int fit_model(struct prop_state *st)
+{
+    const struct proposer_ctx *ctx = st->ctx;
+    size_t n = 0;
+    struct croq_config *cfg = malloc((ctx->n_history + 1) * sizeof *cfg);
+    struct croq_shape *shape = malloc((ctx->n_history + 1) * sizeof *shape);
+    double *y = malloc((ctx->n_history + 1) * sizeof *y);
+    int rc = cfg && shape && y ? 0 : -1;
+    st->best_measured = ctx->best_tflops;
+    for (size_t i = 0; !rc && i < ctx->n_history; i++) {
+        char err[128];
+        const struct idea_history_entry *e = &ctx->history[i];
+        if (!e->measured || !(e->tflops > 0) || knobs_parse_signature(&cfg[n], e->signature, err, sizeof err))
+            continue;
+        shape[n] = ctx->shape;
+        y[n++] = e->tflops;
+    }
+    if (!rc)
+        rc = prop_model_fit(&st->model, cfg, shape, y, n);
+    if (!rc && st->model.n)
+        st->best_pred = prop_model_predict(&st->model, &ctx->best, &ctx->shape, NULL);
+    free(cfg);
+    free(shape);
+    free(y);
+    return rc;
 }
 
 static void init_metric_why(struct prop_state *st)
@@ -163,18 +222,29 @@ int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx)
     st->ctx = ctx;
     if (seen_init(&st->seen, ctx))
         return -1;
+    st->memo = calloc(1, sizeof *st->memo);
+    if (!st->memo || cfgset_init(st->memo, 1 << 14)) {
+        prop_state_release(st);
+        return -1;
+    }
     st->phase = proposer_phase_of(ctx->iteration, ctx->budget);
     st->level = level_of(ctx->consecutive_discards);
     st->event = prop_escalation_event(ctx->consecutive_discards);
-    st->anticipate_cat = -1;
     init_knob_tables(st);
     analyse_streak(st);
     init_metric_why(st);
+    if (fit_model(st)) {
+        prop_state_release(st);
+        return -1;
+    }
     return 0;
 }
 
 void prop_state_release(struct prop_state *st)
 {
-    free(st->seen.slot);
-    st->seen.slot = NULL;
+    cfgset_release(&st->seen);
+    if (st->memo)
+        cfgset_release(st->memo);
+    free(st->memo);
+    st->memo = NULL;
 }

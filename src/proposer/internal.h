@@ -12,6 +12,10 @@ _Static_assert(KNOB_COUNT <= 32, "knob masks are uint32_t");
 struct cand {
     struct croq_config cfg;
     enum idea_kind kind;
+    int recipe;           /* index into the recipe table for KIND_RECIPE, else -1 */
+    double pred;          /* the cost model's TFLOPS for it (0: no model yet) */
+    double sd;            /* its uncertainty, ln units */
+    int unseen;           /* knob values no fitted measurement had */
     int primary;          /* the knob the idea is about; -1 for multi-knob moves */
     int port_index;       /* index into other_bests for KIND_PORT, else -1 */
     uint32_t changed;     /* knobs that differ from the best */
@@ -23,28 +27,52 @@ struct cand {
 struct cand_list {
     struct cand *v;
     size_t n, cap;
+    size_t *slot;    /* hash index of v (index + 1; 0 empty), slot_cap = 2 x cap */
+    size_t slot_cap;
 };
 
-/* Signatures already used (history + best): open addressing on a string hash. */
-struct sigset {
-    const char **slot;
-    size_t cap;
-    char best_sig[CROQ_SIG_MAX];
+/* Configurations already used (history + best), and a memo of knobs_validate for the
+ * shape: open addressing on a hash of the config's bytes (a proposer call looks at the
+ * same points many times while repairing, and validation and signatures were most of
+ * its time). */
+struct cfgset {
+    struct croq_config *cfg;
+    signed char *state;   /* 0 empty; seen set: 1; memo: 1 valid, 2 invalid */
+    size_t cap, n;
+};
+
+/* The cost model (model.c): ridge regression of ln(TFLOPS) on features. */
+#define PROP_MODEL_DERIVED 10       /* features beyond the one-hot of knob values */
+#define PROP_MODEL_FEATURES 96
+#define PROP_MODEL_MIN_SAMPLES 4    /* fewer measurements: no model */
+#define PROP_MODEL_LAMBDA 1.0
+#define PROP_MODEL_SIGMA_MIN 0.03   /* ln units: about the run-to-run noise of a measurement */
+struct prop_model {
+    int n;                          /* measurements fitted (0: no model) */
+    int p;                          /* features */
+    double mean;                    /* of ln(TFLOPS): the intercept */
+    double w[PROP_MODEL_FEATURES];
+    bool seen[PROP_MODEL_FEATURES]; /* one-hot features some measurement had */
+    double sigma;                   /* residual standard deviation of ln(TFLOPS) on the fit */
+    double chol[PROP_MODEL_FEATURES * PROP_MODEL_FEATURES]; /* L of X'X + lambda I */
 };
 
 struct prop_state {
     const struct proposer_ctx *ctx;
-    struct sigset seen;
+    struct cfgset seen;
+    struct cfgset *memo;        /* validity memo (mutable from const state) */
     enum proposer_phase phase;
     int level;                  /* standing escalation: 0, 3 (category) or 5 (family) */
     int event;                  /* this iteration's jump: 0, PROPOSER_RADICAL, PROPOSER_PORT */
-    int anticipate_cat;         /* category kept free for the next iteration's jump, or -1 */
     uint32_t family_of[KNOB_COUNT]; /* knob -> mask of the knobs of its family */
     enum idea_category knob_cat[KNOB_COUNT];
     /* streak analysis of the history */
     uint32_t recent_knobs;      /* knobs changed by the last PROPOSER_SWITCH_FAMILY discards */
     unsigned recent_cats;       /* categories of the last PROPOSER_SWITCH_CATEGORY ideas */
-    int blocked_cat;            /* category the diversity rule forbids, or -1 */
+    bool force_structural;      /* the diversity rule: the last two ideas were macro */
+    struct prop_model model;    /* fitted on the measured history */
+    double best_pred;           /* the model's TFLOPS for the best (0: no model) */
+    double best_measured;       /* ctx->best_tflops, or the history's best measurement */
     char metric_why[256];       /* the classifier's justification of ctx->bottleneck */
 };
 
@@ -52,6 +80,8 @@ struct prop_state {
 int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx);
 void prop_state_release(struct prop_state *st);
 bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg);
+bool prop_valid(const struct prop_state *st, const struct croq_config *cfg); /* knobs_validate, memoised */
+uint64_t prop_cfg_hash(const struct croq_config *cfg);
 uint32_t prop_config_diff(const struct croq_config *a, const struct croq_config *b);
 int prop_value_index(int knob, int value);
 int prop_escalation_event(int discards);
@@ -73,6 +103,32 @@ double prop_score_cand(const struct prop_state *st, const struct cand *c);
 const char *prop_score_reason(const struct prop_state *st, const struct cand *c, double *weight);
 double prop_phase_bonus(enum proposer_phase p, enum idea_category c);
 long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s);
+
+/* model.c */
+int prop_model_features(const struct croq_config *c, const struct croq_shape *s, double *x);
+int prop_model_fit(struct prop_model *m, const struct croq_config *cfg, const struct croq_shape *shape,
+                   const double *tflops, size_t n);
+double prop_model_predict(const struct prop_model *m, const struct croq_config *c, const struct croq_shape *s,
+                          int *unseen);
+/* The model's uncertainty of ln(TFLOPS) at c: sigma x sqrt(x' (X'X + lambda I)^-1 x). */
+double prop_model_stddev(const struct prop_model *m, const struct croq_config *c, const struct croq_shape *s);
+
+/* recipes.c */
+int prop_gen_recipes(const struct prop_state *st, struct cand_list *l);
+const char *prop_recipe_name(int recipe);
+
+/* score.c: the model's part of a score: PROP_MODEL_WEIGHT x (the predicted log-gain over
+ * the best + PROP_MODEL_KAPPA x its uncertainty), clamped to +-PROP_MODEL_CLAMP: an
+ * upper confidence bound, so a move the model knows little about is worth a look. */
+#define PROP_MODEL_WEIGHT 20.0
+#define PROP_MODEL_CLAMP 0.3
+#define PROP_MODEL_KAPPA 1.0
+/* A recipe's prior: PROP_RECIPE_PRIOR while the best is still the baseline kernel (no
+ * single-knob move leads from it into the good region) or once the model can rank the
+ * recipes; PROP_RECIPE_UNGUIDED otherwise: then the profile's one-knob move comes first. */
+#define PROP_RECIPE_PRIOR 3.0
+#define PROP_RECIPE_UNGUIDED -0.5
+double prop_model_term(const struct prop_state *st, const struct cand *c);
 
 /* select.c */
 const struct cand *prop_select_best(const struct prop_state *st, const struct cand_list *l, int *escalation);

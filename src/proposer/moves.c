@@ -9,6 +9,7 @@
  *   random      uniform random points from the seeded generator
  *   radical     every assignment of the "structural" knobs changing >= 3 of them
  *   ports       other shapes' best configs, repaired if this shape rejects them
+ *   recipes     multi-knob structural moves to measured good settings (recipes.c)
  *   walk        every point of the space, from a random start: the exhaustion proof
  * Repair: the fewest extra knob changes that make a move valid (one other knob to any
  * value, then two, then a subset of knobs set to the baseline's or the default's
@@ -20,33 +21,53 @@
 
 #include "internal.h"
 
+/* The index slot of cfg in l: its own or the empty one where it goes. */
+static size_t list_slot(const struct cand_list *l, const struct croq_config *cfg)
+{
+    size_t i = (size_t)prop_cfg_hash(cfg) & (l->slot_cap - 1);
+    while (l->slot[i] && memcmp(&l->v[l->slot[i] - 1].cfg, cfg, sizeof *cfg))
+        i = (i + 1) & (l->slot_cap - 1);
+    return i;
+}
+
+/* Each configuration once (the first push of it stays). */
 int prop_cand_push(struct cand_list *l, const struct cand *c)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (!memcmp(&l->v[i].cfg, &c->cfg, sizeof c->cfg))
-            return 0;
+    if (l->slot && l->slot[list_slot(l, &c->cfg)])
+        return 0;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
         struct cand *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
+        size_t *slot = calloc(2 * cap, sizeof *slot);
+        if (!v || !slot) {
+            free(slot);
+            if (v)
+                l->v = v;
             return -1;
+        }
         l->v = v;
         l->cap = cap;
+        free(l->slot);
+        l->slot = slot;
+        l->slot_cap = 2 * cap;
+        for (size_t i = 0; i < l->n; i++)
+            l->slot[list_slot(l, &l->v[i].cfg)] = i + 1;
     }
     l->v[l->n++] = *c;
+    l->slot[list_slot(l, &c->cfg)] = l->n;
     return 0;
 }
 
 void prop_cand_release(struct cand_list *l)
 {
     free(l->v);
+    free(l->slot);
     *l = (struct cand_list){0};
 }
 
 bool prop_cand_usable(const struct prop_state *st, const struct croq_config *cfg)
 {
-    char why[CROQ_WHY_MAX];
-    return knobs_validate(cfg, &st->ctx->shape, why, sizeof why) && !prop_sig_seen(st, cfg);
+    return prop_valid(st, cfg) && !prop_sig_seen(st, cfg);
 }
 
 static uint64_t mix64(uint64_t x)
@@ -57,14 +78,10 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The tie-break: a hash of the configuration's bytes and the seed. */
 static uint64_t hash_sig(const struct croq_config *cfg, uint64_t seed)
 {
-    char sig[CROQ_SIG_MAX];
-    uint64_t h = 1469598103934665603ull;
-    knobs_signature(cfg, sig);
-    for (const char *s = sig; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return mix64(h ^ mix64(seed));
+    return mix64(prop_cfg_hash(cfg) ^ mix64(seed));
 }
 
 /* Most changed knobs' category; ties go to the earlier category. */
@@ -86,10 +103,12 @@ void prop_cand_finish(const struct prop_state *st, struct cand *c)
     c->changed = prop_config_diff(&c->cfg, &st->ctx->best);
     if ((c->kind == KIND_SINGLE || c->kind == KIND_COUPLED) && c->primary >= 0)
         c->category = st->knob_cat[c->primary];
-    else if (c->kind == KIND_RADICAL)
+    else if (c->kind == KIND_RADICAL || c->kind == KIND_RECIPE)
         c->category = IDEA_STRUCTURAL;
     else
         c->category = majority_category(st, c->changed);
+    c->pred = st->model.n ? prop_model_predict(&st->model, &c->cfg, &st->ctx->shape, &c->unseen) : 0;
+    c->sd = st->model.n ? prop_model_stddev(&st->model, &c->cfg, &st->ctx->shape) : 0;
     c->score = prop_score_cand(st, c);
     c->tie = hash_sig(&c->cfg, st->ctx->seed);
 }
@@ -97,15 +116,14 @@ void prop_cand_finish(const struct prop_state *st, struct cand *c)
 static struct cand cand_make(const struct prop_state *st, const struct croq_config *cfg,
                              enum idea_kind kind, int primary)
 {
-    struct cand c = {.cfg = *cfg, .kind = kind, .primary = primary, .port_index = -1};
+    struct cand c = {.cfg = *cfg, .kind = kind, .primary = primary, .port_index = -1, .recipe = -1};
     prop_cand_finish(st, &c);
     return c;
 }
 
 static bool is_valid(const struct prop_state *st, const struct croq_config *cfg)
 {
-    char why[CROQ_WHY_MAX];
-    return knobs_validate(cfg, &st->ctx->shape, why, sizeof why);
+    return prop_valid(st, cfg);
 }
 
 /* ---- repair ---------------------------------------------------------------------- */

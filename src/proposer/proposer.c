@@ -82,7 +82,8 @@ static const char *kind_prefix(enum idea_kind k)
     case KIND_RADICAL: return "radical jump: ";
     case KIND_PORT: return "port another shape's best: ";
     case KIND_RANDOM: return "random valid config (every neighbour tried): ";
-    case KIND_PAIR: return "two-knob move (every neighbour tried): ";
+    case KIND_PAIR: return "two-knob move: ";
+    case KIND_RECIPE: return "recipe: ";
     default: return "";
     }
 }
@@ -114,6 +115,19 @@ static void add_reason(struct text *t, const struct prop_state *st, const struct
                  metric, bn, proposer_phase_name(st->phase), idea_category_name(c->category));
 }
 
+/* What the cost model said, so the idea names it. */
+static void add_model(struct text *t, const struct prop_state *st, const struct cand *c)
+{
+    if (!st->model.n) {
+        text_add(t, "; model: not fitted yet (fewer than %d measurements)", PROP_MODEL_MIN_SAMPLES);
+        return;
+    }
+    text_add(t, "; model (ridge, %d measurements): %.0f TFLOPS predicted vs %.0f for the best (%+.1f%%)",
+             st->model.n, c->pred, st->best_pred, (c->pred / st->best_pred - 1) * 100);
+    if (c->unseen)
+        text_add(t, ", %d knob value%s never measured", c->unseen, c->unseen > 1 ? "s" : "");
+}
+
 static void idea_fill(const struct prop_state *st, const struct cand *c, int escalation,
                       struct idea *out)
 {
@@ -128,7 +142,10 @@ static void idea_fill(const struct prop_state *st, const struct cand *c, int esc
         out->n_changed++;
     text_add(&t, "%s", kind_prefix(c->kind));
     add_changes(&t, st, c);
+    if (c->kind == KIND_RECIPE)
+        text_add(&t, " (%s)", prop_recipe_name(c->recipe));
     add_reason(&t, st, c);
+    add_model(&t, st, c);
     if (escalation)
         text_add(&t, " [%d consecutive discards: %s]", st->ctx->consecutive_discards,
                  escalation_action(escalation));
@@ -144,7 +161,10 @@ static void idea_fill(const struct prop_state *st, const struct cand *c, int esc
 
 static int gather(const struct prop_state *st, struct cand_list *l)
 {
-    if (prop_gen_neighbours(st, l))
+    if (prop_gen_neighbours(st, l) || prop_gen_recipes(st, l))
+        return -1;
+    /* multi-knob moves near the best once the model can rank them */
+    if (st->model.n && prop_gen_pairs(st, l))
         return -1;
     if (st->event && prop_gen_radical(st, l)) /* a port event falls back to a radical jump */
         return -1;
@@ -158,40 +178,11 @@ static int gather(const struct prop_state *st, struct cand_list *l)
     return 0;
 }
 
-/* If the next iteration is a jump of the category the last idea had, this one must
- * not have it too, or the diversity rule would block the jump. A port's category is
- * that of the port the next iteration would pick; with none left it is a radical. */
-static int anticipate(struct prop_state *st)
-{
-    const struct proposer_ctx *ctx = st->ctx;
-    int next = prop_escalation_event(ctx->consecutive_discards + 1);
-    if (!next || !ctx->n_history)
-        return 0;
-    int cat = IDEA_STRUCTURAL;
-    if (next == PROPOSER_PORT) {
-        struct cand_list ports = {0};
-        if (prop_gen_ports(st, &ports)) {
-            prop_cand_release(&ports);
-            return -1;
-        }
-        const struct cand *best = NULL;
-        for (size_t i = 0; i < ports.n; i++)
-            if (!best || ports.v[i].score > best->score)
-                best = &ports.v[i];
-        if (best)
-            cat = (int)best->category;
-        prop_cand_release(&ports);
-    }
-    if ((int)ctx->history[ctx->n_history - 1].category == cat)
-        st->anticipate_cat = cat;
-    return 0;
-}
-
 static int propose(struct prop_state *st, struct cand_list *l, struct idea *out)
 {
     int escalation = 0;
     struct cand walked;
-    if (anticipate(st) || gather(st, l))
+    if (gather(st, l))
         return -1;
     const struct cand *c = prop_select_best(st, l, &escalation);
     if (!c) {

@@ -11,14 +11,17 @@
  *               the fewest extra knob changes when the move alone is invalid: a
  *               "coupled" move); when every neighbour was tried, two-knob moves, then
  *               random valid configs, then an exhaustive walk of the space;
- *               radical jumps and ports of other_bests at the escalation events.
+ *               radical jumps and ports of other_bests at the escalation events;
+ *               recipes (multi-knob moves to measured good settings) always, and
+ *               two-knob moves once the cost model is fitted.
  *   hard rules  knobs_validate for the shape; signature not in history, not the best.
- *   soft rules  diversity (never three ideas of one category in a row), then the
- *               escalation rule of the discard streak, each dropped only when no
- *               candidate satisfies it; the iteration before a jump keeps the jump's
- *               category free so diversity never blocks the jump.
- *   score       bottleneck move table + phase preference + grid fill - complexity;
- *               ties broken by a hash of (signature, seed).
+ *   soft rules  diversity (after two consecutive macro ideas the next is structural;
+ *               only the escalation jumps may break it), then the escalation rule of
+ *               the discard streak, each dropped only when no candidate satisfies it.
+ *   score       bottleneck move table + phase preference + grid fill - complexity
+ *               + recipe prior + the cost model's optimistic predicted gain (ridge
+ *               regression on the history's measurements); ties broken by a seeded
+ *               hash of the configuration.
  */
 #ifndef CROQ_PROPOSER_H
 #define CROQ_PROPOSER_H
@@ -62,13 +65,17 @@ const char *proposer_phase_name(enum proposer_phase p);
 bool proposer_same_family(int knob_a, int knob_b);
 
 /* How an idea was built. */
-enum idea_kind { KIND_SINGLE = 0, KIND_COUPLED, KIND_PAIR, KIND_RADICAL, KIND_PORT, KIND_RANDOM };
+enum idea_kind { KIND_SINGLE = 0, KIND_COUPLED, KIND_PAIR, KIND_RADICAL, KIND_PORT, KIND_RANDOM, KIND_RECIPE };
 
 /* One past iteration, as the proposer needs it. */
 struct idea_history_entry {
     char signature[CROQ_SIG_MAX];
     enum idea_category category;
     bool kept;            /* decision KEEP (or BASELINE) */
+    /* appended for the cost model and the diversity rule */
+    bool measured;        /* tflops below is a verified measurement */
+    double tflops;
+    bool start;           /* iteration 0 (the baseline or the seed): not an idea */
 };
 
 struct proposer_ctx {

@@ -13,6 +13,8 @@
  * stages, hoisted metadata, TMA epilogue, warp-specialized kernel, column raster),
  * -1 = an earlier one, 0 = either.
  */
+#include <math.h>
+
 #include "internal.h"
 
 struct move_rule {
@@ -115,15 +117,19 @@ static const struct move_rule *rule_for(enum croq_bottleneck bn, int knob, int f
  * pressure for the stages and tile_m it drags along). */
 static double table_weight(const struct prop_state *st, const struct cand *c)
 {
-    double w = 0;
+    double w = 0, top = -1e9;
     for (int k = 0; k < KNOB_COUNT; k++) {
         if (!(c->changed & (1u << k)))
             continue;
         const struct move_rule *r = rule_for(st->ctx->bottleneck, k, st->ctx->best.v[k], c->cfg.v[k]);
+        double rw = r ? r->weight : 0;
+        top = rw > top ? rw : top;
         if (r && (c->kind != KIND_COUPLED || k == c->primary || r->weight < 0))
             w += r->weight;
     }
-    return w;
+    /* a recipe is judged by its best-supported change: summing over its many knobs
+     * would let any recipe outvote the one move the profile asks for */
+    return c->kind == KIND_RECIPE ? top : w;
 }
 
 long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
@@ -151,15 +157,28 @@ static int popcount32(uint32_t x)
     return n;
 }
 
+double prop_model_term(const struct prop_state *st, const struct cand *c)
+{
+    if (!st->model.n || !(c->pred > 0) || !(st->best_pred > 0))
+        return 0;
+    /* optimism under uncertainty: the gain the model cannot rule out at one sigma */
+    double g = log(c->pred / st->best_pred) + PROP_MODEL_KAPPA * c->sd;
+    g = g > PROP_MODEL_CLAMP ? PROP_MODEL_CLAMP : g < -PROP_MODEL_CLAMP ? -PROP_MODEL_CLAMP : g;
+    return PROP_MODEL_WEIGHT * g;
+}
+
 double prop_score_cand(const struct prop_state *st, const struct cand *c)
 {
     double s = table_weight(st, c) + prop_phase_bonus(st->phase, c->category) + grid_term(st, c);
-    s -= 0.5 * (popcount32(c->changed) - 1);
+    if (c->kind == KIND_RECIPE) /* a measured good point: no penalty for its many knobs */
+        s += st->ctx->best.v[KNOB_KERNEL] == CROQ_V_BASELINE || st->model.n ? PROP_RECIPE_PRIOR : PROP_RECIPE_UNGUIDED;
+    else
+        s -= 0.5 * (popcount32(c->changed) - 1);
     if (c->kind == KIND_PAIR)
         s -= 1;
     else if (c->kind == KIND_RANDOM)
         s -= 2;
-    return s;
+    return s + prop_model_term(st, c);
 }
 
 /* The table's reason for the candidate's most helpful change, or NULL. */

@@ -1,10 +1,11 @@
 /* src/proposer/select.c — the soft rules: which candidates may win this iteration.
  *
  * Steps are tried in order; the first step that leaves any candidate decides, and the
- * highest score among those wins (ties: smaller seeded hash). Every step also applies
- * the diversity rule (not a third idea of one category in a row) and, on the
- * iteration before an escalation jump, keeps the jump's category free; these are
- * dropped (anticipation first) only if no step can satisfy them.
+ * highest score among those wins (ties: smaller seeded hash). The diversity rule,
+ * exactly: after two consecutive macro ideas the next idea is structural. Every step
+ * applies it except the escalation jumps (radical, port), which may break the
+ * alternation; nothing else does. Only when no step finds a structural candidate at all
+ * (none is valid and untried) is it dropped, since the proposer never stops early.
  *
  *   port event (15, 25, ...):    port, radical, then as for >= 5
  *   radical event (10, 20, ...): radical, then as for >= 5
@@ -61,12 +62,10 @@ static uint32_t families(const struct prop_state *st, uint32_t knobs)
     return f;
 }
 
-/* soft: 2 = diversity and anticipation, 1 = diversity, 0 = neither */
+/* soft: 1 = with the diversity rule, 0 = without */
 static bool passes(const struct prop_state *st, const struct cand *c, int filters, int soft)
 {
-    if (soft >= 1 && (int)c->category == st->blocked_cat)
-        return false;
-    if (soft >= 2 && (int)c->category == st->anticipate_cat)
+    if (soft && st->force_structural && !(filters & (F_PORT | F_RADICAL)) && c->category != IDEA_STRUCTURAL)
         return false;
     if ((filters & F_PORT) && c->kind != KIND_PORT)
         return false;
@@ -87,7 +86,7 @@ static bool better(const struct cand *a, const struct cand *b)
 const struct cand *prop_select_best(const struct prop_state *st, const struct cand_list *l, int *escalation)
 {
     const int *steps = steps_for(st);
-    for (int soft = 2; soft >= 0; soft--)
+    for (int soft = 1; soft >= 0; soft--)
         for (const int *f = steps; *f != F_END; f++) {
             const struct cand *best = NULL;
             for (size_t i = 0; i < l->n; i++)

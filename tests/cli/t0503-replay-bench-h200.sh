@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# replay-bench on the committed H200 datasets (bench/explore/*.jsonl, issue 19): the
+# proposer replayed from scratch and from another dataset's best, 20 seeds each. The
+# thresholds are the numbers bench/results/replay-bench.txt records for today's proposer
+# (the run is deterministic); a proposer change that loses ground fails here. Issue 19's
+# targets are min@50 >= 0.95 and min@150 >= 0.99.
+set -u
+bin="$CROQ_BIN/croqtuner"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+src=${CROQ_SOURCE_DIR:-$(dirname "$0")/../..}
+MIN50=${MIN50:-0.92}; MIN150=${MIN150:-0.98}
+out=$("$bin" replay-bench --datasets "$src/bench/explore" --seeds 20) || fail "replay-bench failed: $out"
+echo "$out"
+last=$(tail -n 1 <<<"$out")
+[[ "$last" =~ ^replay-bench:\ min@50\ ([0-9.]+)\ min@150\ ([0-9.]+)$ ]] || fail "last line: $last"
+awk -v a="${BASH_REMATCH[1]}" -v b="${BASH_REMATCH[2]}" -v x="$MIN50" -v y="$MIN150" \
+  'BEGIN { exit !(a >= x && b >= y) }' || fail "below the recorded numbers: $last (need min@50 >= $MIN50, min@150 >= $MIN150)"
+[ "$(grep -c ' scratch  *20 ' <<<"$out")" -eq 6 ] && [ "$(grep -c ' best  *20 ' <<<"$out")" -eq 6 ] ||
+  fail "not 6 datasets x 2 modes x 20 runs"
