@@ -11,8 +11,8 @@ run() { timeout 120 "$bin" "$@"; }
 # wave 1: 2 typical shapes; wave 2: 6 far shapes; wave 3: 2 near shapes (each seeded by
 # the nearest done shape: within a wave a neighbour would be nearer); with one iteration
 # the two tall shapes, seeded from far away, make no KEEP and are re-run from scratch in
-# wave 4 (10 INITs with eight iterations, 12 with one; the paired rules 3 keep less
-# often than rules 2 did, which made a KEEP within three)
+# wave 4 (12 INITs with one; with eight, 10 or 12 depending on whether the proposer's
+# first ideas make a KEEP there)
 cat >"$tmp/shapes.json" <<'JSON'
 {"scenarios": {
    "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 1024, 2048]},
@@ -64,7 +64,8 @@ PY
 # INIT of wave 1's second shape, later ones during the first, a middle or the last shape
 # of wave 2, 3 or 4
 check 8 2 3 5 8 9 10
-[ -d "$tmp/ref8/logs/f16_16384x256x128_fs" ] && fail "eight iterations: no re-run from scratch expected"
+# (whether eight iterations make a KEEP on the tall shapes depends on the proposer: the
+# comparison with the uninterrupted sweep above holds either way)
 check 1 2 4 8 9 11 12
 [ -d "$tmp/ref1/logs/f16_16384x256x128_fs" ] && [ -d "$tmp/ref1/logs/f16_65536x256x128_fs" ] ||
     fail "one iteration: the tall shapes were not re-run from scratch: $(ls "$tmp/ref1/logs")"
