@@ -106,5 +106,5 @@ target_link_libraries(croqsparse-check PRIVATE croqsparse croq_launch croq CUDA:
 # $ORIGIN: the build directory is copied to the GPU machine under another path.
 set(_check_rpath "\$ORIGIN/../lib" "${CUDAToolkit_LIBRARY_DIR}")
 croq_link_cusparselt(croqsparse-check _check_rpath)
-set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}" ENABLE_EXPORTS ON
+set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
                       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

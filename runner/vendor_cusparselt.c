@@ -88,6 +88,10 @@ static int slt_prune_check(struct slt *s)
 {
     int valid = 1;
     TRY(gpu_alloc(&s->d_valid, sizeof valid, "cuSPARSELt prune flag"));
+    /* The check writes the flag only when it finds a bad group (H200, 2026-12-01: in a
+     * process that reuses freed device memory the flag read back as stale data), so it
+     * starts at 0. */
+    CU_CHECK(RS_INTERNAL_ERROR, cuMemsetD32Async(s->d_valid, 0, 1, (CUstream)s->stream));
     LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtSpMMAPruneCheck(&s->h, &s->mm, (const void *)s->o->d_a_dense,
               (int *)s->d_valid, s->stream), slt_text);
     CU_CHECK(RS_INTERNAL_ERROR, cuStreamSynchronize((CUstream)s->stream));
