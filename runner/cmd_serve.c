@@ -213,12 +213,13 @@ static int req_pair_opts(json_t *req, struct pair_opts *p)
         {"min_trial_ms", offsetof(struct pair_opts, min_trial_ms)},
         {"warmup_min_ms", offsetof(struct pair_opts, warmup_min_ms)},
         {"warmup_max_ms", offsetof(struct pair_opts, warmup_max_ms)},
+        {"stop_below", offsetof(struct pair_opts, stop_below)},
     };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         if (!(v = json_object_get(req, ms[i].key)))
             continue;
         if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 60000) {
-            runner_fail(RS_BAD_ARGS, "request: '%s' is not a number of ms in [0, 60000]", ms[i].key);
+            runner_fail(RS_BAD_ARGS, "request: '%s' is not a number in [0, 60000]", ms[i].key);
             return -1;
         }
         *(double *)((char *)p + ms[i].off) = json_number_value(v);

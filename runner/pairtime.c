@@ -179,6 +179,10 @@ int pair_run(const struct gpu *g, const struct pair_opts *o, double flops, const
             goto out;
         if (!cand_first && trial(g, cand, r->cand_iters, ev, &r->cand))
             goto out;
+        struct paired_stats st;
+        if (inc && o->stop_below > 0 && p + 1 >= PAIRED_MIN_PAIRS &&
+            paired_stats_compute(r->cand.trial_ms, r->inc.trial_ms, p + 1, &st) == 0 && st.hi < o->stop_below)
+            break; /* slower at the optimistic end already: more pairs cannot make it a KEEP */
     }
     timing_summarise(&r->cand, flops);
     if (inc)

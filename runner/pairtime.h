@@ -25,6 +25,8 @@ struct pair_opts {
     int max_iters;        /* ... with at most this many launches */
     double warmup_min_ms, warmup_max_ms;
     long warmup_min_launches; /* and at least this many warm-up launches */
+    double stop_below;    /* > 0: stop after any pair >= PAIRED_MIN_PAIRS once the interval's
+                             upper end is below this speedup (a clear loser; 0: all pairs) */
 };
 /* Defaults: 10 pairs, 20 ms, 500 launches, warm-up 150..2000 ms and >= 0 launches. */
 void pair_opts_default(struct pair_opts *o);

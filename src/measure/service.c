@@ -414,6 +414,8 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
         json_object_set_new(req, "pairs", json_integer(q->pairs));
     if (q->min_trial_ms > 0)
         json_object_set_new(req, "min_trial_ms", json_real(q->min_trial_ms));
+    if (q->stop_below > 0 && q->incumbent)
+        json_object_set_new(req, "stop_below", json_real(q->stop_below));
     transact(s, req, timeout_s, r);
     json_decref(req);
     return 0;

@@ -45,6 +45,8 @@ struct service_req {
     bool cold_l2;              /* operands rotated through buffers larger than the L2 */
     int pairs;                 /* trials per kernel; 0: PAIRED_DEFAULT_PAIRS */
     double min_trial_ms;       /* 0: the worker's default (20 ms) */
+    double stop_below;         /* > 0: paired trials stop once the speedup interval's upper
+                                  end is below this (after PAIRED_MIN_PAIRS pairs) */
     double timeout_s;          /* <= 0: service_default_timeout */
 };
 
