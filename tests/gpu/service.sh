@@ -10,7 +10,8 @@
 #      the speedup's median, interval and warm-up per measurement (target: within +-1%)
 #   c  one kernel timed with warm and with cold L2 at f16 1024x1024x4096 (3 of each)
 #   d  150-iteration `tune --mode scratch` of f16 4096x8192x8192 and of f16 1024x1024x4096
-#      (each cut at LIMIT_D seconds, default 230): wall time, iterations, the time split
+#      (each cut at LIMIT_D seconds, default 230; SHAPES_D="..." picks the shapes): wall
+#      time, iterations, the time split
 # Usage (GPU machine, repo root): tests/gpu/service.sh BIN_DIR OUT_DIR [PARTS]  (PARTS
 # default "abc"; "d" separately: it needs most of a device call). Prints a table last.
 set -u
@@ -119,7 +120,7 @@ fi
 
 if [[ $PARTS == *d* ]]; then
     say "== d: 150-iteration tune --mode scratch (each cut at ${LIMIT_D:-230} s)"
-    for shape in 4096x8192x8192 1024x1024x4096; do
+    for shape in ${SHAPES_D:-4096x8192x8192 1024x1024x4096}; do
         T=$W/tune-$shape; key=f16_${shape}_fs; s=$(date +%s)
         timeout "${LIMIT_D:-230}" "$B/croqtuner" tune --dtype f16 --shape "$shape" --mode scratch --iters 150 \
             --backend gpu --tuning "$T" --quiet > "$OUT/tune-$shape.log" 2>&1
