@@ -97,26 +97,11 @@ static int warm_chunk(const struct gpu *g, const struct pair_opts *o, const stru
     return 0;
 }
 
-static int warm_up(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *k[2], int nk,
-                   double est[2], CUevent ev[4], struct warmup_rec *w)
+/* One launch of each kernel, timed with events: est[j] its ms. */
+static int time_each_once(const struct gpu *g, const struct pair_kernel *k[2], int nk, double est[2], CUevent ev[4],
+                          struct warmup_rec *w)
 {
-    double t0 = now_ms();
-    if (o->warmup_max_ms <= 0) { /* no timed warm-up: warmup_min_launches (at least one) */
-        for (long n = 0; n < (o->warmup_min_launches > 1 ? o->warmup_min_launches : 1); n++)
-            for (int j = 0; j < nk; j++) {
-                float ms = 0;
-                CU_CHECK(RS_LAUNCH_ERROR, cuEventRecord(ev[0], g->stream));
-                TRY(k[j]->fn(k[j]->ctx));
-                CU_CHECK(RS_LAUNCH_ERROR, cuEventRecord(ev[1], g->stream));
-                CU_CHECK(RS_LAUNCH_ERROR, cuEventSynchronize(ev[1]));
-                CU_CHECK(RS_LAUNCH_ERROR, cuEventElapsedTime(&ms, ev[0], ev[1]));
-                est[j] = ms;
-                w->launches++;
-            }
-        w->ms = now_ms() - t0;
-        return 0;
-    }
-    for (int j = 0; j < nk; j++) { /* first estimate: one launch */
+    for (int j = 0; j < nk; j++) {
         float ms = 0;
         CU_CHECK(RS_LAUNCH_ERROR, cuEventRecord(ev[0], g->stream));
         TRY(k[j]->fn(k[j]->ctx));
@@ -126,6 +111,20 @@ static int warm_up(const struct gpu *g, const struct pair_opts *o, const struct 
         est[j] = ms;
         w->launches++;
     }
+    return 0;
+}
+
+static int warm_up(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *k[2], int nk,
+                   double est[2], CUevent ev[4], struct warmup_rec *w)
+{
+    double t0 = now_ms();
+    if (o->warmup_max_ms <= 0) { /* no timed warm-up: warmup_min_launches (at least one) */
+        for (long n = 0; n < (o->warmup_min_launches > 1 ? o->warmup_min_launches : 1); n++)
+            TRY(time_each_once(g, k, nk, est, ev, w));
+        w->ms = now_ms() - t0;
+        return 0;
+    }
+    TRY(time_each_once(g, k, nk, est, ev, w)); /* the first estimate */
     for (;;) {
         TRY(warm_chunk(g, o, k, nk, est, ev, w, t0));
         double t = now_ms() - t0;
