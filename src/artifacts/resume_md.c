@@ -36,7 +36,12 @@ static void add_shape(struct strbuf *sb, const char *key, json_t *e)
     add_tflops(sb, json_object_get(e, "baseline"));
     if (json_is_object(best)) {
         add_tflops(sb, best);
-        strbuf_addf(sb, " %s |", str(best, "kernel"));
+        /* A done shape's best is published whole under kernels/ (step_complete.c); its
+         * srcs/ source may be kept only as a recipe (docs/artifacts.md). */
+        if (!strcmp(status, "done") && strchr(key, '_'))
+            strbuf_addf(sb, " kernels/gemm_sp_%.*s/%s_best.cu |", (int)(strchr(key, '_') - key), key, key);
+        else
+            strbuf_addf(sb, " %s |", str(best, "kernel"));
     } else {
         strbuf_adds(sb, " - | - |");
     }

@@ -18,7 +18,7 @@ static const char usage[] =
     "nearest other dataset of the same dtype. Prints, per dataset and mode, the median over\n"
     "seeds of (the run's best after N iterations, valued by the dataset) / (the dataset's\n"
     "best) for N = 10, 30, 50, 150, then the line 'replay-bench: min@50 X min@150 Y' (the\n"
-    "smallest of those medians).\n"
+    "smallest of those medians; with --iters below 150, min@N of every column printed).\n"
     "\n"
     "  --seeds S   runs per dataset and mode, engine seeds 1..S (default 20)\n"
     "  --iters N   iterations per run (default 150)\n"

@@ -139,6 +139,15 @@ int dataset_record_parse(const json_t *obj, struct ds_record *rec, int *dtype, s
         snprintf(err, errlen, "an ok record without tflops, median_ms and trials_ms");
         return -1;
     }
+    /* A time or a rate is positive: a negative or zero one would replay as a kernel faster
+     * than any real one (or a ratio above 1 in replay-bench). */
+    bool positive = !(rec->tflops <= 0) && !(rec->median_ms <= 0);
+    for (int i = 0; i < rec->n_trials; i++)
+        positive = positive && isfinite(rec->trial_ms[i]) && rec->trial_ms[i] > 0;
+    if (!strcmp(rec->status, "ok") && !positive) {
+        snprintf(err, errlen, "an ok record with a time or TFLOPS that is not a positive number");
+        return -1;
+    }
     return 0;
 }
 
@@ -152,6 +161,13 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
         if (errno == ENOENT && missing_ok)
             return 0;
         snprintf(err, errlen, "cannot read dataset '%.200s': %s", path, strerror(errno));
+        return -1;
+    }
+    /* JSONL is text: a NUL byte would end the scan early and silently drop every later record. */
+    if (memchr(text, '\0', len)) {
+        snprintf(err, errlen, "%.200s: holds a NUL byte at offset %zu: not a JSONL dataset", path,
+                 (size_t)((char *)memchr(text, '\0', len) - text));
+        free(text);
         return -1;
     }
     int lineno = 0, rc = 0;

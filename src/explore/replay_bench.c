@@ -211,20 +211,27 @@ static void print_table(const struct replay_bench_opts *o, FILE *out, const stru
     for (int i = 0; i < o->n_ns; i++)
         fprintf(out, "  @%-5d", o->ns[i]);
     fprintf(out, "  %-10s %s\n", "best TFLOPS", "seeded from");
-    double min50 = INFINITY, min150 = INFINITY;
+    double mins[RB_MAX_NS];
+    for (int i = 0; i < o->n_ns; i++)
+        mins[i] = INFINITY;
     for (int r = 0; r < n; r++) {
         fprintf(out, "%-28s %-8s %5d", rows[r].dataset, rows[r].mode, rows[r].runs);
         for (int i = 0; i < o->n_ns; i++) {
             fprintf(out, "  %6.3f", rows[r].median[i]);
-            if (o->ns[i] == 50)
-                min50 = fmin(min50, rows[r].median[i]);
-            if (o->ns[i] == 150)
-                min150 = fmin(min150, rows[r].median[i]);
+            mins[i] = fmin(mins[i], rows[r].median[i]);
         }
         fprintf(out, "  %10.1f  %s\n", rows[r].dataset_best, rows[r].from[0] ? rows[r].from : "-");
     }
-    fprintf(out, "replay-bench: min@50 %.3f min@150 %.3f\n", isfinite(min50) ? min50 : NAN,
-            isfinite(min150) ? min150 : NAN);
+    /* The summary names the columns the table has: min@50 and min@150 (the issue's score)
+     * when both were printed, else every printed column (a short --iters run). */
+    int i50 = -1, i150 = -1;
+    for (int i = 0; i < o->n_ns; i++)
+        i50 = o->ns[i] == 50 ? i : i50, i150 = o->ns[i] == 150 ? i : i150;
+    fputs("replay-bench:", out);
+    for (int i = 0; i < o->n_ns; i++)
+        if ((i50 < 0 || i150 < 0) || i == i50 || i == i150)
+            fprintf(out, " min@%d %.3f", o->ns[i], isfinite(mins[i]) ? mins[i] : NAN);
+    fputc('\n', out);
 }
 
 int replay_bench_run(const struct replay_bench_opts *o, FILE *out, struct replay_bench_row **rows_out, int *n_rows)

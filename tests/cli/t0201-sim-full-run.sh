@@ -40,6 +40,8 @@ grep -q '"backend": "sim"' "$t/state.json" || fail "state.json not labelled sim"
 grep -q '"backend": "sim"' "$t/perf/$key/iter077-cand.json" || fail "raw measurement not labelled sim"
 grep -q 'backend=sim' "$t/kernels/gemm_sp_e4m3/${key}_best.cu" || fail "best kernel not labelled sim"
 grep -q "| $key | from_scratch | sim | done |" "$t/RESUME.md" || fail "RESUME.md does not show the shape done"
+# the best-kernel column names the published file, which exists (srcs/ may hold only a recipe)
+grep -q "| kernels/gemm_sp_e4m3/${key}_best.cu |" "$t/RESUME.md" || fail "RESUME.md does not name the published best"
 
 st=$("$bin" status --tuning "$t") || fail "status exited $?"
 grep -Eq "^$key +from_scratch +sim +done +NEXT_SHAPE +150/150 " <<<"$st" || fail "status line: $st"

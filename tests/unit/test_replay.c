@@ -183,12 +183,46 @@ static void test_open_errors(void **state)
     assert_true(backend_name_known("replay") && backend_name_known("sim") && !backend_name_known("cpu"));
 }
 
+/* A dataset is refused whole, naming why, when one ok record has a time that is not positive
+ * (it would replay as an impossibly fast kernel) or the file holds a NUL byte (the text scan
+ * would stop there and drop the later records without a word). */
+static void test_bad_datasets(void **state)
+{
+    char err[512], bad[160], line[4096];
+    struct ds_record r;
+    struct dataset ds;
+    rec_of(&r, &c_out, "ok", "");
+    r.n_trials = 1, r.trial_ms[0] = -0.001, r.median_ms = -0.001, r.tflops = 3.0;
+    snprintf(bad, sizeof bad, "%s/neg.jsonl", dir);
+    assert_int_equal(dataset_append(bad, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    assert_int_equal(dataset_load(bad, false, &ds, err, sizeof err), -1);
+    assert_non_null(strstr(err, "neg.jsonl:1: an ok record with a time or TFLOPS that is not a positive number"));
+
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    size_t n = fread(line, 1, sizeof line, in);
+    fclose(in);
+    assert_true(n > 10 && n < sizeof line);
+    char *nl = memchr(line, '\n', n);
+    assert_non_null(nl);
+    nl[1] = '\0'; /* the first byte of the second record */
+    snprintf(bad, sizeof bad, "%s/nul.jsonl", dir);
+    FILE *out = fopen(bad, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(line, 1, n, out), n);
+    fclose(out);
+    assert_int_equal(dataset_load(bad, false, &ds, err, sizeof err), -1);
+    assert_non_null(strstr(err, "holds a NUL byte at offset"));
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_draws),
         cmocka_unit_test(test_failures_and_outside),
         cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_bad_datasets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
