@@ -117,8 +117,9 @@ expect_problem garbled "$key iter 8: raw measurement iter008-cand.json cannot be
 # replayed under a stricter noise floor, the run's KEEPs are no longer what the rule gives
 expect_problem clean "decision KEEP, but its evidence gives DISCARD" --noise-floor 50
 
-out=$("$bin" audit --tuning "$tmp/clean" --key f16_128x256x128); [ $? = 1 ] || fail "unknown --key accepted"
-grep -q "no shape 'f16_128x256x128'" <<<"$out" || fail "unknown key: $out"
+# a well-formed key the directory never held is bad usage too (exit 2), named
+out=$("$bin" audit --tuning "$tmp/clean" --key f16_128x256x128 2>&1); [ $? = 2 ] || fail "unknown --key not exit 2"
+grep -q "no shape f16_128x256x128 in" <<<"$out" || fail "unknown key: $out"
 # a key no shape can have is bad usage (README: exit 2)
 "$bin" audit --tuning "$tmp/clean" --key f16_1x1x64 >/dev/null 2>&1; [ $? = 2 ] || fail "malformed --key not exit 2"
 "$bin" audit --tuning "$tmp/none" 2>/dev/null && fail "a missing directory passed"
