@@ -152,6 +152,11 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
 
 static int set_gpu(struct export *x, const char *gpu, const char *key)
 {
+    for (const char *p = gpu; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            log_error("export: the GPU name of '%s' holds a control character", key);
+            return -1;
+        }
     if (!gpu[0]) {
         log_error("export: no runner record names the GPU of '%s' (give --gpu NAME)", key);
         return -1;
@@ -173,6 +178,12 @@ static int add_best(struct export *x, const char *dir, const char *key, json_t *
     char err[CROQ_WHY_MAX], gpu[128];
     if (!sig)
         return 0; /* no best registered (yet): nothing to export */
+    const char *backend = json_string_value(json_object_get(shape, "backend"));
+    if (backend && strcmp(backend, "gpu")) {
+        log_error("export: '%s' in %s was tuned on the '%s' backend: only GPU measurements go into a pack",
+                  key, dir, backend);
+        return -1;
+    }
     if (knobs_parse_signature(&cfg, sig, err, sizeof err)) {
         log_error("export: '%s' in %s: best config: %s", key, dir, err);
         return -1;

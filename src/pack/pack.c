@@ -1,6 +1,7 @@
 /* src/pack/pack.c — the pack file format (pack.h): parse and serialize. */
 #include "pack.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,12 @@ static int parse_entry(struct cur *c, struct pack_entry *e, char *err, size_t er
     if ((e->dtype = croq_dtype_parse(dtype)) < 0 || (fb != 0 && fb != 1))
         return fail(err, errlen, "pack line %d: unknown dtype '%s' or fallback flag %d", c->line, dtype, fb);
     e->fallback = fb == 1;
-    if (bytes == 0 || bytes + 1 > (unsigned long long)(c->end - c->p) || c->p[bytes] != '\n')
+    if (!isfinite(e->tflops) || e->tflops < 0 ||
+        (!e->fallback && (e->m < 1 || e->n < 1 || e->k < 1 || e->m > (1L << 20) || e->n > (1L << 20) ||
+                          e->k > (1L << 20))))
+        return fail(err, errlen, "pack line %d: entry '%s' has a shape or TFLOPS out of range", c->line, e->key);
+    /* bytes is bounded by what is left before adding anything to it (no wrap-around) */
+    if (bytes == 0 || bytes >= (unsigned long long)(c->end - c->p) || c->p[bytes] != '\n')
         return fail(err, errlen, "pack line %d: entry '%s' says %llu cubin bytes, the file has fewer",
                     c->line, e->key, bytes);
     e->cubin = (const unsigned char *)c->p;

@@ -25,7 +25,7 @@ readelf -d "$tmp/ex/croqsparse_example" | grep -q 'libcroqsparse.so.1' || fail "
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs croqsparse) || fail "pkg-config does not know croqsparse"
-cc -std=c11 -Wall -Werror "$CROQ_SOURCE_DIR/examples/croqsparse_example.c" $flags -lm -o "$tmp/ex-pc" 2> "$tmp/pc.log" ||
+cc -std=c11 -Wall -Werror "$CROQ_SOURCE_DIR/examples/croqsparse_example.c" $flags -o "$tmp/ex-pc" 2> "$tmp/pc.log" ||
     { cat "$tmp/pc.log" >&2; fail "pkg-config build ($flags)"; }
 readelf -d "$tmp/ex-pc" | grep -q 'libcroqsparse.so.1' || fail "pkg-config binary does not link libcroqsparse"
 # The static library links too (with its private dependencies).

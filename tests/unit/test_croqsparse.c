@@ -209,6 +209,16 @@ static void test_pack_format(void **state)
     pack_release(&q);
     assert_int_equal(pack_parse(img, len - 5, &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "cubin bytes, the file has fewer"));
+    /* a cubin size that would wrap around, a negative shape, a NaN: refused */
+    const char *bad[] = {
+        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 8 8 64 1.0 0 0123456789abcdef k dtype=f16 18446744073709551615\nxx\n",
+        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 -768 8 64 1.0 0 0123456789abcdef k c 2\nxx\n",
+        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 8 8 64 nan 0 0123456789abcdef k c 2\nxx\n",
+    };
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(pack_parse(bad[i], strlen(bad[i]), &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "out of range"));
     assert_int_equal(pack_parse("hello\n", 6, &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a kernel pack"));
     free(img);
