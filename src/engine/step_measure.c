@@ -140,7 +140,12 @@ static int measure_one(struct run *r, const char *tag, bool best, bool verify_on
     double t0 = engine_mono_s();
     int brc = r->be->measure(r->be, &q, &m);
     account(r, engine_mono_s() - t0, &m);
-    p->in_flight = 0; /* it came back (saved with the measurement) */
+    /* it came back, whatever it says: saved now, as an exit below (GPU unusable, another
+     * model, an error) saves nothing else, and a count left on disk would let two orderly
+     * exits read as two deaths of the tuner */
+    p->in_flight = 0;
+    if (watch && run_save(r))
+        return ENGINE_FAILED;
     if (brc)
         return run_fail(r, "shape '%s' iteration %d: %s", r->ck.key, q.iter, m.reason);
     if (m.status == CAND_UNUSABLE) {

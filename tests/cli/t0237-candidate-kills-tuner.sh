@@ -55,4 +55,23 @@ killer=$(cat "$T/killer")
 [ "$(grep -c -x -F "$killer" "$T/calls")" -eq 2 ] || fail "the killing candidate ran $(grep -c -x -F "$killer" "$T/calls") times, want 2"
 grep -q '"in_flight"' "$T/t/checkpoints/$key.json" && fail "in-flight count left in the checkpoint"
 out=$("$CROQ_BIN/croqtuner" audit --tuning "$T/t") || fail "audit: $out"
+
+# orderly exits are not deaths: the real croq-runner on a machine without a usable GPU
+# makes every run stop 'unusable' (exit 1); three in a row leave the baseline unrecorded,
+# no in-flight count on disk, and the shape resumable (the H200 lead's regression)
+if ! "$CROQ_BIN/croq-runner" health >/dev/null 2>&1; then
+    u=$T/unusable
+    for i in 1 2 3; do
+        if [ $i = 1 ]; then
+            run tune --dtype f16 --shape 256x256x256 --mode scratch --iters 2 --backend gpu --tuning "$u" --quiet
+        else
+            run resume --tuning "$u" --quiet
+        fi
+        rc=$?
+        [ $rc -eq 1 ] || fail "no GPU, run $i: exit $rc, want 1: $(tail -n 2 "$T/log")"
+        grep -q '"in_flight"' "$u/checkpoints/$key.json" && fail "no GPU, run $i: an in-flight count was left"
+    done
+    [ "$(($(wc -l <"$u/logs/$key/results.tsv") - 2))" -eq 0 ] || fail "no GPU: a row was recorded: $(tail -n 1 "$u/logs/$key/results.tsv")"
+    grep -q '"status": "active"' "$u/state.json" || fail "no GPU: the shape is not resumable"
+fi
 echo ok
