@@ -25,6 +25,9 @@ readelf -d "$tmp/ex/croqsparse_example" | grep -q 'libcroqsparse.so.1' || fail "
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs croqsparse) || fail "pkg-config does not know croqsparse"
+# one version for the tool and the library it ships
+[ "$(pkg-config --modversion croqsparse)" = "$("$CROQ_BIN/croqtuner" --version | awk 'NR == 1 { print $2 }')" ] ||
+    fail "pkg-config version $(pkg-config --modversion croqsparse) is not croqtuner's"
 cc -std=c11 -Wall -Werror "$CROQ_SOURCE_DIR/examples/croqsparse_example.c" $flags -o "$tmp/ex-pc" 2> "$tmp/pc.log" ||
     { cat "$tmp/pc.log" >&2; fail "pkg-config build ($flags)"; }
 readelf -d "$tmp/ex-pc" | grep -q 'libcroqsparse.so.1' || fail "pkg-config binary does not link libcroqsparse"
