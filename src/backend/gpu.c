@@ -377,12 +377,19 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
     snprintf(out->reason, sizeof out->reason, "%s%s%.200s", measure_status_name(m.status), m.error[0] ? ": " : "",
              m.error);
     take_numbers(&m, paired, out);
-    if (out->status == CAND_OK && (!m.verify.passed || (!r->no_time && !m.timing.present))) {
-        out->status = CAND_CRASH; /* never trust numbers without a passed verification */
-        snprintf(out->reason, sizeof out->reason, "runner said ok without a passed verification and timing");
-    } else if (out->status == CAND_OK && paired && !m.paired.stats_ok) {
+    const char *unusable = NULL; /* an ok reply whose numbers cannot be used */
+    if (out->status == CAND_OK && (!m.verify.passed || (!r->no_time && !m.timing.present)))
+        unusable = "runner said ok without a passed verification and timing"; /* never trust those numbers */
+    else if (out->status == CAND_OK && paired && !m.paired.stats_ok)
+        unusable = "runner said ok without a usable paired timing (fewer than 6 pairs, or a time not positive)";
+    if (unusable) {
         out->status = CAND_CRASH;
-        snprintf(out->reason, sizeof out->reason, "runner said ok without a usable paired timing");
+        snprintf(out->reason, sizeof out->reason, "%s", unusable);
+        /* the raw file then records this outcome (bad_output, the reply kept as stdout), so
+         * the audit derives the same DISCARD_RUNTIME_CRASH from it */
+        m.status = MEASURE_BAD_OUTPUT;
+        snprintf(m.error, sizeof m.error, "%s", unusable);
+        out->tflops = out->median_ms = out->spread_pct = out->ratio = out->ratio_lo = out->ratio_hi = NAN;
     }
     /* The configuration is the launch contract the source claims (an agent's kernel may be
      * anything): a module that launches otherwise is not that candidate, whatever it

@@ -25,6 +25,9 @@
 #define SERVICE_QUIT_GRACE_S 2.0   /* a worker told to quit gets this long before SIGKILL */
 #define SERVICE_DRAIN_S 1.0        /* reading a dying worker's last stderr */
 #define SERVICE_START_TIMEOUT_S 60.0
+#define SERVICE_REPLY_MAX (4 << 20)  /* a "line" longer than this is no reply: the worker goes */
+#define SERVICE_PARTIAL_KEEP 65536   /* bytes of a broken reply kept with the outcome */
+#define SERVICE_TICK_MS 50           /* how soon a worker's exit is noticed */
 
 struct measure_service {
     struct service_opts o;
@@ -145,28 +148,50 @@ static char *take_line(struct measure_service *s)
     }
 }
 
-enum wait_end { GOT_LINE, GOT_EOF, GOT_TIMEOUT };
+enum wait_end { GOT_LINE, GOT_EOF, GOT_TIMEOUT, GOT_OVERSIZE };
 
-/* Wait for a reply line until deadline (CLOCK_MONOTONIC s). */
+/* Wait for a reply line until deadline (CLOCK_MONOTONIC s). The worker's own exit ends
+ * the wait even when something it left behind still holds its stdout open. */
 static enum wait_end wait_line(struct measure_service *s, double deadline, char **line)
 {
+    bool exited = false;
     for (;;) {
         if ((*line = take_line(s)))
             return GOT_LINE;
-        if (s->c.out < 0)
+        if (s->out.len > SERVICE_REPLY_MAX)
+            return GOT_OVERSIZE;
+        if (s->c.out < 0 || exited)
             return GOT_EOF;
         double left = deadline - mono_s();
         if (left <= 0)
             return GOT_TIMEOUT;
         struct pollfd p[2] = {{.fd = s->c.out, .events = POLLIN}, {.fd = s->c.err, .events = POLLIN}};
-        int ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+        int ms = left * 1000 > SERVICE_TICK_MS ? SERVICE_TICK_MS : (int)(left * 1000) + 1;
         if (poll(p, s->c.err >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
             return GOT_EOF;
         if (s->c.err >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
             pump(s, &s->c.err, true);
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
             pump(s, &s->c.out, false);
+        if (spawn_child_exited(&s->c)) { /* what it wrote is all there will be */
+            exited = true;
+            struct pollfd q = {.fd = s->c.out, .events = POLLIN};
+            while (s->c.out >= 0 && s->out.len <= SERVICE_REPLY_MAX && poll(&q, 1, 0) > 0 && pump(s, &s->c.out, false))
+                q.fd = s->c.out;
+        }
     }
+}
+
+/* What is kept of a broken reply (capped), or NULL. */
+static char *partial_of(const struct measure_service *s)
+{
+    if (!s->out.len)
+        return NULL;
+    size_t n = s->out.len < SERVICE_PARTIAL_KEEP ? s->out.len : SERVICE_PARTIAL_KEEP;
+    char *p = xmalloc(n + 1);
+    memcpy(p, s->out.buf, n);
+    p[n] = '\0';
+    return p;
 }
 
 /* The worker is gone or must go: read its last stderr (drain: it is exiting), kill what
@@ -266,11 +291,15 @@ static int start(struct measure_service *s, struct measure_result *r)
         take_stderr(s, r);
         return 1;
     }
-    char *partial = s->out.len ? xstrdup(strbuf_str(&s->out)) : NULL;
+    char *partial = partial_of(s);
     lose_worker(s, end == GOT_EOF, end == GOT_EOF ? SERVICE_QUIT_GRACE_S : 0, &res);
     res.timed_out = end == GOT_TIMEOUT;
     res.limit_s = limit;
     classify_death(s, &res, partial, r);
+    if (end == GOT_OVERSIZE) {
+        r->status = MEASURE_BAD_OUTPUT;
+        snprintf(r->error, sizeof r->error, "the worker's ready line is longer than %d bytes", SERVICE_REPLY_MAX);
+    }
     r->raw_json = partial;
     take_stderr(s, r);
     return 1;
@@ -312,19 +341,36 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
         measure_parse(line, r);
         json_t *j = json_loads(line, 0, NULL);
         bool exits = json_is_true(json_object_get(j, "worker_exits"));
+        json_t *id = json_object_get(j, "id");
+        const char *cubin = json_string_value(json_object_get(j, "cubin"));
+        const char *asked = json_string_value(json_object_get(req, "cubin"));
+        bool answers = json_is_integer(id) && json_integer_value(id) == s->next_id &&
+                       (!cubin || !asked || !strcmp(cubin, asked));
         json_decref(j);
-        if (exits) { /* a fault poisoned its context: it ends after this reply */
+        if (!answers) { /* a stale or foreign line: nothing it says is this request's outcome */
+            r->status = MEASURE_BAD_OUTPUT;
+            snprintf(r->error, sizeof r->error, "the worker's reply does not answer request %ld (its id or cubin "
+                     "differ): the worker is dropped", s->next_id);
+            lose_worker(s, false, 0, &res);
+            set_process_facts(r, &res);
+            s->losses++;
+        } else if (exits) { /* a fault poisoned its context: it ends after this reply */
             lose_worker(s, true, SERVICE_QUIT_GRACE_S, &res);
             set_process_facts(r, &res);
             s->losses++;
         }
     } else {
         /* half a reply: kept with the outcome (measure_raw_record) */
-        char *partial = s->out.len ? xstrdup(strbuf_str(&s->out)) : NULL;
+        char *partial = partial_of(s);
         lose_worker(s, end == GOT_EOF, end == GOT_EOF ? SERVICE_QUIT_GRACE_S : 0, &res);
         res.timed_out = end == GOT_TIMEOUT;
         res.limit_s = timeout_s;
         classify_death(s, &res, partial, r);
+        if (end == GOT_OVERSIZE) {
+            r->status = MEASURE_BAD_OUTPUT;
+            snprintf(r->error, sizeof r->error, "the worker's reply is longer than %d bytes: the worker is dropped",
+                     SERVICE_REPLY_MAX);
+        }
         r->raw_json = partial;
     }
     take_stderr(s, r);
@@ -335,6 +381,14 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
  * next candidate's fault: reaped here, and a new one starts. */
 static void reap_if_gone(struct measure_service *s)
 {
+    struct pollfd q = {.fd = s->c.out, .events = POLLIN};
+    if (s->up && (s->out.len > 0 || (s->c.out >= 0 && poll(&q, 1, 0) > 0))) {
+        /* output nobody asked for (an extra reply): it must not answer the next request */
+        struct spawn_result res;
+        lose_worker(s, false, 0, &res);
+        log_warn("measurement worker wrote output between requests: dropped, starting a new one");
+        return;
+    }
     if (s->up && spawn_child_exited(&s->c)) {
         struct spawn_result res;
         int pid = s->c.pid;

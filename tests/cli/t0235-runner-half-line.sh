@@ -22,12 +22,13 @@ w=\$(cat "$T/workers" 2>/dev/null || echo 0); echo \$((w + 1)) > "$T/workers"
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
 n=0
 while read -r line; do
+    id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
     case "\$line" in *'"op":"quit"'*) exit 0 ;; *'"op":"set_incumbent"'*)
-        echo '{"schema":1,"command":"serve","op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;; esac
+        echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;; esac
     n=\$((n + 1))
-    if [ \$w = 0 ] && [ \$n = 1 ]; then echo '{"schema":1,"command":"serve",$ok}'
-    elif [ \$w = 0 ]; then printf '%s' '{"schema":1,"command":"serve",$ok}' | head -c 90; kill -9 \$\$
-    else echo '{"schema":1,"command":"serve",$ok,$paired}'; kill -9 \$\$; fi
+    if [ \$w = 0 ] && [ \$n = 1 ]; then echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}'
+    elif [ \$w = 0 ]; then printf '%s' '{"schema":1,"command":"serve","id":'"\$id"',$ok}' | head -c 90; kill -9 \$\$
+    else echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,$paired}'; kill -9 \$\$; fi
 done
 EOF2
 chmod +x "$T/runner"
@@ -43,7 +44,7 @@ python3 - "$raw" <<'PY' || fail "iter001-cand.json: $(head -c 300 "$raw")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["status"] == "crash" and r["term_signal"] == 9, r
-assert r["stdout"].startswith('{"schema":1,"command":"serve","status":"ok"'), r["stdout"]
+assert r["stdout"].startswith('{"schema":1,"command":"serve","id":'), r["stdout"]
 PY
 raw=$T/t/perf/$key/iter002-cand.json
 python3 - "$raw" <<'PY' || fail "iter002-cand.json: $(head -c 300 "$raw")"

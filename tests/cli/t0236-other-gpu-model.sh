@@ -19,11 +19,12 @@ runner() { # NAME MODEL SMS
 #!/bin/bash
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
 while read -r line; do
+    id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
     case "\$line" in
     *'"op": "quit"'*|*'"op":"quit"'*) exit 0 ;;
-    *set_incumbent*) echo '{"schema":1,"command":"serve","op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}' ;;
-    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve",$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
-    *) echo '{"schema":1,"command":"serve",$ok}' ;;
+    *set_incumbent*) echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}' ;;
+    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
+    *) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}' ;;
     esac
 done
 EOF2

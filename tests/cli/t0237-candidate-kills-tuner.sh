@@ -20,17 +20,18 @@ cat > "$T/runner" <<EOF2
 #!/bin/bash
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
 while read -r line; do
+    id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
     case "\$line" in
     *'"op": "quit"'*|*'"op":"quit"'*) exit 0 ;;
-    *set_incumbent*) echo '{"schema":1,"command":"serve","op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;;
+    *set_incumbent*) echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;;
     esac
     cubin=\$(sed -E 's/.*"cubin": ?"([^"]*)".*/\\1/' <<<"\$line")
     echo "\$cubin" >> "$T/calls"
     [ -f "$T/killer" ] && [ "\$(cat "$T/killer")" = "\$cubin" ] && kill -9 \$PPID
     [ "\$(wc -l < "$T/calls")" -eq 2 ] && { echo "\$cubin" > "$T/killer"; kill -9 \$PPID; }
     case "\$line" in
-    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve",$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
-    *) echo '{"schema":1,"command":"serve",$ok}' ;;
+    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
+    *) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}' ;;
     esac
 done
 EOF2

@@ -162,6 +162,35 @@ static void test_service_outcomes(void **state)
     assert_int_equal(service_starts(s), starts); /* wrong + ok: no new worker */
     measure_result_release(&r);
     assert_int_equal(service_losses(s), 4); /* trap, hang, half, segv */
+
+    measure(s, "/k/twice.cubin", NULL, 10, &r); /* answered, then a stray second line ... */
+    assert_int_equal(r.status, MEASURE_OK);
+    measure_result_release(&r);
+    /* ... which is never taken as the next request's answer: the worker is dropped before
+     * it (the line already there) or the line is refused (it arrived late: wrong id) */
+    measure(s, "/k/ok5.cubin", NULL, 10, &r);
+    assert_true(r.status == MEASURE_OK || (r.status == MEASURE_BAD_OUTPUT && strstr(r.error, "does not answer")));
+    measure_result_release(&r);
+    measure(s, "/k/ok5b.cubin", NULL, 10, &r);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(service_starts(s), starts + 1);
+    measure_result_release(&r);
+    t0 = (double)time(NULL);
+    measure(s, "/k/orphan.cubin", NULL, 20, &r); /* its exit ends the wait, not the deadline */
+    assert_int_equal(r.status, MEASURE_CRASH);
+    assert_non_null(strstr(r.error, "exit 1"));
+    assert_true((double)time(NULL) - t0 < 8);
+    measure_result_release(&r);
+    t0 = (double)time(NULL);
+    measure(s, "/k/endless.cubin", NULL, 20, &r); /* no line ever: capped, dropped */
+    assert_int_equal(r.status, MEASURE_BAD_OUTPUT);
+    assert_non_null(strstr(r.error, "longer than"));
+    assert_true(r.raw_json && strlen(r.raw_json) <= 65536);
+    assert_true((double)time(NULL) - t0 < 8);
+    measure_result_release(&r);
+    measure(s, "/k/ok6.cubin", NULL, 10, &r); /* a worker again, told to quit at the end */
+    assert_int_equal(r.status, MEASURE_OK);
+    measure_result_release(&r);
     service_free(s);
     assert_int_equal(log_count("\"op\":\"quit\""), 1);
 }
