@@ -164,3 +164,15 @@ json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, c
     }
     return pj;
 }
+
+uint64_t backend_req_seed(const struct cand_req *r)
+{
+    char sig[CROQ_SIG_MAX], it[32];
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->seed, sizeof r->seed);
+    knobs_signature(r->cfg, sig);
+    snprintf(it, sizeof it, "%d", r->iter);
+    h = hash_fnv1a64_str(h, r->key);
+    h = hash_fnv1a64_str(h, it);
+    h = hash_fnv1a64_str(h, r->tag);
+    return hash_fnv1a64_str(h, sig);
+}

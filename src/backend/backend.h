@@ -157,6 +157,11 @@ double backend_peak_tflops(int dtype, double sm_clock_mhz);
 /* Hash a file's bytes (FNV-1a 64, hex). 0 or -1 with errno. */
 int backend_hash_file(const char *path, char out[BACKEND_HASH_MAX]);
 
+/* The noise seed of one unit of work for the model backends (sim, replay): FNV-1a 64 of the
+ * engine's seed, key, iteration, tag and configuration signature, so the same request draws the
+ * same noise after a resume and different requests draw independent noise. */
+uint64_t backend_req_seed(const struct cand_req *r);
+
 /* ---- shared by the model backends (sim.c, replay.c) ---- */
 
 #define BACKEND_MAX_TRIALS 64

@@ -33,25 +33,12 @@
 #include "dataset/dataset.h"
 #include "format/rng.h"
 #include "measure/paired.h"
-#include "util/hash.h"
 #include "util/log.h"
 
 struct replay {
     struct dataset ds;
     char path[1024];
 };
-
-static uint64_t req_seed(const struct cand_req *r)
-{
-    char sig[CROQ_SIG_MAX], it[32];
-    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->seed, sizeof r->seed);
-    knobs_signature(r->cfg, sig);
-    snprintf(it, sizeof it, "%d", r->iter);
-    h = hash_fnv1a64_str(h, r->key);
-    h = hash_fnv1a64_str(h, it);
-    h = hash_fnv1a64_str(h, r->tag);
-    return hash_fnv1a64_str(h, sig);
-}
 
 static int replay_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
 {
@@ -144,7 +131,7 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
         int n = rec->n_trials < BACKEND_MAX_TRIALS ? rec->n_trials : BACKEND_MAX_TRIALS;
         if (paired) /* rules 3: the incumbent's recorded trials drawn alongside, pair by pair */
             n = PAIRED_DEFAULT_PAIRS;
-        rng_seed(&g, req_seed(r));
+        rng_seed(&g, backend_req_seed(r));
         for (int i = 0; i < n; i++) {
             int k = (int)(rng_next(&g) % (uint64_t)rec->n_trials);
             trial[i] = rec->trial_ms[k];

@@ -19,7 +19,6 @@
 
 #include "measure/paired.h"
 #include "util/atomicio.h"
-#include "util/hash.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -110,18 +109,6 @@ static double gauss(uint64_t *s)
     double u1 = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
     double u2 = (double)(splitmix(s) >> 11) / 9007199254740992.0;
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
-
-static uint64_t req_seed(const struct cand_req *r)
-{
-    char sig[CROQ_SIG_MAX], it[32];
-    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &r->seed, sizeof r->seed);
-    knobs_signature(r->cfg, sig);
-    snprintf(it, sizeof it, "%d", r->iter);
-    h = hash_fnv1a64_str(h, r->key);
-    h = hash_fnv1a64_str(h, it);
-    h = hash_fnv1a64_str(h, r->tag);
-    return hash_fnv1a64_str(h, sig);
 }
 
 static void sleep_ms(int ms)
@@ -240,7 +227,7 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
 {
     struct sim *s = b->priv;
     double trial[BACKEND_MAX_TRIALS];
-    uint64_t seed = req_seed(r);
+    uint64_t seed = backend_req_seed(r);
     char sig[CROQ_SIG_MAX];
     memset(out, 0, sizeof *out);
     out->ratio = out->ratio_lo = out->ratio_hi = NAN;
