@@ -20,6 +20,7 @@
 #include "bench/kernel.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/spawn.h"
 
 #define BACKOFF_FIRST_S 5.0
 #define BACKOFF_MAX_S 300.0
@@ -81,29 +82,22 @@ static int start_build(struct ex *x, struct job *j)
         log_error("explore: cannot write the source '%s': %s", path, errno ? strerror(errno) : err);
         return -1;
     }
-    int fds[2];
-    if (pipe(fds))
+    int pid, fd;
+    /* its own group: a run that stops early ends it with its nvcc */
+    int forked = spawn_fork_piped(true, &pid, &fd);
+    if (forked < 0)
         return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]), close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0); /* its own group: a run that stops early ends it with its nvcc */
-        close(fds[0]);
+    if (forked == 0) {
         struct build_msg m;
         memset(&m, 0, sizeof m);
         double t0 = mono_s();
         m.rc = x->be->build(x->be, &q, &m.res);
         m.wall_s = mono_s() - t0;
-        ssize_t w = write(fds[1], &m, sizeof m);
+        ssize_t w = write(fd, &m, sizeof m);
         _exit(w == (ssize_t)sizeof m ? 0 : 1);
     }
-    close(fds[1]);
     j->pid = pid;
-    j->fd = fds[0];
+    j->fd = fd;
     x->running++;
     return 0;
 }

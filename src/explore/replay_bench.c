@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dataset/dataset.h"
+#include "util/spawn.h"
 #include "artifacts/paths.h"
 #include "artifacts/results.h"
 #include "engine/engine.h"
@@ -172,22 +173,14 @@ static void reap(struct rb_job *j)
 
 static int start(const struct replay_bench_opts *o, const struct ds_entry *all, struct rb_job *j)
 {
-    int fds[2];
-    if (pipe(fds))
+    int pid, fd;
+    int forked = spawn_fork_piped(false, &pid, &fd);
+    if (forked < 0)
         return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]), close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        _exit(child_run(o, &all[j->ds], j, fds[1]));
-    }
-    close(fds[1]);
+    if (forked == 0)
+        _exit(child_run(o, &all[j->ds], j, fd));
     j->pid = pid;
-    j->fd = fds[0];
+    j->fd = fd;
     return 0;
 }
 

@@ -541,3 +541,29 @@ void spawn_close(struct spawn_child *c, double grace_s, struct spawn_result *res
     close_fd(&c->err);
     c->pid = 0;
 }
+
+int spawn_fork_piped(bool own_group, int *pid, int *fd)
+{
+    int fds[2];
+    if (pipe(fds))
+        return -1;
+    fflush(NULL);
+    pid_t p = fork();
+    if (p < 0) {
+        int e = errno;
+        close(fds[0]), close(fds[1]);
+        errno = e;
+        return -1;
+    }
+    if (p == 0) {
+        if (own_group)
+            setpgid(0, 0);
+        close(fds[0]);
+        *fd = fds[1];
+        return 0;
+    }
+    close(fds[1]);
+    *pid = (int)p;
+    *fd = fds[0];
+    return 1;
+}

@@ -63,6 +63,14 @@ bool spawn_child_exited(const struct spawn_child *c);
  * out/err NULL). Closes the pipes. Safe on a child that is already gone. */
 void spawn_close(struct spawn_child *c, double grace_s, struct spawn_result *res);
 
+/* Fork a child that computes in-process and reports on a pipe (explore's builds,
+ * replay-bench's runs). Returns 0 in the child, with *fd its write end (the child ends with
+ * _exit); 1 in the parent, with *pid the child and *fd the read end; -1 on a local failure
+ * (errno), nothing left open. own_group puts the child in a new process group so the parent
+ * can end it together with whatever it starts (kill(-pid, ...)). stdio is flushed first so
+ * the child does not repeat buffered output. */
+int spawn_fork_piped(bool own_group, int *pid, int *fd);
+
 /* "exit 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s", "could not start: ..." */
 void spawn_describe(const struct spawn_result *res, char *buf, size_t len);
 #endif
