@@ -204,20 +204,21 @@ static int shape_cmp(const void *a, const void *b)
     return (int)x->from_scratch - (int)y->from_scratch;
 }
 
-/* Anchors are real GPU numbers, never shown beside simulated runs: for a report of
- * simulated runs only, not finding them is no gap in the report. */
+/* Anchors are real GPU numbers, never shown beside simulated runs: a report of
+ * simulated runs only does not read them, and not finding them is no gap in it. */
 static json_t *load_anchors(struct report_sweep *sw, const char *path)
 {
     bool any_real = false;
     for (size_t i = 0; i < sw->n_shapes; i++)
         any_real |= !sw->shapes[i].simulated;
+    if (!any_real) { /* found or not: never read, so the notes do not depend on where the binary lives */
+        notes_add(&sw->notes, NOTE_INFO, NULL, "vendor anchors not used; none is needed: every run is simulated, "
+                  "and anchors are real GPU numbers");
+        return NULL;
+    }
     if (!path) {
-        if (any_real)
-            notes_add(&sw->notes, NOTE_MISSING, NULL, "vendor anchors file not found (give --anchors FILE): shapes "
-                      "without vendor.json show no vendor lines");
-        else
-            notes_add(&sw->notes, NOTE_INFO, NULL, "no vendor anchors file found; none is needed: every run is "
-                      "simulated, and anchors are real GPU numbers");
+        notes_add(&sw->notes, NOTE_MISSING, NULL, "vendor anchors file not found (give --anchors FILE): shapes "
+                  "without vendor.json show no vendor lines");
         return NULL;
     }
     json_error_t err;

@@ -36,6 +36,11 @@ cp "$bin" "$tmp/bare/bin/croqtuner"
 grep -q "^missing.*anchors" "$tmp/simout/notes.txt" && fail "a simulated report counts the anchors as missing"
 grep -q "none is needed: every run is simulated" "$tmp/simout/notes.txt" ||
     fail "a simulated report does not say why it needs no anchors: $(cat "$tmp/simout/notes.txt")"
+# the same when anchors are there to be found (as beside a checkout next to shared/)
+"$bin" report --tuning "$tmp/sim" --out "$tmp/simout2" --anchors "$fx/vendor-anchors.json" >/dev/null 2>&1 ||
+    fail "sim report with --anchors"
+cmp -s "$tmp/simout/notes.txt" "$tmp/simout2/notes.txt" ||
+    fail "a simulated report depends on whether anchors were found: $(diff "$tmp/simout/notes.txt" "$tmp/simout2/notes.txt")"
 
 # ---- the figure of one shape: legend, re-measured best ---------------------------------
 key=f16_4096x8192x8192
