@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/atomicio.h"
+#include "util/jsonget.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -191,273 +192,187 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     return o;
 }
 
-/* ---- reading: every getter records the first problem and turns the rest into no-ops,
- * so a loader reads as a list of fields. ---- */
+/* ---- reading: util/jsonget.h records the first problem ("member 'pending.iter' is
+ * missing"), so a loader reads as a list of fields and checks r->failed once. ---- */
 
-struct rd {
-    char *err;
-    size_t errlen;
-    bool failed;
-    const char *where; /* "pending.candidate" */
-};
-
-static void rd_fail(struct rd *r, const char *name, const char *what)
+static void read_perf(struct jget *r, json_t *o, const char *w, struct perf_numbers *p)
 {
-    if (r->failed)
-        return;
-    r->failed = true;
-    snprintf(r->err, r->errlen, "member '%s%s%s' %s", r->where ? r->where : "", r->where ? "." : "", name, what);
-}
-
-static void get_str(struct rd *r, json_t *o, const char *name, char *out, size_t len)
-{
-    json_t *v = json_object_get(o, name);
-    if (r->failed)
-        return;
-    if (!json_is_string(v))
-        { rd_fail(r, name, "is missing or not a string"); return; }
-    if (json_string_length(v) >= len)
-        { rd_fail(r, name, "is too long"); return; }
-    memcpy(out, json_string_value(v), json_string_length(v) + 1);
-}
-
-static void get_int(struct rd *r, json_t *o, const char *name, long long lo, long long hi, long long *out)
-{
-    json_t *v = json_object_get(o, name);
-    if (r->failed)
-        return;
-    if (!json_is_integer(v))
-        { rd_fail(r, name, "is missing or not an integer"); return; }
-    if (json_integer_value(v) < lo || json_integer_value(v) > hi)
-        { rd_fail(r, name, "is out of range"); return; }
-    *out = json_integer_value(v);
-}
-
-static void get_bool(struct rd *r, json_t *o, const char *name, bool *out)
-{
-    json_t *v = json_object_get(o, name);
-    if (r->failed)
-        return;
-    if (!json_is_boolean(v))
-        { rd_fail(r, name, "is missing or not true/false"); return; }
-    *out = json_is_true(v);
-}
-
-static void get_num(struct rd *r, json_t *o, const char *name, double *out)
-{
-    json_t *v = json_object_get(o, name);
-    if (r->failed)
-        return;
-    if (json_is_null(v)) {
-        *out = NAN;
-        return;
-    }
-    if (!json_is_number(v))
-        { rd_fail(r, name, "is missing or not a number"); return; }
-    *out = json_number_value(v);
-}
-
-/* nullable: null allowed (NULL returned); optional: absence allowed too. */
-static json_t *get_obj_opt(struct rd *r, json_t *o, const char *name, bool nullable, bool optional)
-{
-    json_t *v = json_object_get(o, name);
-    if (r->failed)
-        return NULL;
-    if ((nullable && json_is_null(v)) || (optional && !v))
-        return NULL;
-    if (!json_is_object(v))
-        rd_fail(r, name, "is missing or not an object");
-    return json_is_object(v) ? v : NULL;
-}
-
-static json_t *get_obj(struct rd *r, json_t *o, const char *name, bool nullable)
-{
-    return get_obj_opt(r, o, name, nullable, false);
-}
-
-static void read_perf(struct rd *r, json_t *o, struct perf_numbers *p)
-{
-    get_num(r, o, "tflops", &p->tflops);
-    get_num(r, o, "median_ms", &p->median_ms);
-    get_num(r, o, "spread_pct", &p->spread_pct);
-    get_num(r, o, "sm_clock_mhz", &p->sm_clock_mhz);
+    jget_num_or_null(r, o, w, "tflops", &p->tflops);
+    jget_num_or_null(r, o, w, "median_ms", &p->median_ms);
+    jget_num_or_null(r, o, w, "spread_pct", &p->spread_pct);
+    jget_num_or_null(r, o, w, "sm_clock_mhz", &p->sm_clock_mhz);
     p->ratio = p->ratio_lo = p->ratio_hi = NAN;
-    if (json_object_get(o, "ratio")) {
-        get_num(r, o, "ratio", &p->ratio);
-        get_num(r, o, "ratio_lo", &p->ratio_lo);
-        get_num(r, o, "ratio_hi", &p->ratio_hi);
+    if (json_object_get(o, "ratio")) { /* rules 3 only */
+        jget_num_or_null(r, o, w, "ratio", &p->ratio);
+        jget_num_or_null(r, o, w, "ratio_lo", &p->ratio_lo);
+        jget_num_or_null(r, o, w, "ratio_hi", &p->ratio_hi);
     }
 }
 
-static void read_measure(struct rd *r, json_t *o, const char *where, struct measure_rec *m)
+static void read_measure(struct jget *r, json_t *o, const char *w, struct measure_rec *m)
 {
     char st[32] = "";
-    const char *saved = r->where;
     if (!o)
         return;
-    r->where = where;
-    get_str(r, o, "status", st, sizeof st);
+    jget_str(r, o, w, "status", true, st, sizeof st);
     if (!r->failed && cand_status_parse(st) < 0)
-        rd_fail(r, "status", "is not a candidate status");
+        jget_fail(r, w, "status", "is not a candidate status");
     m->status = (enum cand_status)cand_status_parse(st);
-    get_str(r, o, "reason", m->reason, sizeof m->reason);
-    read_perf(r, o, &m->p);
-    get_num(r, o, "hw_eff_pct", &m->hw_eff_pct);
-    get_num(r, o, "max_err_over_tol", &m->max_err_over_tol);
-    get_str(r, o, "raw", m->raw_rel, sizeof m->raw_rel);
-    get_str(r, o, "raw_fnv1a64", m->raw_hash, sizeof m->raw_hash);
-    get_str(r, o, "command", m->command, sizeof m->command);
-    get_str(r, o, "health", m->health, sizeof m->health);
-    r->where = saved;
+    jget_str(r, o, w, "reason", true, m->reason, sizeof m->reason);
+    read_perf(r, o, w, &m->p);
+    jget_num_or_null(r, o, w, "hw_eff_pct", &m->hw_eff_pct);
+    jget_num_or_null(r, o, w, "max_err_over_tol", &m->max_err_over_tol);
+    jget_str(r, o, w, "raw", true, m->raw_rel, sizeof m->raw_rel);
+    jget_str(r, o, w, "raw_fnv1a64", true, m->raw_hash, sizeof m->raw_hash);
+    jget_str(r, o, w, "command", true, m->command, sizeof m->command);
+    jget_str(r, o, w, "health", true, m->health, sizeof m->health);
 }
 
-static void read_profile(struct rd *r, json_t *o, struct profile_evidence *p)
+static void read_profile(struct jget *r, json_t *o, struct profile_evidence *p)
 {
+    const char *w = "profile";
     char cat[32] = "";
     if (!o)
         return;
-    r->where = "profile";
-    get_bool(r, o, "done", &p->done);
-    get_str(r, o, "config", p->config, sizeof p->config);
-    get_bool(r, o, "ok", &p->ok);
-    get_str(r, o, "reason", p->reason, sizeof p->reason);
-    get_str(r, o, "category", cat, sizeof cat);
+    jget_bool(r, o, w, "done", true, &p->done);
+    jget_str(r, o, w, "config", true, p->config, sizeof p->config);
+    jget_bool(r, o, w, "ok", true, &p->ok);
+    jget_str(r, o, w, "reason", true, p->reason, sizeof p->reason);
+    jget_str(r, o, w, "category", true, cat, sizeof cat);
     p->category = strcmp(cat, "unknown") ? bottleneck_parse(cat) : BN_UNKNOWN;
     if (!r->failed && strcmp(cat, "unknown") && p->category == BN_UNKNOWN)
-        rd_fail(r, "category", "is not a bottleneck category");
-    get_str(r, o, "justification", p->justification, sizeof p->justification);
-    json_t *m = get_obj(r, o, "metrics", false);
+        jget_fail(r, w, "category", "is not a bottleneck category");
+    jget_str(r, o, w, "justification", true, p->justification, sizeof p->justification);
+    json_t *m = jget_obj(r, o, w, "metrics", true);
     profile_metrics_init(&p->m);
     if (m) {
-        r->where = "profile.metrics";
         /* A metric absent is one the croqtuner that wrote the checkpoint did not parse yet
          * (waves_per_sm came later): not reported, NaN. Present, it must be a number. */
         for (size_t i = 0; i < sizeof metric_fields / sizeof *metric_fields; i++)
             if (json_object_get(m, metric_fields[i].name))
-                get_num(r, m, metric_fields[i].name, METRIC_AT(&p->m, i));
-        get_str(r, m, "top_stall", p->m.top_stall, sizeof p->m.top_stall);
-        r->where = "profile";
+                jget_num_or_null(r, m, "profile.metrics", metric_fields[i].name, METRIC_AT(&p->m, i));
+        jget_str(r, m, "profile.metrics", "top_stall", true, p->m.top_stall, sizeof p->m.top_stall);
     }
-    get_str(r, o, "raw", p->raw_rel, sizeof p->raw_rel);
-    get_str(r, o, "raw_fnv1a64", p->raw_hash, sizeof p->raw_hash);
-    r->where = NULL;
+    jget_str(r, o, w, "raw", true, p->raw_rel, sizeof p->raw_rel);
+    jget_str(r, o, w, "raw_fnv1a64", true, p->raw_hash, sizeof p->raw_hash);
 }
 
-static void read_pending(struct rd *r, json_t *o, struct pending *p)
+/* An object member that may be absent (not null): NULL when absent. */
+static json_t *obj_if_present(struct jget *r, json_t *o, const char *w, const char *key)
 {
+    return json_object_get(o, key) ? jget_obj(r, o, w, key, true) : NULL;
+}
+
+static void read_pending(struct jget *r, json_t *o, struct pending *p)
+{
+    const char *w = "pending";
     long long it = 0;
     char dec[32] = "";
     memset(p, 0, sizeof *p);
     if (!o)
         return;
     p->active = true;
-    r->where = "pending";
-    get_int(r, o, "iter", 0, 100000, &it);
+    jget_int_in(r, o, w, "iter", true, 0, 100000, &it);
     p->iter = (int)it;
-    get_bool(r, o, "agent", &p->agent);
-    get_str(r, o, "idea", p->idea, sizeof p->idea);
-    get_str(r, o, "justification", p->justification, sizeof p->justification);
-    get_str(r, o, "category", p->category, sizeof p->category);
-    get_str(r, o, "bottleneck", p->bottleneck, sizeof p->bottleneck);
-    get_str(r, o, "config", p->config, sizeof p->config);
-    get_str(r, o, "source", p->src_rel, sizeof p->src_rel);
-    get_str(r, o, "source_hash", p->src_hash, sizeof p->src_hash);
-    get_bool(r, o, "measured", &p->measured);
+    jget_bool(r, o, w, "agent", true, &p->agent);
+    jget_str(r, o, w, "idea", true, p->idea, sizeof p->idea);
+    jget_str(r, o, w, "justification", true, p->justification, sizeof p->justification);
+    jget_str(r, o, w, "category", true, p->category, sizeof p->category);
+    jget_str(r, o, w, "bottleneck", true, p->bottleneck, sizeof p->bottleneck);
+    jget_str(r, o, w, "config", true, p->config, sizeof p->config);
+    jget_str(r, o, w, "source", true, p->src_rel, sizeof p->src_rel);
+    jget_str(r, o, w, "source_hash", true, p->src_hash, sizeof p->src_hash);
+    jget_bool(r, o, w, "measured", true, &p->measured);
     if (p->measured) {
-        read_measure(r, get_obj(r, o, "candidate", false), "pending.candidate", &p->cand);
-        get_str(r, o, "decision", dec, sizeof dec);
+        read_measure(r, jget_obj(r, o, w, "candidate", true), "pending.candidate", &p->cand);
+        jget_str(r, o, w, "decision", true, dec, sizeof dec);
         if (!r->failed && decision_parse(dec) < 0)
-            rd_fail(r, "decision", "is not a decision");
+            jget_fail(r, w, "decision", "is not a decision");
         p->decision = (enum decision)decision_parse(dec);
-        get_str(r, o, "note", p->note, sizeof p->note);
+        jget_str(r, o, w, "note", true, p->note, sizeof p->note);
     }
     /* present only when the sanity rule fired */
-    json_t *f = get_obj_opt(r, o, "candidate_first", false, true);
-    json_t *b = get_obj_opt(r, o, "best_remeasured", false, true);
+    json_t *f = obj_if_present(r, o, w, "candidate_first");
+    json_t *b = obj_if_present(r, o, w, "best_remeasured");
     p->remeasured = f != NULL;
     p->best_remeasured = b != NULL;
     read_measure(r, f, "pending.candidate_first", &p->cand_first);
     read_measure(r, b, "pending.best_remeasured", &p->best_re);
     /* present only when a KEEP was verified on a new operand set (rules 3) */
-    json_t *fr = get_obj_opt(r, o, "candidate_fresh", false, true);
+    json_t *fr = obj_if_present(r, o, w, "candidate_fresh");
     p->fresh_checked = fr != NULL;
     read_measure(r, fr, "pending.candidate_fresh", &p->fresh);
     if (json_object_get(o, "in_flight")) {
         long long n = 0;
-        get_int(r, o, "in_flight", 0, 1000, &n);
+        jget_int_in(r, o, w, "in_flight", true, 0, 1000, &n);
         p->in_flight = (int)n;
     }
-    r->where = NULL;
 }
 
-static void read_best(struct rd *r, json_t *o, struct checkpoint *c)
+static void read_best(struct jget *r, json_t *o, struct checkpoint *c)
 {
     long long it = 0;
     c->have_best = o != NULL;
     if (!o)
         return;
-    r->where = "best";
-    get_int(r, o, "iter", 0, 100000, &it);
+    jget_int_in(r, o, "best", "iter", true, 0, 100000, &it);
     c->best.iter = (int)it;
-    get_str(r, o, "config", c->best.config, sizeof c->best.config);
-    get_str(r, o, "kernel", c->best.kernel, sizeof c->best.kernel);
-    get_str(r, o, "source_hash", c->best.source_hash, sizeof c->best.source_hash);
-    read_perf(r, o, &c->best.p);
-    r->where = NULL;
+    jget_str(r, o, "best", "config", true, c->best.config, sizeof c->best.config);
+    jget_str(r, o, "best", "kernel", true, c->best.kernel, sizeof c->best.kernel);
+    jget_str(r, o, "best", "source_hash", true, c->best.source_hash, sizeof c->best.source_hash);
+    read_perf(r, o, "best", &c->best.p);
 }
 
-static void read_other_bests(struct rd *r, json_t *o, struct checkpoint *c)
+static void read_other_bests(struct jget *r, json_t *o, struct checkpoint *c)
 {
-    json_t *a = json_object_get(o, "other_bests"), *v;
+    json_t *a = jget_array(r, o, "", "other_bests", true), *v;
     size_t i;
-    if (r->failed)
+    if (!a)
         return;
-    if (!json_is_array(a))
-        { rd_fail(r, "other_bests", "is missing or not an array"); return; }
     c->other_bests = xmalloc((json_array_size(a) + 1) * sizeof *c->other_bests);
     json_array_foreach(a, i, v) {
         if (!json_is_string(v) || json_string_length(v) >= CROQ_SIG_MAX)
-            { rd_fail(r, "other_bests", "holds something that is not a signature"); return; }
+            { jget_fail(r, "", "other_bests", "holds something that is not a signature"); return; }
         memcpy(c->other_bests[i], json_string_value(v), json_string_length(v) + 1);
         c->n_other_bests = i + 1;
     }
 }
 
 /* The identity fields must describe one valid key, the one asked for. */
-static void read_identity(struct rd *r, json_t *j, struct checkpoint *c)
+static void read_identity(struct jget *r, json_t *j, struct checkpoint *c)
 {
     char dt[8] = "", mode[24] = "", seed[24] = "", k2[KEY_MAX];
     long long m = 0, n = 0, k = 0;
-    get_str(r, j, "key", c->key, sizeof c->key);
-    get_str(r, j, "dtype", dt, sizeof dt);
-    get_int(r, j, "m", 1, 1 << 20, &m);
-    get_int(r, j, "n", 1, 1 << 20, &n);
-    get_int(r, j, "k", 1, 1 << 20, &k);
-    get_str(r, j, "mode", mode, sizeof mode);
-    get_str(r, j, "backend", c->backend, sizeof c->backend);
-    get_str(r, j, "seed", seed, sizeof seed);
+    jget_str(r, j, "", "key", true, c->key, sizeof c->key);
+    jget_str(r, j, "", "dtype", true, dt, sizeof dt);
+    jget_int_in(r, j, "", "m", true, 1, 1 << 20, &m);
+    jget_int_in(r, j, "", "n", true, 1, 1 << 20, &n);
+    jget_int_in(r, j, "", "k", true, 1, 1 << 20, &k);
+    jget_str(r, j, "", "mode", true, mode, sizeof mode);
+    jget_str(r, j, "", "backend", true, c->backend, sizeof c->backend);
+    jget_str(r, j, "", "seed", true, seed, sizeof seed);
     if (r->failed)
         return;
     c->sk.dtype = croq_dtype_parse(dt);
     c->sk.mode = (enum tune_mode)mode_parse(mode);
     c->sk.shape = (struct croq_shape){m, n, k};
     if (c->sk.dtype < 0 || mode_parse(mode) < 0)
-        { rd_fail(r, "dtype", "or 'mode' is not known"); return; }
+        { jget_fail(r, "", "dtype", "or 'mode' is not known"); return; }
     key_format(&c->sk, k2);
     if (strcmp(k2, c->key))
-        { rd_fail(r, "key", "does not match its dtype, shape and mode"); return; }
+        { jget_fail(r, "", "key", "does not match its dtype, shape and mode"); return; }
     if (!backend_name_known(c->backend))
-        { rd_fail(r, "backend", "is not sim, gpu or replay"); return; }
+        { jget_fail(r, "", "backend", "is not sim, gpu or replay"); return; }
     char *end;
     errno = 0;
     c->seed = strtoull(seed, &end, 10);
     if (errno || end == seed || *end)
-        { rd_fail(r, "seed", "is not a number"); return; }
+        { jget_fail(r, "", "seed", "is not a number"); return; }
 }
 
 int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errlen)
 {
-    struct rd r = {.err = err, .errlen = errlen};
+    struct jget g, *r = &g;
     long long schema = 0, budget = 0, iter = 0, att = 0, cf = 0;
     char phase[24] = "";
     checkpoint_init(c);
@@ -465,36 +380,37 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
         snprintf(err, errlen, "not a JSON object");
         return -1;
     }
-    get_int(&r, j, "schema", 0, 1000, &schema);
-    if (!r.failed && schema != ENGINE_SCHEMA) {
+    jget_init(r, "member ", err, errlen);
+    jget_int_in(r, j, "", "schema", true, 0, 1000, &schema);
+    if (!r->failed && schema != ENGINE_SCHEMA) {
         snprintf(err, errlen, "schema %lld, this croqtuner reads schema %d", schema, ENGINE_SCHEMA);
         return -1;
     }
-    read_identity(&r, j, c);
-    get_int(&r, j, "budget", 1, 100000, &budget);
-    get_bool(&r, j, "agent", &c->agent);
-    get_str(&r, j, "phase", phase, sizeof phase);
-    if (!r.failed && phase_parse(phase) < 0)
-        rd_fail(&r, "phase", "is not a phase");
-    get_int(&r, j, "iteration", -1, 100000, &iter);
-    get_int(&r, j, "attempts", 0, 10000000, &att);
-    get_int(&r, j, "compile_failures", 0, 10000000, &cf);
-    get_str(&r, j, "seed_config", c->seed_config, sizeof c->seed_config);
-    get_str(&r, j, "seed_from", c->seed_from, sizeof c->seed_from);
-    read_other_bests(&r, j, c);
-    read_best(&r, get_obj(&r, j, "best", true), c);
-    get_num(&r, j, "baseline_tflops", &c->baseline_tflops);
-    get_bool(&r, j, "health_checked", &c->health_checked);
-    get_str(&r, j, "health", c->health, sizeof c->health);
-    read_profile(&r, get_obj(&r, j, "profile", false), &c->profile);
-    read_pending(&r, get_obj(&r, j, "pending", true), &c->pending);
-    get_str(&r, j, "stop_reason", c->stop_reason, sizeof c->stop_reason);
+    read_identity(r, j, c);
+    jget_int_in(r, j, "", "budget", true, 1, 100000, &budget);
+    jget_bool(r, j, "", "agent", true, &c->agent);
+    jget_str(r, j, "", "phase", true, phase, sizeof phase);
+    if (!r->failed && phase_parse(phase) < 0)
+        jget_fail(r, "", "phase", "is not a phase");
+    jget_int_in(r, j, "", "iteration", true, -1, 100000, &iter);
+    jget_int_in(r, j, "", "attempts", true, 0, 10000000, &att);
+    jget_int_in(r, j, "", "compile_failures", true, 0, 10000000, &cf);
+    jget_str(r, j, "", "seed_config", true, c->seed_config, sizeof c->seed_config);
+    jget_str(r, j, "", "seed_from", true, c->seed_from, sizeof c->seed_from);
+    read_other_bests(r, j, c);
+    read_best(r, jget_obj_or_null(r, j, "", "best"), c);
+    jget_num_or_null(r, j, "", "baseline_tflops", &c->baseline_tflops);
+    jget_bool(r, j, "", "health_checked", true, &c->health_checked);
+    jget_str(r, j, "", "health", true, c->health, sizeof c->health);
+    read_profile(r, jget_obj(r, j, "", "profile", true), &c->profile);
+    read_pending(r, jget_obj_or_null(r, j, "", "pending"), &c->pending);
+    jget_str(r, j, "", "stop_reason", true, c->stop_reason, sizeof c->stop_reason);
     long long rules = 1; /* absent: written before the rules were versioned */
     if (json_object_get(j, "decide_rules"))
-        get_int(&r, j, "decide_rules", 1, DECIDE_RULES, &rules);
+        jget_int_in(r, j, "", "decide_rules", true, 1, DECIDE_RULES, &rules);
     if (json_object_get(j, "gpu")) /* absent: written before it was recorded, or sim */
-        get_str(&r, j, "gpu", c->gpu, sizeof c->gpu);
-    if (r.failed) {
+        jget_str(r, j, "", "gpu", true, c->gpu, sizeof c->gpu);
+    if (r->failed) {
         checkpoint_release(c);
         return -1;
     }

@@ -6,11 +6,13 @@
 
 #include <jansson.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jsonget.h"
 #include "util/strbuf.h"
 
 int idea_text_check(const char *s, size_t max, char *err, size_t errlen)
@@ -84,35 +86,11 @@ char *idea_format(const struct idea_record *r)
     return strbuf_detach(&sb);
 }
 
-static int get_str(json_t *o, const char *name, char *out, size_t len, char *err, size_t errlen)
-{
-    json_t *v = json_object_get(o, name);
-    if (!json_is_string(v) || json_string_length(v) >= len) {
-        snprintf(err, errlen, "member '%s' missing, not a string or too long", name);
-        return -1;
-    }
-    memcpy(out, json_string_value(v), json_string_length(v) + 1);
-    return 0;
-}
-
-static int get_num(json_t *o, const char *name, double *out, char *err, size_t errlen)
-{
-    json_t *v = json_object_get(o, name);
-    if (json_is_null(v)) {
-        *out = NAN;
-        return 0;
-    }
-    if (!json_is_number(v)) {
-        snprintf(err, errlen, "member '%s' missing or not a number", name);
-        return -1;
-    }
-    *out = json_number_value(v);
-    return 0;
-}
-
 int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen)
 {
     json_error_t je;
+    struct jget g;
+    long long schema = 0, iter = 0;
     char dec[32];
     int rc = -1;
     memset(r, 0, sizeof *r);
@@ -121,28 +99,27 @@ int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen
         snprintf(err, errlen, "not a JSON object: %s", o ? "wrong type" : je.text);
         goto out;
     }
-    json_t *sc = json_object_get(o, "schema"), *it = json_object_get(o, "iter");
-    if (!json_is_integer(sc) || json_integer_value(sc) != ENGINE_SCHEMA) {
+    jget_init(&g, "member ", err, errlen);
+    jget_int(&g, o, "", "schema", true, &schema);
+    if (!g.failed && schema != ENGINE_SCHEMA) {
         snprintf(err, errlen, "schema is not %d", ENGINE_SCHEMA);
         goto out;
     }
-    if (!json_is_integer(it) || json_integer_value(it) < 0) {
-        snprintf(err, errlen, "member 'iter' missing or negative");
-        goto out;
-    }
-    r->iter = (int)json_integer_value(it);
-    if (get_str(o, "backend", r->backend, sizeof r->backend, err, errlen) ||
-        get_str(o, "idea", r->idea, sizeof r->idea, err, errlen) ||
-        get_str(o, "category", r->category, sizeof r->category, err, errlen) ||
-        get_str(o, "bottleneck", r->bottleneck, sizeof r->bottleneck, err, errlen) ||
-        get_str(o, "justification", r->justification, sizeof r->justification, err, errlen) ||
-        get_str(o, "config", r->config, sizeof r->config, err, errlen) ||
-        get_str(o, "source_hash", r->source_hash, sizeof r->source_hash, err, errlen) ||
-        get_str(o, "origin", r->origin, sizeof r->origin, err, errlen) ||
-        get_str(o, "decision", dec, sizeof dec, err, errlen) ||
-        get_str(o, "timestamp", r->timestamp, sizeof r->timestamp, err, errlen) ||
-        get_num(o, "tflops", &r->tflops, err, errlen) ||
-        get_num(o, "best_tflops", &r->best_tflops, err, errlen))
+    if (jget_int_in(&g, o, "", "iter", true, 0, INT_MAX, &iter))
+        r->iter = (int)iter;
+    jget_str(&g, o, "", "backend", true, r->backend, sizeof r->backend);
+    jget_str(&g, o, "", "idea", true, r->idea, sizeof r->idea);
+    jget_str(&g, o, "", "category", true, r->category, sizeof r->category);
+    jget_str(&g, o, "", "bottleneck", true, r->bottleneck, sizeof r->bottleneck);
+    jget_str(&g, o, "", "justification", true, r->justification, sizeof r->justification);
+    jget_str(&g, o, "", "config", true, r->config, sizeof r->config);
+    jget_str(&g, o, "", "source_hash", true, r->source_hash, sizeof r->source_hash);
+    jget_str(&g, o, "", "origin", true, r->origin, sizeof r->origin);
+    jget_str(&g, o, "", "decision", true, dec, sizeof dec);
+    jget_str(&g, o, "", "timestamp", true, r->timestamp, sizeof r->timestamp);
+    jget_num_or_null(&g, o, "", "tflops", &r->tflops);
+    jget_num_or_null(&g, o, "", "best_tflops", &r->best_tflops);
+    if (g.failed)
         goto out;
     if (decision_parse(dec) < 0) {
         snprintf(err, errlen, "member 'decision': '%s' is not a decision", dec);

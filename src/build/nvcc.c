@@ -13,6 +13,7 @@
 #include "../../kernels/abi.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/jsonget.h"
 #include "util/log.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
@@ -440,48 +441,39 @@ static bool cache_dir_for(const struct build_opts *o, char *out, size_t outlen)
     return out[0] != '\0';
 }
 
-static void json_get_int(json_t *obj, const char *k, int *dst)
-{
-    json_t *v = json_object_get(obj, k);
-    if (json_is_integer(v))
-        *dst = (int)json_integer_value(v);
-}
-
-static void json_get_bool(json_t *obj, const char *k, bool *dst)
-{
-    *dst = json_is_true(json_object_get(obj, k));
-}
-
-static void json_get_str(json_t *obj, const char *k, char *dst, size_t len)
-{
-    const char *s = json_string_value(json_object_get(obj, k));
-    if (s)
-        snprintf(dst, len, "%s", s);
-}
-
+/* The build record is our own file (cache_store): a member absent or of the wrong type
+ * (a record of an older croqtuner) keeps the field's value, its problem is not an error. */
 static void record_to_result(json_t *rec, struct build_result *r)
 {
+    char ignored[160];
+    struct jget g;
+    long long x;
+    jget_init(&g, "build record: ", ignored, sizeof ignored);
     json_t *p = json_object_get(rec, "ptxas"), *s = json_object_get(rec, "sass");
-    json_get_bool(p, "parsed", &r->ptxas.parsed);
-    json_get_str(p, "function", r->ptxas.function, sizeof r->ptxas.function);
-    json_get_int(p, "registers", &r->ptxas.registers);
-    json_get_int(p, "spill_store_bytes", &r->ptxas.spill_store_bytes);
-    json_get_int(p, "spill_load_bytes", &r->ptxas.spill_load_bytes);
-    json_get_int(p, "stack_frame_bytes", &r->ptxas.stack_frame_bytes);
-    json_get_int(p, "smem_bytes", &r->ptxas.smem_bytes);
-    json_get_int(p, "barriers", &r->ptxas.barriers);
-    json_get_bool(p, "local_memory_warning", &r->ptxas.local_memory_warning);
-    json_get_bool(p, "spills", &r->ptxas.spills);
-    json_get_bool(p, "wgmma_serialized", &r->ptxas.wgmma_serialized);
-    json_get_bool(s, "checked", &r->sass.checked);
-    json_get_str(s, "note", r->sass.note, sizeof r->sass.note);
-    json_get_bool(s, "has_gmma", &r->sass.has_gmma);
-    json_get_bool(s, "has_sparse_gmma", &r->sass.has_sparse_gmma);
-    json_get_int(s, "gmma_count", &r->sass.gmma_count);
-    json_get_int(s, "sparse_gmma_count", &r->sass.sparse_gmma_count);
-    json_get_bool(s, "has_hmma", &r->sass.has_hmma);
-    json_get_bool(s, "meta_hazard", &r->sass.meta_hazard);
-    json_get_str(s, "hazard", r->sass.hazard, sizeof r->sass.hazard);
+#define INT_FIELD(obj, key, dst) do { if (jget_int(&g, obj, "", key, false, &x)) (dst) = (int)x; } while (0)
+    r->ptxas.parsed = r->ptxas.local_memory_warning = r->ptxas.spills = r->ptxas.wgmma_serialized = false;
+    r->sass.checked = r->sass.has_gmma = r->sass.has_sparse_gmma = r->sass.has_hmma = r->sass.meta_hazard = false;
+    jget_bool(&g, p, "ptxas", "parsed", false, &r->ptxas.parsed);
+    jget_text(&g, p, "ptxas", "function", false, r->ptxas.function, sizeof r->ptxas.function);
+    INT_FIELD(p, "registers", r->ptxas.registers);
+    INT_FIELD(p, "spill_store_bytes", r->ptxas.spill_store_bytes);
+    INT_FIELD(p, "spill_load_bytes", r->ptxas.spill_load_bytes);
+    INT_FIELD(p, "stack_frame_bytes", r->ptxas.stack_frame_bytes);
+    INT_FIELD(p, "smem_bytes", r->ptxas.smem_bytes);
+    INT_FIELD(p, "barriers", r->ptxas.barriers);
+    jget_bool(&g, p, "ptxas", "local_memory_warning", false, &r->ptxas.local_memory_warning);
+    jget_bool(&g, p, "ptxas", "spills", false, &r->ptxas.spills);
+    jget_bool(&g, p, "ptxas", "wgmma_serialized", false, &r->ptxas.wgmma_serialized);
+    jget_bool(&g, s, "sass", "checked", false, &r->sass.checked);
+    jget_text(&g, s, "sass", "note", false, r->sass.note, sizeof r->sass.note);
+    jget_bool(&g, s, "sass", "has_gmma", false, &r->sass.has_gmma);
+    jget_bool(&g, s, "sass", "has_sparse_gmma", false, &r->sass.has_sparse_gmma);
+    INT_FIELD(s, "gmma_count", r->sass.gmma_count);
+    INT_FIELD(s, "sparse_gmma_count", r->sass.sparse_gmma_count);
+    jget_bool(&g, s, "sass", "has_hmma", false, &r->sass.has_hmma);
+    jget_bool(&g, s, "sass", "meta_hazard", false, &r->sass.meta_hazard);
+    jget_text(&g, s, "sass", "hazard", false, r->sass.hazard, sizeof r->sass.hazard);
+#undef INT_FIELD
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(s, "mnemonics"), i, m)

@@ -29,9 +29,9 @@ static void read_entry(struct jget *g, json_t *o, const char *name, struct measu
     bool passed = false;
     e->present = true;
     jget_bool(g, o, name, "available", true, &e->available);
-    jget_str(g, o, name, "status", true, e->status, sizeof e->status);
-    jget_str(g, o, name, "note", false, e->note, sizeof e->note);
-    jget_str(g, o, name, "error", false, e->error, sizeof e->error);
+    jget_text(g, o, name, "status", true, e->status, sizeof e->status);
+    jget_text(g, o, name, "note", false, e->note, sizeof e->note);
+    jget_text(g, o, name, "error", false, e->error, sizeof e->error);
     if ((v = jget_obj(g, o, name, "verify", false))) {
         jget_bool(g, v, name, "passed", true, &passed);
         jget_num(g, v, name, "max_err_over_tol", false, &e->max_err_over_tol);
@@ -72,9 +72,9 @@ int measure_compare_parse(const char *text, struct measure_compare *c)
     json_t *root = parse_load(text, &c->run);
     if (!root)
         return -1;
-    jget_init(&g, c->run.error, sizeof c->run.error);
+    jget_init(&g, "runner output: ", c->run.error, sizeof c->run.error);
     parse_status(&g, root, &c->run);
-    jget_str(&g, root, "", "gpu", false, c->run.gpu, sizeof c->run.gpu);
+    jget_text(&g, root, "", "gpu", false, c->run.gpu, sizeof c->run.gpu);
     /* results are present whenever the runner got as far as measuring */
     json_t *results = jget_obj(&g, root, "", "results", c->run.status == MEASURE_OK);
     for (int i = 0; results && i < MEASURE_CMP_COUNT; i++)

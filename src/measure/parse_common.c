@@ -69,8 +69,8 @@ void parse_status(struct jget *g, json_t *root, struct measure_result *r)
     char status[32] = "";
     if (jget_int(g, root, "", "schema", true, &schema) && schema != MEASURE_SCHEMA)
         jget_fail(g, "", "schema", "is not 1 (runner and tuner from different builds?)");
-    jget_str(g, root, "", "error", false, r->error, sizeof r->error);
-    if (!jget_str(g, root, "", "status", true, status, sizeof status))
+    jget_text(g, root, "", "error", false, r->error, sizeof r->error);
+    if (!jget_text(g, root, "", "status", true, status, sizeof status))
         return;
     int s = measure_status_parse(status);
     /* Only the runner's own statuses; crash/timeout/... are ours to decide. */
@@ -94,7 +94,7 @@ static void join_reasons(json_t *a, char *out, size_t len)
 void parse_gpu_state(struct jget *g, json_t *o, const char *pfx, struct measure_gpu_state *out)
 {
     out->present = true;
-    jget_str(g, o, pfx, "nvml", false, out->nvml, sizeof out->nvml);
+    jget_text(g, o, pfx, "nvml", false, out->nvml, sizeof out->nvml);
     jget_num(g, o, pfx, "sm_clock_median_mhz", false, &out->sm_clock_median_mhz);
     jget_num(g, o, pfx, "sm_clock_max_mhz", false, &out->sm_clock_max_mhz);
     jget_num(g, o, pfx, "temp_c", false, &out->temp_c);

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "jget.h"
+#include "util/jsonget.h"
 #include "measure.h"
 
 /* Runner output schema this parser reads (runner/output.h RUNNER_SCHEMA). */

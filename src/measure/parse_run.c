@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jget.h"
+#include "util/jsonget.h"
 #include "parse_common.h"
 
 static const char *const status_names[MEASURE_STATUS_COUNT] = {
@@ -35,7 +35,7 @@ static void read_mismatch(json_t *m, struct measure_mismatch *out)
     long long x = -1;
     struct jget g;
     char err[8];
-    jget_init(&g, err, sizeof err);
+    jget_init(&g, "runner output: ", err, sizeof err);
     out->row = jget_int(&g, m, "", "row", false, &x) ? (long)x : -1;
     out->col = jget_int(&g, m, "", "col", false, &x) ? (long)x : -1;
     out->got = out->want = out->tol = NAN;
@@ -49,8 +49,8 @@ static void read_verify(struct jget *g, json_t *v, struct measure_verify *out)
     const char *p = "verify";
     out->present = true;
     jget_bool(g, v, p, "passed", true, &out->passed);
-    jget_str(g, v, p, "reference", false, out->reference, sizeof out->reference);
-    jget_str(g, v, p, "phase", false, out->phase, sizeof out->phase);
+    jget_text(g, v, p, "reference", false, out->reference, sizeof out->reference);
+    jget_text(g, v, p, "phase", false, out->phase, sizeof out->phase);
     jget_int(g, v, p, "checked", true, &out->checked);
     jget_int(g, v, p, "mismatches", true, &out->mismatches);
     jget_int(g, v, p, "nan_or_unwritten", false, &out->nan_or_unwritten);
@@ -151,10 +151,10 @@ static void read_top(struct jget *g, json_t *root, struct measure_result *r)
 {
     char dtype[16] = "";
     long long x;
-    jget_str(g, root, "", "gpu", false, r->gpu, sizeof r->gpu);
+    jget_text(g, root, "", "gpu", false, r->gpu, sizeof r->gpu);
     if (jget_int(g, root, "", "sm_count", false, &x) && x > 0 && x < 100000)
         r->sm_count = (int)x;
-    if (jget_str(g, root, "", "dtype", false, dtype, sizeof dtype))
+    if (jget_text(g, root, "", "dtype", false, dtype, sizeof dtype))
         r->dtype = croq_dtype_parse(dtype);
     if (jget_int(g, root, "", "m", false, &x)) r->m = (long)x;
     if (jget_int(g, root, "", "n", false, &x)) r->n = (long)x;
@@ -172,7 +172,7 @@ static void read_run_fields(struct jget *g, json_t *root, struct measure_result 
     if ((o = jget_obj(g, root, "", "peak", false))) parse_peak(g, o, "peak", &r->peak);
     if ((o = jget_obj(g, root, "", "paired", false))) read_paired(g, o, &r->paired);
     if ((o = jget_obj(g, root, "", "warmup", false))) read_warmup(g, o, &r->warmup);
-    jget_str(g, root, "", "l2", false, r->l2, sizeof r->l2);
+    jget_text(g, root, "", "l2", false, r->l2, sizeof r->l2);
     if ((o = jget_obj(g, root, "", "phase_s", false))) {
         jget_num(g, o, "phase_s", "verify", false, &r->verify_s);
         jget_num(g, o, "phase_s", "time", false, &r->time_s);
@@ -196,7 +196,7 @@ int measure_parse(const char *text, struct measure_result *r)
     json_t *root = parse_load(text, r);
     if (!root)
         return -1;
-    jget_init(&g, r->error, sizeof r->error);
+    jget_init(&g, "runner output: ", r->error, sizeof r->error);
     parse_status(&g, root, r);
     read_run_fields(&g, root, r);
     check_ok(&g, r);

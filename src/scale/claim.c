@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/jsonget.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -45,30 +47,6 @@ json_t *claim_to_json(const struct claim *c)
     return j;
 }
 
-/* Copy string member name of j into out (size len): 0, or -1 with err. */
-static int get_str(json_t *j, const char *key, const char *name, char *out, size_t len, char *err, size_t errlen)
-{
-    json_t *v = json_object_get(j, name);
-    if (!json_is_string(v) || strlen(json_string_value(v)) >= len) {
-        snprintf(err, errlen, "claim on '%s': '%s' missing, not a string or too long", key, name);
-        return -1;
-    }
-    snprintf(out, len, "%s", json_string_value(v));
-    return 0;
-}
-
-static int get_int(json_t *j, const char *key, const char *name, long long min, long long *out, char *err,
-                   size_t errlen)
-{
-    json_t *v = json_object_get(j, name);
-    if (!json_is_integer(v) || json_integer_value(v) < min) {
-        snprintf(err, errlen, "claim on '%s': '%s' missing or not an integer >= %lld", key, name, min);
-        return -1;
-    }
-    *out = json_integer_value(v);
-    return 0;
-}
-
 int claim_from_json(const char *key, json_t *j, struct claim *c, char *err, size_t errlen)
 {
     struct shape_key sk;
@@ -84,15 +62,21 @@ int claim_from_json(const char *key, json_t *j, struct claim *c, char *err, size
         snprintf(err, errlen, "claim on '%s' is not an object", key);
         return -1;
     }
-    if (get_str(j, key, "action", action, sizeof action, err, errlen) ||
-        get_str(j, key, "host", c->who.host, sizeof c->who.host, err, errlen) ||
-        get_str(j, key, "boot_id", c->who.boot_id, sizeof c->who.boot_id, err, errlen) ||
-        get_str(j, key, "pidns", c->who.pidns, sizeof c->who.pidns, err, errlen) ||
-        get_str(j, key, "gpu", c->gpu, sizeof c->gpu, err, errlen) ||
-        get_str(j, key, "job", c->job, sizeof c->job, err, errlen) ||
-        get_str(j, key, "claimed_at", c->claimed_at, sizeof c->claimed_at, err, errlen) ||
-        get_int(j, key, "pid", 1, &pid, err, errlen) || get_int(j, key, "start_ticks", 0, &ticks, err, errlen) ||
-        get_int(j, key, "claimed_s", 0, &at, err, errlen))
+    char ctx[KEY_MAX + 16];
+    struct jget g;
+    snprintf(ctx, sizeof ctx, "claim on '%s': ", key);
+    jget_init(&g, ctx, err, errlen);
+    jget_str(&g, j, "", "action", true, action, sizeof action);
+    jget_str(&g, j, "", "host", true, c->who.host, sizeof c->who.host);
+    jget_str(&g, j, "", "boot_id", true, c->who.boot_id, sizeof c->who.boot_id);
+    jget_str(&g, j, "", "pidns", true, c->who.pidns, sizeof c->who.pidns);
+    jget_str(&g, j, "", "gpu", true, c->gpu, sizeof c->gpu);
+    jget_str(&g, j, "", "job", true, c->job, sizeof c->job);
+    jget_str(&g, j, "", "claimed_at", true, c->claimed_at, sizeof c->claimed_at);
+    jget_int_in(&g, j, "", "pid", true, 1, LLONG_MAX, &pid);
+    jget_int_in(&g, j, "", "start_ticks", true, 0, LLONG_MAX, &ticks);
+    jget_int_in(&g, j, "", "claimed_s", true, 0, LLONG_MAX, &at);
+    if (g.failed)
         return -1;
     if (strcmp(action, "init") && strcmp(action, "tune")) {
         snprintf(err, errlen, "claim on '%s': 'action' must be \"init\" or \"tune\"", key);

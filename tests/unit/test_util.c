@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/jsonget.h"
 #include "util/lockinfo.h"
 #include "util/regfile.h"
 #include "util/srcnorm.h"
@@ -581,6 +583,62 @@ static void test_flock_holder(void **state)
     unlink(path);
 }
 
+/* util/jsonget.h: the rules every JSON reader relies on (absent vs null vs wrong type,
+ * the first problem kept, strict vs cut strings, ranges). */
+static void test_jsonget(void **state)
+{
+    (void)state;
+    json_t *o = json_loads("{\"i\": 7, \"d\": 2.5, \"n\": null, \"s\": \"abcdef\", \"b\": true,"
+                           " \"inf\": \"inf\", \"o\": {\"x\": 1}, \"a\": [1]}", 0, NULL);
+    assert_non_null(o);
+    char err[128], s[4];
+    struct jget g;
+    long long i = -1;
+    double d = 0;
+    bool b = false;
+    jget_init(&g, "t: ", err, sizeof err);
+    assert_true(jget_int(&g, o, "", "i", true, &i) && i == 7);
+    assert_true(jget_num(&g, o, "", "i", true, &d) && d == 7.0);
+    assert_true(jget_num(&g, o, "", "inf", true, &d) && isinf(d));
+    assert_false(jget_num(&g, o, "", "n", false, &d)); /* null = absent, unchanged */
+    assert_true(isinf(d));
+    assert_true(jget_num_or_null(&g, o, "", "n", &d) && isnan(d));
+    assert_true(jget_bool(&g, o, "", "b", true, &b) && b);
+    assert_non_null(jget_obj(&g, o, "", "o", true));
+    assert_null(jget_obj_or_null(&g, o, "", "n"));
+    assert_non_null(jget_array(&g, o, "", "a", true));
+    assert_true(jget_text(&g, o, "", "s", true, s, sizeof s));
+    assert_string_equal(s, "abc");
+    assert_false(jget_int(&g, o, "", "absent", false, &i));
+    assert_false(g.failed);
+    assert_string_equal(err, "");
+    /* the first problem is the message; later reads still work */
+    assert_false(jget_str(&g, o, "top", "s", true, s, sizeof s));
+    assert_string_equal(err, "t: 'top.s' is too long");
+    assert_false(jget_int_in(&g, o, "", "i", true, 0, 5, &i));
+    assert_string_equal(err, "t: 'top.s' is too long");
+    assert_true(g.failed);
+    struct { const char *key; const char *msg; } bad[] = {
+        {"absent", "t: 'absent' missing"}, {"d", "t: 'd' is not an integer"},
+        {"s", "t: 's' is not a number"}, {"i", "t: 'i' is not in [8, 9]"},
+        {"b", "t: 'b' is not a string"}, {"a", "t: 'a' is not an object"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        jget_init(&g, "t: ", err, sizeof err);
+        switch (k) {
+        case 0: jget_obj_or_null(&g, o, "", bad[k].key); break;
+        case 1: jget_int(&g, o, "", bad[k].key, true, &i); break;
+        case 2: jget_num(&g, o, "", bad[k].key, true, &d); break;
+        case 3: jget_int_in(&g, o, "", bad[k].key, true, 8, 9, &i); break;
+        case 4: jget_str(&g, o, "", bad[k].key, true, s, sizeof s); break;
+        default: jget_obj(&g, o, "", bad[k].key, true); break;
+        }
+        assert_string_equal(err, bad[k].msg);
+    }
+    assert_int_equal(i, 7); /* a refused value never overwrites */
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -605,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_srcnorm_same),
         cmocka_unit_test(test_srcnorm_differs),
         cmocka_unit_test(test_flock_holder),
+        cmocka_unit_test(test_jsonget),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
