@@ -139,10 +139,13 @@ CROQSPARSE_API croqsparse_status_t croqsparse_matmul(croqsparse_plan_t plan, con
 typedef struct {
     char key[96];          /* the tuned shape's key ("f16_4096x8192x8192"), or "fallback" */
     char config[512];      /* the kernel's knob signature (`croqtuner knobs`) */
-    double tuned_tflops;   /* what it measured at its tuned shape (0 for a fallback) */
+    double tuned_tflops;   /* what it measured at its tuned shape (0 for a fallback); of the
+                              source named in `source`, which may be older than this cubin's */
     long tuned_m, tuned_n, tuned_k;
     char match[16];        /* "exact", "nearest" or "fallback" */
-    char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash */
+    char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash,
+                              and "tuned as <hash>" when the measured source was another
+                              (export regenerated it with newer kernel sources) */
     char note[512];        /* why a fallback ran on a mismatched pack, else "" */
     size_t workspace_bytes;
 } croqsparse_plan_info;

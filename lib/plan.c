@@ -17,8 +17,10 @@ static void describe(struct croqsparse_plan *p, const struct pack *pk, const str
     i->tuned_tflops = e->tflops;
     i->tuned_m = e->m, i->tuned_n = e->n, i->tuned_k = e->k;
     snprintf(i->match, sizeof i->match, "%s", names[match]);
-    snprintf(i->source, sizeof i->source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s", pk->gpu,
-             pk->cuda_major, pk->cuda_minor, pk->driver, e->hash);
+    bool same = e->fallback || !strcmp(e->hash, e->tuned_hash);
+    snprintf(i->source, sizeof i->source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s%s%s%s", pk->gpu,
+             pk->cuda_major, pk->cuda_minor, pk->driver, e->hash, same ? "" : ", tuned as ",
+             same ? "" : e->tuned_hash, same ? "" : " (older kernel sources: tuned_tflops not measured for it)");
     snprintf(i->note, sizeof i->note, "%s", match == PACK_FALLBACK ? note : "");
     i->workspace_bytes = p->launch.workspace_bytes;
 }

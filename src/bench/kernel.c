@@ -85,8 +85,14 @@ void kernel_workdir_release(struct kernel_workdir *w)
 int kernel_build(const struct croq_config *cfg, const char *dir, const char *name, int fault,
                  struct build_result *r)
 {
+    return kernel_build_noted(cfg, dir, name, "croqtuner bench", fault, r);
+}
+
+int kernel_build_noted(const struct croq_config *cfg, const char *dir, const char *name, const char *note, int fault,
+                       struct build_result *r)
+{
     char src[4096], err[1024];
-    struct codegen_opts co = {.inject_fault = fault, .note = "croqtuner bench", .err = err, .errlen = sizeof err};
+    struct codegen_opts co = {.inject_fault = fault, .note = note, .err = err, .errlen = sizeof err};
     struct build_opts bo = {.out_dir = dir};
     memset(r, 0, sizeof *r);
     snprintf(src, sizeof src, "%.3900s/%.100s.cu", dir, name);

@@ -3,8 +3,10 @@
  *
  * Each best is regenerated from its configuration with the current kernel sources
  * (src/codegen) and compiled for sm_90a (src/build), so the pack speaks the current
- * ABI even when the tuning ran against an older one; the hash in the index is that of
- * the generated source. Per dtype, one fallback configuration (valid for every shape the
+ * ABI even when the tuning ran against an older one. The regenerated source carries the
+ * note line of the measured one, so an unchanged generator gives the same bytes: the
+ * index records the hash of both (pack.h), and export says on stderr which bests were
+ * regenerated into another source than the one whose speed the index quotes. Per dtype, one fallback configuration (valid for every shape the
  * format accepts) is added, so the library has a kernel for any shape.
  */
 #include <stdio.h>
@@ -17,11 +19,13 @@
 #include "bench/kernel.h"
 #include "commands.h"
 #include "artifacts/state.h"
+#include "codegen/srcstore.h"
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"
 #include "util/args.h"
 #include "util/atomicio.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/version.h"
 
@@ -113,13 +117,14 @@ static void best_gpu(const char *dir, const char *key, long iter, char *out, siz
     free(text);
 }
 
-/* Compile cfg and append it as an entry. */
-static int add_entry(struct export *x, const struct croq_config *cfg, const char *key, struct pack_entry *e)
+/* Compile cfg (its source's note line: note) and append it as an entry. */
+static int add_entry(struct export *x, const struct croq_config *cfg, const char *key, const char *note,
+                     struct pack_entry *e)
 {
     struct build_result r;
     char path[4200];
     size_t n;
-    int rc = kernel_build(cfg, x->w.path, key, 0, &r);
+    int rc = kernel_build_noted(cfg, x->w.path, key, note, 0, &r);
     if (rc || !r.ok) {
         log_error("export: '%s' does not compile: %s", key, r.error);
         build_result_release(&r);
@@ -135,7 +140,7 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
         free(src);
         return -1;
     }
-    pack_hash(src, n, e->hash);
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, n), e->hash);
     free(src);
     e->cubin = cubin;
     e->dtype = cfg->dtype;
@@ -147,6 +152,34 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
     }
     x->p.e[x->p.n++] = *e;
     fprintf(stderr, "export: %s %s (%zu B cubin)\n", key, e->config, e->cubin_bytes);
+    if (strcmp(e->tuned_hash, "-") && strcmp(e->tuned_hash, e->hash))
+        fprintf(stderr, "export: %s: regenerated with this build's kernel sources into source %s; the %.1f TFLOPS "
+                "of the index were measured with source %s (an older generator): not measured for this cubin\n",
+                key, e->hash, e->tflops, e->tuned_hash);
+    return 0;
+}
+
+/* The measured source of a best (state.json best.kernel, whole or a recipe): its hash
+ * into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
+static int measured_source(const char *dir, const char *key, json_t *best, struct pack_entry *e, char *note,
+                           size_t cap)
+{
+    const char *rel = json_string_value(json_object_get(best, "kernel"));
+    char err[1024];
+    char *src;
+    size_t len;
+    if (!rel) {
+        log_error("export: '%s' in %s: the best names no kernel source", key, dir);
+        return -1;
+    }
+    if (srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
+        log_error("export: '%s' in %s: the best's source: %s", key, dir, err);
+        return -1;
+    }
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, len), e->tuned_hash);
+    if (!srcstore_note(src, note, cap))
+        note[0] = '\0';
+    free(src);
     return 0;
 }
 
@@ -175,7 +208,7 @@ static int add_best(struct export *x, const char *dir, const char *key, json_t *
     const char *sig = json_string_value(json_object_get(best, "config"));
     struct croq_config cfg;
     struct pack_entry e = {0};
-    char err[CROQ_WHY_MAX], gpu[128];
+    char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX];
     if (!sig)
         return 0; /* no best registered (yet): nothing to export */
     const char *backend = json_string_value(json_object_get(shape, "backend"));
@@ -196,9 +229,9 @@ static int add_best(struct export *x, const char *dir, const char *key, json_t *
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else
         best_gpu(dir, key, (long)json_integer_value(json_object_get(best, "iter")), gpu, sizeof gpu);
-    if (set_gpu(x, gpu, key))
+    if (set_gpu(x, gpu, key) || measured_source(dir, key, best, &e, note, sizeof note))
         return -1;
-    return add_entry(x, &cfg, key, &e);
+    return add_entry(x, &cfg, key, note[0] ? note : NULL, &e);
 }
 
 static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
@@ -237,8 +270,9 @@ static int add_fallbacks(struct export *x)
             return -1;
         }
         e.fallback = true;
+        snprintf(e.tuned_hash, sizeof e.tuned_hash, "-"); /* never measured */
         snprintf(name, sizeof name, "fallback_%s", croq_dtype_name(dtype));
-        if (add_entry(x, &cfg, name, &e))
+        if (add_entry(x, &cfg, name, "croqtuner export: fallback", &e))
             return -1;
         snprintf(x->p.e[x->p.n - 1].key, PACK_KEY_MAX, "-");
     }

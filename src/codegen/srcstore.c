@@ -397,6 +397,8 @@ static bool header_field(const char *src, const char *prefix, char *out, size_t 
     return true;
 }
 
+bool srcstore_note(const char *src, char *out, size_t cap) { return header_field(src, "\n * note: ", out, cap); }
+
 int srcstore_adopt(const char *dir, const char *rel, const struct generator *gens, size_t n, size_t *used, char *err,
                    size_t errlen)
 {
@@ -417,7 +419,7 @@ int srcstore_adopt(const char *dir, const char *rel, const struct generator *gen
         snprintf(err, errlen, "not a generated source (no generator header)");
         return 1;
     }
-    r.has_note = header_field(whole, "\n * note: ", r.note, sizeof r.note);
+    r.has_note = srcstore_note(whole, r.note, sizeof r.note);
     const char *fl = strstr(whole, "\n#define CROQ_INJECT_FAULT ");
     if (fl && sscanf(fl, "\n#define CROQ_INJECT_FAULT %d", &r.inject_fault) != 1)
         r.inject_fault = -1;

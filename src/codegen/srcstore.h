@@ -62,6 +62,9 @@ int srcstore_regenerate(const char *dir, const struct srcstore_recipe *r, char *
 /* rel's bytes: the whole file if present, else regenerated from its recipe and checked
  * against the recipe's hash and size. 0, or -1 with err. */
 int srcstore_read(const char *dir, const char *rel, char **src, size_t *len, char *err, size_t errlen);
+/* The note line of a generated source's header (codegen_opts.note as written) into out;
+ * false when src has none (or it does not fit cap). */
+bool srcstore_note(const char *src, char *out, size_t cap);
 /* Make the whole file exist (regenerated from its recipe, written atomically) for a
  * build. 0 or -1 with err. */
 int srcstore_materialize(const char *dir, const char *rel, char *err, size_t errlen);

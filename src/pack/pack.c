@@ -17,15 +17,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-void pack_hash(const void *data, size_t len, char out[17])
-{
-    uint64_t h = 1469598103934665603ULL;
-    const unsigned char *b = data;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /* A cursor over the bytes being parsed. */
 struct cur {
     const char *p, *end;
@@ -64,8 +55,9 @@ static int parse_entry(struct cur *c, struct pack_entry *e, char *err, size_t er
     unsigned long long bytes;
     if (next_line(c, line, sizeof line))
         return fail(err, errlen, "pack line %d: expected an entry line", c->line + 1);
-    if (sscanf(line, "entry %15s %ld %ld %ld %lf %d %16s %95s %511s %llu%n", dtype, &e->m, &e->n, &e->k,
-               &e->tflops, &fb, e->hash, e->key, e->config, &bytes, &used) != 10 || line[used] != '\0')
+    if (sscanf(line, "entry %15s %ld %ld %ld %lf %d %16s %16s %95s %511s %llu%n", dtype, &e->m, &e->n, &e->k,
+               &e->tflops, &fb, e->hash, e->tuned_hash, e->key, e->config, &bytes, &used) != 11 ||
+        line[used] != '\0')
         return fail(err, errlen, "pack line %d: malformed entry '%.80s'", c->line, line);
     if ((e->dtype = croq_dtype_parse(dtype)) < 0 || (fb != 0 && fb != 1))
         return fail(err, errlen, "pack line %d: unknown dtype '%s' or fallback flag %d", c->line, dtype, fb);
@@ -88,8 +80,11 @@ static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
 {
     char line[256], cuda[32], count[32];
     char *end;
-    if (next_line(c, line, sizeof line) || strcmp(line, PACK_MAGIC))
+    if (next_line(c, line, sizeof line) || strcmp(line, PACK_MAGIC)) {
+        if (!strcmp(line, "croqsparse-pack 1"))
+            return fail(err, errlen, "a pack of format 1 (no hash of the measured sources): export it again");
         return fail(err, errlen, "not a kernel pack (first line is not '%s')", PACK_MAGIC);
+    }
     if (header(c, "gpu", p->gpu, sizeof p->gpu, err, errlen) || header(c, "cuda", cuda, sizeof cuda, err, errlen) ||
         header(c, "driver", p->driver, sizeof p->driver, err, errlen) ||
         header(c, "entries", count, sizeof count, err, errlen))
@@ -132,13 +127,14 @@ int pack_serialize(const struct pack *p, unsigned char **out, size_t *len, char 
                                  p->gpu, p->cuda_major, p->cuda_minor, p->driver, p->n);
     for (size_t i = 0; i < p->n; i++) {
         const struct pack_entry *e = &p->e[i];
-        if (strpbrk(e->key, " \n") || strpbrk(e->config, " \n") || !e->key[0]) {
+        if (strpbrk(e->key, " \n") || strpbrk(e->config, " \n") || !e->key[0] || !e->tuned_hash[0] ||
+            strpbrk(e->tuned_hash, " \n")) {
             free(buf);
-            return fail(err, errlen, "pack entry %zu: key and config must be non-empty without blanks", i);
+            return fail(err, errlen, "pack entry %zu: key, config and tuned hash must be non-empty without blanks", i);
         }
-        at += (size_t)snprintf((char *)buf + at, cap - at, "entry %s %ld %ld %ld %.3f %d %s %s %s %zu\n",
+        at += (size_t)snprintf((char *)buf + at, cap - at, "entry %s %ld %ld %ld %.3f %d %s %s %s %s %zu\n",
                                croq_dtype_name(e->dtype), e->m, e->n, e->k, e->tflops, e->fallback ? 1 : 0,
-                               e->hash, e->key, e->config, e->cubin_bytes);
+                               e->hash, e->tuned_hash, e->key, e->config, e->cubin_bytes);
         memcpy(buf + at, e->cubin, e->cubin_bytes);
         at += e->cubin_bytes;
         buf[at++] = '\n';

@@ -3,16 +3,20 @@
  * kernel for a shape.
  *
  * A pack is one file: text lines, then per entry its cubin bytes.
- *   croqsparse-pack 1\n
+ *   croqsparse-pack 2\n
  *   gpu <name as cuDeviceGetName reports it>\n
  *   cuda <major>.<minor>\n          the toolkit the cubins were compiled with
  *   driver <version or "unrecorded">\n
  *   entries <n>\n
- *   n times:  entry <dtype> <m> <n> <k> <tflops> <fallback> <hash> <key> <config> <bytes>\n
+ *   n times:  entry <dtype> <m> <n> <k> <tflops> <fallback> <hash> <tuned_hash> <key> <config> <bytes>\n
  *             <bytes of cubin>\n
  * dtype f16|e4m3; m n k the tuned shape (0 0 0 for a fallback); tflops measured when tuned
  * (0 for a fallback); fallback 1 for a configuration valid for every accepted shape of its
- * dtype; hash 16 hex digits (FNV-1a 64 of the generated source); key the tuning key ("-"
+ * dtype; hash 16 hex digits (FNV-1a 64, src/util/hash.h, as results.tsv's source_hash)
+ * of the generated source the cubin was compiled from; tuned_hash the same of the source
+ * whose speed tflops is ("-" for a fallback): equal to hash when the pack holds the
+ * measured kernel, different when export regenerated the configuration with newer
+ * kernel sources; key the tuning key ("-"
  * for a fallback); config a knob signature (knobs_signature, no blanks). Every number is
  * decimal. Plain C11, no dependencies (linked into the library).
  * Thread-safety: functions touch only their arguments.
@@ -26,7 +30,7 @@
 
 #include "knobs/knobs.h"
 
-#define PACK_MAGIC "croqsparse-pack 1"
+#define PACK_MAGIC "croqsparse-pack 2"
 #define PACK_KEY_MAX 96
 #define PACK_MAX_ENTRIES 4096
 
@@ -36,6 +40,7 @@ struct pack_entry {
     double tflops;               /* measured when tuned; 0 for a fallback */
     bool fallback;
     char hash[17];
+    char tuned_hash[17];         /* "-" for a fallback; != hash: the measured source was older */
     char key[PACK_KEY_MAX];
     char config[CROQ_SIG_MAX];
     const unsigned char *cubin;  /* pack_parse: points into the parsed bytes */
@@ -56,9 +61,6 @@ int pack_parse(const void *data, size_t size, struct pack *p, char *err, size_t 
 /* The file image of p (entries' cubin/cubin_bytes are written). malloc'd into *out. */
 int pack_serialize(const struct pack *p, unsigned char **out, size_t *len, char *err, size_t errlen);
 void pack_release(struct pack *p);
-
-/* 64-bit FNV-1a of bytes, as 16 lower-case hex digits. */
-void pack_hash(const void *data, size_t len, char out[17]);
 
 /* The kernel for (dtype, shape). Order: an entry tuned at this exact shape; else the
  * tuned entry of the nearest shape (sum over M, N, K of |log2(tuned / wanted)|; ties:

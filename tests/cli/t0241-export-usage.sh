@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # croqtuner export: bad usage exits 2 naming what is wrong; a directory that is not a
 # tuning directory, or bests with no record of their GPU, exit 1 and write nothing.
-# (A real export runs at build time: the default pack, checked by unit.test_croqsparse.)
+# A pack exported from a tuning directory holds, per best, its configuration and the
+# hash of the source that was measured: equal to the hash of the pack's own source when
+# the generator is unchanged (a short sim run, relabelled as a GPU run), different (and
+# said on stderr) when the measured source is not what this build regenerates.
+# (The default pack, built at build time, is checked by unit.test_croqsparse.)
 set -u
 bin="$CROQ_BIN/croqtuner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -14,4 +18,44 @@ out=$("$bin" export --tuning "$tmp/none" --out "$tmp/p" 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -q "has no state.json" <<<"$out" || fail "not a tuning dir: rc=$rc: $out"
 [ ! -e "$tmp/p" ] || fail "a pack was written after a failure"
 "$bin" export --help | grep -q "fallback configuration per dtype" || fail "--help"
+
+# A tuning directory: 3 sim iterations, its best relabelled as measured on a GPU.
+t=$tmp/t
+"$bin" tune --backend sim --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 3 --tuning "$t" \
+    --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" > "$tmp/tune.log" 2>&1 || fail "sim tune: $(tail -n 3 "$tmp/tune.log")"
+out=$("$bin" export --tuning "$t" --out "$tmp/p" --gpu G 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q "tuned on the 'sim' backend" <<<"$out" || fail "sim bests exported: rc=$rc: $out"
+python3 - "$t/state.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for v in s["shapes"].values():
+    v["backend"] = "gpu"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+key=f16_1024x1024x4096_fs
+read -r cfg rel < <(python3 -c "import json,sys; b=json.load(open(sys.argv[1]))['shapes']['$key']['best']; print(b['config'], b['kernel'])" "$t/state.json")
+hash=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['source_hash'])" "$t/${rel%.cu}.gen.json")
+entry() { grep -a "^entry f16 1024 1024 4096 " "$1"; }
+"$bin" export --tuning "$t" --out "$tmp/p" --gpu G > "$tmp/export.log" 2>&1 || fail "export: $(tail -n 3 "$tmp/export.log")"
+# entry <dtype> <m> <n> <k> <tflops> <fallback> <hash> <tuned_hash> <key> <config> <bytes>
+read -r _ _ _ _ _ _ fb h th k c _ < <(entry "$tmp/p")
+[ "$fb $k $c" = "0 $key $cfg" ] || fail "entry: '$(entry "$tmp/p")', want key $key config $cfg"
+[ "$h" = "$hash" ] && [ "$th" = "$hash" ] || fail "entry hashes $h / $th, the measured source's is $hash"
+grep -q "regenerated" "$tmp/export.log" && fail "an unchanged source reported as regenerated"
+[ "$(grep -ac '^entry ' "$tmp/p")" -eq 3 ] || fail "not 1 best + 2 fallbacks: $(grep -a '^entry' "$tmp/p")"
+# The measured source kept whole and different from what this build generates: the index
+# keeps the measured hash beside the pack's, and export says so.
+"$bin" source --tuning "$t" --key $key --iter "$(basename "$rel" .cu | sed 's/^iter0*//; s/^$/0/')" --out "$t/$rel" ||
+    fail "croqtuner source"
+rm "$t/${rel%.cu}.gen.json"
+printf '// edited after measuring\n' >> "$t/$rel"
+old=$(python3 -c "
+import sys
+h = 14695981039346656037
+for b in open(sys.argv[1], 'rb').read(): h = ((h ^ b) * 1099511628211) % 2**64
+print('%016x' % h)" "$t/$rel")
+"$bin" export --tuning "$t" --out "$tmp/p2" --gpu G > "$tmp/export2.log" 2>&1 || fail "export 2: $(tail -n 3 "$tmp/export2.log")"
+read -r _ _ _ _ _ _ _ h2 th2 _ < <(entry "$tmp/p2")
+[ "$th2" = "$old" ] && [ "$h2" = "$hash" ] || fail "entry hashes $h2 / $th2, want $hash / $old"
+grep -q "$key: regenerated .* measured with source $old" "$tmp/export2.log" || fail "no warning: $(cat "$tmp/export2.log")"
 echo ok

@@ -150,6 +150,7 @@ static struct pack_entry entry(int dtype, long m, long n, long k, double tflops,
     knobs_signature(&cfg, e.config);
     snprintf(e.key, sizeof e.key, "%s", key);
     snprintf(e.hash, sizeof e.hash, "0123456789abcdef");
+    snprintf(e.tuned_hash, sizeof e.tuned_hash, "%s", fb ? "-" : "fedcba9876543210");
     return e;
 }
 
@@ -203,6 +204,9 @@ static void test_pack_format(void **state)
     assert_int_equal(q.e[0].m, 512);
     assert_true(fabs(q.e[0].tflops - 1234.5) < 1e-9);
     assert_string_equal(q.e[0].config, e[0].config);
+    assert_string_equal(q.e[0].hash, "0123456789abcdef");
+    assert_string_equal(q.e[0].tuned_hash, "fedcba9876543210");
+    assert_string_equal(q.e[1].tuned_hash, "-");
     assert_int_equal(q.e[0].cubin_bytes, sizeof fake_cubin);
     assert_memory_equal(q.e[0].cubin, fake_cubin, sizeof fake_cubin);
     assert_true(q.e[1].fallback);
@@ -211,16 +215,20 @@ static void test_pack_format(void **state)
     assert_non_null(strstr(err, "cubin bytes, the file has fewer"));
     /* a cubin size that would wrap around, a negative shape, a NaN: refused */
     const char *bad[] = {
-        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
-        "entry f16 8 8 64 1.0 0 0123456789abcdef k dtype=f16 18446744073709551615\nxx\n",
-        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 -768 8 64 1.0 0 0123456789abcdef k c 2\nxx\n",
-        "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 8 8 64 nan 0 0123456789abcdef k c 2\nxx\n",
+        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 8 8 64 1.0 0 0123456789abcdef - k dtype=f16 18446744073709551615\nxx\n",
+        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 -768 8 64 1.0 0 0123456789abcdef - k c 2\nxx\n",
+        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 8 8 64 nan 0 0123456789abcdef - k c 2\nxx\n",
     };
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(pack_parse(bad[i], strlen(bad[i]), &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "out of range"));
     assert_int_equal(pack_parse("hello\n", 6, &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a kernel pack"));
+    /* format 1 had no tuned_hash: refused with what to do */
+    const char *v1 = "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 0\n";
+    assert_int_equal(pack_parse(v1, strlen(v1), &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "export it again"));
     free(img);
 }
 
@@ -241,6 +249,14 @@ static void test_default_pack(void **state)
         assert_memory_equal(p.e[i].cubin, "\177ELF", 4);
         if (!strcmp(p.e[i].key, "e4m3_4096x8192x8192"))
             assert_true(fabs(p.e[i].tflops - 1782.14) < 1e-6);
+        /* the measured source's hash (results.tsv of iteration 145); the cubin is of the
+         * ABI-2 regeneration, another source */
+        if (!strcmp(p.e[i].key, "e4m3_1024x8192x1024_fs")) {
+            assert_string_equal(p.e[i].tuned_hash, "4ec3f0a8b211ae54");
+            assert_string_not_equal(p.e[i].hash, p.e[i].tuned_hash);
+        }
+        if (p.e[i].fallback)
+            assert_string_equal(p.e[i].tuned_hash, "-");
     }
     assert_int_equal(fallbacks, 2);
     assert_int_equal(tuned, 5);
