@@ -96,15 +96,11 @@ add_test(NAME unit.test_croqsparse COMMAND test_croqsparse)
 set_tests_properties(unit.test_croqsparse PROPERTIES ENVIRONMENT "LD_LIBRARY_PATH=${CROQSPARSE_STUB_DIR}")
 
 # ---- the GPU check (tests/gpu/library.sh): the library linked as an application links
-# it, beside cuSPARSELt through the runner's measurement code (every runner file but its
-# main and commands), in one process on the same data.
-file(GLOB _check_runner CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/runner/*.c")
-list(FILTER _check_runner EXCLUDE REGEX "/runner/(main|cmd_[a-z]+)[.]c$")
-add_executable(croqsparse-check "${CMAKE_SOURCE_DIR}/tests/gpu/croqsparse_check.c" ${_check_runner})
-target_include_directories(croqsparse-check PRIVATE "${CMAKE_SOURCE_DIR}/runner")
-target_link_libraries(croqsparse-check PRIVATE croqsparse croq_launch croq CUDA::cuda_driver CUDA::cublas CUDA::cublasLt)
+# it, beside cuSPARSELt through the runner's measurement code (croq_runner_core,
+# CMakeLists.txt), in one process on the same data.
+add_executable(croqsparse-check "${CMAKE_SOURCE_DIR}/tests/gpu/croqsparse_check.c")
+target_link_libraries(croqsparse-check PRIVATE croqsparse croq_runner_core)
 # $ORIGIN: the build directory is copied to the GPU machine under another path.
-set(_check_rpath "\$ORIGIN/../lib" "${CUDAToolkit_LIBRARY_DIR}")
-croq_link_cusparselt(croqsparse-check _check_rpath)
+set(_check_rpath "\$ORIGIN/../lib" ${CROQ_RUNNER_RPATH})
 set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
                       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
