@@ -5,10 +5,14 @@
  * Per shape and dtype: seeded operands (runner/data.c: A pruned and compressed on the
  * host), the library's GPU compress of the same pruned A compared byte for byte with the
  * host's, a plan, and the product verified on every element against the reference
- * (runner/reference.c) scaled by the epilogue: f16 alpha 0.5; e4m3 alpha 0.75 with seeded
- * scale vectors in [0.25, 2]. Then timed (runner/timing.c) with cuSPARSELt default and
- * after search on the unscaled problem, and the host time per croqsparse_matmul call
- * (median of 100 enqueues). First, GPU prune + compress of a 16384x16384 f16 weight timed
+ * (runner/reference.c), twice: unscaled (alpha 1, no vectors: the problem the tuner
+ * measured and cuSPARSELt computes) and scaled by the epilogue (f16 alpha 0.5; e4m3 alpha
+ * 0.75 with seeded scale vectors in [0.25, 2]). Each is timed (runner/timing.c: 5 trials
+ * of up to 500 back-to-back launches, as the tuner times; trial_iters) beside cuSPARSELt default and
+ * after search on the unscaled problem; the host time per croqsparse_matmul call (median
+ * of 100 enqueues). The table's ratio is unscaled ours / best cuSPARSELt; "tuned" is the
+ * TFLOPS the pack's index quotes for the kernel (at its tuned shape, of the source the
+ * tuning measured: plan_describe's source says when that is not the pack's). First, GPU prune + compress of a 16384x16384 f16 weight timed
  * and compared with the host's. One JSON line per case on stdout, a table row per case and
  * progress lines ("  .. ") on stderr; a crash prints a backtrace.
  * Exit 1 if anything failed verification or a compress differed.
@@ -108,14 +112,48 @@ static void on_fatal(int sig)
 
 static double tflops_of(const struct subject *s) { return s->timed && s->status == RS_OK ? s->t.tflops : 0; }
 
+/* Launches per trial: as many as the tuner times (500) where they last under ~100 ms
+ * (the tuner's trials of the small shapes are a few ms), at least 20 on the largest (the
+ * whole run must stay within one 10-minute device call): from an estimate at 1000 (f16)
+ * / 2000 (e4m3) TFLOPS, about the fastest either reaches. */
+static int trial_iters(int dtype, const struct croq_shape *s)
+{
+    double est_ms = 2.0 * s->m * s->n * s->k / (dtype == CROQ_DTYPE_E4M3 ? 2e15 : 1e15) * 1e3;
+    double n = 100.0 / (est_ms > 0 ? est_ms : 1);
+    return n > 500 ? 500 : n < 20 ? 20 : (int)n;
+}
+
+/* A plan for the case's problem, verified and timed on env (its reference). 1 ok. */
+static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l,
+                     croqsparse_epilogue_t epi, float alpha, struct subject *s, croqsparse_plan_info *info,
+                     double *hus)
+{
+    const struct operands *o = l->o;
+    croqsparse_status_t st = croqsparse_plan_create(h, &l->plan, o->dtype, o->m, o->n, o->k, epi, alpha);
+    int ok = 0;
+    if (st) {
+        fprintf(stderr, "plan: %s\n", croqsparse_last_error());
+        return 0;
+    }
+    croqsparse_plan_describe(l->plan, info);
+    s->available = true;
+    ok = subject_measure(env, lib_launch, l, l->c, s) == 0;
+    if (hus)
+        *hus = host_us(l);
+    croqsparse_plan_destroy(l->plan);
+    l->plan = NULL;
+    return ok;
+}
+
 static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const struct croq_shape *shape)
 {
     struct operands o;
     struct reference r;
-    struct subject ours = {0}, def = {0}, search = {0};
+    struct subject plain = {.name = "croqsparse_unscaled"}, ours = {.name = "croqsparse"}, def = {0},
+                   search = {0};
     struct lib_case l = {.o = &o, .stream = g->stream};
-    croqsparse_plan_info info = {0};
-    int ok = 0, eq = 0;
+    croqsparse_plan_info info = {0}, info_plain = {0};
+    int ok = 0, ok_plain = 0, eq = 0;
     double hus = 0;
     step("operands and reference", dtype, shape);
     if (operands_make(dtype, shape, 1, &o) || operands_upload(g, &o) || operands_upload_dense(g, &o) ||
@@ -125,41 +163,38 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
         runner_fail_clear();
         return 0;
     }
-    struct bench_env env = {g, &o, &r, {10, 50, 3, 0}, true};
-    step("cuSPARSELt", dtype, shape);
-    vendor_cusparselt(&env, &def, &search); /* alpha 1, no scales: the unscaled reference */
-    if (dtype == CROQ_DTYPE_E4M3)
-        operands_scale(&o, 1);
-    else
-        o.alpha = 0.5f;
-    reference_scale(&o, &r);
+    struct bench_env env = {g, &o, &r, {10, trial_iters(dtype, shape), 5, 0}, true};
     gpu_alloc(&l.values, croqsparse_values_bytes(dtype, o.m, o.k), "values");
     gpu_alloc(&l.meta, croqsparse_meta_bytes(o.m, o.k), "meta");
     gpu_alloc(&l.c, (size_t)o.m * o.n * 2, "C");
     step("GPU compress", dtype, shape);
     eq = compress_equal(h, &l);
-    step("plan", dtype, shape);
-    croqsparse_status_t st = croqsparse_plan_create(h, &l.plan, dtype, o.m, o.n, o.k,
-                                                    dtype == CROQ_DTYPE_E4M3 ? CROQSPARSE_EPILOGUE_ALPHA_SCALES
-                                                                             : CROQSPARSE_EPILOGUE_ALPHA, o.alpha);
-    if (st) {
-        fprintf(stderr, "plan: %s\n", croqsparse_last_error());
-    } else {
-        croqsparse_plan_describe(l.plan, &info);
-        step("matmul: verify, time", dtype, shape);
-        ours.name = "croqsparse";
-        ours.available = true;
-        ok = subject_measure(&env, lib_launch, &l, l.c, &ours) == 0;
-        hus = host_us(&l);
-    }
+    /* The unscaled problem first (alpha 1, no vectors): what the tuner measured and what
+     * cuSPARSELt computes, so these three numbers compare; the epilogue's cost is the
+     * difference to the scaled run below. */
+    step("cuSPARSELt", dtype, shape);
+    vendor_cusparselt(&env, &def, &search);
+    step("matmul unscaled: verify, time", dtype, shape);
+    ok_plain = time_plan(h, &env, &l, CROQSPARSE_EPILOGUE_ALPHA, 1.0f, &plain, &info_plain, NULL);
+    if (dtype == CROQ_DTYPE_E4M3)
+        operands_scale(&o, 1);
+    else
+        o.alpha = 0.5f;
+    reference_scale(&o, &r);
+    step("matmul with the epilogue: verify, time", dtype, shape);
+    ok = time_plan(h, &env, &l,
+                   dtype == CROQ_DTYPE_E4M3 ? CROQSPARSE_EPILOGUE_ALPHA_SCALES : CROQSPARSE_EPILOGUE_ALPHA, o.alpha,
+                   &ours, &info, &hus);
+    ok = ok && ok_plain && !strcmp(info.key, info_plain.key);
     step("record", dtype, shape);
-    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s, s:f, s:f, s:o, s:o, s:o}", "dtype",
-                          croq_dtype_name(dtype), "m", (json_int_t)o.m, "n", (json_int_t)o.n, "k", (json_int_t)o.k,
-                          "verified", ok,
-                          "compress_equal", eq, "kernel", info.key, "match", info.match, "config", info.config,
-                          "tuned_tflops", info.tuned_tflops, "host_us_per_call", hus, "croqsparse",
-                          subject_json(&ours, &env), "cusparselt_default", subject_json(&def, &env),
-                          "cusparselt_search", subject_json(&search, &env));
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o}",
+                          "dtype", croq_dtype_name(dtype), "m", (json_int_t)o.m, "n", (json_int_t)o.n, "k",
+                          (json_int_t)o.k, "verified", ok, "compress_equal", eq, "kernel", info.key, "match",
+                          info.match, "config", info.config, "source", info.source, "tuned_tflops",
+                          info.tuned_tflops, "alpha", (double)o.alpha, "host_us_per_call", hus, "croqsparse",
+                          subject_json(&ours, &env), "croqsparse_unscaled", subject_json(&plain, &env),
+                          "cusparselt_default", subject_json(&def, &env), "cusparselt_search",
+                          subject_json(&search, &env));
     char *line = json_dumps(j, JSON_COMPACT);
     printf("%s\n", line);
     fflush(stdout);
@@ -168,12 +203,11 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     double best_v = fmax(tflops_of(&def), tflops_of(&search));
     char shape_s[64];
     snprintf(shape_s, sizeof shape_s, "%ldx%ldx%ld", o.m, o.n, o.k);
-    fprintf(stderr, "%-5s %-18s %-8s %-24.24s %-6s %-5s %9.1f %9.1f %9.1f %6.2f %7.1f %8.3f\n",
+    fprintf(stderr, "%-5s %-18s %-8s %-24.24s %-6s %-5s %9.1f %9.1f %9.1f %9.1f %9.1f %6.2f %7.1f %8.3f\n",
             croq_dtype_name(dtype), shape_s, info.match, info.key, ok ? "ok" : "FAIL", eq ? "same" : "DIFF",
-            tflops_of(&ours), tflops_of(&def), tflops_of(&search),
-            best_v > 0 ? tflops_of(&ours) / best_v : 0, hus, ours.verified ? ours.v.max_err_over_tol : -1);
-    if (l.plan)
-        croqsparse_plan_destroy(l.plan);
+            info.tuned_tflops, tflops_of(&plain), tflops_of(&ours), tflops_of(&def), tflops_of(&search),
+            best_v > 0 ? tflops_of(&plain) / best_v : 0, hus, ours.verified ? ours.v.max_err_over_tol : -1);
+    subject_release(&plain);
     subject_release(&ours);
     subject_release(&def);
     subject_release(&search);
@@ -261,8 +295,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "croqsparse_create: %s\n", croqsparse_last_error());
         return 1;
     }
-    fprintf(stderr, "%-5s %-18s %-8s %-24s %-6s %-5s %9s %9s %9s %6s %7s %8s\n", "dtype", "shape", "match", "kernel",
-            "verify", "compr", "ours", "slt_def", "slt_srch", "ratio", "host_us", "err/tol");
+    fprintf(stderr, "%-5s %-18s %-8s %-24s %-6s %-5s %9s %9s %9s %9s %9s %6s %7s %8s\n", "dtype", "shape", "match",
+            "kernel", "verify", "compr", "tuned", "ours", "ours_epi", "slt_def", "slt_srch", "ratio", "host_us",
+            "err/tol");
     int big_ok = big_compress(h, &g); /* first: cheap, and it is one of the run's numbers */
     for (int i = 1; i < argc; i++) /* per shape both dtypes, so a cut-off run covers both */
         for (int d = CROQ_DTYPE_F16; d <= CROQ_DTYPE_E4M3; d++) {

@@ -3,9 +3,11 @@
 #  1. build/bin/croqsparse-check (tests/gpu/croqsparse_check.c): the library linked as an
 #     application links it, on the 14 typical shapes + the reference shape of shapes.json
 #     and 3 shapes that are no tile multiple, both dtypes: GPU compress compared byte for
-#     byte with the host's, every element of C verified against the reference (f16 alpha
-#     0.5; e4m3 alpha 0.75 and seeded scale vectors), timed next to cuSPARSELt (default and
-#     after search) in the same process on the same data, host time per matmul call;
+#     byte with the host's, every element of C verified against the reference twice:
+#     unscaled (alpha 1: the problem the tuner timed and cuSPARSELt computes) and with the
+#     epilogue (f16 alpha 0.5; e4m3 alpha 0.75 and seeded scale vectors); both timed as the
+#     tuner times (5 trials of up to 500 launches) next to cuSPARSELt (default and after
+#     search) in the same process on the same data; host time per matmul call;
 #     then GPU prune + compress of a 16384x16384 f16 weight timed.
 #  2. croq-runner run --scaled --no-time on every cubin of the default pack (build/pack-work,
 #     made at build time): the runner's verification of the ABI-2 epilogue.
@@ -45,7 +47,8 @@ for l in open(sys.argv[1]):
     print(f"{r.get('dtype','?'):5} {r.get('m')}x{r.get('n')}x{r.get('k')} {r.get('status'):10} passed={v.get('passed')} "
           f"err/tol={v.get('max_err_over_tol')} epilogue={r.get('epilogue')} {r.get('error','')[:80]}")
 PY
-echo "== croqsparse-check (TFLOPS; ratio = ours / best cuSPARSELt; exit $rc)"
+echo "== croqsparse-check (TFLOPS; tuned = the pack index's, ours = unscaled, ours_epi = with the epilogue;"
+echo "   ratio = ours / best cuSPARSELt; exit $rc)"
 grep -v '^  \.\. ' "$OUT/library.txt"
 echo "(last step: $(grep '^  \.\. ' "$OUT/library.txt" | tail -n 1))"
 exit $rc
