@@ -7,7 +7,10 @@
 # seconds, default "55 60 110": ~7.5 min for all six) so the call ends inside the device
 # tool's 10 minutes; a run cut short has the grid's first blocks (hand-picked points and
 # neighbourhoods) and a random part of the rest, and running this again with the same
-# OUT_DIR continues every dataset where it stopped. Compiles run in JOBS processes
+# OUT_DIR continues every dataset where it stopped. GRID=NAME uses
+# bench/explore/grids/<dtype>-NAME.txt instead (GRID=dispatch: the configurations the
+# library's dispatch can pick, bench/results/dispatch-nearest-h200.txt; with OUT_DIR a
+# copy of bench/explore, only those the datasets lack are measured). Compiles run in JOBS processes
 # (default: cores - 2) while the GPU measures. BACKEND=sim tries the script without a GPU.
 # Usage (GPU machine, repo root): tests/gpu/explore.sh BIN_DIR OUT_DIR
 set -u
@@ -25,7 +28,7 @@ for dtype in f16 e4m3; do
         shape=${sl%%:*}; limit=${sl#*:}
         start=$(date +%s)
         echo "$(date -u +%FT%TZ) explore $dtype $shape (limit $limit s, $JOBS build jobs)" | tee -a "$log"
-        "$B/croqtuner" explore --dtype "$dtype" --shape "$shape" --grid "$G/$dtype.txt" --backend "${BACKEND:-gpu}" \
+        "$B/croqtuner" explore --dtype "$dtype" --shape "$shape" --grid "$G/$dtype${GRID:+-$GRID}.txt" --backend "${BACKEND:-gpu}" \
             --jobs "$JOBS" --time-limit "$limit" --out "$OUT/${dtype}_$shape.jsonl" >>"$log" 2>&1
         rc=$?
         summary+=("$dtype $shape rc=$rc $(( $(date +%s) - start ))s")
