@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/atomicio.h"
 #include "util/jsonget.h"
@@ -467,10 +468,24 @@ int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char
     return rc;
 }
 
+int checkpoint_decide_rules(const char *dir, const char *key, long long *rules, char *err, size_t errlen)
+{
+    char path[ENGINE_PATH_MAX];
+    if (path_fmt(path, "%s/checkpoints/%s.json", dir, key) || (access(path, F_OK) && errno == ENOENT))
+        return 1;
+    json_t *c = regfile_load_json(path, 0, err, errlen), *v = json_object_get(c, "decide_rules");
+    if (!c)
+        return -1;
+    *rules = v ? (json_is_integer(v) ? json_integer_value(v) : -1) : 1;
+    json_decref(c);
+    return 0;
+}
+
 static int cmp_key(const void *a, const void *b) { return strcmp(a, b); }
 
-size_t checkpoint_orphans(const char *dir, json_t *shapes, char (**keys)[KEY_MAX])
+size_t checkpoint_orphans(const char *dir, json_t *state, char (**keys)[KEY_MAX])
 {
+    json_t *shapes = json_object_get(state, "shapes");
     char path[ENGINE_PATH_MAX], err[128];
     size_t n = 0;
     *keys = NULL;

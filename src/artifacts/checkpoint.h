@@ -112,8 +112,13 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
-/* Keys (sorted) of checkpoints/<key>.json files with no entry in shapes (state.json's
- * "shapes": a deleted or older state.json). Only names key_parse accepts count. *keys
+/* The decision rules checkpoints/<key>.json says, read alone (the audit compares them
+ * even when the rest would not load): *rules = 1 when the member is absent (written
+ * before the rules were versioned), -1 when it is not an integer. 0, 1 when there is no
+ * checkpoint, -1 when it cannot be read (err). */
+int checkpoint_decide_rules(const char *dir, const char *key, long long *rules, char *err, size_t errlen);
+/* Keys (sorted) of checkpoints/<key>.json files with no entry in state (a loaded
+ * state.json: a deleted or older one). Only names key_parse accepts count. *keys
  * malloc'd (NULL when 0); returns how many. */
-size_t checkpoint_orphans(const char *dir, json_t *shapes, char (**keys)[KEY_MAX]);
+size_t checkpoint_orphans(const char *dir, json_t *state, char (**keys)[KEY_MAX]);
 #endif

@@ -3,11 +3,15 @@
  * RESUME.md rendered from it. */
 #ifndef CROQ_ARTIFACTS_STATE_H
 #define CROQ_ARTIFACTS_STATE_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
 #include "artifacts/checkpoint.h"
+#include "artifacts/names.h"
+#include "backend/backend.h"
+#include "knobs/knobs.h"
 
 /* ---- state.json (state.c) ------------------------------------------------------- */
 
@@ -18,12 +22,130 @@ typedef int (*state_edit_fn)(json_t *root, void *arg, char *err, size_t errlen);
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen);
 /* Validated load; a missing file gives an empty state. NULL with err. */
 json_t *state_load(const char *dir, char *err, size_t errlen);
+/* Parsed but not validated beyond "shapes" being an object, for the audit, which names
+ * each problem of each entry itself. NULL with err ("state.json: no 'shapes' object", or
+ * why the file cannot be read). */
+json_t *state_load_unchecked(const char *dir, char *err, size_t errlen);
 /* Validate a parsed state (schema, every key strict, fields typed). */
 int state_validate(json_t *root, char *err, size_t errlen);
 /* The shape's entry from its checkpoint (status from its phase). */
 json_t *state_entry(const struct checkpoint *c, const char *status);
 /* Put the checkpoint's entry into state.json. */
 int state_put(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen);
+/* ---- typed entries and the sweep record (state_model.c) ---------------------------
+ * state.json is edited as a jansson tree (state_update hands the root to an edit
+ * function) but read only through these: no other module reads one of its members by
+ * name. An entry is read leniently: a member absent or of another type keeps the value
+ * of state_shape_init ("" / -1 / NaN / false), so the same reader serves a state that
+ * state_load validated (dtype, m, n, k, mode, status, iteration, budget, backend, phase,
+ * seed are then always there) and the report's and audit's reading of whatever is on
+ * disk. */
+
+struct state_best {
+    int iter;                       /* the best's iteration, -1 when absent */
+    double tflops;                  /* NaN when absent */
+    char config[CROQ_SIG_MAX];      /* knob signature, "" when absent */
+    char kernel[BACKEND_REL_MAX];   /* srcs/<key>/iterNNN.cu */
+};
+
+struct state_shape {
+    char key[KEY_MAX];              /* as it stands in the file (cut to fit) */
+    bool key_ok;                    /* key_parse accepted it; sk is then its parts */
+    struct shape_key sk;
+    char status[32];                /* "active" or "done" (validated by state_load) */
+    char mode[48], phase[32], backend[16];
+    char seed[24];                  /* decimal text, as written */
+    bool agent;
+    int iteration, budget;          /* -1 when absent */
+    char stop_reason[256];
+    char seed_from[KEY_MAX];        /* the key its seed came from, "" for none */
+    char baseline_config[CROQ_SIG_MAX];
+    double baseline_tflops;         /* NaN: not measured, or failed */
+    bool have_best;                 /* "best" is an object (null: the baseline failed) */
+    struct state_best best;         /* best.tflops may be set without have_best (STATE_OLD_FORMS) */
+    char updated_at[32];            /* UTC ISO 8601, "" when absent */
+};
+
+/* STATE_OLD_FORMS (the report): also accept the forms of early state files, "baseline" and
+ * "best" as bare TFLOPS numbers and "baseline_tflops" / "best_tflops" members. */
+enum { STATE_OLD_FORMS = 1 };
+
+void state_shape_init(struct state_shape *s);
+/* Read entry e (any JSON value; a non-object gives the init values) stored under key. */
+void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct state_shape *out);
+/* The entry of key in state: false (out as state_shape_init) when there is none. */
+bool state_shape_get(json_t *state, const char *key, struct state_shape *out);
+bool state_shape_done(const struct state_shape *s);
+/* How many shapes state lists, and their keys in strcmp order (as json_sorted_keys). */
+size_t state_shape_count(json_t *state);
+const char **state_shape_keys(json_t *state, size_t *n);
+
+/* `status --json` shows the entry and the sweep as they stand in the file: a copy of the
+ * entry (an empty object when there is none) and a new reference to the sweep (JSON null
+ * when there is none). */
+json_t *state_entry_copy(json_t *state, const char *key);
+json_t *state_sweep_copy(json_t *state);
+
+/* The sweep member ("sweep", absent until a sweep runs): what `resume` and `merge`
+ * need to run it again. */
+struct state_sweep {
+    char dtype[8];                  /* "f16", "e4m3" or "all" */
+    char plan[16];                  /* "default", "scratch" or "best" */
+    char backend[16];
+    char seed[24];                  /* decimal text */
+    int iters;                      /* --iters it ran with, 0 for the shapes' budgets */
+    char shapes[4096];              /* the shapes.json it follows (absolute path) */
+    char status[128];               /* "running", "done", "stopped: ..." */
+    bool waves;                     /* run in waves by workers (src/scale) */
+    bool complete;                  /* dtype, plan, shapes, backend and seed all present */
+};
+/* false (out zeroed) when state has no sweep object. */
+bool state_sweep_get(json_t *state, struct state_sweep *out);
+void state_sweep_put(json_t *state, const struct state_sweep *sw);
+/* A sweep that was running, or stopped by the GPU: `resume` goes on with it. */
+bool state_sweep_unfinished(const struct state_sweep *sw);
+
+/* ---- lenient reading (state_lenient.c): the report's ------------------------------
+ * Whatever state.json holds, with nothing validated: "shapes" an object keyed by shape
+ * key or (early files) an array of objects with a "key", entries read with
+ * STATE_OLD_FORMS. Each entry goes to rd->shape in the file's order (with its key as
+ * written; s->key_ok says whether it is one), each problem to rd->note (text starting
+ * "state.json", e.g. "state.json: shapes[1] has no 'key'"), interleaved as they are met. */
+enum state_note { STATE_NOTE_MALFORMED, STATE_NOTE_OTHER_SCHEMA };
+struct state_reader {
+    void (*shape)(void *arg, const char *key, const struct state_shape *s);
+    void (*note)(void *arg, enum state_note kind, const char *text);
+    void *arg;
+};
+/* 0 when read (*sweep filled, *have_sweep set), -1 when not: absent (no note) or
+ * unreadable (a note). A path that is not a regular file is never opened (regfile.h). */
+int state_read_lenient(const char *path, const struct state_reader *rd, struct state_sweep *sweep, bool *have_sweep);
+
+/* ---- the "scale" member: a sweep run in waves by workers (state_scale.c, docs/scale.md)
+ * "claims": shape key -> the claim record of the worker on it (its fields are src/scale's,
+ * claim_to_json); "failed": shape key -> why a worker gave it up. */
+
+/* 'scale', 'scale.claims' and 'scale.failed' are objects where present. 0, or -1 with err. */
+int state_scale_check(json_t *state, char *err, size_t errlen);
+/* The claims object, created when absent (for an edit under state_update). */
+json_t *state_claims(json_t *state);
+/* The claims object to read, or NULL when there is none. */
+json_t *state_claims_get(json_t *state);
+
+struct state_failed {
+    char key[KEY_MAX];
+    char why[1024];                 /* the worker's reason, "" when none */
+    char at[32];                    /* UTC ISO 8601 */
+    char host[256];
+    long pid;
+};
+void state_failed_put(json_t *state, const struct state_failed *f);
+bool state_failed_has(json_t *state, const char *key);
+size_t state_failed_count(json_t *state);
+/* Every failed shape, in the file's order (free() *out). Returns the count. */
+size_t state_failed_list(json_t *state, struct state_failed **out);
+void state_failed_clear(json_t *state);
+
 /* The keys of a JSON object in strcmp order (NULL-terminated; free() the array, not the
  * keys, which belong to obj): state.json is walked in this order everywhere, so no result
  * depends on the order of a file. */

@@ -9,6 +9,7 @@
  * regenerated into another source than the one whose speed the index quotes. Per dtype, one fallback configuration (valid for every shape the
  * format accepts) is added, so the library has a kernel for any shape.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,14 +162,14 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
 
 /* The measured source of a best (state.json best.kernel, whole or a recipe): its hash
  * into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
-static int measured_source(const char *dir, const char *key, json_t *best, struct pack_entry *e, char *note,
+static int measured_source(const char *dir, const struct state_shape *shape, struct pack_entry *e, char *note,
                            size_t cap)
 {
-    const char *rel = json_string_value(json_object_get(best, "kernel"));
+    const char *key = shape->key, *rel = shape->best.kernel;
     char err[1024];
     char *src;
     size_t len;
-    if (!rel) {
+    if (!*rel) {
         log_error("export: '%s' in %s: the best names no kernel source", key, dir);
         return -1;
     }
@@ -202,17 +203,15 @@ static int set_gpu(struct export *x, const char *gpu, const char *key)
     return 0;
 }
 
-static int add_best(struct export *x, const char *dir, const char *key, json_t *shape, const char *gpu_opt)
+static int add_best(struct export *x, const char *dir, const struct state_shape *shape, const char *gpu_opt)
 {
-    json_t *best = json_object_get(shape, "best");
-    const char *sig = json_string_value(json_object_get(best, "config"));
+    const char *key = shape->key, *sig = shape->best.config, *backend = shape->backend;
     struct croq_config cfg;
     struct pack_entry e = {0};
     char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX];
-    if (!sig)
+    if (!shape->have_best || !*sig)
         return 0; /* no best registered (yet): nothing to export */
-    const char *backend = json_string_value(json_object_get(shape, "backend"));
-    if (backend && strcmp(backend, "gpu")) {
+    if (strcmp(backend, "gpu")) {
         log_error("export: '%s' in %s was tuned on the '%s' backend: only GPU measurements go into a pack",
                   key, dir, backend);
         return -1;
@@ -221,15 +220,15 @@ static int add_best(struct export *x, const char *dir, const char *key, json_t *
         log_error("export: '%s' in %s: best config: %s", key, dir, err);
         return -1;
     }
-    e.m = (long)json_integer_value(json_object_get(shape, "m"));
-    e.n = (long)json_integer_value(json_object_get(shape, "n"));
-    e.k = (long)json_integer_value(json_object_get(shape, "k"));
-    e.tflops = json_number_value(json_object_get(best, "tflops"));
+    e.m = shape->sk.shape.m; /* a loaded entry's m, n, k are its key's (state_load) */
+    e.n = shape->sk.shape.n;
+    e.k = shape->sk.shape.k;
+    e.tflops = isnan(shape->best.tflops) ? 0.0 : shape->best.tflops;
     if (gpu_opt)
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else
-        best_gpu(dir, key, (long)json_integer_value(json_object_get(best, "iter")), gpu, sizeof gpu);
-    if (set_gpu(x, gpu, key) || measured_source(dir, key, best, &e, note, sizeof note))
+        best_gpu(dir, key, shape->best.iter, gpu, sizeof gpu);
+    if (set_gpu(x, gpu, key) || measured_source(dir, shape, &e, note, sizeof note))
         return -1;
     return add_entry(x, &cfg, key, note[0] ? note : NULL, &e);
 }
@@ -243,17 +242,20 @@ static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
         log_error("export: '%s' has no state.json: not a tuning directory", dir);
         return -1;
     }
-    json_t *root = state_load(dir, err, sizeof err), *shape;
-    const char *key;
+    json_t *root = state_load(dir, err, sizeof err);
     int rc = 0;
     if (!root) {
         log_error("export: %s: %s", dir, err);
         return -1;
     }
-    json_object_foreach(json_object_get(root, "shapes"), key, shape) {
-        if (rc == 0)
-            rc = add_best(x, dir, key, shape, gpu_opt);
+    size_t n;
+    const char **keys = state_shape_keys(root, &n); /* the file's order: it is written sorted */
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct state_shape shape;
+        state_shape_get(root, keys[i], &shape);
+        rc = add_best(x, dir, &shape, gpu_opt);
     }
+    free(keys);
     json_decref(root);
     return rc;
 }

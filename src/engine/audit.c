@@ -435,14 +435,13 @@ static void audit_rows(struct audit *a, const struct result_log *res, const stru
 
 /* The published best kernel, when there is one (a done shape must have it), is the best
  * iteration's source (whole, or regenerated from its recipe). */
-static void audit_published(struct audit *a, json_t *entry, const struct result_row *row)
+static void audit_published(struct audit *a, const struct state_shape *entry, const struct result_row *row)
 {
     char pub[ENGINE_PATH_MAX], err[700];
-    const char *status = json_string_value(json_object_get(entry, "status"));
     if (path_fmt(pub, "%s/kernels/gemm_sp_%s/%s_best.cu", a->dir, croq_dtype_name(a->dtype), a->key))
         return;
     bool exists = access(pub, F_OK) == 0;
-    if (!exists && !(status && !strcmp(status, "done")))
+    if (!exists && !state_shape_done(entry))
         return;
     size_t n1 = 0, n2 = 0;
     char *x = exists && regfile_is(pub) ? read_file(pub, &n1) : NULL, *y = NULL;
@@ -455,23 +454,22 @@ static void audit_published(struct audit *a, json_t *entry, const struct result_
 }
 
 /* state.json's iteration and best, and the published best kernel, are the replay's. */
-static void audit_best(struct audit *a, json_t *entry, const struct replay *rp, const struct result_log *res)
+static void audit_best(struct audit *a, const struct state_shape *entry, const struct replay *rp,
+                       const struct result_log *res)
 {
-    json_t *b = json_object_get(entry, "best");
-    json_int_t it = json_integer_value(json_object_get(entry, "iteration"));
-    if (it != (json_int_t)res->n - 1)
-        problem(a, -1, "state.json says iteration %lld, results.tsv holds %zu rows (0..%zu)%s", (long long)it, res->n,
-                res->n - 1, it + 2 == (json_int_t)res->n ? ": a crash before STORE finished; resume adopts the row" : "");
+    const struct state_best *b = &entry->best;
+    long long it = entry->iteration; /* -1 too when absent: the check below names it */
+    if (it != (long long)res->n - 1)
+        problem(a, -1, "state.json says iteration %lld, results.tsv holds %zu rows (0..%zu)%s", it, res->n,
+                res->n - 1, it + 2 == (long long)res->n ? ": a crash before STORE finished; resume adopts the row" : "");
     if (!rp->have_best) {
-        if (json_is_object(b))
+        if (entry->have_best)
             problem(a, -1, "state.json has a best but no row produced one");
         return;
     }
     const struct result_row *row = &res->rows[rp->best_iter];
-    json_t *t = json_object_get(b, "tflops");
-    const char *cfg = json_string_value(json_object_get(b, "config"));
-    if (json_integer_value(json_object_get(b, "iter")) != rp->best_iter || !json_is_number(t) ||
-        json_number_value(t) != rp->best.tflops || !cfg || strcmp(cfg, row->config))
+    if (!entry->have_best || b->iter != rp->best_iter || isnan(b->tflops) || b->tflops != rp->best.tflops ||
+        !b->config[0] || strcmp(b->config, row->config))
         problem(a, -1, "state.json's best is not iteration %d at %.3f TFLOPS", rp->best_iter, rp->best.tflops);
     audit_published(a, entry, row);
 }
@@ -500,22 +498,19 @@ static int load_logs(struct audit *a, struct result_log *res, struct idea_log *i
  * log without it, predates versioning: 1). */
 static void check_rules(struct audit *a, const struct result_log *res, const struct result_log *att)
 {
-    char path[ENGINE_PATH_MAX], err[600];
+    char err[600];
+    long long rules;
     if (att->backend[0] && att->decide_rules != res->decide_rules)
         problem(a, -1, "attempts.tsv says decision rules %d, results.tsv %d", att->decide_rules, res->decide_rules);
-    if (path_fmt(path, "%s/checkpoints/%s.json", a->dir, a->key) || (access(path, F_OK) && errno == ENOENT))
-        return;
-    json_t *c = regfile_load_json(path, 0, err, sizeof err), *v = json_object_get(c, "decide_rules");
-    if (!c)
+    int rc = checkpoint_decide_rules(a->dir, a->key, &rules, err, sizeof err);
+    if (rc < 0)
         problem(a, -1, "%s", err);
-    json_int_t rules = v ? (json_is_integer(v) ? json_integer_value(v) : -1) : 1;
-    if (c && rules != res->decide_rules)
+    if (rc == 0 && rules != res->decide_rules)
         problem(a, -1, "the checkpoint says decision rules %lld, results.tsv %d (the replay uses results.tsv's)",
-                (long long)rules, res->decide_rules);
-    json_decref(c);
+                rules, res->decide_rules);
 }
 
-static void audit_shape(struct audit *a, json_t *entry)
+static void audit_shape(struct audit *a, const struct state_shape *entry)
 {
     struct result_log res, att;
     struct idea_log ideas;
@@ -541,14 +536,15 @@ static void audit_shape(struct audit *a, json_t *entry)
 
 /* A shape's logs with no state.json entry: a shape dropped from state.json takes its
  * rows out of every report, so it is named (resume restores it from its checkpoint). */
-static int unlisted_logs(const char *dir, json_t *shapes, FILE *out)
+static int unlisted_logs(const char *dir, json_t *state, FILE *out)
 {
     char path[ENGINE_PATH_MAX];
     int n = 0;
     DIR *d = path_fmt(path, "%s/logs", dir) ? NULL : opendir(path);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || json_object_get(shapes, e->d_name))
+        struct state_shape s;
+        if (e->d_name[0] == '.' || state_shape_get(state, e->d_name, &s))
             continue;
         put_safe(out, e->d_name);
         fprintf(out, ": logs/ holds this shape but state.json does not ('croqtuner resume' restores it from its "
@@ -565,34 +561,36 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
     char path[ENGINE_PATH_MAX], err[600];
     if (path_fmt(path, "%s/state.json", dir))
         return -1;
-    json_t *state = regfile_load_json(path, 0, err, sizeof err);
-    json_t *shapes = json_object_get(state, "shapes");
-    if (!json_is_object(shapes)) {
-        fprintf(out, "%s\n", state ? "state.json: no 'shapes' object" : err);
-        json_decref(state);
+    json_t *state = state_load_unchecked(dir, err, sizeof err);
+    if (!state) {
+        fprintf(out, "%s\n", err);
         return -1;
     }
     int problems = 0, seen = 0;
-    const char *key;
-    json_t *entry;
-    json_object_foreach(shapes, key, entry) {
+    size_t n;
+    const char **keys = state_shape_keys(state, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *key = keys[i];
         struct shape_key sk;
+        struct state_shape entry;
         if (only && strcmp(only, key))
             continue;
         seen++;
+        state_shape_get(state, key, &entry);
         struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
             a.dtype = sk.dtype, a.shape = sk.shape;
-            audit_shape(&a, entry);
+            audit_shape(&a, &entry);
         }
         problems += a.problems;
     }
+    free(keys);
     if (only && !seen)
         fprintf(out, "%s: no shape '%s' in state.json\n", path, only), problems++;
     if (!only)
-        problems += unlisted_logs(dir, shapes, out);
+        problems += unlisted_logs(dir, state, out);
     json_decref(state);
     return problems;
 }

@@ -128,7 +128,8 @@ struct shape_params {
 int engine_run_shape(const struct engine_opts *o, const struct shape_params *p);
 /* A from_current_best state entry whose run should be redone from scratch: it made no
  * KEEP from a far seed or none (seed.c; status shows it, sweeps run it again). */
-bool shape_needs_scratch(json_t *entry);
+struct state_shape; /* artifacts/state.h */
+bool shape_needs_scratch(const struct state_shape *e);
 /* Open a shape and run INIT only (a wave of workers is INITed whole before any of it is
  * tuned: src/scale); */
 int engine_init_shape(const struct engine_opts *o, const struct shape_params *p);

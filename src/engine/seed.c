@@ -87,39 +87,37 @@ static int start_config(const struct shape_key *k, struct croq_config *cfg)
     return config_fit(cfg, &k->shape);
 }
 
-static bool entry_shape(const char *key, json_t *e, struct shape_key *sk)
-{
-    char why[256];
-    return key_parse(key, sk, why, sizeof why) == 0 && json_is_object(json_object_get(e, "best")) &&
-           !strcmp(json_string_value(json_object_get(e, "status")), "done");
-}
+/* A done shape with a best: one a new shape may start from. */
+static bool seeds(const struct state_shape *e) { return e->key_ok && e->have_best && state_shape_done(e); }
 
 int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_MAX], char from[KEY_MAX])
 {
     struct croq_config cfg;
-    json_t *shapes = json_object_get(state, "shapes"), *e;
-    const char *key, *best_key = NULL;
+    struct state_shape e, best;
+    size_t n;
+    const char **keys = state_shape_keys(state, &n);
     double best_d = INFINITY;
+    bool found = false;
     from[0] = '\0';
-    if (k->mode == MODE_FROM_CURRENT_BEST) {
-        json_object_foreach(shapes, key, e) {
-            struct shape_key sk;
-            if (!entry_shape(key, e, &sk) || sk.dtype != k->dtype)
-                continue;
-            double d = shape_log_distance(&sk.shape, &k->shape);
-            /* ties broken by key text so the choice does not depend on file order */
-            if (d < best_d || (d == best_d && strcmp(key, best_key) < 0)) {
-                best_d = d;
-                best_key = key;
-            }
+    /* keys in text order, so a tie goes to the first key whatever the file's order */
+    for (size_t i = 0; i < n && k->mode == MODE_FROM_CURRENT_BEST; i++) {
+        state_shape_get(state, keys[i], &e);
+        if (!seeds(&e) || e.sk.dtype != k->dtype)
+            continue;
+        double d = shape_log_distance(&e.sk.shape, &k->shape);
+        if (d < best_d) {
+            best_d = d;
+            best = e;
+            found = true;
         }
     }
-    if (best_key) {
+    free(keys);
+    if (found) {
         char err[256];
-        const char *sig = json_string_value(json_object_get(json_object_get(json_object_get(shapes, best_key), "best"), "config"));
-        if (sig && !knobs_parse_signature(&cfg, sig, err, sizeof err) && cfg.dtype == k->dtype &&
+        const char *sig = best.best.config;
+        if (*sig && !knobs_parse_signature(&cfg, sig, err, sizeof err) && cfg.dtype == k->dtype &&
             !config_fit(&cfg, &k->shape)) {
-            snprintf(from, KEY_MAX, "%s", best_key);
+            snprintf(from, KEY_MAX, "%s", best.key);
             knobs_signature(&cfg, cfg_sig);
             return 0;
         }
@@ -132,18 +130,16 @@ int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_
 
 size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *self, char (**out)[CROQ_SIG_MAX])
 {
-    json_t *shapes = json_object_get(state, "shapes"), *e;
     size_t n = 0, nk;
-    *out = xmalloc((json_object_size(shapes) + 1) * sizeof **out);
-    const char **keys = json_sorted_keys(shapes, &nk); /* the order feeds the proposer */
+    *out = xmalloc((state_shape_count(state) + 1) * sizeof **out);
+    const char **keys = state_shape_keys(state, &nk); /* the order feeds the proposer */
     for (size_t i = 0; i < nk; i++) {
-        struct shape_key sk;
-        e = json_object_get(shapes, keys[i]);
-        if (!strcmp(keys[i], self) || !entry_shape(keys[i], e, &sk) || sk.dtype != k->dtype)
+        struct state_shape e;
+        state_shape_get(state, keys[i], &e);
+        if (!strcmp(keys[i], self) || !seeds(&e) || e.sk.dtype != k->dtype)
             continue;
-        const char *sig = json_string_value(json_object_get(json_object_get(e, "best"), "config"));
-        if (sig && strlen(sig) < CROQ_SIG_MAX)
-            snprintf((*out)[n++], CROQ_SIG_MAX, "%s", sig);
+        if (e.best.config[0]) /* a signature too long for CROQ_SIG_MAX reads as "" */
+            snprintf((*out)[n++], CROQ_SIG_MAX, "%s", e.best.config);
     }
     free(keys);
     return n;
@@ -153,23 +149,17 @@ size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *se
  * from no seed at all, has probably not found this shape's region of the knob space. */
 #define NEEDS_SCRATCH_DISTANCE 1.3862943611198906 /* ln 4: a 4x step in one dimension */
 
-bool shape_needs_scratch(json_t *entry)
+bool shape_needs_scratch(const struct state_shape *e)
 {
-    struct shape_key self, from;
+    struct shape_key from;
     char err[256];
-    json_t *best = json_object_get(entry, "best");
-    const char *sf = json_string_value(json_object_get(entry, "seed_from"));
-    if (!json_is_object(best) || strcmp(json_string_value(json_object_get(entry, "status")), "done") ||
-        mode_parse(json_string_value(json_object_get(entry, "mode"))) != MODE_FROM_CURRENT_BEST ||
-        json_integer_value(json_object_get(best, "iter")) != 0)
+    if (!e->have_best || !state_shape_done(e) || mode_parse(e->mode) != MODE_FROM_CURRENT_BEST || e->best.iter != 0)
         return false;
-    if (!sf || !*sf)
+    if (!e->seed_from[0])
         return true;
-    self.shape = (struct croq_shape){(long)json_integer_value(json_object_get(entry, "m")),
-                                     (long)json_integer_value(json_object_get(entry, "n")),
-                                     (long)json_integer_value(json_object_get(entry, "k"))};
-    return key_parse(sf, &from, err, sizeof err) == 0 &&
-           shape_log_distance(&self.shape, &from.shape) > NEEDS_SCRATCH_DISTANCE;
+    /* m, n, k of a loaded entry are its key's (state_load) */
+    return e->key_ok && key_parse(e->seed_from, &from, err, sizeof err) == 0 &&
+           shape_log_distance(&e->sk.shape, &from.shape) > NEEDS_SCRATCH_DISTANCE;
 }
 
 int mode_budget(const struct scenario_set *s, enum tune_mode m)

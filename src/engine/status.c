@@ -95,27 +95,25 @@ static void print_live(FILE *out, const char *key, json_t *p)
                 num(pi, "other"));
 }
 
-static void print_row(FILE *out, const char *key, json_t *e)
+static void print_row(FILE *out, const struct state_shape *e)
 {
-    json_t *best = json_object_get(e, "best");
-    double base = num(json_object_get(e, "baseline"), "tflops"), b = num(best, "tflops");
+    double base = e->baseline_tflops, b = e->have_best ? e->best.tflops : NAN;
     char bs[24] = "-", bt[40] = "-";
-    bool waiting = json_is_true(json_object_get(e, "agent")) && !strcmp(str(e, "phase"), "IDEATE");
+    bool waiting = e->agent && !strcmp(e->phase, "IDEATE");
     if (isfinite(base))
         snprintf(bs, sizeof bs, "%.1f", base);
     /* The best still the baseline kernel: its number may be a later re-measurement of the
      * same kernel, so a ratio to the first measurement would only show noise. */
-    bool is_base = json_integer_value(json_object_get(best, "iter")) == 0;
+    bool is_base = e->best.iter == 0;
     if (isfinite(b) && is_base)
         snprintf(bt, sizeof bt, "%.1f (baseline)", b);
     else if (isfinite(b))
         snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
     /* iteration -1: the baseline is not measured yet */
-    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
-    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4lld/%-4lld %9s %16s%s%s\n", key, str(e, "mode"), str(e, "backend"),
-            str(e, "status"), waiting && !strcmp(str(e, "status"), "active") ? "IDEATE(agent)" : str(e, "phase"),
-            (long long)(it < 0 ? 0 : it), (long long)json_integer_value(json_object_get(e, "budget")), bs, bt,
-            *str(e, "stop_reason") ? "  " : "", str(e, "stop_reason"));
+    int it = e->iteration;
+    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %16s%s%s\n", e->key, e->mode, e->backend, e->status,
+            waiting && !strcmp(e->status, "active") ? "IDEATE(agent)" : e->phase, it < 0 ? 0 : it, e->budget, bs,
+            bt, e->stop_reason[0] ? "  " : "", e->stop_reason);
 }
 
 /* Shapes in numeric order: dtype, then M, N, K, then from scratch before from the
@@ -149,21 +147,21 @@ struct totals {
     int n_status;
 };
 
-static void totals_add(struct totals *t, json_t *e, bool live)
+static void totals_add(struct totals *t, const struct state_shape *e, bool live)
 {
-    const char *st = *str(e, "status") ? str(e, "status") : "?";
-    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
+    const char *st = e->status[0] ? e->status : "?";
+    int it = e->iteration;
     int i = 0;
     while (i < t->n_status && strcmp(t->statuses[i], st))
         i++;
     if (i == t->n_status && i < 8)
-        snprintf(t->statuses[t->n_status++], sizeof t->statuses[0], "%s", st);
+        snprintf(t->statuses[t->n_status++], sizeof t->statuses[0], "%.15s", st);
     if (i < 8)
         t->counts[i]++;
     t->shapes++;
     t->live += live;
     t->iters += it > 0 ? it : 0;
-    t->budget += json_integer_value(json_object_get(e, "budget"));
+    t->budget += e->budget;
 }
 
 static void totals_print(FILE *out, const struct totals *t)
@@ -178,31 +176,32 @@ int engine_status(const char *dir, bool json, FILE *out)
 {
     struct totals tot = {0};
     char err[600];
-    json_t *st = state_load(dir, err, sizeof err), *e;
+    json_t *st = state_load(dir, err, sizeof err);
     if (!st) {
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    json_t *shapes = json_object_get(st, "shapes"), *arr = json_array();
+    json_t *arr = json_array();
     size_t n;
-    const char **keys = json_sorted_keys(shapes, &n);
+    const char **keys = state_shape_keys(st, &n);
     qsort(keys, n, sizeof *keys, cmp_shape_key);
     if (!json)
         fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s  %s\n", "shape", "mode", "be", "status", "phase",
                 "iter", "baseline", "best", "stopped because");
     for (size_t i = 0; i < n; i++) {
-        e = json_object_get(shapes, keys[i]);
+        struct state_shape e;
+        state_shape_get(st, keys[i], &e);
         json_t *live = live_progress(dir, keys[i]);
-        if (json) {
-            json_t *o = json_deep_copy(e);
+        if (json) { /* the entry as it is in the file, and what status knows of it */
+            json_t *o = state_entry_copy(st, keys[i]);
             json_object_set_new(o, "key", json_string(keys[i]));
             json_object_set_new(o, "live", live ? live : json_null());
-            json_object_set_new(o, "needs_scratch", json_boolean(shape_needs_scratch(e)));
+            json_object_set_new(o, "needs_scratch", json_boolean(shape_needs_scratch(&e)));
             json_array_append_new(arr, o);
             continue;
         }
-        print_row(out, keys[i], e);
-        totals_add(&tot, e, live != NULL);
+        print_row(out, &e);
+        totals_add(&tot, &e, live != NULL);
         if (live)
             print_live(out, keys[i], live);
         json_decref(live);
@@ -212,7 +211,7 @@ int engine_status(const char *dir, bool json, FILE *out)
         json_t *o = json_object();
         json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
         json_object_set_new(o, "shapes", arr);
-        json_object_set(o, "sweep", json_object_get(st, "sweep") ? json_object_get(st, "sweep") : json_null());
+        json_object_set_new(o, "sweep", state_sweep_copy(st));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fprintf(out, "%s\n", s ? s : "{}");
         free(s);
@@ -220,7 +219,7 @@ int engine_status(const char *dir, bool json, FILE *out)
     } else {
         json_decref(arr);
         char (*orphans)[KEY_MAX];
-        size_t no = checkpoint_orphans(dir, json_object_get(st, "shapes"), &orphans);
+        size_t no = checkpoint_orphans(dir, st, &orphans);
         if (!n && !no)
             fprintf(out, "(no shapes in '%s')\n", dir);
         if (n)

@@ -68,30 +68,27 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
 }
 
 /* Shape parameters from a state.json entry (validated by state_load). */
-static int entry_params(const char *key, json_t *e, struct shape_params *p)
+static int entry_params(const struct state_shape *e, struct shape_params *p)
 {
-    char err[256];
     memset(p, 0, sizeof *p);
-    if (key_parse(key, &p->k, err, sizeof err))
+    if (!e->key_ok)
         return -1;
-    p->backend = json_string_value(json_object_get(e, "backend"));
-    p->seed = strtoull(json_string_value(json_object_get(e, "seed")), NULL, 10);
-    p->agent = json_is_true(json_object_get(e, "agent"));
+    p->k = e->sk;
+    p->backend = e->backend; /* e outlives the run */
+    p->seed = strtoull(e->seed, NULL, 10);
+    p->agent = e->agent;
     /* the budget it was started with (a crash before its checkpoint existed loses nothing) */
-    p->budget = (int)json_integer_value(json_object_get(e, "budget"));
+    p->budget = e->budget;
     p->reopen = true;
     return 0;
 }
 
-static bool unfinished(json_t *e)
+static bool unfinished(const struct state_shape *e)
 {
-    const char *st = json_string_value(json_object_get(e, "status"));
-    json_int_t it = json_integer_value(json_object_get(e, "iteration"));
-    json_int_t budget = json_integer_value(json_object_get(e, "budget"));
-    if (!strcmp(st, "active"))
+    if (!strcmp(e->status, "active"))
         return true;
     /* done below its budget: reopened (a shape whose baseline failed has no best) */
-    return it < budget && json_is_object(json_object_get(e, "best"));
+    return e->iteration < e->budget && e->have_best;
 }
 
 static bool gpu_stop(int rc)
@@ -102,10 +99,10 @@ static bool gpu_stop(int rc)
 /* Shapes with a checkpoint but no state.json entry (state.json deleted, or an older copy
  * put back): the checkpoint is the engine's record of the shape, so each is opened from
  * it (run_open writes its state.json entry again) and continued like any other. */
-static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
+static int resume_orphans(const struct engine_opts *o, json_t *state, int *ran)
 {
     char (*keys)[KEY_MAX], err[600];
-    size_t n = checkpoint_orphans(o->dir, shapes, &keys);
+    size_t n = checkpoint_orphans(o->dir, state, &keys);
     int rc = ENGINE_DONE, worst = ENGINE_DONE;
     for (size_t i = 0; i < n && !gpu_stop(rc); i++) {
         struct checkpoint ck;
@@ -131,13 +128,13 @@ static int resume_orphans(const struct engine_opts *o, json_t *shapes, int *ran)
 
 int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc)
 {
-    json_t *shapes = json_object_get(state, "shapes"), *e;
     size_t n;
-    const char **keys = json_sorted_keys(shapes, &n); /* state stays alive: the keys too */
+    const char **keys = state_shape_keys(state, &n); /* state stays alive: the keys too */
     for (size_t i = 0; i < n; i++) {
         struct shape_params p;
-        e = json_object_get(shapes, keys[i]);
-        if (!unfinished(e) || entry_params(keys[i], e, &p))
+        struct state_shape e;
+        state_shape_get(state, keys[i], &e);
+        if (!unfinished(&e) || entry_params(&e, &p))
             continue;
         rc = engine_run_shape(o, &p);
         (*ran)++;
@@ -148,7 +145,7 @@ int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, i
     }
     free(keys);
     if (!gpu_stop(rc)) {
-        int orc = resume_orphans(o, shapes, ran);
+        int orc = resume_orphans(o, state, ran);
         rc = orc == ENGINE_FAILED ? rc : orc;
         *worst = orc == ENGINE_FAILED ? orc : *worst;
     }

@@ -130,8 +130,9 @@ void claim_facts_gather(const char *dir, const struct claim *c, const struct pro
     }
     f->lock_held = claim_lock_held(dir, c->key);
     f->age_s = difftime(time(NULL), (time_t)c->claimed_s);
-    json_t *e = json_object_get(json_object_get(state, "shapes"), c->key);
-    double quiet = since(json_string_value(json_object_get(e, "updated_at")));
+    struct state_shape e;
+    state_shape_get(state, c->key, &e);
+    double quiet = since(e.updated_at[0] ? e.updated_at : NULL);
     f->age_s = quiet < f->age_s ? quiet : f->age_s;
 }
 

@@ -26,7 +26,7 @@ static int drop_edit(json_t *root, void *arg, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     a->n = claim_drop_stale(a->dir, root, &a->self, &a->dropped);
-    a->live = json_object_size(scale_member(root, "claims"));
+    a->live = json_object_size(state_claims_get(root));
     return a->n ? 0 : 1;
 }
 
@@ -35,25 +35,20 @@ static int recorded_sweep(const struct engine_opts *o, struct engine_opts *wo, i
 {
     char err[600];
     json_t *st = state_load(o->dir, err, sizeof err);
-    json_t *sw = st ? json_object_get(st, "sweep") : NULL;
-    const char *dt = json_string_value(json_object_get(sw, "dtype"));
-    const char *plan = json_string_value(json_object_get(sw, "plan"));
-    const char *shapes = json_string_value(json_object_get(sw, "shapes"));
-    const char *be = json_string_value(json_object_get(sw, "backend"));
-    const char *seed = json_string_value(json_object_get(sw, "seed"));
+    struct state_sweep sw;
     int rc = -1;
     if (!st)
         log_error("%s", err);
-    else if (!json_is_true(json_object_get(sw, "waves")) || !dt || !plan || !shapes || !be || !seed)
+    else if (!state_sweep_get(st, &sw) || !sw.waves || !sw.complete)
         log_error("'%s' has no parallel sweep recorded in its state.json: nothing to merge", o->dir);
     else {
         *wo = *o;
-        wo->backend = xstrdup(be);
-        wo->shapes = xstrdup(shapes);
-        wo->seed = strtoull(seed, NULL, 10);
-        wo->iters = (int)json_integer_value(json_object_get(sw, "iters"));
-        *dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
-        *mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
+        wo->backend = xstrdup(sw.backend);
+        wo->shapes = xstrdup(sw.shapes);
+        wo->seed = strtoull(sw.seed, NULL, 10);
+        wo->iters = sw.iters;
+        *dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
+        *mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
         rc = 0;
     }
     json_decref(st);
@@ -65,17 +60,16 @@ static void level_unfinished(const struct engine_opts *o, const struct scale_pla
 {
     char err[600];
     json_t *st = state_load(o->dir, err, sizeof err);
-    json_t *shapes = json_object_get(st, "shapes");
     for (int dt = 0; st && dt < 2; dt++)
         for (int w = 0; w < 3; w++)
             for (size_t i = 0; i < p->waves[dt][w].n; i++) {
                 const struct plan_shape *s = &p->waves[dt][w].s[i];
-                json_t *e = json_object_get(shapes, s->key);
-                if (!e || plan_shape_finished(st, s->key) || claim_lock_held(o->dir, s->key))
+                struct state_shape e;
+                if (!state_shape_get(st, s->key, &e) || plan_shape_finished(st, s->key) ||
+                    claim_lock_held(o->dir, s->key))
                     continue;
-                struct shape_params sp = {.k = s->k, .backend = json_string_value(json_object_get(e, "backend")),
-                                          .seed = strtoull(json_string_value(json_object_get(e, "seed")), NULL, 10),
-                                          .budget = (int)json_integer_value(json_object_get(e, "budget"))};
+                struct shape_params sp = {.k = s->k, .backend = e.backend, .seed = strtoull(e.seed, NULL, 10),
+                                          .budget = e.budget};
                 if (engine_level_shape(o, &sp))
                     log_warn("shape '%s' could not be reconciled (above); resume will say the same", s->key);
             }
@@ -92,12 +86,8 @@ static int merge_report(const struct engine_opts *o, int dtype, int mode, const 
         return ENGINE_FAILED;
     }
     plan_pending(p, st, &pending, &widest);
-    json_t *failed = json_object_get(json_object_get(st, "scale"), "failed"), *v;
-    const char *key;
-    json_object_foreach(failed, key, v) {
-        log_error("shape '%s' failed: %s", key, json_string_value(json_object_get(v, "why")));
-    }
-    size_t nf = json_object_size(failed);
+    scale_log_failed(st);
+    size_t nf = state_failed_count(st);
     json_decref(st);
     if (pending || live) {
         log_error("merge: %zu shape(s) of the sweep not finished%s; submit the rest with 'croqtuner slurm' and the "

@@ -11,37 +11,16 @@
 #include <string.h>
 #include <time.h>
 
-json_t *scale_member(json_t *state, const char *which)
-{
-    json_t *sc = json_object_get(state, "scale");
-    if (!json_is_object(sc)) {
-        sc = json_object();
-        json_object_set_new(state, "scale", sc);
-    }
-    json_t *m = json_object_get(sc, which);
-    if (!json_is_object(m)) {
-        m = json_object();
-        json_object_set_new(sc, which, m);
-    }
-    return m;
-}
-
 /* The "scale" member as the workers wrote it; anything else is damage, and a worker
  * must not guess who holds what. */
 static int scale_check(json_t *state, char *err, size_t errlen)
 {
-    json_t *sc = json_object_get(state, "scale"), *v;
+    json_t *v;
     const char *key;
     struct claim c;
-    if (!sc)
-        return 0;
-    json_t *claims = json_object_get(sc, "claims"), *failed = json_object_get(sc, "failed");
-    if (!json_is_object(sc) || (claims && !json_is_object(claims)) || (failed && !json_is_object(failed))) {
-        snprintf(err, errlen, "state.json: 'scale', 'scale.claims' and 'scale.failed' must be objects; the "
-                 "file is left as it is");
+    if (state_scale_check(state, err, errlen))
         return -1;
-    }
-    json_object_foreach(claims, key, v) {
+    json_object_foreach(state_claims_get(state), key, v) {
         if (claim_from_json(key, v, &c, err, errlen))
             return -1;
     }
@@ -76,10 +55,8 @@ static bool drop_own(json_t *claims, const struct worker_id *w)
 /* INITed: its checkpoint exists past INIT (state.json shows the phase it was put with). */
 static bool shape_inited(json_t *state, const char *key)
 {
-    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
-    const char *st = json_string_value(json_object_get(e, "status"));
-    const char *ph = json_string_value(json_object_get(e, "phase"));
-    return e && st && ph && (!strcmp(st, "done") || strcmp(ph, "INIT"));
+    struct state_shape e;
+    return state_shape_get(state, key, &e) && (state_shape_done(&e) || strcmp(e.phase, "INIT"));
 }
 
 static bool wave_open(json_t *state, const struct plan_wave *wv)
@@ -176,7 +153,7 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
     out->kind = NEXT_WAIT;
     if (scale_check(state, err, errlen))
         return -1;
-    json_t *claims = scale_member(state, "claims");
+    json_t *claims = state_claims(state);
     bool unfinished = false;
     out->dropped_own = drop_own(claims, w);
     out->dropped_own |= drop_stale_finished(dir, state, claims, w);
@@ -195,27 +172,26 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
 
 int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why)
 {
-    json_t *claims = scale_member(state, "claims");
+    json_t *claims = state_claims(state);
     struct claim c;
-    char err[300], now[32];
+    char err[300];
     if (claim_from_json(key, json_object_get(claims, key), &c, err, sizeof err) || !same_worker(&c, w))
         return 1; /* taken over meanwhile: the claim is someone else's now */
     json_object_del(claims, key);
     if (failed) {
-        json_t *f = json_object();
-        utc_now(now);
-        json_object_set_new(f, "why", json_string(why ? why : ""));
-        json_object_set_new(f, "at", json_string(now));
-        json_object_set_new(f, "host", json_string(w->self.host));
-        json_object_set_new(f, "pid", json_integer(w->self.pid));
-        json_object_set_new(scale_member(state, "failed"), key, f);
+        struct state_failed f = {.pid = w->self.pid};
+        snprintf(f.key, sizeof f.key, "%s", key);
+        snprintf(f.why, sizeof f.why, "%s", why ? why : "");
+        snprintf(f.host, sizeof f.host, "%s", w->self.host);
+        utc_now(f.at);
+        state_failed_put(state, &f);
     }
     return 0;
 }
 
 size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped)
 {
-    json_t *claims = scale_member(state, "claims");
+    json_t *claims = state_claims(state);
     size_t n, k = 0;
     const char **keys = json_sorted_keys(claims, &n);
     char err[300], why[200];

@@ -90,25 +90,22 @@ void plan_release(struct scale_plan *p)
 
 void plan_scratch_wave(const struct scale_plan *p, int dtype, json_t *state, struct plan_wave *out)
 {
-    json_t *shapes = json_object_get(state, "shapes");
     char key[KEY_MAX];
     *out = (struct plan_wave){.dtype = dtype, .stage = 4};
     /* the same shapes, in the same order, as step 4 of the sequential sweep */
     for (size_t i = 0; i < p->set.n_scenario; i++) {
         struct shape_key k = {dtype, p->set.scenario[i], MODE_FROM_CURRENT_BEST};
         key_format(&k, key);
-        json_t *e = json_object_get(shapes, key);
-        if (e && shape_needs_scratch(e))
+        struct state_shape e;
+        if (state_shape_get(state, key, &e) && shape_needs_scratch(&e))
             wave_add(NULL, out, &p->set.scenario[i], MODE_FROM_SCRATCH, false);
     }
 }
 
 bool plan_shape_finished(json_t *state, const char *key)
 {
-    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
-    const char *st = json_string_value(json_object_get(e, "status"));
-    json_t *failed = json_object_get(json_object_get(state, "scale"), "failed");
-    return (st && !strcmp(st, "done")) || json_object_get(failed, key);
+    struct state_shape e;
+    return (state_shape_get(state, key, &e) && state_shape_done(&e)) || state_failed_has(state, key);
 }
 
 static size_t wave_unfinished(const struct plan_wave *w, json_t *state)

@@ -28,15 +28,14 @@ int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, char
     json_t *state = state_load(dir, err, errlen);
     if (!state)
         return -1;
-    json_t *shapes = json_object_get(state, "shapes");
     size_t nk, added = 0;
-    const char **keys = json_sorted_keys(shapes, &nk);
+    const char **keys = state_shape_keys(state, &nk);
     int rc = 0;
     for (size_t i = 0; i < nk && !rc; i++) {
         struct shape_key k;
         char path[4096], why[600];
-        const char *st = json_string_value(json_object_get(json_object_get(shapes, keys[i]), "status"));
-        if (!st || strcmp(st, "done") || key_parse(keys[i], &k, why, sizeof why))
+        struct state_shape e;
+        if (!state_shape_get(state, keys[i], &e) || !state_shape_done(&e) || key_parse(keys[i], &k, why, sizeof why))
             continue;
         struct result_log log;
         snprintf(path, sizeof path, "%s/logs/%s/results.tsv", dir, keys[i]);

@@ -157,7 +157,7 @@ static int clear_failed(json_t *root, void *arg, char *err, size_t errlen)
     (void)arg;
     (void)err;
     (void)errlen;
-    json_object_clear(scale_member(root, "failed"));
+    state_failed_clear(root);
     return 0;
 }
 
@@ -173,13 +173,13 @@ int scale_sweep_begin(const struct engine_opts *o, int dtype, int mode)
     return sweep_record(o, dtype, mode, "running", true) ? -1 : 0;
 }
 
-static void list_failed(json_t *state)
+void scale_log_failed(json_t *state)
 {
-    json_t *failed = json_object_get(json_object_get(state, "scale"), "failed"), *v;
-    const char *key;
-    json_object_foreach(failed, key, v) {
-        log_error("shape '%s' failed: %s", key, json_string_value(json_object_get(v, "why")));
-    }
+    struct state_failed *f;
+    size_t n = state_failed_list(state, &f);
+    for (size_t i = 0; i < n; i++)
+        log_error("shape '%s' failed: %s", f[i].key, f[i].why);
+    free(f);
 }
 
 /* After the workers: the sweep's status in state.json and the outcome. */
@@ -194,8 +194,8 @@ static int sweep_end(const struct engine_opts *o, int dtype, int mode, const str
         return ENGINE_FAILED;
     }
     plan_pending(p, st, &pending, &widest);
-    size_t failed = json_object_size(json_object_get(json_object_get(st, "scale"), "failed"));
-    list_failed(st);
+    size_t failed = state_failed_count(st);
+    scale_log_failed(st);
     json_decref(st);
     if (!pending) {
         if (sweep_record(o, dtype, mode, "done", true))

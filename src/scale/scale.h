@@ -166,8 +166,8 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
 int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why);
 /* Drop every stale claim (merge): how many, appended to dropped (one line each). */
 size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped);
-/* The "scale" member of state, created when missing (its "claims" and "failed" too). */
-json_t *scale_member(json_t *state, const char *which);
+/* log_error one line per shape the workers gave up (state.json scale.failed), file order. */
+void scale_log_failed(json_t *state);
 /* <dir>/scale/claims.log: one line per claim, takeover, release, failure (audit;
  * nothing reads it to decide). */
 void claims_log(const char *dir, const char *event, const struct claim *c, const char *detail);

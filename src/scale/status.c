@@ -17,13 +17,20 @@
 static void where(const char *dir, const char *key, json_t *state, json_t *o)
 {
     char path[ENGINE_PATH_MAX], err[300];
-    json_t *e = json_object_get(json_object_get(state, "shapes"), key), *pr = NULL;
+    struct state_shape e;
+    json_t *pr = NULL;
+    bool listed = state_shape_get(state, key, &e);
     if (claim_lock_held(dir, key) && !path_fmt(path, "%s/progress/%s.json", dir, key))
         pr = regfile_load_json(path, 0, err, sizeof err); /* a display aid: unreadable is none */
-    json_t *src = json_is_object(pr) ? pr : e;
-    json_object_set(o, "phase", json_object_get(src, "phase") ? json_object_get(src, "phase") : json_null());
-    json_object_set(o, "iteration", json_object_get(src, "iteration") ? json_object_get(src, "iteration") : json_null());
-    json_object_set(o, "budget", json_object_get(src, "budget") ? json_object_get(src, "budget") : json_null());
+    if (json_is_object(pr)) { /* progress/<key>.json (engine/progress.c) */
+        const char *names[] = {"phase", "iteration", "budget"};
+        for (int i = 0; i < 3; i++)
+            json_object_set(o, names[i], json_object_get(pr, names[i]) ? json_object_get(pr, names[i]) : json_null());
+    } else {
+        json_object_set_new(o, "phase", listed ? json_string(e.phase) : json_null());
+        json_object_set_new(o, "iteration", listed ? json_integer(e.iteration) : json_null());
+        json_object_set_new(o, "budget", listed ? json_integer(e.budget) : json_null());
+    }
     json_decref(pr);
 }
 
@@ -46,10 +53,10 @@ json_t *scale_status_json(const char *dir, char *err, size_t errlen)
         json_decref(st);
         return NULL;
     }
-    json_t *claims = json_object_get(json_object_get(st, "scale"), "claims");
+    json_t *claims = state_claims_get(st);
     json_t *out = json_object(), *workers = json_array(), *stale = json_array();
     size_t n;
-    const char **keys = json_sorted_keys(json_is_object(claims) ? claims : NULL, &n);
+    const char **keys = json_sorted_keys(claims, &n);
     for (size_t i = 0; i < n; i++) {
         struct claim c;
         struct claim_facts f;

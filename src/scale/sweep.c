@@ -34,21 +34,16 @@ struct sweep_rec {
 static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
 {
     struct sweep_rec *s = arg;
-    char seed[24];
-    json_t *o = json_object();
+    struct state_sweep sw = {.iters = s->o->iters, .waves = s->waves};
     (void)err;
     (void)errlen;
-    snprintf(seed, sizeof seed, "%llu", s->o->seed);
-    json_object_set_new(o, "dtype", json_string(s->dtype < 0 ? "all" : croq_dtype_name(s->dtype)));
-    json_object_set_new(o, "plan", json_string(s->mode < 0 ? "default" : s->mode == MODE_FROM_SCRATCH ? "scratch" : "best"));
-    json_object_set_new(o, "backend", json_string(s->o->backend ? s->o->backend : "gpu"));
-    json_object_set_new(o, "seed", json_string(seed));
-    json_object_set_new(o, "iters", json_integer(s->o->iters));
-    json_object_set_new(o, "shapes", json_string(s->o->shapes));
-    json_object_set_new(o, "status", json_string(s->status));
-    if (s->waves)
-        json_object_set_new(o, "waves", json_true());
-    json_object_set_new(root, "sweep", o);
+    snprintf(sw.seed, sizeof sw.seed, "%llu", s->o->seed);
+    snprintf(sw.dtype, sizeof sw.dtype, "%s", s->dtype < 0 ? "all" : croq_dtype_name(s->dtype));
+    snprintf(sw.plan, sizeof sw.plan, "%s", s->mode < 0 ? "default" : s->mode == MODE_FROM_SCRATCH ? "scratch" : "best");
+    snprintf(sw.backend, sizeof sw.backend, "%s", s->o->backend ? s->o->backend : "gpu");
+    snprintf(sw.shapes, sizeof sw.shapes, "%s", s->o->shapes ? s->o->shapes : "");
+    snprintf(sw.status, sizeof sw.status, "%s", s->status);
+    state_sweep_put(root, &sw);
     return 0;
 }
 
@@ -68,9 +63,9 @@ int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *s
 static bool shape_done(const char *dir, const char *key)
 {
     char err[600];
+    struct state_shape e;
     json_t *st = state_load(dir, err, sizeof err);
-    json_t *e = st ? json_object_get(json_object_get(st, "shapes"), key) : NULL;
-    bool done = e && !strcmp(json_string_value(json_object_get(e, "status")), "done");
+    bool done = st && state_shape_get(st, key, &e) && state_shape_done(&e);
     json_decref(st);
     return done;
 }
@@ -153,56 +148,47 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
 /* ---- resume ---------------------------------------------------------------------------- */
 
 /* Continue the sweep recorded in state.json, serially or in waves as it ran. */
-static int continue_sweep(const struct engine_opts *o, json_t *sw)
+static int continue_sweep(const struct engine_opts *o, const struct state_sweep *sw)
 {
-    const char *dt = json_string_value(json_object_get(sw, "dtype"));
-    const char *plan = json_string_value(json_object_get(sw, "plan"));
-    const char *shapes = json_string_value(json_object_get(sw, "shapes"));
-    const char *be = json_string_value(json_object_get(sw, "backend"));
-    const char *seed = json_string_value(json_object_get(sw, "seed"));
-    if (!dt || !plan || !shapes || !be || !seed) {
+    const char *dt = sw->dtype, *plan = sw->plan;
+    if (!sw->complete) {
         log_error("state.json: the recorded sweep is incomplete; start it again with 'croqtuner sweep'");
         return ENGINE_FAILED;
     }
     struct engine_opts wo = *o; /* the sweep's own backend, seed, budget and shapes */
-    wo.backend = be;
-    wo.seed = strtoull(seed, NULL, 10);
-    wo.iters = (int)json_integer_value(json_object_get(sw, "iters"));
-    wo.shapes = shapes;
+    wo.backend = sw->backend;
+    wo.seed = strtoull(sw->seed, NULL, 10);
+    wo.iters = sw->iters;
+    wo.shapes = sw->shapes;
     int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
     int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
     /* a parallel sweep goes on in waves (one worker, here), so its shapes still start
      * from the earlier waves only, as they would have with its workers */
-    if (json_is_true(json_object_get(sw, "waves")))
+    if (sw->waves)
         return scale_sweep_resume(&wo, dtype, mode);
     return sweep_serial(&wo, dtype, mode);
-}
-
-/* A sweep that was running, or stopped by the GPU, goes on where it was. */
-static bool sweep_unfinished(json_t *sweep)
-{
-    const char *sws = json_string_value(json_object_get(sweep, "status"));
-    return sws && strcmp(sws, "done");
 }
 
 int sweep_resume(const struct engine_opts *o)
 {
     char err[600];
-    json_t *state = state_load(o->dir, err, sizeof err), *sweep;
+    json_t *state = state_load(o->dir, err, sizeof err);
+    struct state_sweep sweep;
     int rc = ENGINE_DONE, worst = ENGINE_DONE, ran = 0;
     if (!state) {
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    sweep = json_object_get(state, "sweep");
+    state_sweep_get(state, &sweep);
     /* A parallel sweep is continued first, in its waves: its active shapes are part of a
      * wave, and finishing the ones already INITed before the rest of their wave is INITed
      * would let a shape start from one of its own wave (other_bests, seed_from), unlike
      * the uninterrupted sweep. What it leaves unfinished (shapes outside its plan) is
      * resumed after it, from a fresh state.json. */
-    bool waves_first = sweep_unfinished(sweep) && json_is_true(json_object_get(sweep, "waves"));
+    /* (a sweep that was running, or stopped by the GPU, goes on where it was) */
+    bool waves_first = state_sweep_unfinished(&sweep) && sweep.waves;
     if (waves_first) {
-        rc = continue_sweep(o, sweep);
+        rc = continue_sweep(o, &sweep);
         ran++;
         if (rc == ENGINE_FAILED)
             worst = rc;
@@ -215,9 +201,9 @@ int sweep_resume(const struct engine_opts *o)
         }
     }
     rc = engine_resume_shapes(o, state, &ran, &worst, rc);
-    sweep = json_object_get(state, "sweep");
-    if (!waves_first && !gpu_stop(rc) && sweep_unfinished(sweep)) {
-        rc = continue_sweep(o, sweep);
+    state_sweep_get(state, &sweep);
+    if (!waves_first && !gpu_stop(rc) && state_sweep_unfinished(&sweep)) {
+        rc = continue_sweep(o, &sweep);
         ran++;
     }
     if (!ran && !o->quiet)

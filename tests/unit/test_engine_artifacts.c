@@ -382,6 +382,70 @@ static void test_checkpoint_round_trip_exact(void **state)
     checkpoint_release(&c);
 }
 
+/* state.json's typed view: an entry written from a checkpoint reads back as its fields,
+ * absent members keep the init values, the sweep and failed records round-trip. */
+static void test_state_model(void **state)
+{
+    (void)state;
+    struct checkpoint c;
+    struct state_shape e;
+    char err[300];
+    sample_checkpoint(&c);
+    json_t *root = json_pack("{s:i, s:{}}", "schema", 1, "shapes");
+    json_object_set_new(json_object_get(root, "shapes"), c.key, state_entry(&c, "active"));
+    assert_int_equal(state_validate(root, err, sizeof err), 0);
+    assert_true(state_shape_get(root, c.key, &e));
+    assert_true(e.key_ok);
+    assert_int_equal(e.sk.shape.m, c.sk.shape.m);
+    assert_string_equal(e.status, "active");
+    assert_false(state_shape_done(&e));
+    assert_string_equal(e.phase, "DECIDE");
+    assert_int_equal(e.iteration, 41);
+    assert_int_equal(e.budget, c.budget);
+    assert_string_equal(e.backend, c.backend);
+    assert_true(e.have_best);
+    assert_int_equal(e.best.iter, c.best.iter);
+    assert_true(e.best.tflops == c.best.p.tflops);
+    assert_string_equal(e.best.config, c.best.config);
+    assert_int_equal(state_shape_count(root), 1);
+    assert_false(state_shape_get(root, "f16_128x256x128", &e));
+    assert_int_equal(e.iteration, -1);
+    assert_true(isnan(e.baseline_tflops));
+    /* old forms only when asked for */
+    json_t *old = json_pack("{s:f, s:{s:f}}", "baseline", 7.0, "best", "tflops", 9.5);
+    state_shape_from_json(old, "f16_128x256x128", 0, &e);
+    assert_true(isnan(e.baseline_tflops));
+    assert_true(e.have_best && e.best.tflops == 9.5);
+    state_shape_from_json(old, "f16_128x256x128", STATE_OLD_FORMS, &e);
+    assert_true(e.baseline_tflops == 7.0);
+    json_decref(old);
+
+    struct state_sweep sw = {.dtype = "all", .plan = "default", .backend = "sim", .seed = "7", .iters = 3,
+                             .shapes = "/x/shapes.json", .status = "running", .waves = true}, back;
+    assert_false(state_sweep_get(root, &back));
+    state_sweep_put(root, &sw);
+    assert_true(state_sweep_get(root, &back));
+    assert_true(back.complete && back.waves && state_sweep_unfinished(&back));
+    assert_string_equal(back.shapes, "/x/shapes.json");
+    assert_int_equal(back.iters, 3);
+
+    struct state_failed f = {.key = "f16_128x256x128", .why = "GPU gone", .at = "2026-12-01T00:00:00Z",
+                             .host = "h", .pid = 42}, *list;
+    assert_int_equal(state_scale_check(root, err, sizeof err), 0);
+    state_failed_put(root, &f);
+    assert_true(state_failed_has(root, f.key));
+    assert_int_equal(state_failed_list(root, &list), 1);
+    assert_string_equal(list[0].why, "GPU gone");
+    assert_int_equal(list[0].pid, 42);
+    free(list);
+    state_failed_clear(root);
+    assert_int_equal(state_failed_count(root), 0);
+    json_object_set_new(json_object_get(root, "scale"), "claims", json_string("x"));
+    assert_int_equal(state_scale_check(root, err, sizeof err), -1);
+    json_decref(root);
+    checkpoint_release(&c);
+}
+
 static char *slurp(const char *path)
 {
     return read_file(path, NULL);
@@ -444,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_result_log_torn_and_malformed),
         cmocka_unit_test(test_checkpoint_round_trip_exact),
         cmocka_unit_test(test_checkpoint_damage_refused_untouched),
+        cmocka_unit_test(test_state_model),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,141 @@
+/* src/artifacts/state_model.c — the typed view of state.json's entries and sweep record
+ * (state.h): the one place their member names are read. */
+#include "artifacts/state.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/jsonget.h"
+
+void state_shape_init(struct state_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->iteration = s->budget = -1;
+    s->baseline_tflops = NAN;
+    s->best.iter = -1;
+    s->best.tflops = NAN;
+}
+
+/* A TFLOPS value as a number (STATE_OLD_FORMS) or an object's "tflops"; NaN otherwise. */
+static double old_tflops(json_t *v)
+{
+    if (json_is_object(v))
+        v = json_object_get(v, "tflops");
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct state_shape *out)
+{
+    char why[160];
+    long long x;
+    struct jget g; /* lenient: a problem only leaves the field at its init value */
+    state_shape_init(out);
+    jget_init(&g, "", why, sizeof why);
+    snprintf(out->key, sizeof out->key, "%s", key);
+    out->key_ok = strlen(key) < KEY_MAX && !key_parse(key, &out->sk, why, sizeof why);
+    if (!json_is_object(e))
+        return;
+    jget_text(&g, e, "", "status", false, out->status, sizeof out->status);
+    jget_text(&g, e, "", "mode", false, out->mode, sizeof out->mode);
+    jget_text(&g, e, "", "phase", false, out->phase, sizeof out->phase);
+    jget_text(&g, e, "", "backend", false, out->backend, sizeof out->backend);
+    jget_text(&g, e, "", "seed", false, out->seed, sizeof out->seed);
+    out->agent = json_is_true(json_object_get(e, "agent"));
+    if (jget_int(&g, e, "", "iteration", false, &x))
+        out->iteration = (int)x;
+    if (jget_int(&g, e, "", "budget", false, &x))
+        out->budget = (int)x;
+    jget_text(&g, e, "", "stop_reason", false, out->stop_reason, sizeof out->stop_reason);
+    jget_text(&g, e, "", "seed_from", false, out->seed_from, sizeof out->seed_from);
+    jget_text(&g, e, "", "updated_at", false, out->updated_at, sizeof out->updated_at);
+    json_t *base = json_object_get(e, "baseline"), *best = json_object_get(e, "best");
+    if (json_is_object(base)) {
+        jget_str(&g, base, "baseline", "config", false, out->baseline_config, sizeof out->baseline_config);
+        if (json_is_number(json_object_get(base, "tflops")))
+            out->baseline_tflops = json_number_value(json_object_get(base, "tflops"));
+    }
+    out->have_best = json_is_object(best);
+    if (out->have_best) {
+        if (jget_int(&g, best, "best", "iter", false, &x))
+            out->best.iter = (int)x;
+        if (json_is_number(json_object_get(best, "tflops")))
+            out->best.tflops = json_number_value(json_object_get(best, "tflops"));
+        jget_str(&g, best, "best", "config", false, out->best.config, sizeof out->best.config);
+        jget_str(&g, best, "best", "kernel", false, out->best.kernel, sizeof out->best.kernel);
+    }
+    if (flags & STATE_OLD_FORMS) {
+        if (isnan(out->baseline_tflops))
+            out->baseline_tflops = old_tflops(isnan(old_tflops(base)) ? json_object_get(e, "baseline_tflops") : base);
+        if (isnan(out->best.tflops))
+            out->best.tflops = old_tflops(isnan(old_tflops(best)) ? json_object_get(e, "best_tflops") : best);
+    }
+}
+
+bool state_shape_get(json_t *state, const char *key, struct state_shape *out)
+{
+    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
+    state_shape_from_json(e, key, 0, out);
+    return e != NULL;
+}
+
+bool state_shape_done(const struct state_shape *s) { return !strcmp(s->status, "done"); }
+
+size_t state_shape_count(json_t *state) { return json_object_size(json_object_get(state, "shapes")); }
+
+const char **state_shape_keys(json_t *state, size_t *n)
+{
+    return json_sorted_keys(json_object_get(state, "shapes"), n);
+}
+
+json_t *state_entry_copy(json_t *state, const char *key)
+{
+    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
+    return e ? json_deep_copy(e) : json_object();
+}
+
+json_t *state_sweep_copy(json_t *state)
+{
+    json_t *sw = json_object_get(state, "sweep");
+    return sw ? json_incref(sw) : json_null();
+}
+
+bool state_sweep_get(json_t *state, struct state_sweep *out)
+{
+    json_t *sw = json_object_get(state, "sweep");
+    char why[160];
+    long long x;
+    struct jget g;
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(sw))
+        return false;
+    jget_init(&g, "", why, sizeof why);
+    bool ok = jget_text(&g, sw, "sweep", "dtype", false, out->dtype, sizeof out->dtype);
+    ok &= jget_text(&g, sw, "sweep", "plan", false, out->plan, sizeof out->plan);
+    ok &= jget_text(&g, sw, "sweep", "shapes", false, out->shapes, sizeof out->shapes);
+    ok &= jget_text(&g, sw, "sweep", "backend", false, out->backend, sizeof out->backend);
+    ok &= jget_text(&g, sw, "sweep", "seed", false, out->seed, sizeof out->seed);
+    out->complete = ok;
+    jget_text(&g, sw, "sweep", "status", false, out->status, sizeof out->status);
+    out->iters = jget_int(&g, sw, "sweep", "iters", false, &x) ? (int)x : 0;
+    out->waves = json_is_true(json_object_get(sw, "waves"));
+    return true;
+}
+
+void state_sweep_put(json_t *state, const struct state_sweep *sw)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dtype", json_string(sw->dtype));
+    json_object_set_new(o, "plan", json_string(sw->plan));
+    json_object_set_new(o, "backend", json_string(sw->backend));
+    json_object_set_new(o, "seed", json_string(sw->seed));
+    json_object_set_new(o, "iters", json_integer(sw->iters));
+    if (sw->shapes[0]) /* a sweep without one: resume calls it incomplete */
+        json_object_set_new(o, "shapes", json_string(sw->shapes));
+    json_object_set_new(o, "status", json_string(sw->status));
+    if (sw->waves)
+        json_object_set_new(o, "waves", json_true());
+    json_object_set_new(state, "sweep", o);
+}
+
+bool state_sweep_unfinished(const struct state_sweep *sw) { return sw->status[0] && strcmp(sw->status, "done"); }
