@@ -665,16 +665,33 @@ static int compile_fresh(struct argv_list *a, const char *src_path, const char *
     return 0;
 }
 
+/* One byte to the caller's notify_fd (build_opts), once: it may go on. Once only, since the
+ * caller closes its end when told (a second write could raise SIGPIPE). */
+static void notify(const struct build_opts *o, bool *told)
+{
+    if (o && o->notify_fd > 0 && !*told)
+        (void)!write(o->notify_fd, "1", 1);
+    *told = true;
+}
+
 /* An exclusive flock on <cache>/<key>.lock, held while the key is looked up and built, so
  * that builds of the same source in several processes (the engine's compile-ahead,
  * src/engine/speculate.c) compile it once: the second waits and finds the cache entry.
- * -1 when the lock cannot be taken (then builds just do not coordinate). */
-static int key_lock(const char *cache, const char *key)
+ * The notify_fd caller is told as soon as the key is ours or another build's: either way a
+ * later build of the source waits for a build already under way. (Told only once the lock
+ * was ours, the compile-ahead of a source still compiling from the iteration before kept
+ * the engine waiting for that compile, and the GPU idle: 0.6 s per iteration of a small
+ * shape, bench/overhead.sh.) -1 when the lock cannot be taken (then builds just do not
+ * coordinate). */
+static int key_lock(const char *cache, const char *key, const struct build_opts *o, bool *told)
 {
     char path[PATH_MAX];
     if (mkdir_p(cache) || snprintf(path, sizeof path, "%s/%s.lock", cache, key) >= (int)sizeof path)
         return -1;
     int fd = regfile_open(path, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    notify(o, told); /* held by another build (or no lock at all) */
     if (fd >= 0 && flock(fd, LOCK_EX)) {
         close(fd);
         fd = -1;
@@ -706,9 +723,9 @@ int build_compile(const char *src_path, const struct build_opts *o, struct build
         goto out;
     compute_key(version, &a, src, r->key);
     bool use_cache = cache_dir_for(o, cache, sizeof cache);
-    int lock = use_cache ? key_lock(cache, r->key) : -1;
-    if (o && o->notify_fd > 0) /* the caller may go on: this build holds its key */
-        (void)!write(o->notify_fd, "1", 1);
+    bool told = false;
+    int lock = use_cache ? key_lock(cache, r->key, o, &told) : -1;
+    notify(o, &told); /* the caller may go on: this build holds its key */
     if (use_cache && cache_lookup(cache, o, r)) {
         rc = 0;
     } else if (!(rc = compile_fresh(&a, src_path, src, o, r)) && use_cache) {

@@ -44,7 +44,9 @@ struct build_opts {
     bool no_sass;               /* skip the cuobjdump check */
     const char *nvcc;           /* NULL: see above */
     int notify_fd;              /* > 0: one byte is written here once the build holds the lock
-                                   of its cache key (src/engine/speculate.c waits for it) */
+                                   of its cache key or found it held by another build (either
+                                   way a later build of the source waits for that one;
+                                   src/engine/speculate.c waits for the byte) */
 };
 
 /* From ptxas -v, for the entry function croq_gemm_sp (CROQ_KERNEL_ENTRY), or the first

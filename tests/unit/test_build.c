@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "build/nvcc.h"
@@ -291,6 +295,59 @@ static void test_time_limit_and_missing_tools(void **state)
 }
 
 
+/* The compile-ahead handshake (notify_fd): the caller is told at once when another build
+ * holds the cache key, not when that build ends, and the build then waits for it and finds
+ * its cache entry. (Told only once the key was its own, the engine waited for a compile of
+ * the iteration before while the GPU idled: bench/overhead.sh.) */
+static void test_notify_when_key_held(void **state)
+{
+    char fake[300], src[300], cache[300], out[300], lock[340];
+    snprintf(fake, sizeof fake, "%s/fake-nvcc-notify", tmpdir);
+    snprintf(src, sizeof src, "%s/notify.cu", tmpdir);
+    snprintf(cache, sizeof cache, "%s/cache-notify", tmpdir);
+    snprintf(out, sizeof out, "%s/out-notify", tmpdir);
+    assert_int_equal(atomic_write_str(fake, "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 2.0; exit 0; }\n"
+                                            "echo cubin > kernel.cubin\n"), 0);
+    assert_int_equal(chmod(fake, 0755), 0);
+    assert_int_equal(atomic_write_str(src, "// notify\n"), 0);
+    assert_int_equal(mkdir_p(out), 0);
+    struct build_opts o = {.nvcc = fake, .cache_dir = cache, .out_dir = out, .no_sass = true, .timeout_s = 30};
+    struct build_result r;
+    assert_int_equal(build_compile(src, &o, &r), 0);
+    assert_false(r.cache_hit);
+    snprintf(lock, sizeof lock, "%s/%s.lock", cache, r.key);
+    build_result_release(&r);
+
+    int held = open(lock, O_RDWR), fds[2];
+    assert_true(held >= 0);
+    assert_int_equal(flock(held, LOCK_EX), 0); /* "another build" of the same source */
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        close(held); /* the lock stays with the parent's descriptor */
+        o.notify_fd = fds[1];
+        struct build_result c;
+        _exit(build_compile(src, &o, &c) == 0 && c.cache_hit ? 0 : 1);
+    }
+    close(fds[1]);
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    char byte = 0;
+    assert_int_equal(poll(&p, 1, 5000), 1); /* told while the key is still held */
+    assert_int_equal(read(fds[0], &byte, 1), 1);
+    assert_int_equal(byte, '1');
+    int status;
+    usleep(100 * 1000);
+    assert_int_equal(waitpid(pid, &status, WNOHANG), 0); /* still waiting for the key */
+    close(held); /* the other build ends */
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0); /* then a hit of that build's entry */
+    assert_int_equal(read(fds[0], &byte, 1), 0); /* told once */
+    close(fds[0]);
+}
+
 /* The metadata-register hazard the H200 exposed (docs/kernels.md): ptxas loaded the next
  * stage's words into R152/R153 at the top of the loop while the group reading them was
  * still in flight (DEPBAR.LE 1 leaves it pending). SASS shaped like that build's. */
@@ -356,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_compile_and_cache),
         cmocka_unit_test(test_compile_error_carries_message),
         cmocka_unit_test(test_time_limit_and_missing_tools),
+        cmocka_unit_test(test_notify_when_key_held),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
