@@ -13,6 +13,12 @@
 /* ---- results.tsv / attempts.tsv rows (tsv.c) ------------------------------------ */
 
 #define RESULTS_COLUMNS 18
+/* The columns in file order; results_columns[RC_x] is the name of column RC_x. */
+enum results_col {
+    RC_ITER, RC_KERNEL, RC_SOURCE_HASH, RC_CONFIG, RC_TFLOPS, RC_MEDIAN_MS, RC_SPREAD_PCT, RC_HW_EFF_PCT,
+    RC_SM_CLOCK_MHZ, RC_DECISION, RC_BEST_TFLOPS, RC_BOTTLENECK, RC_CATEGORY, RC_IDEA, RC_MAX_ERR_OVER_TOL,
+    RC_TIMESTAMP, RC_COMMAND, RC_NOTE
+};
 extern const char *const results_columns[RESULTS_COLUMNS];
 
 struct result_row {
@@ -36,6 +42,13 @@ struct result_row {
 void tsv_escape(struct strbuf *out, const char *s);
 /* Inverse; -1 on a bad escape or if the result does not fit outlen. */
 int tsv_unescape(const char *s, char *out, size_t outlen);
+/* Lenient reading (the report's, which reads columns by header name so that a later
+ * schema's extra column does not stop it): tsv_split cuts line at tabs in place, up to
+ * max fields into f, and returns the field count (more than max: the caller's to call
+ * malformed); tsv_unescape_lenient undoes the escaping in place, keeping any sequence
+ * tsv_escape never writes ("\\q", "\\x00") as it stands. */
+int tsv_split(char *line, char **f, int max);
+void tsv_unescape_lenient(char *field);
 /* One line with its '\n'. */
 char *row_format(const struct result_row *r);
 /* Parse one line (without '\n'); 0 or -1 with err. */

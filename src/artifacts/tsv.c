@@ -77,6 +77,43 @@ int tsv_unescape(const char *s, char *out, size_t outlen)
     return 0;
 }
 
+/* Lenient reading also takes the upper-case hex digits a hand-edited file may have. */
+static char lower(char c) { return c >= 'A' && c <= 'F' ? (char)(c - 'A' + 'a') : c; }
+
+void tsv_unescape_lenient(char *f)
+{
+    char *w = f;
+    for (const char *r = f; *r; r++) {
+        int hi, lo;
+        if (*r != '\\') {
+            *w++ = *r;
+        } else if (r[1] == '\\' || r[1] == 't' || r[1] == 'n' || r[1] == 'r') {
+            r++;
+            *w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r == 'r' ? '\r' : '\\';
+        } else if (r[1] == 'x' && (hi = hexval(lower(r[2]))) >= 0 && (lo = hexval(lower(r[3]))) >= 0 && (hi || lo)) {
+            *w++ = (char)(hi * 16 + lo);
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+int tsv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line;; n++) {
+        char *tab = strchr(p, '\t');
+        if (n < max)
+            f[n] = p;
+        if (!tab)
+            return n + 1;
+        *tab = '\0';
+        p = tab + 1;
+    }
+}
+
 /* A tab, then the number (nothing when there is no value). */
 static void add_num(struct strbuf *sb, double v, const char *fmt)
 {
@@ -121,17 +158,10 @@ char *row_format(const struct result_row *r)
 /* Split line at tabs into exactly RESULTS_COLUMNS fields (line is modified). */
 static int split(char *line, char *f[RESULTS_COLUMNS], char *err, size_t errlen)
 {
-    int n = 0;
-    for (char *p = line;; p++) {
-        if (n == RESULTS_COLUMNS) {
-            snprintf(err, errlen, "more than %d fields", RESULTS_COLUMNS);
-            return -1;
-        }
-        f[n++] = p;
-        p = strchr(p, '\t');
-        if (!p)
-            break;
-        *p = '\0';
+    int n = tsv_split(line, f, RESULTS_COLUMNS);
+    if (n > RESULTS_COLUMNS) {
+        snprintf(err, errlen, "more than %d fields", RESULTS_COLUMNS);
+        return -1;
     }
     if (n != RESULTS_COLUMNS) {
         snprintf(err, errlen, "expected %d tab-separated fields, found %d", RESULTS_COLUMNS, n);

@@ -1,7 +1,7 @@
-/* src/report/model.c — decision names, shape keys, and freeing the model (model.h). */
+/* src/report/model.c — decision names and shape keys (both src/artifacts'), and freeing
+ * the model (model.h). */
 #include "report/model.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,56 +32,19 @@ bool report_decision_failed(enum report_decision d)
     return d == RD_INCORRECT || d == RD_CRASH || d == RD_TIMEOUT || d == RD_OTHER;
 }
 
-/* Parse a positive decimal at *p (no sign, no leading zero run beyond "0"), advance. */
-static int parse_dim(const char **p, long *out)
-{
-    const char *s = *p;
-    long v = 0;
-    if (!isdigit((unsigned char)*s))
-        return -1;
-    for (; isdigit((unsigned char)*s); s++) {
-        if (v > 100000000L)
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    if (v <= 0)
-        return -1;
-    *out = v;
-    *p = s;
-    return 0;
-}
-
 int shape_key_parse(const char *key, struct report_shape *s)
 {
-    size_t len = strlen(key);
-    if (len == 0 || len >= sizeof s->key)
-        return -1;
-    const char *p = key;
-    size_t dl = 0;
-    while (islower((unsigned char)p[dl]) || isdigit((unsigned char)p[dl]))
-        dl++;
-    if (dl == 0 || dl >= sizeof s->dtype || p[dl] != '_')
-        return -1;
-    p += dl + 1;
-    long dims[3];
-    for (int i = 0; i < 3; i++) {
-        if (parse_dim(&p, &dims[i]))
-            return -1;
-        if (i < 2 && *p++ != 'x')
-            return -1;
-    }
-    bool fs = false;
-    if (!strcmp(p, "_fs"))
-        fs = true;
-    else if (*p)
-        return -1;
-    memcpy(s->dtype, key, dl);
-    s->dtype[dl] = '\0';
+    struct shape_key k;
+    char why[160];
+    if (strlen(key) >= sizeof s->key || key_parse(key, &k, why, sizeof why))
+        return -1; /* the artifacts' keys only (names.h): a name it refuses is no shape */
+    bool fs = k.mode == MODE_FROM_SCRATCH;
+    snprintf(s->dtype, sizeof s->dtype, "%s", croq_dtype_name(k.dtype));
     snprintf(s->key, sizeof s->key, "%s", key);
-    snprintf(s->base_key, sizeof s->base_key, "%.*s", (int)(len - (fs ? 3 : 0)), key);
-    s->m = dims[0];
-    s->n = dims[1];
-    s->k = dims[2];
+    snprintf(s->base_key, sizeof s->base_key, "%.*s", (int)(strlen(key) - (fs ? 3 : 0)), key);
+    s->m = k.shape.m;
+    s->n = k.shape.n;
+    s->k = k.shape.k;
     s->from_scratch = fs;
     return 0;
 }

@@ -120,8 +120,8 @@ struct report_sweep {
 bool shape_finished(const struct report_shape *s);
 bool shape_running(const struct report_shape *s);
 
-/* Parse a shape key into s->key, base_key, dtype, m, n, k, from_scratch. 0, or -1 if
- * key is not of the form <dtype>_<M>x<N>x<K>[_fs] (dtype lower-case letters/digits). */
+/* Parse a shape key (artifacts/names.h, key_parse) into s->key, base_key, dtype, m, n, k,
+ * from_scratch. 0, or -1 if key_parse refuses it. */
 int shape_key_parse(const char *key, struct report_shape *s);
 
 /* The shape's idea-log justification for iteration iter, or NULL. */

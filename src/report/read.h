@@ -18,15 +18,6 @@
  * the file is missing or unusable as a whole (no header / no iter or decision column). */
 int results_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl);
 
-/* Undo the results.tsv text escaping in place: "\\\\" -> '\\', "\\t" -> tab,
- * "\\n" -> newline, "\\r" -> CR, "\\xHH" -> that byte (not NUL); any other
- * backslash sequence is kept as written. */
-void results_unescape(char *field);
-
-/* Split line at tabs in place: up to max fields into f; returns the field count (which
- * may exceed max: the caller treats that as malformed). */
-int results_split(char *line, char **f, int max);
-
 /* logs/<key>/idea-log.jsonl into s->ideas. 0 or -1 (missing). */
 int idealog_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl);
 

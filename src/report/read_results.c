@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "artifacts/results.h"
 #include "report/read.h"
 #include "util/atomicio.h"
 #include "util/log.h"
@@ -19,53 +20,16 @@ enum col {
     C_BEST, C_BOTTLENECK, C_CATEGORY, C_IDEA, C_MAXERR, C_TS, C_CMD, C_NOTE, C_N
 };
 
-static const char *const col_names[C_N] = {
-    "iter", "kernel", "config", "tflops", "median_ms", "spread_pct", "hw_eff_pct",
-    "sm_clock_mhz", "decision", "best_tflops", "bottleneck", "category", "idea",
-    "max_err_over_tol", "timestamp", "command", "note",
+/* The report's columns in results.tsv's own names (src/artifacts, results_columns). */
+static const enum results_col col_rc[C_N] = {
+    RC_ITER, RC_KERNEL, RC_CONFIG, RC_TFLOPS, RC_MEDIAN_MS, RC_SPREAD_PCT, RC_HW_EFF_PCT, RC_SM_CLOCK_MHZ,
+    RC_DECISION, RC_BEST_TFLOPS, RC_BOTTLENECK, RC_CATEGORY, RC_IDEA, RC_MAX_ERR_OVER_TOL, RC_TIMESTAMP,
+    RC_COMMAND, RC_NOTE,
 };
+#define col_name(c) results_columns[col_rc[c]]
 
 /* A row has at most this many fields; more is malformed. */
 #define MAX_FIELDS 64
-
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-void results_unescape(char *f)
-{
-    char *w = f;
-    for (const char *r = f; *r; r++) {
-        int hi, lo;
-        if (*r != '\\') {
-            *w++ = *r;
-        } else if (r[1] == '\\' || r[1] == 't' || r[1] == 'n' || r[1] == 'r') {
-            r++;
-            *w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r == 'r' ? '\r' : '\\';
-        } else if (r[1] == 'x' && (hi = hex_digit(r[2])) >= 0 && (lo = hex_digit(r[3])) >= 0 && (hi || lo)) {
-            *w++ = (char)(hi * 16 + lo);
-            r += 3;
-        } else {
-            *w++ = *r;
-        }
-    }
-    *w = '\0';
-}
-
-int results_split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line;; n++) {
-        char *tab = strchr(p, '\t');
-        if (n < max)
-            f[n] = p;
-        if (!tab)
-            return n + 1;
-        *tab = '\0';
-        p = tab + 1;
-    }
-}
 
 /* "" or "nan" -> NAN; a full decimal number -> its value; else -1. */
 static int parse_num(const char *s, double *out)
@@ -100,7 +64,7 @@ static void map_header(char **f, int nf, int idx[C_N])
     for (int c = 0; c < C_N; c++) {
         idx[c] = -1;
         for (int i = 0; i < nf; i++)
-            if (!strcmp(f[i], col_names[c]))
+            if (!strcmp(f[i], col_name(c)))
                 idx[c] = i;
     }
 }
@@ -116,7 +80,7 @@ static char *dup_field(char **f, const int idx[C_N], enum col c)
 }
 
 /* Fill r from the fields; NULL, or why the row is malformed. */
-static const char *row_parse(struct report_row *r, char **f, const int idx[C_N])
+static const char *report_row_parse(struct report_row *r, char **f, const int idx[C_N])
 {
     static const enum col numeric[] = {C_TFLOPS, C_MEDIAN, C_SPREAD, C_HWEFF, C_CLOCK, C_BEST, C_MAXERR};
     double *dst[] = {&r->tflops, &r->median_ms, &r->spread_pct, &r->hw_eff_pct,
@@ -127,7 +91,7 @@ static const char *row_parse(struct report_row *r, char **f, const int idx[C_N])
         return "empty decision";
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++)
         if (parse_num(field(f, idx, numeric[i]), dst[i]))
-            return col_names[numeric[i]];
+            return col_name(numeric[i]);
     r->decision = report_decision_parse(field(f, idx, C_DECISION));
     if ((r->decision == RD_KEEP) && isnan(r->tflops))
         return "KEEP without tflops";
@@ -169,7 +133,7 @@ static void parse_meta(struct reader *rd, const char *line)
 static void take_header(struct reader *rd, char *line, int lineno)
 {
     char *f[MAX_FIELDS];
-    int nf = results_split(line, f, MAX_FIELDS);
+    int nf = tsv_split(line, f, MAX_FIELDS);
     if (nf > MAX_FIELDS)
         nf = MAX_FIELDS;
     map_header(f, nf, rd->idx);
@@ -180,16 +144,16 @@ static void take_header(struct reader *rd, char *line, int lineno)
 static void take_row(struct reader *rd, char *line, int lineno)
 {
     char *f[MAX_FIELDS];
-    int nf = results_split(line, f, MAX_FIELDS);
+    int nf = tsv_split(line, f, MAX_FIELDS);
     if (nf != rd->n_header) {
         notes_add(rd->nl, NOTE_MALFORMED, rd->s->key, "%s:%d: %d fields, the header has %d", rd->rel,
                   lineno, nf, rd->n_header);
         return;
     }
     for (int i = 0; i < nf; i++)
-        results_unescape(f[i]);
+        tsv_unescape_lenient(f[i]);
     struct report_row r = {.line = lineno};
-    const char *why = row_parse(&r, f, rd->idx);
+    const char *why = report_row_parse(&r, f, rd->idx);
     struct report_shape *s = rd->s;
     if (!why && s->n_rows && r.iter <= s->rows[s->n_rows - 1].iter)
         why = "iteration does not follow the previous row's";
