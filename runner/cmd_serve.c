@@ -209,6 +209,13 @@ static int req_pair_opts(json_t *req, struct pair_opts *p)
         }
         p->max_iters = (int)json_integer_value(v);
     }
+    if ((v = json_object_get(req, "warmup_min_launches"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000) {
+            runner_fail(RS_BAD_ARGS, "request: 'warmup_min_launches' is not an integer in [0, 100000]");
+            return -1;
+        }
+        p->warmup_min_launches = (long)json_integer_value(v);
+    }
     static const struct { const char *key; size_t off; } ms[] = {
         {"min_trial_ms", offsetof(struct pair_opts, min_trial_ms)},
         {"warmup_min_ms", offsetof(struct pair_opts, warmup_min_ms)},

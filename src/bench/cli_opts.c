@@ -10,9 +10,10 @@
 
 const char cli_measure_help[] =
     "  --seed S          operand seed (default 1)\n"
-    "  --warmup N        launches before timing (default 10)\n"
-    "  --iters N         back-to-back launches per timed trial (default 500)\n"
-    "  --trials N        timed trials; the median is reported (default 5)\n"
+    "  --warmup N        at least N launches in the warm-up, which lasts until the SM clock\n"
+    "                    and the power settle (default 0: settling alone, as the tuner)\n"
+    "  --iters N         at most N back-to-back launches per timed trial of >= 20 ms (default 500)\n"
+    "  --trials N        timed trials; the median is reported (default 10, as the tuner)\n"
     "  --reference R     auto (default), cpu (f64) or cublas (f32 accumulate)\n"
     "  --device N        CUDA device ordinal (default 0)\n"
     "  --runner PATH     croq-runner to use (default $CROQ_RUNNER, else next to croqtuner)\n"

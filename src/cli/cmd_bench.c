@@ -1,6 +1,7 @@
 /* src/cli/cmd_bench.c — `croqtuner bench`: for each dtype and shape, generate and
- * compile one kernel configuration, then verify and time it in croq-runner
- * (src/measure), one line per result; optionally a CSV + Markdown table.
+ * compile one kernel configuration, then verify and time it in a measurement worker
+ * (`croq-runner serve`, src/measure/service.h: the way the tuner measures a candidate),
+ * one line per result; optionally a CSV + Markdown table.
  *
  * Everything the user typed is checked before any work starts (dtype, shapes, knob
  * values, the configuration against every shape), so a mistake costs no compile.
@@ -18,6 +19,7 @@
 #include "bench/cli_opts.h"
 #include "bench/kernel.h"
 #include "measure/measure.h"
+#include "measure/service.h"
 #include "bench/shapeset.h"
 #include "bench/table.h"
 #include "util/args.h"
@@ -29,13 +31,14 @@
 static const char bench_usage[] =
     "usage: croqtuner bench [--dtype f16|e4m3|all] --shape MxNxK [--shape ...]\n"
     "                       [--shapes typical|reference|odd|MxNxK,...] [--set knob=value ...]\n"
-    "                       [--family] [--config FILE] [--warmup 10] [--iters 500] [--trials 5] [--seed S]\n"
+    "                       [--family] [--config FILE] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
     "                       [--json] [--out PREFIX] [--work DIR]\n"
     "\n"
     "Build one kernel configuration per dtype (the baseline, with --family the family's\n"
     "defaults, or --config FILE; then each\n"
     "--set; see 'croqtuner knobs'), then for every shape verify every element of C against\n"
-    "a reference and time it in croq-runner. One line per result: shape, dtype, kernel,\n"
+    "a reference and time it in a croq-runner measurement worker, as the tuner times a\n"
+    "candidate. One line per result: shape, dtype, kernel,\n"
     "verified, TFLOPS (2MNK/t), median ms, max error / tolerance, SM clock (MHz), % of the\n"
     "sparse tensor-core peak at that clock.\n"
     "\n"
@@ -253,12 +256,21 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
         report(a, out, j, row, br, NULL);
         return false;
     }
-    struct measure_opts mo = a->mo;
-    mo.cubin = br->cubin_path;
-    mo.shape = *s;
-    mo.dtype = j->dtype;
-    if (measure_run(&mo, &m))
-        snprintf(m.error, sizeof m.error, "cannot run the runner");
+    /* measured as the tuner measures a candidate: a measurement worker for the shape
+     * (src/measure/service.h), the same request but unpaired */
+    struct service_opts so = {.runner = a->mo.runner, .dtype = j->dtype, .shape = *s, .seed = a->mo.seed,
+                              .device = a->mo.device, .reference = a->mo.reference};
+    struct service_req q = {.cubin = br->cubin_path, .verify_seed = a->mo.seed, .pairs = a->mo.trials,
+                            .max_iters = a->mo.iters, .warmup_launches = a->mo.warmup,
+                            .timeout_s = a->mo.timeout_s};
+    struct measure_service *svc = service_new(&so);
+    if (service_measure(svc, &q, &m)) {
+        char why[sizeof m.error];
+        snprintf(why, sizeof why, "%s", m.error);
+        snprintf(m.error, sizeof m.error, "cannot run the measurement worker: %.400s", why);
+        m.status = MEASURE_INTERNAL_ERROR;
+    }
+    service_free(svc);
     row_from_measure(row, &m);
     report(a, out, j, row, br, &m);
     bool unusable = m.status == MEASURE_NO_GPU || m.status == MEASURE_NO_RUNNER;

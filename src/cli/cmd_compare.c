@@ -23,7 +23,7 @@
 
 static const char compare_usage[] =
     "usage: croqtuner compare --dtype f16|e4m3 --shape MxNxK [--set knob=value ...] [--config FILE]\n"
-    "                         [--family] [--no-ours] [--warmup 10] [--iters 500] [--trials 5] [--seed S]\n"
+    "                         [--family] [--no-ours] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
     "                         [--json] [--work DIR] [--tuning DIR]\n"
     "\n"
     "Build our kernel (the baseline, with --family the family's defaults, or --config FILE;\n"

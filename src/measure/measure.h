@@ -62,7 +62,7 @@ struct measure_opts {
     double timeout_s;         /* <= 0: measure_default_timeout() */
 };
 
-/* Runner defaults: seed 1, warmup 10, iters 500, trials 5, dtype -1, device 0. */
+/* The measurement worker's defaults: seed 1, warmup 0, iters 500, trials 10, dtype -1, device 0. */
 void measure_opts_default(struct measure_opts *o);
 
 /* A generous wall-clock limit for one `run`: 30 s fixed (process start, context,

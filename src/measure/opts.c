@@ -12,9 +12,12 @@ void measure_opts_default(struct measure_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = -1;
     o->seed = 1;
-    o->warmup = 10;
+    /* the measurement worker's defaults (docs/runner-protocol.md, "serve"), so that bench,
+     * compare and tune time a kernel alike: a warm-up until clock and power settle with no
+     * launch minimum, then trials of at least 20 ms and at most 500 launches, 10 of them */
+    o->warmup = 0;
     o->iters = 500;
-    o->trials = 5;
+    o->trials = 10;
 }
 
 double measure_default_timeout(const struct measure_opts *o, bool compare)

@@ -414,7 +414,8 @@ double service_default_timeout(const struct croq_shape *sh, const struct service
     double m = (double)sh->m, n = (double)sh->n, k = (double)sh->k;
     int pairs = q->pairs > 0 ? q->pairs : PAIRED_DEFAULT_PAIRS;
     double trial_s = (q->min_trial_ms > 0 ? q->min_trial_ms : 20.0) / 1e3 + 2.0 * m * n * k / 100e12;
-    double gpu_s = q->no_time ? 2.0 * m * n * k / 100e12 : 2.0 + 2.0 * pairs * trial_s;
+    double gpu_s = q->no_time ? 2.0 * m * n * k / 100e12
+                              : 2.0 + 2.0 * pairs * trial_s + 2.0 * (double)q->warmup_launches * 2.0 * m * n * k / 100e12;
     double host_s = 2.0 * (m * k + n * k + 2 * m * n) / 50e6;
     return 20.0 + 4.0 * (gpu_s + host_s);
 }
@@ -468,6 +469,10 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
         json_object_set_new(req, "pairs", json_integer(q->pairs));
     if (q->min_trial_ms > 0)
         json_object_set_new(req, "min_trial_ms", json_real(q->min_trial_ms));
+    if (q->max_iters > 0)
+        json_object_set_new(req, "max_iters", json_integer(q->max_iters));
+    if (q->warmup_launches > 0)
+        json_object_set_new(req, "warmup_min_launches", json_integer(q->warmup_launches));
     if (q->stop_below > 0 && q->incumbent)
         json_object_set_new(req, "stop_below", json_real(q->stop_below));
     transact(s, req, timeout_s, r);

@@ -45,6 +45,9 @@ struct service_req {
     bool cold_l2;              /* operands rotated through buffers larger than the L2 */
     int pairs;                 /* trials per kernel; 0: PAIRED_DEFAULT_PAIRS */
     double min_trial_ms;       /* 0: the worker's default (20 ms) */
+    int max_iters;             /* launches per trial at most; 0: the worker's default (500) */
+    long warmup_launches;      /* the warm-up runs at least this many launches of each kernel
+                                  (besides settling by time); 0: by time alone */
     double stop_below;         /* > 0: paired trials stop once the speedup interval's upper
                                   end is below this (after PAIRED_MIN_PAIRS pairs) */
     double timeout_s;          /* <= 0: service_default_timeout */
@@ -65,8 +68,9 @@ void service_free(struct measure_service *s);
 int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r);
 
 /* A generous deadline for one request, seconds: 20 s + 4x (the warm-up's 2 s limit,
- * 2 x pairs trials of the minimum trial time plus one launch at 100 TFLOPS each, and
- * two operand sets with their references at 50 M elements/s). */
+ * 2 x pairs trials of the minimum trial time plus one launch at 100 TFLOPS each,
+ * 2 x warmup_launches launches at 100 TFLOPS, and two operand sets with their references
+ * at 50 M elements/s). */
 double service_default_timeout(const struct croq_shape *shape, const struct service_req *q);
 
 /* The worker's pid (its process group), 0 when none runs: the health check counts it as

@@ -37,5 +37,5 @@ ls "$tmp/work"/bench_f16.cubin "$tmp/work"/bench_e4m3.cubin >/dev/null || fail "
 "$bin" bench --dtype f16 --shape 128x256x512 --iters 10 --trials 2 --json >"$tmp/b.json" 2>/dev/null \
     || fail "bench --json exited $?"
 grep -q '"all_verified": true' "$tmp/b.json" || fail "bench --json: $(head -c 600 "$tmp/b.json")"
-grep -q '"command": "run"' "$tmp/b.json" || fail "bench --json lacks the runner JSON"
+grep -q '"command": "serve"' "$tmp/b.json" || fail "bench --json lacks the measurement worker's JSON"
 echo "ok"

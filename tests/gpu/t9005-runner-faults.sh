@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Faulting kernels on the GPU through the tuner's real isolation path (croqtuner bench ->
-# croq-runner child with a time limit): a trap is a launch_error, a store far out of
+# a croq-runner serve worker, our child, with a deadline per request): a trap is a
+# launch_error, a store far out of
 # bounds is a launch_error (or incorrect), a kernel that never finishes is a timeout;
 # none is reported verified, and a clean kernel still verifies afterwards.
 set -u

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# croqtuner bench measures the way the tuner does (issue 15 item 1): one measurement
+# worker (croq-runner serve) per shape, an unpaired measure request with the worker's
+# defaults (10 trials, warm-up by time alone), and --trials/--iters/--warmup sent as the
+# request's pairs/max_iters/warmup_min_launches. The worker is the fake of
+# tests/fixtures/serve/fake-serve.sh (100 TFLOPS for every kernel), nvcc and cuobjdump are
+# stand-ins, so no GPU or CUDA toolkit is needed.
+. "$(dirname "$0")/lib.sh"
+cat > "$tmp/nvcc" <<'EOF'
+#!/bin/sh
+case " $* " in *" --version "*) echo "stand-in nvcc 1.0"; exit 0 ;; esac
+echo cubin > kernel.cubin
+EOF
+printf '#!/bin/sh\necho "        /*0100*/                   HGMMA.SP.64x128x32.F32 R24, gdesc[UR4], RZ, R2, 0x0 ;"\n' \
+    > "$tmp/cuobjdump"
+chmod +x "$tmp/nvcc" "$tmp/cuobjdump"
+export CROQ_NVCC=$tmp/nvcc CROQ_CUOBJDUMP=$tmp/cuobjdump CROQ_CACHE_DIR=$tmp/cache
+fake=$CROQ_SOURCE_DIR/tests/fixtures/serve/fake-serve.sh
+
+FAKE_SERVE_LOG=$tmp/log1 "$bin" bench --dtype f16 --shapes 128x256x256,256x256x512 --runner "$fake" \
+    --json > "$tmp/b.json" 2> "$tmp/err" || fail "bench exited $?: $(tail -n 3 "$tmp/err")"
+[ "$(grep -c '^start ' "$tmp/log1")" -eq 2 ] || fail "want one worker per shape: $(cat "$tmp/log1")"
+[ "$(grep -c '"op":"measure"' "$tmp/log1")" -eq 2 ] || fail "want one measure request per shape: $(cat "$tmp/log1")"
+grep '"op":"measure"' "$tmp/log1" | grep -q '"paired":true' && fail "bench asked for paired timing"
+grep '"op":"measure"' "$tmp/log1" | grep -Eq '"pairs":10[,}]' || fail "default trials are not the worker's 10: $(cat "$tmp/log1")"
+grep -q 'warmup_min_launches' "$tmp/log1" && fail "the default warm-up has a launch minimum: $(cat "$tmp/log1")"
+grep -q '"all_verified": true' "$tmp/b.json" || fail "not all verified: $(head -c 400 "$tmp/b.json")"
+[ "$(grep -c '"command": "serve"' "$tmp/b.json")" -eq 2 ] || fail "the worker's replies are not embedded"
+grep -Eq '^128x256x256 +f16 .* yes +100\.0 +0\.0020 ' "$tmp/err" || fail "the table line lacks the worker's 100.0 TFLOPS: $(cat "$tmp/err")"
+
+FAKE_SERVE_LOG=$tmp/log2 "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" --trials 3 --iters 7 \
+    --warmup 4 > "$tmp/out" 2>&1 || fail "bench with options exited $?: $(tail -n 3 "$tmp/out")"
+req=$(grep '"op":"measure"' "$tmp/log2")
+for want in '"pairs":3' '"max_iters":7' '"warmup_min_launches":4' '"time":true'; do
+    grep -qF "$want" <<<"$req" || fail "request lacks $want: $req"
+done
+grep -q '^1 of 1 verified' "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+
+# no worker to start: that shape is the runner's failure and no further shape is tried
+"$bin" bench --dtype f16 --shapes 128x256x256,256x256x512 --runner "$tmp/none/croq-runner" > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "a missing runner: exit $rc, want 1: $(cat "$tmp/out")"
+grep -q 'no further shape is run' "$tmp/out" || fail "a missing runner: $(cat "$tmp/out")"
+grep -q '^0 of 1 verified' "$tmp/out" || fail "a missing runner: $(cat "$tmp/out")"
+echo ok
