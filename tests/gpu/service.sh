@@ -10,8 +10,9 @@
 #      the speedup's median, interval and warm-up per measurement (target: within +-1%)
 #   c  one kernel timed with warm and with cold L2 at f16 1024x1024x4096 (3 of each)
 #   d  150-iteration `tune --mode scratch` of f16 4096x8192x8192 and of f16 1024x1024x4096
-#      (each cut at LIMIT_D seconds, default 230; SHAPES_D="..." picks the shapes): wall
-#      time, iterations, the time split
+#      (each cut at LIMIT_D seconds, default 230, and all of part d within TOTAL_D seconds of
+#      the script's start, default 570, so one device call of 600 s holds it; SHAPES_D="..."
+#      picks the shapes): wall time, iterations, the time split
 # Usage (GPU machine, repo root): tests/gpu/service.sh BIN_DIR OUT_DIR [PARTS]  (PARTS
 # default "abc"; "d" separately: it needs most of a device call). Prints a table last.
 set -u
@@ -119,13 +120,17 @@ PY
 fi
 
 if [[ $PARTS == *d* ]]; then
-    say "== d: 150-iteration tune --mode scratch (each cut at ${LIMIT_D:-230} s)"
+    say "== d: 150-iteration tune --mode scratch (each cut at ${LIMIT_D:-230} s, all within ${TOTAL_D:-570} s)"
     for shape in ${SHAPES_D:-4096x8192x8192 1024x1024x4096}; do
         T=$W/tune-$shape; key=f16_${shape}_fs; s=$(date +%s)
-        timeout "${LIMIT_D:-230}" "$B/croqtuner" tune --dtype f16 --shape "$shape" --mode scratch --iters 150 \
+        # the device call ends at 600 s: a later shape gets what is left of TOTAL_D, so the
+        # summary of every shape is written before the call is cut
+        lim=$(( ${TOTAL_D:-570} - (s - t0) )); [ "$lim" -gt "${LIMIT_D:-230}" ] && lim=${LIMIT_D:-230}
+        [ "$lim" -ge 30 ] || { say "  $shape: not run (${lim} s left of TOTAL_D)"; continue; }
+        timeout "$lim" "$B/croqtuner" tune --dtype f16 --shape "$shape" --mode scratch --iters 150 \
             --backend gpu --tuning "$T" --quiet > "$OUT/tune-$shape.log" 2>&1
         rc=$?
-        rows=$(( $(wc -l < "$T/logs/$key/results.tsv") - 2 ))
+        rows=$(( $(cat "$T/logs/$key/results.tsv" 2>/dev/null | wc -l) - 2 ))
         say "  $shape: rc=$rc, $(( $(date +%s) - s )) s, $rows rows, best $(awk -F'\t' 'END { print $11 }' "$T/logs/$key/results.tsv") TFLOPS"
         python3 - "$T/progress/$key.json" <<'PY' | tee -a "$SUM"
 import json, sys
