@@ -155,13 +155,10 @@ static json_t *pending_json(const struct pending *p)
     return o;
 }
 
-json_t *checkpoint_to_json(const struct checkpoint *c)
+void checkpoint_identity_put(json_t *o, const struct checkpoint *c)
 {
     char seed[24];
-    json_t *o = json_object(), *ob = json_array();
     snprintf(seed, sizeof seed, "%llu", c->seed);
-    json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
-    json_object_set_new(o, "key", json_string(c->key));
     json_object_set_new(o, "dtype", json_string(croq_dtype_name(c->sk.dtype)));
     json_object_set_new(o, "m", json_integer(c->sk.shape.m));
     json_object_set_new(o, "n", json_integer(c->sk.shape.n));
@@ -169,6 +166,14 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     json_object_set_new(o, "mode", json_string(mode_name(c->sk.mode)));
     json_object_set_new(o, "backend", json_string(c->backend));
     json_object_set_new(o, "seed", json_string(seed));
+}
+
+json_t *checkpoint_to_json(const struct checkpoint *c)
+{
+    json_t *o = json_object(), *ob = json_array();
+    json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
+    json_object_set_new(o, "key", json_string(c->key));
+    checkpoint_identity_put(o, c);
     json_object_set_new(o, "budget", json_integer(c->budget));
     json_object_set_new(o, "agent", json_boolean(c->agent));
     json_object_set_new(o, "phase", json_string(phase_name(c->phase)));

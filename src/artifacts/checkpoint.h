@@ -109,6 +109,9 @@ void checkpoint_init(struct checkpoint *c);
 void checkpoint_release(struct checkpoint *c);
 json_t *checkpoint_to_json(const struct checkpoint *c);
 int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errlen);
+/* The shape's identity members (dtype, m, n, k, mode, backend, seed as decimal text), in
+ * that order, into o: a checkpoint and a state.json entry name their shape alike. */
+void checkpoint_identity_put(json_t *o, const struct checkpoint *c);
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);

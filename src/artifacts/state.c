@@ -199,17 +199,10 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
 
 json_t *state_entry(const struct checkpoint *c, const char *status)
 {
-    char seed[24], now[32];
+    char now[32];
     json_t *e = json_object(), *base = json_object();
-    snprintf(seed, sizeof seed, "%llu", c->seed);
     utc_now(now);
-    json_object_set_new(e, "dtype", json_string(croq_dtype_name(c->sk.dtype)));
-    json_object_set_new(e, "m", json_integer(c->sk.shape.m));
-    json_object_set_new(e, "n", json_integer(c->sk.shape.n));
-    json_object_set_new(e, "k", json_integer(c->sk.shape.k));
-    json_object_set_new(e, "mode", json_string(mode_name(c->sk.mode)));
-    json_object_set_new(e, "backend", json_string(c->backend));
-    json_object_set_new(e, "seed", json_string(seed));
+    checkpoint_identity_put(e, c);
     json_object_set_new(e, "agent", json_boolean(c->agent));
     json_object_set_new(e, "status", json_string(status));
     json_object_set_new(e, "phase", json_string(phase_name(c->phase)));

@@ -78,17 +78,9 @@ static void level_unfinished(const struct engine_opts *o, const struct scale_pla
 
 static int merge_report(const struct engine_opts *o, int dtype, int mode, const struct scale_plan *p, size_t live)
 {
-    char err[600];
-    size_t pending, widest;
-    json_t *st = state_load(o->dir, err, sizeof err);
-    if (!st) {
-        log_error("%s", err);
+    size_t pending, nf;
+    if (scale_outcome(o->dir, p, &pending, &nf))
         return ENGINE_FAILED;
-    }
-    plan_pending(p, st, &pending, &widest);
-    scale_log_failed(st);
-    size_t nf = state_failed_count(st);
-    json_decref(st);
     if (pending || live) {
         log_error("merge: %zu shape(s) of the sweep not finished%s; submit the rest with 'croqtuner slurm' and the "
                   "same options (finished shapes are skipped, claims of dead tasks taken over)", pending,

@@ -173,30 +173,32 @@ int scale_sweep_begin(const struct engine_opts *o, int dtype, int mode)
     return sweep_record(o, dtype, mode, "running", true) ? -1 : 0;
 }
 
-void scale_log_failed(json_t *state)
+int scale_outcome(const char *dir, const struct scale_plan *p, size_t *pending, size_t *failed)
 {
+    char err[600];
+    size_t widest;
     struct state_failed *f;
-    size_t n = state_failed_list(state, &f);
-    for (size_t i = 0; i < n; i++)
+    json_t *st = state_load(dir, err, sizeof err);
+    if (!st) {
+        log_error("%s", err);
+        return -1;
+    }
+    plan_pending(p, st, pending, &widest);
+    *failed = state_failed_list(st, &f);
+    for (size_t i = 0; i < *failed; i++)
         log_error("shape '%s' failed: %s", f[i].key, f[i].why);
     free(f);
+    json_decref(st);
+    return 0;
 }
 
 /* After the workers: the sweep's status in state.json and the outcome. */
 static int sweep_end(const struct engine_opts *o, int dtype, int mode, const struct scale_plan *p,
                      const struct pool *pl)
 {
-    char err[600];
-    size_t pending, widest;
-    json_t *st = state_load(o->dir, err, sizeof err);
-    if (!st) {
-        log_error("%s", err);
+    size_t pending, failed;
+    if (scale_outcome(o->dir, p, &pending, &failed))
         return ENGINE_FAILED;
-    }
-    plan_pending(p, st, &pending, &widest);
-    size_t failed = state_failed_count(st);
-    scale_log_failed(st);
-    json_decref(st);
     if (!pending) {
         if (sweep_record(o, dtype, mode, "done", true))
             return ENGINE_FAILED;

@@ -166,8 +166,11 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
 int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why);
 /* Drop every stale claim (merge): how many, appended to dropped (one line each). */
 size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped);
-/* log_error one line per shape the workers gave up (state.json scale.failed), file order. */
-void scale_log_failed(json_t *state);
+/* After a sweep's workers, or at a merge: how many shapes of p are not finished, and how
+ * many the workers gave up (state.json scale.failed; each logged with its reason, in the
+ * file's order). 0, or -1 when state.json cannot be read (logged). */
+struct scale_plan;
+int scale_outcome(const char *dir, const struct scale_plan *p, size_t *pending, size_t *failed);
 /* <dir>/scale/claims.log: one line per claim, takeover, release, failure (audit;
  * nothing reads it to decide). */
 void claims_log(const char *dir, const char *event, const struct claim *c, const char *detail);
