@@ -5,6 +5,7 @@
 #ifndef CROQ_ARTIFACTS_H
 #define CROQ_ARTIFACTS_H
 #include "artifacts/checkpoint.h"
+#include "artifacts/claim.h"
 #include "artifacts/ideas.h"
 #include "artifacts/names.h"
 #include "artifacts/paths.h"

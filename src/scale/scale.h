@@ -33,10 +33,6 @@
 #include "shapes/shapes.h"
 #include "util/strbuf.h"
 
-#define SCALE_HOST_MAX 64
-#define SCALE_ID_MAX 48      /* boot id (36 chars), pid namespace "pid:[4026531836]" */
-#define SCALE_GPU_MAX 48     /* a GPU id as the user or Slurm gave it: "3", "GPU-8c1e..." */
-#define SCALE_JOB_MAX 48     /* Slurm "1234_7" */
 #define SCALE_WORKERS_MAX 64
 /* A claim made on another host is trusted this long without the shape's lock: the
  * worker takes the lock right after claiming (run_open), well within a second. */
@@ -44,13 +40,7 @@
 
 /* ---- who a process is (proc.c) ---------------------------------------------------- */
 
-struct proc_ident {
-    long pid;
-    char host[SCALE_HOST_MAX];
-    char boot_id[SCALE_ID_MAX];        /* /proc/sys/kernel/random/boot_id */
-    char pidns[SCALE_ID_MAX];          /* readlink /proc/self/ns/pid */
-    unsigned long long start_ticks;    /* /proc/<pid>/stat field 22: start, clock ticks after boot */
-};
+/* struct proc_ident: artifacts/claim.h (a claim record holds one) */
 /* This process. 0, or -1 with err. */
 int proc_ident_self(struct proc_ident *p, char *err, size_t errlen);
 /* Start time of pid: 0, or -1 when no such process runs (none, or a zombie). */
@@ -60,21 +50,7 @@ bool proc_same_host(const struct proc_ident *a, const struct proc_ident *b);
 
 /* ---- claims (claim.c) -------------------------------------------------------------- */
 
-enum claim_action { CLAIM_INIT = 0, CLAIM_TUNE = 1 };
-const char *claim_action_name(enum claim_action a); /* "init" / "tune" */
-
-struct claim {
-    char key[KEY_MAX];
-    enum claim_action action;
-    struct proc_ident who;
-    char gpu[SCALE_GPU_MAX];           /* "" when the worker has no GPU of its own */
-    char job[SCALE_JOB_MAX];           /* Slurm job (array) id, "" outside Slurm */
-    char claimed_at[32];               /* UTC ISO 8601 */
-    long long claimed_s;               /* the same, seconds since the epoch */
-};
-json_t *claim_to_json(const struct claim *c);
-/* Strict: every member present and typed, the key a valid shape key. 0 or -1 with err. */
-int claim_from_json(const char *key, json_t *j, struct claim *c, char *err, size_t errlen);
+/* struct claim, claim_to_json, claim_from_json: artifacts/claim.h (the record in state.json) */
 
 /* What can be known about a claim's process from here; gathered by claim_facts_gather,
  * built by hand in the unit tests. */
