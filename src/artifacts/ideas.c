@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/jsonget.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 int idea_text_check(const char *s, size_t max, char *err, size_t errlen)
@@ -84,6 +85,40 @@ char *idea_format(const struct idea_record *r)
     strbuf_adds(&sb, "\n");
     free(s);
     return strbuf_detach(&sb);
+}
+
+/* First string member among names, or NULL. */
+static const char *str_any(json_t *o, const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = json_string_value(json_object_get(o, *names));
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+int idea_parse_lenient(const char *line, struct idea_brief *out, char *err, size_t errlen)
+{
+    static const char *const just[] = {"justification", "justification_metric", "metric", NULL};
+    static const char *const text[] = {"idea", "text", NULL};
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je);
+    memset(out, 0, sizeof *out);
+    if (!o) {
+        snprintf(err, errlen, "%s", je.text);
+        return -1;
+    }
+    int rc = -2;
+    if (json_is_object(o) && json_is_integer(json_object_get(o, "iter"))) {
+        const char *j = str_any(o, just), *t = str_any(o, text);
+        out->iter = (int)json_integer_value(json_object_get(o, "iter"));
+        out->justification = j ? xstrdup(j) : NULL;
+        out->idea = t ? xstrdup(t) : NULL;
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
 }
 
 int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen)

@@ -26,6 +26,15 @@ struct idea_record {
 };
 char *idea_format(const struct idea_record *r); /* one JSON line with '\n' */
 int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen);
+/* Lenient (the report's): the iteration, idea text and justification of one line, also
+ * under the names early logs used ("text"; "justification_metric", "metric"); nothing
+ * else is checked. idea and justification are malloc'd, NULL when absent. 0; -1 not
+ * JSON (err: the parser's message); -2 not an object with an integer "iter". */
+struct idea_brief {
+    int iter;
+    char *idea, *justification;
+};
+int idea_parse_lenient(const char *line, struct idea_brief *out, char *err, size_t errlen);
 /* Read every record; torn tail apart like result_log_read. */
 struct idea_log {
     struct idea_record *recs;
