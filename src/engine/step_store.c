@@ -125,7 +125,28 @@ static enum engine_phase next_phase(struct run *r)
     return PH_PROFILE;
 }
 
-static void report(struct run *r, const struct result_row *row)
+/* The decision as the progress line shows it: its name, with why where the name alone
+ * misleads. A replayed config the dataset never measured is recorded as
+ * DISCARD_RUNTIME_CRASH (decide_failure: no numbers, never a best) but did not crash; a
+ * DISCARD of a candidate that measured faster than the best lost to the noise rule. */
+static const char *progress_label(const struct pending *p, const struct result_row *row, char *buf, size_t len)
+{
+    const char *name = decision_name(row->decision);
+    if (p->cand.status == CAND_NOT_IN_DATASET && !decision_kept(row->decision)) {
+        snprintf(buf, len, "DISCARD (not in the dataset)");
+        return buf;
+    }
+    bool faster = isfinite(p->cand.p.ratio) ? p->cand.p.ratio > 1.0
+                                            : row->measured && isfinite(row->best_tflops) && row->tflops > row->best_tflops;
+    if (row->decision == DEC_DISCARD && faster) {
+        snprintf(buf, len, "%s (within noise)", name);
+        return buf;
+    }
+    return name;
+}
+
+/* The progress line (label: progress_label of the row) and the optional git commit. */
+static void report(struct run *r, const struct result_row *row, const char *label)
 {
     struct checkpoint *c = &r->ck;
     char git[IDEA_TEXT_MAX + 200], tf[32] = "-";
@@ -134,9 +155,9 @@ static void report(struct run *r, const struct result_row *row)
     if (row->measured)
         snprintf(tf, sizeof tf, "%.1f", row->tflops);
     if (!r->o->quiet)
-        printf("%s iter %03d/%d %-21s %8s TFLOPS  best %.1f  %s\n", c->key, row->iter, c->budget,
-               decision_name(row->decision), tf, isfinite(row->best_tflops) ? row->best_tflops : 0.0,
-               strbuf_str(&sb));
+        printf("%s iter %03d/%d %-28s %8s TFLOPS  best %.1f  %s\n", c->key, row->iter, c->budget,
+               label, tf,
+               isfinite(row->best_tflops) ? row->best_tflops : 0.0, strbuf_str(&sb));
     if (!r->o->git) {
         strbuf_release(&sb);
         return;
@@ -184,6 +205,8 @@ int store_commit(struct run *r, bool row_present, bool idea_present)
     c->iteration = c->pending.iter;
     c->compile_failures = 0;
     enum engine_phase next = next_phase(r);
+    char label_buf[48];
+    const char *label = progress_label(&c->pending, &row, label_buf, sizeof label_buf);
     memset(&c->pending, 0, sizeof c->pending);
     if (run_goto(r, next) || run_save(r))
         return ENGINE_FAILED;
@@ -195,7 +218,7 @@ int store_commit(struct run *r, bool row_present, bool idea_present)
     r->stored_here++;
     snprintf(r->last_decision, sizeof r->last_decision, "%s", decision_name(row.decision));
     progress_write(r);
-    report(r, &row);
+    report(r, &row, label);
     return 0;
 }
 

@@ -12,6 +12,13 @@ out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scrat
     fail "tune exited $?: $(tail -n 3 <<<"$out")"
 grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 150"
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"
+# a DISCARD of a candidate measured faster than the best says it lost to the noise rule,
+# and only then (its row's note: a paired speedup above 1 whose lower bound is too low)
+noise=$(grep -c "^$key iter [0-9]*/150 DISCARD (within noise) " <<<"$out")
+[ "$noise" -gt 0 ] || fail "no DISCARD line says 'within noise'"
+want=$(awk -F'\t' 'NR > 2 && $10 == "DISCARD" && match($NF, /speedup over the best [0-9.]+/) &&
+                   substr($NF, RSTART + 22, RLENGTH - 22) + 0 > 1' "$t/logs/$key/results.tsv" | wc -l)
+[ "$noise" -eq "$want" ] || fail "$noise lines say 'within noise', $want DISCARD rows had a speedup above 1"
 
 for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$key/idea-log.jsonl \
          logs/$key/attempts.tsv srcs/$key/iter000.gen.json srcs/$key/iter150.gen.json perf/$key/iter000-cand.json \

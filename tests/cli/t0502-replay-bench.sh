@@ -16,6 +16,12 @@ tune() { "$bin" tune --backend replay --dataset "$d" --dtype f16 --shape 1024x10
            --iters 30 --quiet "$@"; }
 tune --tuning "$tmp/a" --seed 3 || fail "replay tune"
 tune --tuning "$tmp/b" --seed 3 || fail "replay tune again"
+# the progress lines say why such a config was discarded (it is recorded as a crash: no numbers)
+prog=$("$bin" tune --backend replay --dataset "$d" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 30 \
+         --tuning "$tmp/p" --seed 3) || fail "replay tune with progress"
+grep -q "^f16_1024x1024x4096_fs iter [0-9]*/30 DISCARD (not in the dataset) " <<<"$prog" ||
+  fail "no progress line says 'not in the dataset': $prog"
+grep -q "DISCARD_RUNTIME_CRASH" <<<"$prog" && fail "a config outside the dataset shown as a crash: $prog"
 r="logs/f16_1024x1024x4096_fs/results.tsv"
 head -n 1 "$tmp/a/$r" | grep -q "backend=replay" || fail "backend label"
 diff <(cut -f1,4-11 "$tmp/a/$r") <(cut -f1,4-11 "$tmp/b/$r") >/dev/null || fail "same seed, other numbers"
