@@ -95,7 +95,29 @@ static void print_live(FILE *out, const char *key, json_t *p)
                 num(pi, "other"));
 }
 
-static void print_row(FILE *out, const struct state_shape *e)
+/* The row's "stopped because": state.json's stop_reason; for an active shape without one,
+ * its GPU wait from the progress file (health.c), live ("GPU busy: ..., next check in")
+ * or the busy stop that ended the last run ("stopped: GPU busy for ..."). */
+static void row_why(const char *dir, const struct state_shape *e, json_t *live, char *out, size_t len)
+{
+    char path[ENGINE_PATH_MAX], err[300];
+    snprintf(out, len, "%s", e->stop_reason);
+    if (out[0] || strcmp(e->status, "active"))
+        return;
+    if (live) {
+        if (*str(live, "waiting"))
+            snprintf(out, len, "waiting: %s", str(live, "waiting"));
+        return;
+    }
+    if (path_fmt(path, "%s/progress/%s.json", dir, e->key))
+        return;
+    json_t *p = regfile_load_json(path, 0, err, sizeof err); /* a display aid: unreadable is none */
+    if (!strncmp(str(p, "waiting"), "stopped:", 8))
+        snprintf(out, len, "%s; 'croqtuner resume' continues it", str(p, "waiting"));
+    json_decref(p);
+}
+
+static void print_row(FILE *out, const struct state_shape *e, const char *why)
 {
     double base = e->baseline_tflops, b = e->have_best ? e->best.tflops : NAN;
     char bs[24] = "-", bt[40] = "-";
@@ -113,7 +135,7 @@ static void print_row(FILE *out, const struct state_shape *e)
     int it = e->iteration;
     fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %16s%s%s\n", e->key, e->mode, e->backend, e->status,
             waiting && !strcmp(e->status, "active") ? "IDEATE(agent)" : e->phase, it < 0 ? 0 : it, e->budget, bs,
-            bt, e->stop_reason[0] ? "  " : "", e->stop_reason);
+            bt, *why ? "  " : "", why);
 }
 
 /* Shapes in numeric order: dtype, then M, N, K, then from scratch before from the
@@ -200,7 +222,9 @@ int engine_status(const char *dir, bool json, FILE *out)
             json_array_append_new(arr, o);
             continue;
         }
-        print_row(out, &e);
+        char why[512];
+        row_why(dir, &e, live, why, sizeof why);
+        print_row(out, &e, why);
         totals_add(&tot, &e, live != NULL);
         if (live)
             print_live(out, keys[i], live);

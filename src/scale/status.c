@@ -1,7 +1,9 @@
 /* src/scale/status.c — the workers of a parallel sweep for `croqtuner status`: every
  * claim in state.json, judged by the same rule the workers use (claim.c): a live one is
  * a worker (pid, host, GPU, shape, iteration), a stale one is shown with why, until the
- * next worker that looks takes it over.
+ * next worker that looks takes it over. And the recorded sweep against its plan (plan.c):
+ * how many of its shapes never started, which the shape table cannot show (state.json
+ * holds only shapes that started), e.g. after the sweep was killed.
  */
 #include "scale.h"
 
@@ -45,6 +47,42 @@ static json_t *claim_status(const char *dir, const struct claim *c, json_t *stat
     return o;
 }
 
+/* {"dtype", "status", "shapes", "planned", "not_started", "unfinished"} of the recorded
+ * sweep over stages 1-3 of its plan (stage 4, the from-scratch reruns, is known only
+ * once they are finished), "error" instead of the counts when its plan cannot be built;
+ * NULL without a sweep record. */
+static json_t *sweep_progress(json_t *state)
+{
+    struct state_sweep sw;
+    if (!state_sweep_get(state, &sw) || !sw.dtype[0] || !sw.plan[0] || !sw.shapes[0])
+        return NULL;
+    json_t *o = json_pack("{s:s, s:s, s:s}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?", "shapes",
+                          sw.shapes);
+    struct scale_plan p;
+    char err[600];
+    int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
+    int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
+    if (plan_build(sw.shapes, dtype, mode, false, &p, err, sizeof err)) {
+        json_object_set_new(o, "error", json_string(err));
+        return o;
+    }
+    size_t planned = 0, not_started = 0, unfinished = 0;
+    for (int d = 0; d < 2; d++)
+        for (int st = 0; p.dtypes[d] && st < 3; st++)
+            for (size_t i = 0; i < p.waves[d][st].n; i++) {
+                const char *key = p.waves[d][st].s[i].key;
+                planned++;
+                struct state_shape e;
+                not_started += !state_shape_get(state, key, &e);
+                unfinished += !plan_shape_finished(state, key);
+            }
+    plan_release(&p);
+    json_object_set_new(o, "planned", json_integer((json_int_t)planned));
+    json_object_set_new(o, "not_started", json_integer((json_int_t)not_started));
+    json_object_set_new(o, "unfinished", json_integer((json_int_t)unfinished));
+    return o;
+}
+
 json_t *scale_status_json(const char *dir, char *err, size_t errlen)
 {
     struct proc_ident self;
@@ -70,9 +108,11 @@ json_t *scale_status_json(const char *dir, char *err, size_t errlen)
         json_array_append_new(stale_why ? stale : workers, claim_status(dir, &c, st, stale_why));
     }
     free(keys);
+    json_t *sw = sweep_progress(st);
     json_decref(st);
     json_object_set_new(out, "workers", workers);
     json_object_set_new(out, "stale_claims", stale);
+    json_object_set_new(out, "sweep_plan", sw ? sw : json_null());
     return out;
 }
 
@@ -114,6 +154,18 @@ int scale_status_print(const char *dir, FILE *out)
     json_array_foreach(stale, i, v) {
         fprintf(out, "  %s (%s, GPU %s): %s\n", str(v, "key"), str(v, "action"), str(v, "gpu"), str(v, "why"));
     }
+    json_t *sw = json_object_get(s, "sweep_plan");
+    if (json_is_object(sw) && json_object_get(sw, "error"))
+        fprintf(out, "\nsweep (%s, %s): its plan '%s' cannot be read: %s\n", str(sw, "dtype"), str(sw, "status"),
+                str(sw, "shapes"), str(sw, "error"));
+    else if (json_is_object(sw) && strcmp(str(sw, "status"), "done"))
+        fprintf(out, "\nsweep (%s, recorded %s): %lld planned shapes, %lld not started yet, %lld not finished%s\n",
+                str(sw, "dtype"), str(sw, "status"), (long long)json_integer_value(json_object_get(sw, "planned")),
+                (long long)json_integer_value(json_object_get(sw, "not_started")),
+                (long long)json_integer_value(json_object_get(sw, "unfinished")),
+                json_integer_value(json_object_get(sw, "unfinished")) && !json_array_size(workers)
+                    ? " ('croqtuner resume' continues it)"
+                    : "");
     json_decref(s);
     return 0;
 }

@@ -22,8 +22,25 @@ grep -q "has been busy for" <<<"$err" || fail "no clear message: $err"
 grep -q "never stops other users' processes" <<<"$err" || fail "message does not say it left the process alone: $err"
 grep -q '"status": "active"' "$tmp/b/state.json" || fail "the shape is not left active"
 grep -q '"waiting": "stopped: GPU busy' "$tmp/b/progress/$key.json" || fail "progress does not show the busy stop"
+# status says why the shape stands still (state.json has no stop_reason for an active shape)
+"$bin" status --tuning "$tmp/b" | grep -q "^$key .* active .*  stopped: GPU busy for .*; 'croqtuner resume' continues it$" ||
+    fail "status does not say the shape stopped on a busy GPU: $("$bin" status --tuning "$tmp/b")"
 "$bin" resume --tuning "$tmp/b" --quiet || fail "resume once the GPU is free"
 grep -q '"status": "done"' "$tmp/b/state.json" || fail "not done after resume"
+
+# while it waits: the row says so, next to the live line
+# (the tuner itself in the background, output closed, so killing $wpid ends it)
+"$bin" tune --backend sim --quiet --dtype f16 --shape 2048x2048x2048 --mode scratch --iters 4 --tuning "$tmp/w" \
+    --sim-faults "busy@1*100000" --backoff-s 2 --busy-limit 60 >/dev/null 2>&1 &
+wpid=$!
+row=
+for _ in $(seq 1 500); do
+    row=$("$bin" status --tuning "$tmp/w" 2>/dev/null | grep "^$key ")
+    grep -q "  waiting: GPU busy: simulated: pid 4242" <<<"$row" && break
+    sleep 0.02
+done
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+grep -q "  waiting: GPU busy: simulated: pid 4242" <<<"$row" || fail "status of a shape waiting for the GPU: '$row'"
 
 # unusable GPU: stop, say why, exit non-zero
 err=$(tune --tuning "$tmp/c" --sim-faults "unusable@3" 2>&1 >/dev/null)

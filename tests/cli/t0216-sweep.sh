@@ -54,6 +54,26 @@ grep -q '"status": "stopped: GPU unusable"' "$tmp/gone/state.json" || fail "swee
 "$bin" resume --tuning "$tmp/gone" --quiet || fail "resume of the stopped sweep"
 [ "$(grep -c '"status": "done"' "$tmp/gone/state.json")" -ge 6 ] || fail "resume did not finish the sweep"
 
+# the sweep killed (SIGKILL in its second shape): status counts the planned shapes that
+# never started, which the shape table cannot show (state.json has only started shapes)
+CROQ_CRASHPOINT=store.state@4 "$bin" sweep --dtype e4m3 --backend sim --iters 2 --shapes "$tmp/shapes.json" \
+    --tuning "$tmp/killed" --quiet 2>/dev/null
+[ $? -eq 137 ] || fail "the crash point did not kill the sweep"
+read -r started done < <(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['shapes']
+print(len(s), sum(v['status'] == 'done' for v in s.values()))" "$tmp/killed/state.json")
+st=$("$bin" status --tuning "$tmp/killed") || fail "status after the kill exited $?"
+# e4m3 plan: 2048^3 from scratch, 256^3, 512^3, 2048x4096x4096, 2048x4096x8192
+grep -q "^sweep (e4m3, recorded running): 5 planned shapes, $((5 - started)) not started yet, $((5 - done)) not finished ('croqtuner resume' continues it)$" <<<"$st" ||
+    fail "status after a killed sweep ($started shapes started): $st"
+"$bin" status --json --tuning "$tmp/killed" | python3 -c "
+import json, sys
+p = json.load(sys.stdin)['sweep_plan']
+assert (p['planned'], p['not_started']) == (5, 5 - $started), p" || fail "status --json: sweep_plan"
+"$bin" resume --tuning "$tmp/killed" --quiet || fail "resume of the killed sweep"
+"$bin" status --tuning "$tmp/killed" | grep -q "^sweep (" && fail "a finished sweep still listed as unfinished"
+
 # the shipped file: every one of the 134 scenario shapes, the typical ones from scratch
 if [ -n "${CROQ_SHAPES:-}" ] || [ -e "$CROQ_SOURCE_DIR/../shared/data/shapes.json" ]; then
     t="$tmp/full"
