@@ -19,6 +19,7 @@
 #define CROQ_STAGE (CROQ_A_BYTES + CROQ_B_BYTES)
 #define CROQ_DYN_SMEM CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, 0, 0)
 static_assert(CROQ_STAGES <= 2, "the baseline has one or two stages");
+static_assert(CROQ_SCHEDULE == CROQ_V_COOPERATIVE, "the baseline has no consumer schedule");
 static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
 
 extern "C" __device__ const struct croq_kernel_abi croq_abi = {

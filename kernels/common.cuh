@@ -19,6 +19,12 @@
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 
+/* Late knobs (src/knobs/knobs.h, KNOB_FIRST_LATE): the code generator writes one only
+ * when it differs from its default, which is repeated here (knobs.def's default column). */
+#ifndef CROQ_SCHEDULE
+#define CROQ_SCHEDULE CROQ_V_COOPERATIVE
+#endif
+
 #if !defined(CROQ_DTYPE) || !defined(CROQ_TILE_M) || !defined(CROQ_TILE_N) || !defined(CROQ_TILE_K) || \
     !defined(CROQ_STAGES) || !defined(CROQ_SWIZZLE)
 #error "knob macros missing: compile the file croqtuner's code generator wrote"

@@ -2,7 +2,10 @@
  *
  * Warpgroup 0 is the producer: one thread issues TMA loads of packed A, B and (meta_path
  * = 0) metadata into a ring of STAGES shared-memory stages; warpgroups 1..CONSUMERS are
- * consumers, each owning TILE_M/CONSUMERS rows of the CTA tile in m64 slices. The ring
+ * consumers. Cooperative (schedule 0): each consumer owns TILE_M/CONSUMERS rows of every
+ * tile of the CTA in m64 slices. Ping-pong (schedule 1, persistent): consumer c owns whole
+ * tiles, c, c+2, ... of the CTA's list, so one consumer's epilogue runs while the other's
+ * mainloop issues wgmmas; the mainloops take turns by two named barriers. The ring
  * is guarded by two mbarriers per stage: full[s] (TMA bytes landed) and empty[s] (every
  * consumer warp of every CTA that reads this stage is done with it). A consumer keeps
  * one wgmma group in flight: after issuing stage kt it waits until only that group is
@@ -10,8 +13,12 @@
  *
  * Knobs (knobs.def): tile, stages, consumers, swizzle, raster + CTA swizzle group,
  * metadata path, epilogue (alpha and scale vectors, then direct / stmatrix + TMA store),
- * L2 promotion (host side), persistent tile loop, cluster with TMA multicast of A (along
- * N) and B (along M), and split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
+ * L2 promotion (host side), persistent tile loop (a cluster walks cluster-shaped units
+ * of tiles), cluster with TMA multicast of A (along N) and B (along M), consumer schedule,
+ * and split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
+ *
+ * Named barriers: 0 __syncthreads, 1-2 one consumer's epilogue, 3 all consumers (split-K),
+ * 4-5 ping-pong turns (4 + c: consumer c may issue its next mainloop).
  */
 #include "common.cuh"
 
@@ -19,24 +26,30 @@
 #error "family.cu is the kernel=1 structure"
 #endif
 
-#define CROQ_SPC (CROQ_TILE_M / 64 / CROQ_CONSUMERS) /* m64 slices per consumer */
+#define CROQ_PINGPONG (CROQ_SCHEDULE == CROQ_V_PINGPONG)
+#define CROQ_SPLIT CROQ_TILE_SPLIT(CROQ_CONSUMERS, CROQ_PINGPONG) /* consumers sharing one tile */
+#define CROQ_SPC (CROQ_TILE_M / 64 / CROQ_SPLIT)                  /* m64 slices per consumer */
+#define CROQ_SLICE0(c) (CROQ_PINGPONG ? 0 : (c) * CROQ_SPC)       /* consumer c's first slice */
 #define CROQ_META_TMA (CROQ_META_PATH == CROQ_V_META_TMA)
 #define CROQ_EPI_TMA (CROQ_EPILOGUE == CROQ_V_EPI_TMA)
 #define CROQ_META_BYTES (CROQ_META_TMA ? CROQ_ROUND_UP(CROQ_META_STAGE_BYTES(CROQ_TILE_M, CROQ_TILE_K), CROQ_SMEM_ALIGN) : 0)
 #define CROQ_STAGE (CROQ_A_BYTES + CROQ_B_BYTES + CROQ_META_BYTES)
 #define CROQ_THREADS_ALL CROQ_THREADS(1, CROQ_CONSUMERS)
 #define CROQ_CSIZE (CROQ_CLUSTER_M * CROQ_CLUSTER_N)
+#define CROQ_C_TILES (CROQ_EPI_TMA ? (CROQ_PINGPONG ? 2 : 1) : 0) /* C staging tiles (geometry.h) */
 #define CROQ_DYN_SMEM \
-    CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, CROQ_META_TMA, CROQ_EPI_TMA)
+    CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, CROQ_META_TMA, CROQ_C_TILES)
 /* split-K workspace per output tile: a 256-B counter block, then split_k f32 partial tiles. */
 #define CROQ_WS_PER_TILE (CROQ_SPLIT_K > 1 ? 256 + CROQ_SPLIT_K * CROQ_TILE_M * CROQ_TILE_N * 4 : 0)
 #define CROQ_C_BOX_COLS 64 /* 128-B swizzled C staging: 64 f16 per box row */
 
-static_assert(CROQ_TILE_M % (64 * CROQ_CONSUMERS) == 0, "each consumer needs whole m64 slices");
+static_assert(CROQ_TILE_M % (64 * CROQ_SPLIT) == 0, "each consumer needs whole m64 slices");
 static_assert(CROQ_STAGES >= 2, "a consumer releases a stage one stage late (one wgmma group in flight)");
 static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
-static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_CONSUMERS) <= 128, "accumulator registers");
-static_assert(!(CROQ_PERSISTENT && (CROQ_CSIZE > 1 || CROQ_SPLIT_K > 1)), "persistent excludes cluster/split-K");
+static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_SPLIT) <= 128, "accumulator registers");
+static_assert(!(CROQ_PERSISTENT && CROQ_SPLIT_K > 1), "persistent excludes split-K");
+static_assert(!CROQ_PINGPONG || (CROQ_CONSUMERS == 2 && CROQ_PERSISTENT && CROQ_SPLIT_K == 1),
+              "ping-pong needs two consumers, persistent=1 and split_k=1");
 static_assert(CROQ_TILE_M % CROQ_CLUSTER_N == 0 && CROQ_TILE_N % CROQ_CLUSTER_M == 0, "multicast slices");
 
 extern "C" __device__ const struct croq_kernel_abi croq_abi = {
@@ -73,31 +86,44 @@ __device__ __forceinline__ void wg_barrier(int consumer)
     asm volatile("bar.sync %0, 128;" ::"r"(consumer + 1) : "memory");
 }
 
-/* The work unit a CTA does: one output tile, and its K range for split-K. */
+/* The work unit a CTA does: one output tile, and its K range for split-K. mb0 is the
+ * tile's first m64 metadata block, clamped to the last tile row: a cluster's unit may
+ * overhang M by a whole tile, whose CTA still runs (its peers need its multicast) but must
+ * not read metadata past the CROQ_META_BLOCKS the host allocated (its results are never
+ * stored: TMA clips them, store_direct checks bounds). */
 struct work {
-    int tm, tn, k_begin, k_tiles, tile_id;
+    int tm, tn, mb0, k_begin, k_tiles, tile_id;
 };
 
+/* Work item iter (0, 1, ...) of this CTA, false past the last. Tiles are handed out in
+ * cluster-shaped units (cluster_m x cluster_n tiles; 1x1 without a cluster) in raster
+ * order, the CTA of cluster rank r taking tile (r % cluster_m, r / cluster_m) of the unit,
+ * so the CTAs of a cluster always work on tiles that share the multicast operands.
+ * Persistent: unit blockIdx.x / csize + iter * (gridDim.x / csize); every CTA of a cluster
+ * has the same units, so all of them run the same number of iterations, even where the
+ * last unit overhangs M or N (the peers of a CTA wait for its multicast and its arrivals). */
 __device__ __forceinline__ bool next_work(const croq_gemm_args &args, int iter, work *w)
 {
     const int tiles_m = (args.m + CROQ_TILE_M - 1) / CROQ_TILE_M;
     const int tiles_n = (args.n + CROQ_TILE_N - 1) / CROQ_TILE_N;
+    const int units_m = (tiles_m + CROQ_CLUSTER_M - 1) / CROQ_CLUSTER_M;
+    const int units_n = (tiles_n + CROQ_CLUSTER_N - 1) / CROQ_CLUSTER_N;
     const int k_tiles = args.k / CROQ_TILE_K / CROQ_SPLIT_K - CROQ_SKIP_K_TILES;
 #if CROQ_PERSISTENT
-    const int t = blockIdx.x + iter * gridDim.x;
-    if (t >= tiles_m * tiles_n)
+    const int u = (int)(blockIdx.x / CROQ_CSIZE) + iter * (int)(gridDim.x / CROQ_CSIZE);
+    if (u >= units_m * units_n)
         return false;
-    tile_coords(t, tiles_m, tiles_n, &w->tm, &w->tn);
 #else
     if (iter > 0)
         return false;
+    const int u = (int)(blockIdx.x / CROQ_CSIZE);
+#endif
     const int rank = (int)cluster_rank();
-    int cm, cn; /* cluster coordinates in units of clusters */
-    tile_coords(blockIdx.x / CROQ_CSIZE, (tiles_m + CROQ_CLUSTER_M - 1) / CROQ_CLUSTER_M,
-                (tiles_n + CROQ_CLUSTER_N - 1) / CROQ_CLUSTER_N, &cm, &cn);
+    int cm, cn; /* unit coordinates */
+    tile_coords(u, units_m, units_n, &cm, &cn);
     w->tm = cm * CROQ_CLUSTER_M + rank % CROQ_CLUSTER_M;
     w->tn = cn * CROQ_CLUSTER_N + rank / CROQ_CLUSTER_M;
-#endif
+    w->mb0 = min(w->tm, tiles_m - 1) * (CROQ_TILE_M / 64);
     w->tile_id = w->tm * tiles_n + w->tn;
     w->k_begin = blockIdx.y * k_tiles;
     w->k_tiles = k_tiles;
@@ -117,7 +143,7 @@ __device__ __forceinline__ smem_layout carve(uint8_t *raw)
     smem_layout l;
     l.stages = (uint8_t *)(((uintptr_t)raw + CROQ_SMEM_ALIGN - 1) & ~(uintptr_t)(CROQ_SMEM_ALIGN - 1));
     l.c_tile = l.stages + CROQ_STAGES * CROQ_STAGE;
-    l.full = (uint64_t *)(l.c_tile + CROQ_C_TILE_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_EPI_TMA));
+    l.full = (uint64_t *)(l.c_tile + CROQ_C_TILE_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_C_TILES));
     l.empty = l.full + CROQ_STAGES;
     l.fault = l.empty + CROQ_STAGES;
     l.flag = (int *)(l.fault + 1);
@@ -180,14 +206,14 @@ __device__ __forceinline__ void stage_meta(const croq_gemm_args &args, const sme
 {
 #pragma unroll
     for (int i = 0; i < CROQ_SPC; i++) {
-        const int slice = c * CROQ_SPC + i;
+        const int slice = CROQ_SLICE0(c) + i;
 #if CROQ_META_TMA
         const uint32_t *m = (const uint32_t *)(l.stages + s * CROQ_STAGE + CROQ_A_BYTES + CROQ_B_BYTES);
 #pragma unroll
         for (int ch = 0; ch < CROQ_CHUNKS; ch++)
             meta[i][ch] = m[(slice * CROQ_CHUNKS + ch) * 128 + tid_wg];
 #else
-        load_meta(args, meta[i], w.tm * (CROQ_TILE_M / 64) + slice, kt, tid_wg);
+        load_meta(args, meta[i], w.mb0 + slice, kt, tid_wg);
 #endif
     }
     CROQ_FAULT_META(meta[0][0], blockIdx.x == 0 && blockIdx.y == 0 && kt == 0 && c == 0 && tid_wg == 0);
@@ -213,8 +239,8 @@ __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], cons
                                           const smem_layout &l, const work &w, int c, int tid_wg)
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
-    uint8_t *region = l.c_tile + c * CROQ_SPC * 64 * CROQ_TILE_N * 2;
-    const int row0 = w.tm * CROQ_TILE_M + c * CROQ_SPC * 64 + 16 * warp + lane / 4, col0 = w.tn * CROQ_TILE_N;
+    uint8_t *region = l.c_tile + c * CROQ_SPC * 64 * CROQ_TILE_N * 2; /* ping-pong: c's own tile */
+    const int row0 = w.tm * CROQ_TILE_M + CROQ_SLICE0(c) * 64 + 16 * warp + lane / 4, col0 = w.tn * CROQ_TILE_N;
     if (tid_wg == 0)
         tma_store_wait_read(); /* the previous tile's stores have read the region */
     wg_barrier(c);
@@ -253,7 +279,7 @@ __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], cons
             for (int box = 0; box < CROQ_TILE_N / CROQ_C_BOX_COLS; box++)
                 tma_store_2d(&args.tm_c, region + (i * (CROQ_TILE_N / CROQ_C_BOX_COLS) + box) * 64 * 128,
                              w.tn * CROQ_TILE_N + box * CROQ_C_BOX_COLS,
-                             w.tm * CROQ_TILE_M + (c * CROQ_SPC + i) * 64);
+                             w.tm * CROQ_TILE_M + (CROQ_SLICE0(c) + i) * 64);
         tma_store_commit();
     }
 }
@@ -346,7 +372,7 @@ __device__ __forceinline__ void consume_stage(const croq_gemm_args &args, const 
     wgmma_fence();
 #pragma unroll
     for (int i = 0; i < CROQ_SPC; i++)
-        mma_stage(acc[i], a_base, b_base, c * CROQ_SPC + i, m.w[i]);
+        mma_stage(acc[i], a_base, b_base, CROQ_SLICE0(c) + i, m.w[i]);
     wgmma_commit();
     wgmma_wait<1>();
 #pragma unroll
@@ -358,12 +384,37 @@ __device__ __forceinline__ void consume_stage(const croq_gemm_args &args, const 
     it++;
 }
 
+#if CROQ_PINGPONG
+/* Ping-pong turns: consumer c waits on barrier 4 + c before its mainloop (except the
+ * CTA's first tile), and the other consumer arrives on it once it has issued the
+ * previous tile's mainloop. Each wait is matched by exactly one arrival: an arrival is
+ * made only when the next item of the list exists, and items alternate between the two
+ * consumers, so no barrier ever has a second generation pending or one left open at exit. */
+__device__ __forceinline__ void turn_wait(int c)
+{
+    asm volatile("bar.sync %0, 256;" ::"r"(4 + c) : "memory");
+}
+
+__device__ __forceinline__ void turn_pass(int to)
+{
+    asm volatile("bar.arrive %0, 256;" ::"r"(4 + to) : "memory");
+}
+#endif
+
 __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c, int tid_wg)
 {
     meta_buf even = {}, odd = {};
     int it = 0;
     work w;
     for (int iter = 0; next_work(args, iter, &w); iter++) {
+#if CROQ_PINGPONG
+        if (iter % 2 != c) { /* the other consumer's tile: its stages pass this one by */
+            it += w.k_tiles;
+            continue;
+        }
+        if (iter > 0)
+            turn_wait(c);
+#endif
         float acc[CROQ_SPC][CROQ_ACC];
 #pragma unroll
         for (int i = 0; i < CROQ_SPC; i++)
@@ -378,6 +429,13 @@ __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c
         }
         if (kt < k_end)
             consume_stage(args, l, w, c, tid_wg, kt, it, acc, even, odd);
+#if CROQ_PINGPONG
+        {
+            work next;
+            if (next_work(args, iter + 1, &next)) /* its wgmmas may issue while ours finish */
+                turn_pass(1 - c);
+        }
+#endif
         wgmma_wait<0>();
 #pragma unroll
         for (int i = 0; i < CROQ_SPC; i++)
@@ -395,7 +453,7 @@ __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c
 #else
 #pragma unroll
         for (int i = 0; i < CROQ_SPC; i++)
-            store_direct(acc[i], args, w.tm * CROQ_TILE_M + (c * CROQ_SPC + i) * 64, w.tn * CROQ_TILE_N, tid_wg);
+            store_direct(acc[i], args, w.tm * CROQ_TILE_M + (CROQ_SLICE0(c) + i) * 64, w.tn * CROQ_TILE_N, tid_wg);
 #endif
     }
 #if CROQ_EPI_TMA
@@ -413,7 +471,8 @@ extern "C" __global__ void __launch_bounds__(CROQ_THREADS_ALL, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < CROQ_STAGES; s++) {
             mbar_init(&l.full[s], 1);
-            mbar_init(&l.empty[s], 4 * CROQ_CONSUMERS * CROQ_CSIZE); /* one arrive per consumer warp */
+            /* one arrive per consumer warp that reads the stage, in every CTA it feeds */
+            mbar_init(&l.empty[s], 4 * CROQ_SPLIT * CROQ_CSIZE);
         }
         mbar_init(l.fault, 1);
         mbar_fence_init();

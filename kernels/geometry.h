@@ -27,18 +27,25 @@
     (CROQ_ROUND_UP(CROQ_A_STAGE_BYTES(tm, tk, esz), CROQ_SMEM_ALIGN) +        \
      CROQ_ROUND_UP(CROQ_B_STAGE_BYTES(tn, tk, esz), CROQ_SMEM_ALIGN) +        \
      ((meta_tma) ? CROQ_ROUND_UP(CROQ_META_STAGE_BYTES(tm, tk), CROQ_SMEM_ALIGN) : 0))
-/* C staging tile for the TMA-store epilogue (f16). */
-#define CROQ_C_TILE_BYTES(tm, tn, epi_tma) ((epi_tma) ? CROQ_ROUND_UP((tm) * (tn) * 2, CROQ_SMEM_ALIGN) : 0)
+/* C staging for the TMA-store epilogue (f16): c_tiles whole output tiles, 0 for the
+ * direct epilogue, 1 cooperative (the consumers share one tile), 2 ping-pong (each
+ * consumer stages its own tile, so one's store can be in flight while the other's
+ * registers are written out). */
+#define CROQ_C_TILE_BYTES(tm, tn, c_tiles) ((c_tiles) * CROQ_ROUND_UP((tm) * (tn) * 2, CROQ_SMEM_ALIGN))
 /* mbarriers (full + empty per stage) and scheduler scratch, rounded to one block. */
 #define CROQ_BARRIER_BYTES 1024
 /* Dynamic shared memory the kernel asks for: the extra CROQ_SMEM_ALIGN lets the
  * kernel align the base of the dynamic window itself. */
-#define CROQ_SMEM_BYTES(tm, tn, tk, esz, stages, meta_tma, epi_tma)          \
+#define CROQ_SMEM_BYTES(tm, tn, tk, esz, stages, meta_tma, c_tiles)          \
     (CROQ_SMEM_ALIGN + (stages) * CROQ_STAGE_BYTES(tm, tn, tk, esz, meta_tma) + \
-     CROQ_C_TILE_BYTES(tm, tn, epi_tma) + CROQ_BARRIER_BYTES)
+     CROQ_C_TILE_BYTES(tm, tn, c_tiles) + CROQ_BARRIER_BYTES)
 
-/* f32 accumulators per consumer thread: (rows per consumer / 64) m64 slices x N/2. */
-#define CROQ_ACC_REGS(tm, tn, consumers) ((((tm) / (consumers)) / 64) * ((tn) / 2))
+/* Consumers that split one tile's rows: all of them cooperatively (schedule 0), one in
+ * ping-pong (schedule 1: each consumer owns a whole tile). */
+#define CROQ_TILE_SPLIT(consumers, pingpong) ((pingpong) ? 1 : (consumers))
+/* f32 accumulators per consumer thread: (rows per consumer / 64) m64 slices x N/2;
+ * split = CROQ_TILE_SPLIT. */
+#define CROQ_ACC_REGS(tm, tn, split) ((((tm) / (split)) / 64) * ((tn) / 2))
 /* Threads: baseline = one warpgroup; warp-specialized = producer + consumers. */
 #define CROQ_THREADS(ws, consumers) ((ws) ? 128 * (1 + (consumers)) : 128)
 

@@ -243,8 +243,12 @@ static void emit_header(struct strbuf *sb, const struct croq_config *cfg, const 
 static void emit_defines(struct strbuf *sb, const struct croq_config *cfg, int fault)
 {
     strbuf_addf(sb, "#define CROQ_DTYPE %d /* %s */\n", cfg->dtype, croq_dtype_name(cfg->dtype));
+    /* A late knob at its default is left to the kernel sources' own default, so the
+     * header of every configuration older than the knob stays byte-identical and its
+     * recipes regenerate (docs/engine.md, "Sources as recipes"). */
     for (int i = 0; i < KNOB_COUNT; i++)
-        strbuf_addf(sb, "#define %s %d\n", croq_knobs[i].macro, cfg->v[i]);
+        if (!KNOB_OMITTED(cfg, i))
+            strbuf_addf(sb, "#define %s %d\n", croq_knobs[i].macro, cfg->v[i]);
     if (fault != CODEGEN_FAULT_NONE)
         strbuf_addf(sb, "#define CROQ_INJECT_FAULT %d /* %s: test-only fault injection */\n", fault,
                     codegen_fault_name(fault));

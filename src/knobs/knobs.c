@@ -150,10 +150,11 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
 
 long knobs_smem_bytes(const struct croq_config *c)
 {
+    const bool pingpong = c->v[KNOB_SCHEDULE] == CROQ_V_PINGPONG;
+    const long c_tiles = c->v[KNOB_EPILOGUE] == CROQ_V_EPI_TMA ? (pingpong ? 2 : 1) : 0;
     return CROQ_SMEM_BYTES((long)c->v[KNOB_TILE_M], (long)c->v[KNOB_TILE_N],
                            (long)c->v[KNOB_TILE_K], (long)croq_dtype_size(c->dtype),
-                           (long)c->v[KNOB_STAGES], c->v[KNOB_META_PATH] == CROQ_V_META_TMA,
-                           c->v[KNOB_EPILOGUE] == CROQ_V_EPI_TMA);
+                           (long)c->v[KNOB_STAGES], c->v[KNOB_META_PATH] == CROQ_V_META_TMA, c_tiles);
 }
 
 int knobs_threads(const struct croq_config *c)
@@ -163,7 +164,12 @@ int knobs_threads(const struct croq_config *c)
 
 int knobs_acc_regs(const struct croq_config *c)
 {
-    return CROQ_ACC_REGS(c->v[KNOB_TILE_M], c->v[KNOB_TILE_N], c->v[KNOB_CONSUMERS]);
+    return CROQ_ACC_REGS(c->v[KNOB_TILE_M], c->v[KNOB_TILE_N], knobs_tile_split(c));
+}
+
+int knobs_tile_split(const struct croq_config *c)
+{
+    return CROQ_TILE_SPLIT(c->v[KNOB_CONSUMERS], c->v[KNOB_SCHEDULE] == CROQ_V_PINGPONG);
 }
 
 /* whylen 0: only the answer (the proposer asks millions of times and needs no text) */
@@ -200,35 +206,46 @@ static bool validate_structure(const struct croq_config *c, char *why, size_t wh
             REJECT("knob '%s': value %d is not allowed", croq_knobs[i].name, v[i]);
     if (c->dtype != CROQ_DTYPE_F16 && c->dtype != CROQ_DTYPE_E4M3)
         REJECT("dtype %d is not supported", c->dtype);
-    /* One wgmma covers 64 rows; each consumer needs whole m64 slices. */
-    if (v[KNOB_TILE_M] % (64 * v[KNOB_CONSUMERS]))
+    /* One wgmma covers 64 rows; each consumer needs whole m64 slices of the rows it owns
+     * (a share of the tile when cooperative, the whole tile in ping-pong). */
+    if (v[KNOB_TILE_M] % (64 * knobs_tile_split(c)))
         REJECT("tile_m=%d must be a multiple of 64 x consumers (%d)", v[KNOB_TILE_M], v[KNOB_CONSUMERS]);
     /* Swizzle needs no rule: a k-step reads 32 B of packed A and 64 B of B per row, and
      * the kernel caps each operand's swizzle at its row bytes per stage
      * (kernels/common.cuh), so a k-step always lies inside one atom. */
     /* Accumulators beyond 128 f32 per thread spill (wgmma D lives in registers). */
     if (knobs_acc_regs(c) > 128)
-        REJECT("tile %dx%d with %d consumer(s) needs %d accumulator registers per thread (max 128)",
-               v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_CONSUMERS], knobs_acc_regs(c));
+        REJECT("tile %dx%d with %d consumer(s)%s needs %d accumulator registers per thread (max 128)",
+               v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_CONSUMERS],
+               v[KNOB_SCHEDULE] == CROQ_V_PINGPONG ? " in ping-pong (each owns the whole tile)" : "",
+               knobs_acc_regs(c));
     if (knobs_smem_bytes(c) > CROQ_SMEM_LIMIT)
         REJECT("needs %ld B of shared memory per CTA (limit %d)", knobs_smem_bytes(c), CROQ_SMEM_LIMIT);
     if (v[KNOB_KERNEL] == CROQ_V_BASELINE) {
         /* The baseline is the simple reference point: it implements none of these. */
         if (v[KNOB_CONSUMERS] != 1 || v[KNOB_STAGES] > 2 || v[KNOB_PERSISTENT] ||
             v[KNOB_CLUSTER_M] != 1 || v[KNOB_CLUSTER_N] != 1 || v[KNOB_SPLIT_K] != 1 ||
-            v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT || v[KNOB_META_PATH] != CROQ_V_META_HOISTED)
+            v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT || v[KNOB_META_PATH] != CROQ_V_META_HOISTED ||
+            v[KNOB_SCHEDULE] != CROQ_V_COOPERATIVE)
             REJECT("kernel=0 (baseline) supports only consumers=1, stages<=2, direct epilogue, "
-                   "hoisted metadata, no persistence, cluster or split-K");
+                   "hoisted metadata, schedule=0, no persistence, cluster or split-K");
     }
     /* A consumer keeps one wgmma group in flight and releases a stage only after issuing
      * the next one; with a single stage the producer would wait for a release that waits
      * for the producer (seen as a deadlock on the H200, results/h200/tuning-f16-768 iter 19). */
     if (v[KNOB_KERNEL] == CROQ_V_WS && v[KNOB_STAGES] < 2)
         REJECT("kernel=1 (warp-specialized) needs stages >= 2: a stage is released one stage late");
-    /* Persistent CTAs walk tiles in software; clusters and split-K fix the tile of a CTA
-     * at launch, so the combinations are not implemented. */
-    if (v[KNOB_PERSISTENT] && (v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N] > 1 || v[KNOB_SPLIT_K] > 1))
-        REJECT("persistent=1 cannot be combined with a cluster or split-K");
+    /* Persistent CTAs walk tiles in software (a cluster walks cluster-shaped units of
+     * tiles together); split-K fixes the K partition of a CTA at launch (gridDim.y), so
+     * that combination is not implemented. */
+    if (v[KNOB_PERSISTENT] && v[KNOB_SPLIT_K] > 1)
+        REJECT("persistent=1 cannot be combined with split-K");
+    /* Ping-pong: consumer c takes tiles c, c+2, ... of its CTA's list, so it needs two
+     * consumers and a list (persistent); each consumer reduces its own tile, which the
+     * split-K fix-up (all consumers of one tile meet at one barrier) does not do. */
+    if (v[KNOB_SCHEDULE] == CROQ_V_PINGPONG &&
+        (v[KNOB_KERNEL] != CROQ_V_WS || v[KNOB_CONSUMERS] != 2 || !v[KNOB_PERSISTENT] || v[KNOB_SPLIT_K] > 1))
+        REJECT("schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1 and split_k=1");
     if (v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N] > 1 && v[KNOB_SPLIT_K] > 1)
         REJECT("a cluster cannot be combined with split-K");
     if (v[KNOB_SPLIT_K] > 1 && v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT)
@@ -254,7 +271,8 @@ void knobs_signature(const struct croq_config *c, char out[CROQ_SIG_MAX])
 {
     size_t n = (size_t)snprintf(out, CROQ_SIG_MAX, "dtype=%s", croq_dtype_name(c->dtype));
     for (int i = 0; i < KNOB_COUNT && n < CROQ_SIG_MAX; i++)
-        n += (size_t)snprintf(out + n, CROQ_SIG_MAX - n, ",%s=%d", croq_knobs[i].name, c->v[i]);
+        if (!KNOB_OMITTED(c, i))
+            n += (size_t)snprintf(out + n, CROQ_SIG_MAX - n, ",%s=%d", croq_knobs[i].name, c->v[i]);
 }
 
 int knobs_parse_signature(struct croq_config *c, const char *sig, char *err, size_t errlen)
@@ -286,7 +304,7 @@ int knobs_parse_signature(struct croq_config *c, const char *sig, char *err, siz
         snprintf(err, errlen, "signature: missing dtype");
         return -1;
     }
-    for (int i = 0; i < KNOB_COUNT; i++)
+    for (int i = 0; i < KNOB_FIRST_LATE; i++) /* a late knob left out is at its default */
         if (!seen[i]) {
             snprintf(err, errlen, "signature: missing knob '%s'", croq_knobs[i].name);
             return -1;

@@ -21,6 +21,14 @@ enum croq_knob_id {
 
 #define CROQ_KNOB_MAX_VALUES 8
 
+/* Knobs appended after the tuner's results started being recorded (knobs.def): one of
+ * these at its default is not written in a signature or config JSON, nor as a #define
+ * (codegen), and a signature or JSON object without it means its default. Every id
+ * >= KNOB_FIRST_LATE is late. */
+#define KNOB_FIRST_LATE KNOB_SCHEDULE
+/* True when knob id is late and at its default in cfg: omitted from the text forms. */
+#define KNOB_OMITTED(cfg, id) ((id) >= KNOB_FIRST_LATE && (cfg)->v[id] == croq_knobs[id].default_value)
+
 struct croq_knob {
     const char *name;
     const char *macro;
@@ -78,15 +86,19 @@ bool knobs_validate(const struct croq_config *cfg, const struct croq_shape *shap
 /* Shape rules that hold for every kernel (K multiple of 64, N multiple of 8, ...). */
 bool shape_validate(int dtype, const struct croq_shape *shape, char *why, size_t whylen);
 
-/* Canonical "dtype=f16,kernel=1,tile_m=128,..." in table order. */
+/* Canonical "dtype=f16,kernel=1,tile_m=128,..." in table order; late knobs at their
+ * default are left out (KNOB_FIRST_LATE). */
 void knobs_signature(const struct croq_config *cfg, char out[CROQ_SIG_MAX]);
-/* Parse a signature back (every knob must be present). 0 or -1 with err. */
+/* Parse a signature back (every knob before KNOB_FIRST_LATE must be present; a late one
+ * missing takes its default). 0 or -1 with err. */
 int knobs_parse_signature(struct croq_config *cfg, const char *sig, char *err, size_t errlen);
 
 /* Derived geometry (kernels/geometry.h). */
 long knobs_smem_bytes(const struct croq_config *cfg);
 int knobs_threads(const struct croq_config *cfg);
 int knobs_acc_regs(const struct croq_config *cfg);
+/* Consumers that split one tile's rows: consumers (cooperative) or 1 (ping-pong). */
+int knobs_tile_split(const struct croq_config *cfg);
 
 /* Parse "MxNxK". 0 or -1. */
 int shape_parse(const char *s, struct croq_shape *out);

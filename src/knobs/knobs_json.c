@@ -15,7 +15,8 @@ json_t *knobs_to_json(const struct croq_config *cfg)
     json_t *o = json_object();
     json_object_set_new(o, "dtype", json_string(croq_dtype_name(cfg->dtype)));
     for (int i = 0; i < KNOB_COUNT; i++)
-        json_object_set_new(o, croq_knobs[i].name, json_integer(cfg->v[i]));
+        if (!KNOB_OMITTED(cfg, i)) /* the form configurations had before late knobs existed */
+            json_object_set_new(o, croq_knobs[i].name, json_integer(cfg->v[i]));
     return o;
 }
 

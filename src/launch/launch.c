@@ -7,6 +7,10 @@
  *                 gridDim.x divisible by the cluster size (the kernel skips the extra
  *                 tiles, whose TMA boxes lie fully out of bounds anyway).
  * Persistent:     grid = (min(tiles_m * tiles_n, SM count), 1, 1); CTAs loop over tiles.
+ *                 With a cluster the CTAs loop over units of cluster_m x cluster_n tiles, one
+ *                 cluster per unit: grid = min(units, resident clusters) x cluster size,
+ *                 resident clusters from cuOccupancyMaxActiveClusters (SM count / cluster
+ *                 size if the driver will not say), so no cluster waits for a second wave.
  * Cluster dims (cluster_m * cluster_n, 1, 1) via CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.
  *
  * The record also says how many CTAs can be resident at once: a cluster's CTAs must be
@@ -23,7 +27,10 @@ static void geometry(int sm_count, const struct croq_kernel_abi *a, struct kl_la
 {
     long cm = a->cluster_m, cn = a->cluster_n;
     l->cluster = (unsigned)(cm * cn);
-    if (a->persistent) {
+    if (a->persistent && cm * cn > 1) {
+        l->grid[0] = (unsigned)(ceil_div(l->tiles_m, cm) * ceil_div(l->tiles_n, cn) * cm * cn); /* fit_clusters */
+        l->grid[1] = 1;
+    } else if (a->persistent) {
         long tiles = l->tiles_m * l->tiles_n;
         l->grid[0] = (unsigned)(tiles < sm_count ? tiles : sm_count);
         l->grid[1] = 1;
@@ -52,6 +59,21 @@ static CUlaunchConfig launch_config(const struct kl_launch *l, CUstream s, CUlau
         cfg.numAttrs = 1;
     }
     return cfg;
+}
+
+/* Persistent with a cluster: at most as many clusters as can be resident at once. */
+static void fit_clusters(int sm_count, struct kl_launch *l)
+{
+    CUlaunchAttribute attr[1];
+    CUlaunchConfig cfg = launch_config(l, NULL, attr);
+    int n = 0;
+    if (cuOccupancyMaxActiveClusters(&n, l->fn, &cfg) != CUDA_SUCCESS || n <= 0)
+        n = sm_count / (int)l->cluster;
+    if (n < 1)
+        n = 1;
+    const unsigned units = l->grid[0] / l->cluster;
+    if (units > (unsigned)n)
+        l->grid[0] = (unsigned)n * l->cluster;
 }
 
 /* Informational only, so a driver that will not answer leaves -1 rather than failing. */
@@ -90,6 +112,8 @@ int kl_prepare(const struct kl_module *m, int sm_count, const struct kl_operands
     l->tiles_m = ceil_div(o->m, a->tile_m);
     l->tiles_n = ceil_div(o->n, a->tile_n);
     geometry(sm_count, a, l);
+    if (a->persistent && l->cluster > 1)
+        fit_clusters(sm_count, l);
     if (l->grid[0] > 0x7fffffffu)
         return kl_fail(e, KL_UNSUPPORTED_SHAPE, "grid of %u CTAs is too large", l->grid[0]);
     l->resident_ctas = resident_ctas(sm_count, l);

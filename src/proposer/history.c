@@ -10,7 +10,8 @@ uint64_t prop_cfg_hash(const struct croq_config *c)
 {
     uint64_t h = (uint64_t)(unsigned)c->dtype * 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < KNOB_COUNT; i++)
-        h = (h ^ (uint64_t)(unsigned)c->v[i]) * 0x100000001B3ull + (uint64_t)i;
+        if (!KNOB_OMITTED(c, i)) /* a late knob at its default: the hash (tie-breaks) of before it */
+            h = (h ^ (uint64_t)(unsigned)c->v[i]) * 0x100000001B3ull + (uint64_t)i;
     h ^= h >> 33; /* murmur3's finaliser: every bit of h reaches the low (slot) bits */
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;

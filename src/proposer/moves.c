@@ -174,11 +174,18 @@ static void repair_consider(struct repair *r, const struct croq_config *cfg)
 }
 
 /* One other knob, any value; then two. */
+/* Late knobs (src/knobs/knobs.h) are not walked by the proposer's own moves: the
+ * explore datasets replay-bench scores it against predate them (every move to one would
+ * be a configuration no dataset measured, t0503), and `schedule` has no H200 measurement
+ * yet (issue 14). A best, a port or a start configuration may carry one, and a repair
+ * toward the baseline or the default may reset one. */
+static bool walked(int k) { return k < KNOB_FIRST_LATE; }
+
 static void repair_near(struct repair *r)
 {
     const struct croq_config *base = &r->base.cfg;
     for (int j = 0; j < KNOB_COUNT; j++) {
-        if (r->frozen & (1u << j))
+        if ((r->frozen & (1u << j)) || !walked(j))
             continue;
         for (int a = 0; a < croq_knobs[j].n_values; a++) {
             struct croq_config c = *base;
@@ -191,7 +198,7 @@ static void repair_near(struct repair *r)
         return;
     for (int j = 0; j < KNOB_COUNT; j++)
         for (int k = j + 1; k < KNOB_COUNT; k++) {
-            if ((r->frozen >> j & 1) || (r->frozen >> k & 1))
+            if ((r->frozen >> j & 1) || (r->frozen >> k & 1) || !walked(j) || !walked(k))
                 continue;
             for (int a = 0; a < croq_knobs[j].n_values; a++)
                 for (int b = 0; b < croq_knobs[k].n_values; b++) {
@@ -278,6 +285,8 @@ int prop_gen_neighbours(const struct prop_state *st, struct cand_list *l)
 {
     const struct croq_config *best = &st->ctx->best;
     for (int k = 0; k < KNOB_COUNT; k++) {
+        if (!walked(k))
+            continue;
         int i = prop_value_index(k, best->v[k]), n = croq_knobs[k].n_values;
         for (int j = 0; j < n; j++) {
             /* neighbours in the list; every value if the best's is not in it */
@@ -293,8 +302,8 @@ int prop_gen_neighbours(const struct prop_state *st, struct cand_list *l)
 int prop_gen_pairs(const struct prop_state *st, struct cand_list *l)
 {
     const struct croq_config *best = &st->ctx->best;
-    for (int a = 0; a < KNOB_COUNT; a++)
-        for (int b = a + 1; b < KNOB_COUNT; b++) {
+    for (int a = 0; a < KNOB_FIRST_LATE; a++) /* walked knobs only */
+        for (int b = a + 1; b < KNOB_FIRST_LATE; b++) {
             int ia = prop_value_index(a, best->v[a]), ib = prop_value_index(b, best->v[b]);
             for (int da = -1; da <= 1; da += 2)
                 for (int db = -1; db <= 1; db += 2) {
@@ -329,8 +338,9 @@ static uint64_t rng_seed(const struct prop_state *st)
 static void random_config(uint64_t *rng, int dtype, struct croq_config *c)
 {
     c->dtype = dtype;
-    for (int k = 0; k < KNOB_COUNT; k++)
-        c->v[k] = croq_knobs[k].values[rng_next(rng) % (uint64_t)croq_knobs[k].n_values];
+    for (int k = 0; k < KNOB_COUNT; k++) /* a late knob takes its default and draws nothing */
+        c->v[k] = walked(k) ? croq_knobs[k].values[rng_next(rng) % (uint64_t)croq_knobs[k].n_values]
+                            : croq_knobs[k].default_value;
 }
 
 #define RANDOM_TRIES 4096
@@ -355,7 +365,7 @@ int prop_gen_random(const struct prop_state *st, struct cand_list *l)
 static void assign_structural(const struct prop_state *st, uint64_t x, struct croq_config *c)
 {
     for (int k = 0; k < KNOB_COUNT; k++) {
-        if (st->knob_cat[k] != IDEA_STRUCTURAL)
+        if (st->knob_cat[k] != IDEA_STRUCTURAL || !walked(k))
             continue;
         c->v[k] = croq_knobs[k].values[x % (uint64_t)croq_knobs[k].n_values];
         x /= (uint64_t)croq_knobs[k].n_values;
@@ -367,7 +377,7 @@ int prop_gen_radical(const struct prop_state *st, struct cand_list *l)
     uint64_t combos = 1;
     uint32_t structural = 0;
     for (int k = 0; k < KNOB_COUNT; k++)
-        if (st->knob_cat[k] == IDEA_STRUCTURAL) {
+        if (st->knob_cat[k] == IDEA_STRUCTURAL && walked(k)) {
             combos *= (uint64_t)croq_knobs[k].n_values;
             structural |= 1u << k;
         }

@@ -15,7 +15,8 @@ expect_invalid() { # reason, args...
     grep -qF "invalid: $reason" <<<"$out" || fail "'$*': got '$out', want reason '$reason'"
 }
 expect_invalid "kernel=0 (baseline) supports only consumers=1" --dtype f16 --set kernel=0 --set consumers=1 --set tile_m=64 --set stages=4
-expect_invalid "persistent=1 cannot be combined with a cluster or split-K" --dtype e4m3 --set "persistent=1 cluster_n=2"
+expect_invalid "persistent=1 cannot be combined with split-K" --dtype e4m3 --set "persistent=1 split_k=2 tile_m=64 consumers=1"
+expect_invalid "schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1" --dtype f16 --set "schedule=1 tile_n=128"
 expect_invalid "tile_m=64 must be a multiple of 64 x consumers (2)" --dtype f16 --set tile_m=64
 expect_invalid "K=1000: K must be a multiple of 64" --dtype f16 --shape 4096x4096x1000
 # no such knob or value: bad usage (2), printed in the same form

@@ -91,7 +91,20 @@ static void test_validate_rejects(void **state)
     const char *base[] = {"kernel=0", "consumers=1", "tile_m=64", "stages=4"};
     expect_invalid(base, 4, NULL, "kernel=0 (baseline) supports only");
     const char *pers[] = {"persistent=1", "split_k=2"};
-    expect_invalid(pers, 2, NULL, "persistent=1 cannot be combined");
+    expect_invalid(pers, 2, NULL, "persistent=1 cannot be combined with split-K");
+    /* Ping-pong: two consumers, a tile list (persistent), no split-K, not the baseline. */
+    const char *pp_np[] = {"schedule=1", "tile_n=128"};
+    expect_invalid(pp_np, 2, NULL, "schedule=1 (ping-pong) needs");
+    const char *pp_c1[] = {"schedule=1", "persistent=1", "consumers=1", "tile_n=128"};
+    expect_invalid(pp_c1, 4, NULL, "schedule=1 (ping-pong) needs");
+    const char *pp_base[] = {"kernel=0", "consumers=1", "tile_m=64", "tile_n=128", "stages=2", "schedule=1"};
+    expect_invalid(pp_base, 6, NULL, "kernel=0 (baseline) supports only");
+    /* each consumer owns the whole 128x256 tile: 2 x 128 accumulators */
+    const char *pp_acc[] = {"schedule=1", "persistent=1"};
+    expect_invalid(pp_acc, 2, NULL, "in ping-pong (each owns the whole tile)");
+    /* two 128x128 C staging tiles + 8 stages of 24 KB do not fit */
+    const char *pp_smem[] = {"schedule=1", "persistent=1", "tile_n=128", "epilogue=1", "stages=7"};
+    expect_invalid(pp_smem, 5, NULL, "of shared memory per CTA");
     const char *one_stage[] = {"kernel=1", "stages=1"};
     expect_invalid(one_stage, 2, NULL, "needs stages >= 2");
     const char *acc[] = {"tile_m=256", "tile_n=256", "consumers=1"};
@@ -103,6 +116,28 @@ static void test_validate_rejects(void **state)
     const char *split[] = {"tile_k=128", "stages=2", "split_k=8"};
     struct croq_shape k512 = {4096, 4096, 512};
     expect_invalid(split, 3, &k512, "not a multiple of tile_k x split_k");
+}
+
+/* What the kernel implements now and the rules once refused, or newly allow. */
+static void test_validate_accepts(void **state)
+{
+    const char *ok[][7] = {
+        {"persistent=1", "cluster_m=2", NULL},                                   /* persistent clusters */
+        {"persistent=1", "cluster_m=2", "cluster_n=2", "epilogue=1", "stages=3", NULL},
+        {"persistent=1", "schedule=1", "tile_n=128", NULL},                      /* 128x128 per consumer */
+        {"persistent=1", "schedule=1", "tile_m=64", "epilogue=1", "stages=3", NULL}, /* 64x256 each */
+        {"persistent=1", "schedule=1", "tile_n=128", "cluster_n=2", "epilogue=1", "stages=6", NULL},
+    };
+    for (size_t t = 0; t < sizeof ok / sizeof ok[0]; t++) {
+        struct croq_config c;
+        char err[256], why[CROQ_WHY_MAX];
+        knobs_default(&c, CROQ_DTYPE_F16);
+        for (int i = 0; ok[t][i]; i++)
+            if (knobs_set(&c, ok[t][i], err, sizeof err))
+                fail_msg("%s: %s", ok[t][i], err);
+        if (!knobs_validate(&c, &big, why, sizeof why))
+            fail_msg("case %zu refused: %s", t, why);
+    }
 }
 
 static void test_signature_round_trip(void **state)
@@ -118,6 +153,30 @@ static void test_signature_round_trip(void **state)
     assert_memory_equal(&a, &b, sizeof a);
     assert_int_equal(knobs_parse_signature(&b, "dtype=f16,kernel=1", err, sizeof err), -1);
     assert_non_null(strstr(err, "missing knob"));
+
+    /* Late knobs: at the default they are not written, and a signature of a config that
+     * predates them (what results.tsv rows hold) reads as the default; set, they are. */
+    assert_null(strstr(sig, "schedule="));
+    assert_int_equal(knobs_parse_signature(&b, sig, err, sizeof err), 0);
+    assert_int_equal(b.v[KNOB_SCHEDULE], CROQ_V_COOPERATIVE);
+    assert_int_equal(knobs_set(&a, "schedule=1", err, sizeof err), 0);
+    knobs_signature(&a, sig);
+    assert_non_null(strstr(sig, ",split_k=1,schedule=1"));
+    assert_int_equal(knobs_parse_signature(&b, sig, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* the old signature form of the default configuration, as recorded before schedule */
+    assert_int_equal(knobs_parse_signature(&b,
+                                           "dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,"
+                                           "consumers=2,swizzle=128,raster=0,group=1,meta_path=1,epilogue=0,"
+                                           "l2_a=0,l2_b=0,persistent=0,cluster_m=1,cluster_n=1,split_k=1",
+                                           err, sizeof err),
+                     0);
+    knobs_default(&a, CROQ_DTYPE_F16);
+    assert_memory_equal(&a, &b, sizeof a);
+    knobs_signature(&a, sig);
+    assert_string_equal(sig, "dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,"
+                             "consumers=2,swizzle=128,raster=0,group=1,meta_path=1,epilogue=0,"
+                             "l2_a=0,l2_b=0,persistent=0,cluster_m=1,cluster_n=1,split_k=1");
 }
 
 static void test_geometry(void **state)
@@ -137,6 +196,18 @@ static void test_geometry(void **state)
     assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 32768 + 1024) + 1024);
     c.v[KNOB_EPILOGUE] = CROQ_V_EPI_TMA; /* + 128x256 f16 C tile */
     assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 32768 + 1024) + 65536 + 1024);
+    /* Ping-pong 128x128: each consumer owns the tile (2 slices x 64 accumulators) and
+     * stages its own 128x128 f16 C tile. */
+    c.v[KNOB_TILE_N] = 128;
+    c.v[KNOB_PERSISTENT] = 1;
+    c.v[KNOB_SCHEDULE] = CROQ_V_PINGPONG;
+    assert_int_equal(knobs_tile_split(&c), 1);
+    assert_int_equal(knobs_acc_regs(&c), 128);
+    assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 16384 + 1024) + 2 * 32768 + 1024);
+    c.v[KNOB_SCHEDULE] = CROQ_V_COOPERATIVE;
+    assert_int_equal(knobs_tile_split(&c), 2);
+    assert_int_equal(knobs_acc_regs(&c), 64);
+    assert_int_equal(knobs_smem_bytes(&c), 1024 + 4 * (8192 + 16384 + 1024) + 32768 + 1024);
 }
 
 static void test_shape_parse(void **state)
@@ -162,7 +233,7 @@ static void test_json_round_trip(void **state)
     json_t *j = knobs_to_json(&a);
     assert_string_equal(json_string_value(json_object_get(j, "dtype")), "e4m3");
     assert_int_equal(json_integer_value(json_object_get(j, "kernel")), 0);
-    assert_int_equal(json_object_size(j), KNOB_COUNT + 1);
+    assert_int_equal(json_object_size(j), KNOB_FIRST_LATE + 1); /* late knobs at default left out */
     assert_int_equal(knobs_from_json(&b, j, err, sizeof err), 0);
     assert_memory_equal(&a, &b, sizeof a);
     json_decref(j);
@@ -274,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_defaults_and_baseline_valid),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate_rejects),
+        cmocka_unit_test(test_validate_accepts),
         cmocka_unit_test(test_set_list),
         cmocka_unit_test(test_signature_round_trip),
         cmocka_unit_test(test_geometry),
