@@ -13,6 +13,7 @@
 #   env: VARIANTS (prebuilt dir, default BIN_DIR/../ceiling-variants), SHAPES (shapes.json,
 #   default shared/data/shapes.json), DTYPES ("f16 e4m3"; one per GPU call fits ~8 min),
 #   ONLY ("MxNxK ..." to run a subset), ITERS/TRIALS (200/5, the compare step),
+#   VERIFY_SHAPES (verification only, default "1400x776x1024 200x2056x512": odd, partial tiles),
 #   SCREEN_ITERS/SCREEN_TRIALS (100/3, the suite step that picks the best variant).
 # Writes OUT_DIR/ceiling-<dtype>-suite.jsonl, -compare.jsonl and ceiling-<dtype>.txt (the
 # table, meant for bench/results/ceiling-h200-<dtype>.txt). Exit 1 if any variant failed
@@ -30,6 +31,18 @@ LISTS=$(mktemp -d); trap 'rm -rf "$LISTS"' EXIT
 bad=0
 for dtype in ${DTYPES:-f16 e4m3}; do
   suite=$OUT/ceiling-$dtype-suite.jsonl; cmp=$OUT/ceiling-$dtype-compare.jsonl; : > "$suite"; : > "$cmp"
+  # Verification only, on shapes whose tile counts are odd along M and N and whose last
+  # tiles are partial: a cluster's last unit overhangs M (cluster_m=2) or N, and ping-pong
+  # CTAs get odd tile counts; the 15 shapes below have even tile counts along M.
+  for shape in ${VERIFY_SHAPES:-1400x776x1024 200x2056x512}; do
+    list=$LISTS/$dtype-$shape.txt; : > "$list"
+    while IFS='|' read -r name line; do
+      "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
+        echo "$V/$dtype/$name.cubin" >> "$list"
+    done < "$V/index.txt"
+    "$B/croq-runner" suite --cubins "$list" --dtype $dtype --shape $shape --seed 9 --no-time >> "$suite" 2>> "$OUT/ceiling.err"
+    echo "$(date -u +%H:%M:%S) $dtype $shape: $(grep -c . "$list") variants verified (no timing)" >&2
+  done
   shapes=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('x'.join(map(str,s)) for s in [d['reference_shape']] + d['typical_shapes_for_scratch'][sys.argv[2]]))" "$SHAPES" $dtype)
   for shape in $shapes; do
     [ -z "${ONLY:-}" ] || case " $ONLY " in *" $shape "*) ;; *) continue ;; esac
