@@ -131,6 +131,14 @@ int state_scale_check(json_t *state, char *err, size_t errlen);
 json_t *state_claims(json_t *state);
 /* The claims object to read, or NULL when there is none. */
 json_t *state_claims_get(json_t *state);
+/* The claim on key (artifacts/claim.h): 0, 1 when there is none, -1 when its record is
+ * damaged (err). */
+struct claim;
+int state_claim_get(json_t *state, const char *key, struct claim *c, char *err, size_t errlen);
+void state_claim_put(json_t *state, const struct claim *c);
+void state_claim_drop(json_t *state, const char *key);
+/* The claimed keys in strcmp order (as json_sorted_keys: valid until the claims change). */
+const char **state_claim_keys(json_t *state, size_t *n);
 
 struct state_failed {
     char key[KEY_MAX];

@@ -1,6 +1,7 @@
 /* src/artifacts/state_scale.c — state.json's "scale" member (state.h): the claims object
  * of a sweep in waves and the shapes its workers gave up. Changed only under the flock
  * of state_update, like the rest of the file. */
+#include "artifacts/claim.h"
 #include "artifacts/state.h"
 
 #include <stdio.h>
@@ -48,6 +49,23 @@ static json_t *member_get(json_t *state, const char *which)
 json_t *state_claims(json_t *state) { return member(state, "claims"); }
 
 json_t *state_claims_get(json_t *state) { return member_get(state, "claims"); }
+
+int state_claim_get(json_t *state, const char *key, struct claim *c, char *err, size_t errlen)
+{
+    json_t *j = json_object_get(member_get(state, "claims"), key);
+    if (!j)
+        return 1;
+    return claim_from_json(key, j, c, err, errlen);
+}
+
+void state_claim_put(json_t *state, const struct claim *c)
+{
+    json_object_set_new(member(state, "claims"), c->key, claim_to_json(c));
+}
+
+void state_claim_drop(json_t *state, const char *key) { json_object_del(member(state, "claims"), key); }
+
+const char **state_claim_keys(json_t *state, size_t *n) { return json_sorted_keys(member_get(state, "claims"), n); }
 
 void state_failed_put(json_t *state, const struct state_failed *f)
 {

@@ -15,16 +15,14 @@
  * must not guess who holds what. */
 static int scale_check(json_t *state, char *err, size_t errlen)
 {
-    json_t *v;
-    const char *key;
     struct claim c;
-    if (state_scale_check(state, err, errlen))
-        return -1;
-    json_object_foreach(state_claims_get(state), key, v) {
-        if (claim_from_json(key, v, &c, err, errlen))
-            return -1;
-    }
-    return 0;
+    size_t n;
+    int rc = state_scale_check(state, err, errlen);
+    const char **keys = rc ? NULL : state_claim_keys(state, &n);
+    for (size_t i = 0; keys && i < n && !rc; i++)
+        rc = state_claim_get(state, keys[i], &c, err, errlen) < 0 ? -1 : 0;
+    free(keys);
+    return rc;
 }
 
 static bool same_worker(const struct claim *c, const struct worker_id *w)
@@ -35,16 +33,16 @@ static bool same_worker(const struct claim *c, const struct worker_id *w)
 
 /* A claim this process left behind (a release that could not be written): it is not
  * working on it now, so it is dropped before looking for work. true if one was. */
-static bool drop_own(json_t *claims, const struct worker_id *w)
+static bool drop_own(json_t *state, const struct worker_id *w)
 {
     bool dropped = false;
     size_t n;
-    const char **keys = json_sorted_keys(claims, &n);
+    const char **keys = state_claim_keys(state, &n);
     char err[300];
     for (size_t i = 0; i < n; i++) {
         struct claim c;
-        if (!claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err) && same_worker(&c, w)) {
-            json_object_del(claims, keys[i]);
+        if (!state_claim_get(state, keys[i], &c, err, sizeof err) && same_worker(&c, w)) {
+            state_claim_drop(state, keys[i]); /* keys[i] is not used after this */
             dropped = true;
         }
     }
@@ -69,22 +67,22 @@ static bool wave_open(json_t *state, const struct plan_wave *wv)
 
 /* Can key be claimed? Yes when unclaimed and unlocked, or when its claim is stale
  * (then out->was and out->why say whose and why). */
-static bool claimable(const char *dir, json_t *state, json_t *claims, const char *key,
-                      const struct worker_id *w, struct next_result *out)
+static bool claimable(const char *dir, json_t *state, const char *key, const struct worker_id *w,
+                      struct next_result *out)
 {
-    json_t *j = json_object_get(claims, key);
     struct claim_facts f;
     char err[300];
-    if (!j)
+    int rc = state_claim_get(state, key, &out->was, err, sizeof err);
+    if (rc == 1)
         return !claim_lock_held(dir, key); /* locked without a claim: a 'tune' or 'resume' outside the sweep */
-    if (claim_from_json(key, j, &out->was, err, sizeof err))
+    if (rc)
         return false; /* scale_check has refused this already */
     claim_facts_gather(dir, &out->was, &w->self, state, &f);
     out->takeover = claim_stale_reason(&out->was, &f, out->why, sizeof out->why) != NULL;
     return out->takeover;
 }
 
-static void claim_make(json_t *claims, const char *key, enum claim_action a, const struct worker_id *w,
+static void claim_make(json_t *state, const char *key, enum claim_action a, const struct worker_id *w,
                        struct next_result *out)
 {
     struct claim *c = &out->claim;
@@ -96,14 +94,14 @@ static void claim_make(json_t *claims, const char *key, enum claim_action a, con
     snprintf(c->job, sizeof c->job, "%s", w->job);
     utc_now(c->claimed_at);
     c->claimed_s = (long long)time(NULL);
-    json_object_set_new(claims, key, claim_to_json(c));
+    state_claim_put(state, c);
     out->kind = NEXT_WORK;
 }
 
 /* Claim the first claimable shape of the wave: 1 when one was claimed. Until every
  * shape of the wave is INITed only INIT work is handed out, so no shape of the wave is
  * done while another one starts (each starts from the earlier waves only). */
-static int claim_in_wave(const char *dir, json_t *state, json_t *claims, const struct plan_wave *wv,
+static int claim_in_wave(const char *dir, json_t *state, const struct plan_wave *wv,
                          const struct worker_id *w, struct next_result *out)
 {
     bool open = wave_open(state, wv);
@@ -112,9 +110,9 @@ static int claim_in_wave(const char *dir, json_t *state, json_t *claims, const s
         if (plan_shape_finished(state, key) || (!open && shape_inited(state, key)))
             continue;
         out->takeover = false;
-        if (!claimable(dir, state, claims, key, w, out))
+        if (!claimable(dir, state, key, w, out))
             continue;
-        claim_make(claims, key, open ? CLAIM_TUNE : CLAIM_INIT, w, out);
+        claim_make(state, key, open ? CLAIM_TUNE : CLAIM_INIT, w, out);
         return 1;
     }
     out->takeover = false;
@@ -124,21 +122,20 @@ static int claim_in_wave(const char *dir, json_t *state, json_t *claims, const s
 /* Claims left on finished shapes by processes that are gone (killed after the shape
  * was done, or a 'resume' finished it meanwhile): nobody will take them over, so they
  * are dropped here. true if one was. */
-static bool drop_stale_finished(const char *dir, json_t *state, json_t *claims, const struct worker_id *w)
+static bool drop_stale_finished(const char *dir, json_t *state, const struct worker_id *w)
 {
     size_t n;
-    const char **keys = json_sorted_keys(claims, &n);
+    const char **keys = state_claim_keys(state, &n);
     char err[300], why[200];
     bool dropped = false;
     for (size_t i = 0; i < n; i++) {
         struct claim c;
         struct claim_facts f;
-        if (!plan_shape_finished(state, keys[i]) ||
-            claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err))
+        if (!plan_shape_finished(state, keys[i]) || state_claim_get(state, keys[i], &c, err, sizeof err))
             continue;
         claim_facts_gather(dir, &c, &w->self, state, &f);
         if (claim_stale_reason(&c, &f, why, sizeof why)) {
-            json_object_del(claims, keys[i]);
+            state_claim_drop(state, keys[i]);
             dropped = true;
         }
     }
@@ -153,15 +150,15 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
     out->kind = NEXT_WAIT;
     if (scale_check(state, err, errlen))
         return -1;
-    json_t *claims = state_claims(state);
+    state_claims(state); /* created when absent: a worker's edit always leaves one */
     bool unfinished = false;
-    out->dropped_own = drop_own(claims, w);
-    out->dropped_own |= drop_stale_finished(dir, state, claims, w);
+    out->dropped_own = drop_own(state, w);
+    out->dropped_own |= drop_stale_finished(dir, state, w);
     for (int dt = 0; dt < 2; dt++) {
         struct plan_wave tmp;
         const struct plan_wave *wv = plan_current_wave(p, dt, state, &tmp);
         unfinished |= wv != NULL;
-        int found = wv ? claim_in_wave(dir, state, claims, wv, w, out) : 0;
+        int found = wv ? claim_in_wave(dir, state, wv, w, out) : 0;
         plan_wave_release(&tmp);
         if (found)
             return 0;
@@ -172,12 +169,12 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
 
 int claim_release(json_t *state, const char *key, const struct worker_id *w, bool failed, const char *why)
 {
-    json_t *claims = state_claims(state);
     struct claim c;
     char err[300];
-    if (claim_from_json(key, json_object_get(claims, key), &c, err, sizeof err) || !same_worker(&c, w))
+    state_claims(state); /* created when absent, as before any release */
+    if (state_claim_get(state, key, &c, err, sizeof err) || !same_worker(&c, w))
         return 1; /* taken over meanwhile: the claim is someone else's now */
-    json_object_del(claims, key);
+    state_claim_drop(state, key);
     if (failed) {
         struct state_failed f = {.pid = w->self.pid};
         snprintf(f.key, sizeof f.key, "%s", key);
@@ -191,20 +188,20 @@ int claim_release(json_t *state, const char *key, const struct worker_id *w, boo
 
 size_t claim_drop_stale(const char *dir, json_t *state, const struct proc_ident *self, struct strbuf *dropped)
 {
-    json_t *claims = state_claims(state);
     size_t n, k = 0;
-    const char **keys = json_sorted_keys(claims, &n);
+    state_claims(state); /* created when absent */
+    const char **keys = state_claim_keys(state, &n);
     char err[300], why[200];
     for (size_t i = 0; i < n; i++) {
         struct claim c;
         struct claim_facts f;
-        if (claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, err, sizeof err))
+        if (state_claim_get(state, keys[i], &c, err, sizeof err))
             continue;
         claim_facts_gather(dir, &c, self, state, &f);
         if (!claim_stale_reason(&c, &f, why, sizeof why))
             continue;
         strbuf_addf(dropped, "%s (%s): %s\n", c.key, claim_action_name(c.action), why);
-        json_object_del(claims, keys[i]); /* keys[i] is not used after this */
+        state_claim_drop(state, keys[i]); /* keys[i] is not used after this */
         k++;
     }
     free(keys);

@@ -91,15 +91,14 @@ json_t *scale_status_json(const char *dir, char *err, size_t errlen)
         json_decref(st);
         return NULL;
     }
-    json_t *claims = state_claims_get(st);
     json_t *out = json_object(), *workers = json_array(), *stale = json_array();
     size_t n;
-    const char **keys = json_sorted_keys(claims, &n);
+    const char **keys = state_claim_keys(st, &n);
     for (size_t i = 0; i < n; i++) {
         struct claim c;
         struct claim_facts f;
         char why[200], cerr[300];
-        if (claim_from_json(keys[i], json_object_get(claims, keys[i]), &c, cerr, sizeof cerr)) {
+        if (state_claim_get(st, keys[i], &c, cerr, sizeof cerr)) {
             log_warn("%s", cerr);
             continue;
         }
