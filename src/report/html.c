@@ -227,6 +227,15 @@ static void howto(struct strbuf *sb)
         "</ul></div>\n");
 }
 
+static void note_key_link(struct strbuf *sb, const char *key)
+{
+    strbuf_adds(sb, "<a href=\"#shape-");
+    esc_html(sb, key);
+    strbuf_adds(sb, "\">");
+    esc_html(sb, key);
+    strbuf_adds(sb, "</a>");
+}
+
 static void notes_section(const struct report_render *rr, struct strbuf *sb)
 {
     const struct report_notes *nl = &rr->sw->notes;
@@ -238,22 +247,32 @@ static void notes_section(const struct report_render *rr, struct strbuf *sb)
     strbuf_adds(sb, "</p>\n");
     if (nl->n)
         strbuf_adds(sb, "<ul class=\"notes\">\n");
+    size_t ng;
+    struct note_group *g = notes_group(nl, &ng);
     for (int kind = NOTE_MISSING; kind <= NOTE_INFO; kind++)
-        for (size_t i = 0; i < nl->n; i++) {
-            const struct report_note *n = &nl->v[i];
-            if ((int)n->kind != kind)
+        for (size_t i = 0; i < ng; i++) {
+            if ((int)g[i].kind != kind)
                 continue;
-            strbuf_addf(sb, "<li><span class=\"kind\">%s</span> ", note_kind_name(n->kind));
-            if (n->key) {
-                strbuf_adds(sb, "<a href=\"#shape-");
-                esc_html(sb, n->key);
-                strbuf_adds(sb, "\">");
-                esc_html(sb, n->key);
-                strbuf_adds(sb, "</a>: ");
+            strbuf_addf(sb, "<li><span class=\"kind\">%s</span> ", note_kind_name(g[i].kind));
+            const char *k0 = nl->v[g[i].idx[0]].key;
+            if (g[i].n == 1 && k0) {
+                note_key_link(sb, k0);
+                strbuf_adds(sb, ": ");
             }
-            esc_html(sb, n->text);
+            esc_html(sb, g[i].text);
+            if (g[i].n > 1) { /* one line for a text many shapes share */
+                size_t shown = 0;
+                strbuf_addf(sb, " (×%zu", g[i].n);
+                for (size_t j = 0; j < g[i].n && shown < NOTE_KEYS_SHOWN; j++)
+                    if (nl->v[g[i].idx[j]].key) {
+                        strbuf_adds(sb, shown++ ? ", " : ": ");
+                        note_key_link(sb, nl->v[g[i].idx[j]].key);
+                    }
+                strbuf_adds(sb, shown < g[i].n && shown ? ", …)" : ")");
+            }
             strbuf_adds(sb, "</li>\n");
         }
+    note_groups_release(g, ng);
     if (nl->n)
         strbuf_adds(sb, "</ul>\n");
     strbuf_adds(sb, "</section>\n");

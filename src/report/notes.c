@@ -54,3 +54,47 @@ void notes_release(struct report_notes *nl)
     free(nl->v);
     *nl = (struct report_notes){0};
 }
+
+struct note_group *notes_group(const struct report_notes *nl, size_t *ng)
+{
+    struct note_group *g = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < nl->n; i++) {
+        size_t j = 0;
+        while (j < n && !(g[j].kind == nl->v[i].kind && !strcmp(g[j].text, nl->v[i].text)))
+            j++;
+        if (j == n) {
+            g = xrealloc(g, (n + 1) * sizeof *g);
+            g[n++] = (struct note_group){nl->v[i].kind, nl->v[i].text, NULL, 0};
+        }
+        g[j].idx = xrealloc(g[j].idx, (g[j].n + 1) * sizeof *g[j].idx);
+        g[j].idx[g[j].n++] = i;
+    }
+    *ng = n;
+    return g;
+}
+
+void note_groups_release(struct note_group *g, size_t ng)
+{
+    for (size_t i = 0; i < ng; i++)
+        free(g[i].idx);
+    free(g);
+}
+
+void note_group_format(const struct report_notes *nl, const struct note_group *g, size_t max_keys,
+                       struct strbuf *out)
+{
+    const char *key0 = nl->v[g->idx[0]].key;
+    if (g->n == 1) {
+        strbuf_addf(out, "%s%s%s", key0 ? key0 : "", key0 ? ": " : "", g->text);
+        return;
+    }
+    strbuf_addf(out, "%s (x%zu", g->text, g->n);
+    size_t shown = 0;
+    for (size_t i = 0; i < g->n && shown < max_keys; i++) {
+        const char *k = nl->v[g->idx[i]].key;
+        if (k)
+            strbuf_addf(out, "%s%s", shown++ ? ", " : ": ", k);
+    }
+    strbuf_adds(out, shown < g->n ? (shown ? ", ...)" : ")") : ")");
+}

@@ -19,7 +19,7 @@
 #include "util/log.h"
 
 #define DYGRAPHS_DIR_DEFAULT "/usr/share/javascript/dygraphs"
-/* Notes printed one by one on stderr; beyond this they are counted (all are in notes.txt). */
+/* Notes (groups of one text) printed on stderr; beyond this they are counted (all are in notes.txt). */
 #define NOTES_PRINTED_MAX 40
 
 const char *report_default_anchors(void)
@@ -107,15 +107,20 @@ static void write_notes(struct report_out *o, const struct report_notes *nl)
 static void print_summary(const struct report_sweep *sw, const struct report_out *o, FILE *out)
 {
     const struct report_notes *nl = &sw->notes;
-    size_t printed = 0;
-    for (size_t i = 0; i < nl->n; i++) {
-        if (nl->v[i].kind == NOTE_INFO || printed++ >= NOTES_PRINTED_MAX)
+    size_t printed = 0, ng;
+    struct note_group *g = notes_group(nl, &ng);
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i].kind == NOTE_INFO || printed++ >= NOTES_PRINTED_MAX)
             continue;
-        log_warn("%s: %s%s%s", note_kind_name(nl->v[i].kind), nl->v[i].key ? nl->v[i].key : "",
-                 nl->v[i].key ? ": " : "", nl->v[i].text);
+        struct strbuf sb = STRBUF_INIT;
+        note_group_format(nl, &g[i], NOTE_KEYS_SHOWN, &sb);
+        log_warn("%s: %s", note_kind_name(g[i].kind), strbuf_str(&sb));
+        strbuf_release(&sb);
     }
+    note_groups_release(g, ng);
     if (printed > NOTES_PRINTED_MAX)
-        log_warn("%zu more missing or skipped items in '%s/notes.txt'", printed - NOTES_PRINTED_MAX, o->dir);
+        log_warn("%zu more kinds of missing or skipped items in '%s/notes.txt'", printed - NOTES_PRINTED_MAX,
+                 o->dir);
     fprintf(out, "report: %s/index.html (%zu shape run(s); %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
             o->dir, sw->n_shapes, notes_count(nl, NOTE_MISSING, NULL), notes_count(nl, NOTE_MALFORMED, NULL),
             notes_count(nl, NOTE_INFO, NULL));

@@ -44,6 +44,14 @@ expect_note note f16_4096x8192x8192 "no usable perf/f16_4096x8192x8192/vendor.js
 grep -qF "croqtuner: warning: skipped: f16_1024x8192x1024_fs: logs/f16_1024x8192x1024_fs/results.tsv:10:" "$tmp/stderr" \
     || fail "stderr lacks the malformed line: $(cat "$tmp/stderr")"
 grep -qE '\(4 shape run\(s\); [0-9]+ missing, 3 skipped' "$tmp/stdout" || fail "stdout summary: $(cat "$tmp/stdout")"
+# a note every shape shares is one line naming the shapes (stderr, the page); notes.txt keeps each
+[ "$(grep -c "not in state.json: status and budget unknown" "$tmp/stderr")" -eq 1 ] ||
+    fail "the shared note is not one line on stderr: $(cat "$tmp/stderr")"
+grep -qE "warning: missing: not in state.json: status and budget unknown \(x4: [a-z0-9_]+(, [a-z0-9_]+){3}\)$" "$tmp/stderr" ||
+    fail "the shared note does not say x4 and its shapes: $(cat "$tmp/stderr")"
+grep -q 'not in state.json: status and budget unknown (×4: <a href="#shape-' "$out/index.html" ||
+    fail "the page does not group the shared note"
+[ "$(grep -c "not in state.json: status and budget unknown" "$notes")" -eq 4 ] || fail "notes.txt lost notes"
 
 # tables are still there, with the data that could be read: 59 rows of the pair's
 # from-scratch run remain, and without state.json the budget column is empty
