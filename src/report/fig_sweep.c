@@ -28,19 +28,23 @@ static bool in_group(const struct report_shape *s, const char *dtype, bool from_
 }
 
 /* Returns how many shapes it wrote; *anchors: whether any vendor bar is an anchor;
- * has[j]: whether column j + 2 holds any number (gnuplot refuses an all-NaN histogram). */
+ * has[j]: whether column j + 2 holds any number (gnuplot refuses an all-NaN histogram);
+ * *longest: the longest shape label, in characters. */
 static size_t speedup_data(const struct report_sweep *sw, const struct speedup_part *p, struct strbuf *d,
-                           bool *anchors, bool has[4])
+                           bool *anchors, bool has[4], size_t *longest)
 {
     size_t n = 0, seen = 0;
     *anchors = false;
+    *longest = 0;
     has[0] = has[1] = has[2] = has[3] = false;
     strbuf_adds(d, "shape\tbaseline\tbest (this tuner)\tcuBLAS dense\tcuSPARSELt (best of default, search)\n");
     for (size_t i = 0; i < sw->n_shapes; i++) {
         const struct report_shape *s = &sw->shapes[i];
         if (!in_group(s, p->dtype, p->from_scratch) || seen++ < p->first || n == p->count)
             continue; /* not started: nothing of ours to compare */
+        size_t at = d->len;
         strbuf_addf(d, "%ldx%ldx%ld%s%s\t", s->m, s->n, s->k, any_anchor(s) ? " *" : "", s->simulated ? " sim" : "");
+        *longest = d->len - at - 1 > *longest ? d->len - at - 1 : *longest;
         *anchors |= any_anchor(s);
         n++;
         double v[] = {s->st.baseline, s->st.best, s->vendor.cublas.tflops, stats_sparselt(&s->vendor).tflops};
@@ -67,26 +71,36 @@ static bool speedup_part(struct report_out *o, const struct report_sweep *sw, co
     struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
     bool anchors, has[4];
     char name[FIG_NAME_MAX], title[160];
-    size_t rows = speedup_data(sw, p, &d, &anchors, has);
+    size_t longest;
+    size_t rows = speedup_data(sw, p, &d, &anchors, has, &longest);
     if (!rows || !(has[0] || has[1] || has[2] || has[3]) || out->n == FIG_SPEEDUP_MAX) {
         strbuf_release(&d);
         return false;
     }
     const char *mode = p->from_scratch ? "scratch" : "best";
     snprintf(name, sizeof name, "speedup-%s-%s-%zu", p->dtype, mode, part + 1);
-    snprintf(title, sizeof title, "%s, %s: best kernel per shape vs baseline and vendor libraries", p->dtype,
-             p->from_scratch ? "from scratch" : "from the current best");
+    /* a simulated sweep has no vendor numbers: the title names only what is drawn */
+    bool vendors = has[2] || has[3];
+    snprintf(title, sizeof title, "%s, %s: best kernel per shape vs %s", p->dtype,
+             p->from_scratch ? "from scratch" : "from the current best",
+             vendors ? "baseline and vendor libraries" : "the baseline kernel");
     if (parts > 1)
         snprintf(title + strlen(title), sizeof title - strlen(title), " (part %zu of %zu)", part + 1, parts);
-    plot_script_begin(&sb, name, "best TFLOPS per shape vs the baseline kernel, cuBLAS and cuSPARSELt");
+    plot_script_begin(&sb, name, vendors ? "best TFLOPS per shape vs the baseline kernel, cuBLAS and cuSPARSELt"
+                                         : "best TFLOPS per shape vs the baseline kernel");
     strbuf_adds(&sb, "set title \"");
     strbuf_adds(&sb, title);
     strbuf_adds(&sb, "\"\nset style data histograms\nset style histogram clustered gap 1\n"
                      "set style fill solid 0.9 border rgb \"white\"\nset yrange [0:*]\n"
                      "set ylabel \"TFLOPS (dense-equivalent, 2MNK/t)\"\n"
                      "set xlabel \"shape (MxNxK)\"\n"
-                     "set xtics rotate by -35 left font \",9\"\nset bmargin 8\nset rmargin 10\n"
+                     "set xtics rotate by -35 left font \",9\"\nset rmargin 10\n"
                      "set key inside top left vertical Left reverse opaque font \",10\"\n");
+    /* Room below the axis for the rotated shape labels and the x label under them: a label
+     * of L characters at font 9 drops about 0.35 L lines of the default font at -35 degrees
+     * (sin 35 x the narrower glyphs), plus 2 lines for the x label and 1 of air. */
+    int bmargin = 3 + (int)(0.35 * (double)longest + 0.999);
+    strbuf_addf(&sb, "set bmargin %d\n", bmargin);
     if (anchors)
         strbuf_adds(&sb, "set label \"* vendor bars are anchors (not same run)\" at screen 0.01, screen 0.03 font \",9\"\n");
     if (any_sim(sw)) /* top right: the x label sits at the bottom centre */
@@ -95,7 +109,8 @@ static bool speedup_part(struct report_out *o, const struct report_sweep *sw, co
     /* One cluster of bars per shape, 28 px each: a part of SPEEDUP_PER_FIGURE shapes is
      * at most 1320 px wide, legible on a page and in a paper column when scaled. */
     int width = (int)rows * 28 + 200 > 900 ? (int)rows * 28 + 200 : 900;
-    plot_formats_begin(&sb, width, 520);
+    /* taller by what the margin takes beyond the 8 lines it had, ~14 px a line */
+    plot_formats_begin(&sb, width, 520 + (bmargin > 8 ? (bmargin - 8) * 14 : 0));
     /* The shape labels ride on the first plotted column; a vendor with no number at all
      * (a simulated sweep has none) is left out of the key rather than failing the plot. */
     static const char *const colour[4] = {"#bdbdbd", "#2166ac", "#8c510a", "#c51b7d"};

@@ -34,6 +34,13 @@ cp "$bin" "$tmp/bare/bin/croqtuner"
 (cd "$tmp/elsewhere" && env -u CROQ_ANCHORS -u CROQ_SOURCE_DIR "$tmp/bare/bin/croqtuner" report --tuning "$tmp/sim" \
     --out "$tmp/simout" >"$tmp/stdout" 2>"$tmp/stderr") || fail "sim report: $(cat "$tmp/stderr")"
 grep -q "^missing.*anchors" "$tmp/simout/notes.txt" && fail "a simulated report counts the anchors as missing"
+# its speed-up figure: no vendor in the title (it has no vendor bars), and room under the
+# axis for the rotated label "1024x1024x1024 sim" (18 characters) and the x label below it
+gp="$tmp/simout/figures/speedup-f16-scratch-1.gp"
+grep -q '^set title ".*vs the baseline kernel"$' "$gp" || fail "sim speed-up title: $(grep '^set title' "$gp")"
+grep -qi 'vendor\|cuBLAS\|cuSPARSELt' <(grep '^set title' "$gp") && fail "a sim speed-up title names vendors"
+bm=$(sed -n 's/^set bmargin //p' "$gp")
+[ -n "$bm" ] && [ "$bm" -ge 10 ] || fail "speed-up bottom margin $bm lines clips the x label under 18-character tick labels"
 grep -q "none is needed: every run is simulated" "$tmp/simout/notes.txt" ||
     fail "a simulated report does not say why it needs no anchors: $(cat "$tmp/simout/notes.txt")"
 # the same when anchors are there to be found (as beside a checkout next to shared/)
