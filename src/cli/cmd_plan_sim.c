@@ -21,7 +21,8 @@ static const char plan_sim_usage[] =
     "taking the first unclaimed shape) run by each number of simulated workers, every shape\n"
     "taking (iterations + 1) x (a + b x GFLOP) seconds, a and b fitted to the done shapes of\n"
     "the --measured tuning directories (their results.tsv timestamps; shapes with injected\n"
-    "faults left out). Prints the measured points and the fit, then per worker count the end\n"
+    "faults, and shapes not run on a GPU, left out: a sim or replay run's durations are the\n"
+    "CPU's). Prints the measured points and the fit, then per worker count the end\n"
     "of each wave with the idle share so far and the wave's longest shape, the wall time,\n"
     "the idle share and the speed-up over one worker. Stage 4 (needs_scratch reruns)\n"
     "depends on results and is not simulated.\n"
@@ -133,15 +134,21 @@ int cmd_plan_sim(int argc, char **argv)
         shapes = found;
     }
     struct plansim_point *pts = NULL;
-    size_t npts = 0;
-    for (int i = 0; i < nmeasured; i++)
-        if (plansim_measure(measured[i], &pts, &npts, err, sizeof err) < 0) {
+    size_t npts = 0, not_gpu = 0;
+    for (int i = 0; i < nmeasured; i++) {
+        size_t before = not_gpu;
+        if (plansim_measure(measured[i], &pts, &npts, &not_gpu, err, sizeof err) < 0) {
             log_error("plan-sim: --measured %s: %s", measured[i], err);
             free(pts);
             return 1;
         }
+        if (not_gpu > before) /* their durations are of the CPU that simulated them */
+            log_warn("plan-sim: --measured %s: %zu done shape(s) not run on a GPU (sim or replay backend) left out: "
+                     "the prediction comes from GPU runs only", measured[i], not_gpu - before);
+    }
     if (!npts) {
-        log_error("plan-sim: no done shape without injected faults in the --measured directories");
+        log_error("plan-sim: no done GPU shape without injected faults in the --measured directories%s",
+                  not_gpu ? " (every done shape there ran on the sim or replay backend)" : "");
         return 1;
     }
     struct scale_plan plan;

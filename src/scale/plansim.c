@@ -23,7 +23,8 @@ static double utc_seconds(const char *s)
 
 static double gflop_of(const struct croq_shape *s) { return 2.0 * (double)s->m * (double)s->n * (double)s->k / 1e9; }
 
-int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, char *err, size_t errlen)
+int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, size_t *not_gpu, char *err,
+                    size_t errlen)
 {
     json_t *state = state_load(dir, err, errlen);
     if (!state)
@@ -37,6 +38,10 @@ int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, char
         struct state_shape e;
         if (!state_shape_get(state, keys[i], &e) || !state_shape_done(&e) || key_parse(keys[i], &k, why, sizeof why))
             continue;
+        if (strcmp(e.backend, "gpu")) {
+            ++*not_gpu;
+            continue;
+        }
         struct result_log log;
         snprintf(path, sizeof path, "%s/logs/%s/results.tsv", dir, keys[i]);
         if (result_log_read(path, &log, why, sizeof why) < 0) {

@@ -33,9 +33,12 @@ struct plansim_model {
 
 /* The done shapes of a tuning directory with at least one iteration after the baseline
  * and no injected fault (no DISCARD_TIMEOUT / DISCARD_RUNTIME_CRASH row: a hang's time
- * limit is not a duration of tuning), appended to *pts (malloc'd, *n updated). Returns
- * how many were added, or -1 with err when state.json or a log cannot be read. */
-int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, char *err, size_t errlen);
+ * limit is not a duration of tuning), appended to *pts (malloc'd, *n updated). Only GPU
+ * runs: a done shape of another backend (sim, replay: their durations are the CPU's, not
+ * the GPU's) is left out and counted in *not_gpu. Returns how many were added, or -1
+ * with err when state.json or a log cannot be read. */
+int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, size_t *not_gpu, char *err,
+                    size_t errlen);
 /* Least squares fit of a and b (b >= 0; a alone when the points cannot tell b). */
 void plansim_fit(const struct plansim_point *pts, size_t n, struct plansim_model *m);
 double plansim_shape_seconds(const struct plansim_model *m, const struct shape_key *k, int iterations);

@@ -135,15 +135,17 @@ static void test_measure_h200(void **state)
     snprintf(dir, sizeof dir, "%s/results/h200-x2/tuning-one-worker", CROQ_SOURCE_DIR);
     struct plansim_point *pts = NULL;
     size_t n = 0;
-    assert_int_equal(plansim_measure(dir, &pts, &n, err, sizeof err), 4);
+    size_t not_gpu = 0;
+    assert_int_equal(plansim_measure(dir, &pts, &n, &not_gpu, err, sizeof err), 4);
     assert_int_equal(n, 4);
+    assert_int_equal(not_gpu, 0);
     assert_string_equal(pts[0].key, "f16_1024x1024x1024_fs");
     assert_int_equal(pts[0].iterations, 6);
     assert_true(fabs(pts[0].gflop - 2.147483648) < 1e-9);
     assert_true(fabs(pts[0].s_per_iter - 19.0 / 6) < 1e-9); /* 16:10:23 .. 16:10:42 */
     free(pts);
     pts = NULL, n = 0; /* a directory with no state.json: nothing measured */
-    assert_int_equal(plansim_measure("/nonexistent-dir", &pts, &n, err, sizeof err), 0);
+    assert_int_equal(plansim_measure("/nonexistent-dir", &pts, &n, &not_gpu, err, sizeof err), 0);
     assert_int_equal(n, 0);
 }
 
