@@ -11,7 +11,7 @@
 #include "util/log.h"
 
 static const char compact_usage[] =
-    "usage: croqtuner compact [--tuning DIR] [--generator-tree ROOT ...]\n"
+    "usage: croqtuner compact [--tuning DIR] [--generator-tree ROOT ...] [--verbose]\n"
     "\n"
     "Keep the generated candidate sources of a tuning directory as recipes: for each\n"
     "srcs/<key>/iterNNN.cu that its recipe (iterNNN.gen.json: configuration, generator\n"
@@ -24,8 +24,9 @@ static const char compact_usage[] =
     "`git archive COMMIT kernels src/knobs | tar -x -C ROOT`); the generator's inputs are\n"
     "kept once in generators/<identity>.json. Whole sources stay for an agent's candidates,\n"
     "for the best and pending candidate of a shape still tuning, and for anything no\n"
-    "generator reproduces (named). A shape a tuner holds is skipped. Run it again at will:\n"
-    "it changes nothing the second time.\n"
+    "generator reproduces. A shape a tuner holds is skipped (named). Run it again at will:\n"
+    "it changes nothing the second time. Prints one summary of all shapes (sources, recipes,\n"
+    "whole files and why); --verbose adds a line per shape and per file kept whole.\n"
     "\n"
     "Exit status: 0 done, 1 a file could not be read or written, 2 bad usage.\n";
 
@@ -35,6 +36,7 @@ int cmd_compact(int argc, char **argv)
     struct generator gens[COMPACT_GENS_MAX];
     const char *trees[COMPACT_GENS_MAX] = {NULL};
     size_t n = 1;
+    bool verbose = false;
     char err[512];
     generator_current(&gens[0]);
     int rc = 0;
@@ -43,6 +45,8 @@ int cmd_compact(int argc, char **argv)
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(compact_usage, stdout);
             rc = -1;
+        } else if (args_flag(argv, i, "--verbose") || args_flag(argv, i, "-v")) {
+            verbose = true;
         } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
             dir = v;
         } else if (!r && (r = args_value(argc, argv, &i, "--generator-tree", &v)) > 0) {
@@ -69,7 +73,7 @@ int cmd_compact(int argc, char **argv)
         printf("generator %s: this croqtuner's\n", gens[0].id);
         for (size_t g = 1; g < n; g++)
             printf("generator %s: %s\n", gens[g].id, trees[g]);
-        int errors = engine_compact(dir, gens, n, stdout);
+        int errors = engine_compact(dir, gens, n, verbose, stdout);
         rc = errors ? 1 : 0;
     }
     for (size_t g = 0; g < n; g++)

@@ -147,7 +147,35 @@ static int try_lock(const char *dir, const char *key)
     return fd < 0 ? -2 : fd;
 }
 
-static int compact_one(const char *dir, const char *key, const struct generator *gens, size_t ngens, FILE *out)
+/* What the whole walk did, for its closing summary. */
+struct compact_totals {
+    size_t shapes, skipped;
+    struct compact_tally t;
+};
+
+static void tally_add(struct compact_tally *sum, const struct compact_tally *t)
+{
+    sum->sources += t->sources, sum->recipes += t->recipes, sum->agent += t->agent;
+    sum->working += t->working, sum->whole += t->whole;
+    for (size_t g = 0; g < COMPACT_GENS_MAX; g++)
+        sum->adopted[g] += t->adopted[g];
+}
+
+/* "N sources: R as recipes, W whole (...)" of t, after prefix. */
+static void tally_print(FILE *out, const char *prefix, const struct compact_tally *t, const struct generator *gens,
+                        size_t ngens)
+{
+    fprintf(out, "%s: %zu sources: %zu as recipes, %zu whole (%zu agent, %zu working copies of a tuning shape, %zu "
+            "not reproduced)\n", prefix, t->sources, t->recipes, t->agent + t->working + t->whole, t->agent, t->working,
+            t->whole);
+    for (size_t g = 0; g < ngens && g < COMPACT_GENS_MAX; g++)
+        if (t->adopted[g])
+            fprintf(out, "%s: %zu written before recipes reproduced by generator %s\n", prefix, t->adopted[g],
+                    gens[g].id);
+}
+
+static int compact_one(const char *dir, const char *key, const struct generator *gens, size_t ngens, bool verbose,
+                       struct compact_totals *sum, FILE *out)
 {
     char err[600], path[ENGINE_PATH_MAX];
     struct checkpoint ck;
@@ -155,6 +183,7 @@ static int compact_one(const char *dir, const char *key, const struct generator 
     int fd = path_fmt(path, "%s/checkpoints", dir) || mkdir_p(path) ? -2 : try_lock(dir, key);
     if (fd == -1) {
         fprintf(out, "%s: a tuner holds the shape; skipped (compact it when it stops)\n", key);
+        sum->skipped++;
         return 0;
     }
     checkpoint_init(&ck);
@@ -168,13 +197,12 @@ static int compact_one(const char *dir, const char *key, const struct generator 
     int n_agent;
     bool *agent = agent_iters(dir, key, &n_agent);
     struct compact_opts co = {.keep = keep, .nkeep = 2, .gens = gens, .ngens = ngens, .agent = agent,
-                              .n_agent = n_agent};
+                              .n_agent = n_agent, .quiet_kept = !verbose};
     int errors = compact_shape(dir, key, &co, &t, out);
-    fprintf(out, "%s: %zu sources: %zu as recipes, %zu whole (%zu agent, %zu working copies of a tuning shape, %zu "
-            "not reproduced)\n", key, t.sources, t.recipes, t.agent + t.working + t.whole, t.agent, t.working, t.whole);
-    for (size_t g = 0; g < ngens && g < COMPACT_GENS_MAX; g++)
-        if (t.adopted[g])
-            fprintf(out, "%s: %zu written before recipes reproduced by generator %s\n", key, t.adopted[g], gens[g].id);
+    if (verbose)
+        tally_print(out, key, &t, gens, ngens);
+    tally_add(&sum->t, &t);
+    sum->shapes++;
     free(agent);
     checkpoint_release(&ck);
     if (fd >= 0)
@@ -182,7 +210,7 @@ static int compact_one(const char *dir, const char *key, const struct generator 
     return errors;
 }
 
-int engine_compact(const char *dir, const struct generator *gens, size_t ngens, FILE *out)
+int engine_compact(const char *dir, const struct generator *gens, size_t ngens, bool verbose, FILE *out)
 {
     char path[ENGINE_PATH_MAX], err[256];
     struct shape_key sk;
@@ -206,10 +234,15 @@ int engine_compact(const char *dir, const struct generator *gens, size_t ngens, 
     closedir(d);
     qsort(keys, n, sizeof *keys, by_str);
     int errors = 0;
+    struct compact_totals sum = {0};
     for (size_t i = 0; i < n; i++) {
-        errors += compact_one(dir, keys[i], gens, ngens, out);
+        errors += compact_one(dir, keys[i], gens, ngens, verbose, &sum, out);
         free(keys[i]);
     }
     free(keys);
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "%zu shape%s%s", sum.shapes, sum.shapes == 1 ? "" : "s",
+             sum.skipped ? " (others skipped: a tuner holds them)" : "");
+    tally_print(out, prefix, &sum.t, gens, ngens);
     return errors;
 }

@@ -94,11 +94,13 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
  * and named), drop each whole source its recipe reproduces, and give a generated source
  * without one (written before recipes) a recipe from the first of gens[0..ngens) that
  * reproduces it (src/codegen/srcstore.h). Agent sources and a tuning shape's best and
- * pending candidate stay whole. A summary line per shape to out. Returns the number of
- * I/O errors, -1 when srcs/ cannot be read. */
+ * pending candidate stay whole. To out: a summary of all shapes (sources, recipes, whole
+ * files and why), skipped shapes and I/O errors; with verbose also each shape's summary
+ * and each file kept whole with why. Returns the number of I/O errors, -1 when srcs/
+ * cannot be read. */
 struct generator;
 #define COMPACT_GENS_MAX 16 /* generators engine_compact takes */
-int engine_compact(const char *dir, const struct generator *gens, size_t ngens, FILE *out);
+int engine_compact(const char *dir, const struct generator *gens, size_t ngens, bool verbose, FILE *out);
 
 struct proposal {
     const char *key;

@@ -73,14 +73,20 @@ mkdir -p "$tmp/old/src/knobs"; cp -r "$CROQ_SOURCE_DIR/kernels" "$tmp/old/"
 cp "$CROQ_SOURCE_DIR/src/knobs/knobs.def" "$tmp/old/src/knobs/"; echo "// older" >>"$tmp/old/kernels/common.cuh"
 "$bin" compact --tuning "$tmp/legacy" --generator-tree "$tmp/nowhere" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "compact --generator-tree of a missing tree is not bad usage"
+cp -r "$tmp/legacy" "$tmp/legacy2"
 out=$("$bin" compact --tuning "$tmp/legacy" --generator-tree "$tmp/old") || fail "compact exited $?: $out"
-grep -q "^$key: 10 sources: 10 as recipes, 0 whole" <<<"$out" || fail "compact summary: $out"
-grep -q "^$key: 10 written before recipes reproduced by generator $(ls "$t/generators" | sed 's/\.json//')" <<<"$out" ||
+# one summary for the directory, no line per shape (those with --verbose)
+grep -q "^1 shape: 10 sources: 10 as recipes, 0 whole" <<<"$out" || fail "compact summary: $out"
+grep -q "^1 shape: 10 written before recipes reproduced by generator $(ls "$t/generators" | sed 's/\.json//')" <<<"$out" ||
     fail "compact does not name the generator that reproduced them: $out"
+grep -q "^$key:" <<<"$out" && fail "compact printed a line per shape without --verbose: $out"
+out=$("$bin" compact --verbose --tuning "$tmp/legacy2" --generator-tree "$tmp/old") || fail "compact --verbose: $out"
+grep -q "^$key: 10 sources: 10 as recipes, 0 whole" <<<"$out" || fail "compact --verbose: no line for the shape: $out"
+grep -q "^1 shape: 10 sources: 10 as recipes, 0 whole" <<<"$out" || fail "compact --verbose: no summary: $out"
 [ "$(ls "$tmp/legacy/srcs/$key" | grep -c '\.cu$')" -eq 0 ] || fail "compact left whole sources"
 diff -r "$t/srcs" "$tmp/legacy/srcs" >/dev/null || fail "the converted recipes differ from the engine's own"
 a=$("$bin" audit --tuning "$tmp/legacy") || fail "the converted directory does not audit clean: $a"
 out=$("$bin" compact --tuning "$tmp/legacy") || fail "second compact exited $?"
-grep -q "^$key: 10 sources: 10 as recipes, 0 whole" <<<"$out" && ! grep -q "written before" <<<"$out" ||
+grep -q "^1 shape: 10 sources: 10 as recipes, 0 whole" <<<"$out" && ! grep -q "written before" <<<"$out" ||
     fail "a second compact changed something: $out"
 echo ok
