@@ -21,7 +21,8 @@ static const char audit_usage[] =
     "configuration, and state.json's best and the published best kernel. Reads only.\n"
     "Prints one line per problem and one summary line per shape (docs/engine.md, Audit).\n"
     "\n"
-    "  --noise-floor PCT  the smallest gain DECIDE took as real when the run was made\n"
+    "  --noise-floor PCT  the smallest gain DECIDE took as real when the run was made (2 or\n"
+    "                     2%)\n"
     "                     (default: the floor of the shape's decision rules: 2 for rules 1\n"
     "                     and 2, 1 for the paired rules 3); runs before 2026-11-29 12:23 UTC\n"
     "                     used 1\n"
@@ -43,12 +44,8 @@ int cmd_audit(int argc, char **argv)
         } else if (!r && (r = args_value(argc, argv, &i, "--key", &v)) > 0) {
             key = v;
         } else if (!r && (r = args_value(argc, argv, &i, "--noise-floor", &v)) > 0) {
-            char *end;
-            floor_pct = strtod(v, &end);
-            if (*end || end == v || !(floor_pct >= 0 && floor_pct <= 100)) {
-                log_error("audit: --noise-floor: '%s' is not a percentage in 0..100", v);
+            if (args_percent("--noise-floor", v, &floor_pct))
                 return 2;
-            }
         } else {
             if (r == 0)
                 log_error("audit: unknown option '%s' (see 'croqtuner audit --help')", argv[i]);

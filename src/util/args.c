@@ -43,6 +43,21 @@ int args_double(const char *option, const char *s, double *out)
     return 0;
 }
 
+int args_percent(const char *option, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end != s && *end == '%')
+        end++;
+    if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
+        log_error("option '%s': '%s' is not a percentage in 0..100 (e.g. 2 or 2%%)", option, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int args_long(const char *option, const char *s, long *out)
 {
     char *end;

@@ -17,4 +17,8 @@ bool args_flag(char **argv, int i, const char *name);
 /* Whole-string numbers; 0 or -1 (message printed naming the option). */
 int args_double(const char *option, const char *s, double *out);
 int args_long(const char *option, const char *s, long *out);
+/* A percentage in [0, 100]: a number with or without a trailing '%' ("2", "2%", "0.5%").
+ * 0 or -1 (message printed naming the option). The one parser of every option that
+ * takes a percentage. */
+int args_percent(const char *option, const char *s, double *out);
 #endif

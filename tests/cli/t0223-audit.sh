@@ -121,6 +121,14 @@ expect_problem garbled "$key iter 8: raw measurement iter008-cand.json cannot be
 
 # replayed under a stricter noise floor, the run's KEEPs are no longer what the rule gives
 expect_problem clean "decision KEEP, but its evidence gives DISCARD" --noise-floor 50
+# a percentage may carry its sign: the same audit (args_percent)
+expect_problem clean "decision KEEP, but its evidence gives DISCARD" --noise-floor 50%
+[ "$("$bin" audit --tuning "$tmp/clean" --noise-floor 1%)" = "$("$bin" audit --tuning "$tmp/clean" --noise-floor 1)" ] ||
+    fail "--noise-floor 1% and 1 differ"
+for bad in 2%% %2 x% 101% -1; do
+    out=$("$bin" audit --tuning "$tmp/clean" --noise-floor "$bad" 2>&1); rc=$?
+    [ $rc = 2 ] && grep -q "is not a percentage in 0..100" <<<"$out" || fail "--noise-floor '$bad': rc=$rc: $out"
+done
 
 # a well-formed key the directory never held is bad usage too (exit 2), named
 out=$("$bin" audit --tuning "$tmp/clean" --key f16_128x256x128 2>&1); [ $? = 2 ] || fail "unknown --key not exit 2"
