@@ -136,7 +136,8 @@ static const char *progress_label(const struct pending *p, const struct result_r
         snprintf(buf, len, "DISCARD (not in the dataset)");
         return buf;
     }
-    bool faster = isfinite(p->cand.p.ratio) ? p->cand.p.ratio > 1.0
+    /* the speedup as the note prints it (4 decimals), so the label and the row agree */
+    bool faster = isfinite(p->cand.p.ratio) ? decide_round(p->cand.p.ratio, 4) > 1.0
                                             : row->measured && isfinite(row->best_tflops) && row->tflops > row->best_tflops;
     if (row->decision == DEC_DISCARD && faster) {
         snprintf(buf, len, "%s (within noise)", name);
