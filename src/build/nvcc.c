@@ -255,7 +255,7 @@ static int work_dir_make(const char *name, const char *data, size_t len, char wo
         return -1;
     }
     snprintf(path, sizeof path, "%s/%s", work, name);
-    if (atomic_write(path, data, len)) {
+    if (atomic_write_volatile(path, data, len)) { /* scratch: removed once the tool ran */
         snprintf(err, errlen, "cannot write '%.200s': %s", path, strerror(errno));
         rmdir(work);
         return -1;
@@ -497,7 +497,7 @@ static bool cache_lookup(const char *dir, const struct build_opts *o, struct bui
     bool hit = rec && json_is_true(json_object_get(rec, "ok")) && stat(cubin, &st) == 0 && st.st_size > 0;
     if (hit && !(o && o->no_sass) && !json_is_true(json_object_get(json_object_get(rec, "sass"), "checked")))
         hit = false;
-    if (hit && atomic_copy(cubin, r->cubin_path) == 0) {
+    if (hit && atomic_copy_volatile(cubin, r->cubin_path) == 0) { /* a build output: the cache is the durable copy */
         record_to_result(rec, r);
         r->cache_hit = true;
     } else {
@@ -650,7 +650,7 @@ static int compile_fresh(struct argv_list *a, const char *src_path, const char *
         return -1;
     snprintf(built, sizeof built, "%s/kernel.cubin", work);
     int rc = run_nvcc(a, src_path, work, o, r);
-    if (!rc && atomic_copy(built, r->cubin_path)) {
+    if (!rc && atomic_copy_volatile(built, r->cubin_path)) { /* a build output, like any compiler's */
         snprintf(r->error, sizeof r->error, "cannot write '%.1024s': %s", r->cubin_path, strerror(errno));
         rc = -1;
     }

@@ -7,7 +7,8 @@
  *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo
  *        -Xptxas -v,--warn-on-local-memory-usage,--warn-on-spills [-D...] -o TMP SRC
  * (--warn-on-* are ptxas options, hence -Xptxas.) The cubin is written to a temp file in
- * the output directory and renamed into place, so a reader never sees half a cubin.
+ * the output directory and renamed into place, so a reader never sees half a cubin; like
+ * any compiler's output it is not fsynced (the build cache's copy is).
  *
  * Cache: key = FNV-1a 64 (src/util/hash.h) of a schema tag, `nvcc --version` output,
  * the flags and the source text. A hit copies the cached cubin and restores the

@@ -82,7 +82,7 @@ void progress_write(struct run *r)
     json_object_set_new(j, "updated_at", json_string(now));
     char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(j);
-    if (!s || atomic_write_str(path, s))
+    if (!s || atomic_write_volatile(path, s, strlen(s))) /* a display aid: not worth an fsync */
         log_warn("cannot write progress file '%s': %s", path, strerror(errno));
     free(s);
 }

@@ -69,12 +69,12 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-static int write_temp(const char *tmp, const void *data, size_t len, unsigned mode)
+static int write_temp(const char *tmp, const void *data, size_t len, unsigned mode, bool durable)
 {
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
     if (fd < 0)
         return -1;
-    if (write_all(fd, data, len) || fsync(fd)) {
+    if (write_all(fd, data, len) || (durable && fsync(fd))) {
         int saved = errno;
         close(fd);
         errno = saved;
@@ -85,7 +85,7 @@ static int write_temp(const char *tmp, const void *data, size_t len, unsigned mo
 
 int atomic_write(const char *path, const void *data, size_t len) { return atomic_write_mode(path, data, len, 0644); }
 
-int atomic_write_mode(const char *path, const void *data, size_t len, unsigned mode)
+static int replace(const char *path, const void *data, size_t len, unsigned mode, bool durable)
 {
     char dir[PATH_MAX], tmp[PATH_MAX];
     const char *base;
@@ -100,13 +100,23 @@ int atomic_write_mode(const char *path, const void *data, size_t len, unsigned m
     /* a temp file left by a crash may have the pid of ours: O_TRUNC reuses it, and its
      * mode would stay, so it goes first */
     unlink(tmp);
-    if (write_temp(tmp, data, len, mode) || rename(tmp, path)) {
+    if (write_temp(tmp, data, len, mode, durable) || rename(tmp, path)) {
         int saved = errno;
         unlink(tmp);
         errno = saved;
         return -1;
     }
-    return fsync_dir(dir);
+    return durable ? fsync_dir(dir) : 0;
+}
+
+int atomic_write_mode(const char *path, const void *data, size_t len, unsigned mode)
+{
+    return replace(path, data, len, mode, true);
+}
+
+int atomic_write_volatile(const char *path, const void *data, size_t len)
+{
+    return replace(path, data, len, 0644, false);
 }
 
 /* Is leaf ".<name>.tmp.<pid>" (name not empty, pid all digits) with name starting with
@@ -239,19 +249,22 @@ int mkdir_p(const char *path)
 
 char *read_file(const char *path, size_t *len) { return regfile_read(path, REGFILE_MAX, len); }
 
-int atomic_copy(const char *src, const char *dst)
+static int copy(const char *src, const char *dst, bool durable)
 {
     size_t len;
     struct stat st;
     char *data = read_file(src, &len);
     if (!data)
         return -1;
-    int rc = stat(src, &st) ? -1 : atomic_write_mode(dst, data, len, (unsigned)st.st_mode & 0644);
+    int rc = stat(src, &st) ? -1 : replace(dst, data, len, (unsigned)st.st_mode & 0644, durable);
     int saved = errno;
     free(data);
     errno = saved;
     return rc;
 }
+
+int atomic_copy(const char *src, const char *dst) { return copy(src, dst, true); }
+int atomic_copy_volatile(const char *src, const char *dst) { return copy(src, dst, false); }
 
 bool is_dir(const char *path)
 {

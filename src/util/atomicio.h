@@ -26,6 +26,13 @@ int atomic_write_mode(const char *path, const void *data, size_t len, unsigned m
  * subdirectories deep (symlinks are not followed). Returns how many were removed; a
  * missing dir is 0. Not for a directory another program owns. */
 int atomic_clean_temps(const char *dir, const char *prefix, int depth);
+/* atomic_write without its fsyncs: a reader, or a process restarted after kill -9, still
+ * sees the old content or the new, never a torn file, but a power cut may lose the new
+ * content (or leave the file empty). Only for files nothing needs after a power cut,
+ * because they are rebuilt from durable ones or are read at once and thrown away: the
+ * progress file, copies out of the build cache, build outputs, scratch files. (They were
+ * a third of an iteration's fsyncs: bench/overhead.sh.) */
+int atomic_write_volatile(const char *path, const void *data, size_t len);
 /* atomic_write of a NUL-terminated string (without the NUL). */
 int atomic_write_str(const char *path, const char *s);
 /* Append one record (a line ending in '\n'; one is added when missing) durably:
@@ -48,4 +55,6 @@ char *read_file(const char *path, size_t *len);
  * few MB), with the source's permission bits within 0644 (a 0640 or 0600 file stays
  * as private). 0 or -1 with errno. */
 int atomic_copy(const char *src, const char *dst);
+/* atomic_copy without its fsyncs (atomic_write_volatile says when that is right). */
+int atomic_copy_volatile(const char *src, const char *dst);
 #endif

@@ -486,6 +486,37 @@ static void test_atomic_copy(void **state)
     assert_int_equal(errno, ENOENT);
 }
 
+/* The volatile variants replace as atomically (the old or the new content, no temp file
+ * left, the source's mode bits within 0644), only without the fsyncs. */
+static void test_atomic_volatile(void **state)
+{
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s/vol.txt", tmpdir);
+    snprintf(b, sizeof b, "%s/vol-copy.txt", tmpdir);
+    assert_int_equal(atomic_write_volatile(a, "one", 3), 0);
+    assert_int_equal(atomic_write_volatile(a, "second", 6), 0);
+    size_t len;
+    char *txt = read_file(a, &len);
+    assert_int_equal(len, 6);
+    assert_string_equal(txt, "second");
+    free(txt);
+    assert_int_equal(chmod(a, 0600), 0);
+    assert_int_equal(atomic_write_str(b, "old"), 0);
+    assert_int_equal(atomic_copy_volatile(a, b), 0);
+    txt = read_file(b, &len);
+    assert_string_equal(txt, "second");
+    free(txt);
+    struct stat st;
+    assert_int_equal(stat(b, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(count_temp_files(tmpdir), 0);
+    snprintf(a, sizeof a, "%s/no/such/dir/f", tmpdir);
+    assert_int_equal(atomic_write_volatile(a, "x", 1), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(atomic_copy_volatile(a, b), -1);
+    assert_int_equal(errno, ENOENT);
+}
+
 /* ---- strbuf, hash ---- */
 
 static void test_strbuf(void **state)
@@ -658,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
         cmocka_unit_test(test_atomic_copy),
+        cmocka_unit_test(test_atomic_volatile),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_hash_fnv1a64),
         cmocka_unit_test(test_srcnorm_same),
