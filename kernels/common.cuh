@@ -150,63 +150,112 @@ __device__ __forceinline__ void load_meta(const croq_gemm_args &args, uint32_t (
 }
 
 /* The epilogue's factors (kernels/abi.h, ABI 2): element (row, col) of C is the f32
- * accumulator times alpha * scale_a[row] * scale_b[col], rounded to f16 once. They are
- * applied pair by pair where each pair is stored, so no accumulator stays live longer
- * than before (the 64x256 baseline has no register to spare). The common case (alpha 1,
- * no vectors) skips it with one uniform branch and is bit-identical to ABI 1. Rows and
- * columns past M, N use factor alpha: those elements are never stored. */
-struct epi_rows {
-    bool plain;  /* alpha 1, no vectors */
-    float f[2];  /* alpha * scale_a of this thread's two fragment rows (row0 + lane/4 [+ 8]) */
-};
-
-__device__ __forceinline__ epi_rows epilogue_rows(const croq_gemm_args &args, int row)
+ * accumulator times alpha * scale_a[row] * scale_b[col], rounded to f16 once. The common
+ * case (alpha 1, no vectors) skips the scaling with one uniform branch and is
+ * bit-identical to ABI 1.
+ * Fragment layout (PTX ISA, "wgmma .m64nNk* register fragment D"): a thread holds rows
+ * row and row + 8 (row = row0 + 16*warp + lane/4) of each n8 block j at columns
+ * col + 8*j and +1 (col = col0 + 2*(lane%4)); pair 4*j + 2*h is row half h of block j.
+ * Indices into the vectors are clamped to the last row / column pair instead of
+ * bounds-checked, so no load waits behind a branch (one branch per pair, each load used at
+ * once, made the epilogue as long as a K = 1024 mainloop: docs/library.md): elements past
+ * M, N get a wrong factor but are never stored (TMA clips them, store_direct checks
+ * bounds). N % 8 == 0, so col + 1 < N wherever col < N and every float2 load is 8-B aligned. */
+__device__ __forceinline__ bool epilogue_plain(const croq_gemm_args &args)
 {
-    epi_rows r;
-    r.plain = args.alpha == 1.0f && !args.scale_a && !args.scale_b;
-    r.f[0] = r.f[1] = args.alpha;
+    return args.alpha == 1.0f && !args.scale_a && !args.scale_b;
+}
+
+/* alpha * scale_a of this thread's two fragment rows. */
+__device__ __forceinline__ void epilogue_rows(const croq_gemm_args &args, int row, float &f0, float &f1)
+{
+    f0 = f1 = args.alpha;
     if (args.scale_a) {
-        if (row < args.m)
-            r.f[0] *= __ldg(args.scale_a + row);
-        if (row + 8 < args.m)
-            r.f[1] *= __ldg(args.scale_a + row + 8);
+        f0 *= __ldg(args.scale_a + min(row, args.m - 1));
+        f1 *= __ldg(args.scale_a + min(row + 8, args.m - 1));
     }
-    return r;
 }
 
-/* Scale the pair (x, y) at (row half h, columns col and col + 1; col even). */
-__device__ __forceinline__ void epilogue_pair(const croq_gemm_args &args, const epi_rows &r, int h, int col,
-                                              float &x, float &y)
+/* scale_b of n8 block j's column pair. */
+__device__ __forceinline__ const float2 *epilogue_col(const croq_gemm_args &args, int col, int j)
 {
-    if (r.plain)
-        return;
-    float fx = r.f[h], fy = r.f[h];
-    if (args.scale_b && col < args.n) { /* N % 8 == 0: col+1 < N too; 8-B aligned */
-        const float2 b = __ldg((const float2 *)(args.scale_b + col));
-        fx *= b.x;
-        fy *= b.y;
-    }
-    x *= fx;
-    y *= fy;
+    return (const float2 *)(args.scale_b + min(col + 8 * j, args.n - 2));
 }
 
-/* Store one m64 slice, scaled (above). Accumulator element i of an m64nN fragment (PTX ISA, "wgmma .m64nNk* register
- * fragment D"): row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2. */
-__device__ __forceinline__ void store_direct(const float (&acc)[CROQ_ACC], const croq_gemm_args &args,
-                                             int row0, int col0, int tid_wg)
+/* Scale one m64 slice's fragment in place before it is stored (row, col: above). Every
+ * scale_b load is issued before the first multiply, so all of them can be in flight at
+ * once: 2 registers per n8 block, which the warp-specialized consumers have (setmaxnreg).
+ * The loads are non-coherent (__ldg): the compilers may hoist them above earlier stores.
+ * (The same multiplies through a helper taking the float2 by value made ptxas spill 52 B
+ * on the 128x256 e4m3 tile, with these 64 registers of loads in flight.) */
+__device__ __forceinline__ void epilogue_scale(float (&acc)[CROQ_ACC], const croq_gemm_args &args, int row, int col)
+{
+    float f0, f1;
+    epilogue_rows(args, row, f0, f1);
+    if (args.scale_b) {
+        float2 b[CROQ_ACC / 4];
+#pragma unroll
+        for (int j = 0; j < CROQ_ACC / 4; j++)
+            b[j] = __ldg(epilogue_col(args, col, j));
+#pragma unroll
+        for (int j = 0; j < CROQ_ACC / 4; j++) {
+            acc[4 * j] *= f0 * b[j].x;
+            acc[4 * j + 1] *= f0 * b[j].y;
+            acc[4 * j + 2] *= f1 * b[j].x;
+            acc[4 * j + 3] *= f1 * b[j].y;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < CROQ_ACC; i++)
+            acc[i] *= (i / 2) % 2 ? f1 : f0;
+    }
+}
+
+/* Pair (x, y) of C at (row, col), if inside M x N (N % 8 == 0: col + 1 < N too). */
+__device__ __forceinline__ void store_pair(const croq_gemm_args &args, int row, int col, float x, float y)
+{
+    if (row < args.m && col < args.n)
+        *(__half2 *)((__half *)args.c + (size_t)row * args.n + col) = __floats2half2_rn(x, y);
+}
+
+/* Store one m64 slice, scaled first unless plain. WINDOW: scale_b loads in flight at once:
+ * CROQ_ACC / 4 (all, epilogue_scale) where registers do not set occupancy; fewer in the
+ * one-warpgroup baseline, whose registers do (several CTAs per SM; all 32 loads of a
+ * 64x256 tile took it from 156 to 255 registers). There block j + WINDOW is loaded right
+ * after block j is stored, with a coherent load, which neither nvcc nor ptxas may move
+ * above that store (C and scale_b may alias), so no more than WINDOW are in flight. */
+template <int WINDOW>
+__device__ __forceinline__ void store_direct(float (&acc)[CROQ_ACC], const croq_gemm_args &args, int row0, int col0,
+                                             int tid_wg)
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
-    __half *c = (__half *)args.c;
-    const epi_rows er = epilogue_rows(args, row0 + 16 * warp + lane / 4);
+    const int row = row0 + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
+    if (WINDOW < CROQ_ACC / 4 && args.scale_b) {
+        float f0, f1;
+        float2 b[WINDOW];
+        epilogue_rows(args, row, f0, f1);
 #pragma unroll
-    for (int i = 0; i < CROQ_ACC; i += 2) {
-        const int row = row0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = col0 + 8 * (i / 4) + 2 * (lane % 4);
-        if (row < args.m && col < args.n) { /* N % 8 == 0: col+1 < N too */
-            float x = acc[i], y = acc[i + 1];
-            epilogue_pair(args, er, (i / 2) % 2, col, x, y);
-            *(__half2 *)(c + (size_t)row * args.n + col) = __floats2half2_rn(x, y);
+        for (int j = 0; j < WINDOW; j++)
+            b[j] = *epilogue_col(args, col, j);
+#pragma unroll
+        for (int j = 0; j < CROQ_ACC / 4; j++) {
+            acc[4 * j] *= f0 * b[j % WINDOW].x;
+            acc[4 * j + 1] *= f0 * b[j % WINDOW].y;
+            acc[4 * j + 2] *= f1 * b[j % WINDOW].x;
+            acc[4 * j + 3] *= f1 * b[j % WINDOW].y;
+            store_pair(args, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
+            store_pair(args, row + 8, col + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+            if (j + WINDOW < CROQ_ACC / 4)
+                b[j % WINDOW] = *epilogue_col(args, col, j + WINDOW);
         }
+        return;
+    }
+    if (!epilogue_plain(args))
+        epilogue_scale(acc, args, row, col);
+#pragma unroll
+    for (int j = 0; j < CROQ_ACC / 4; j++) {
+        store_pair(args, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
+        store_pair(args, row + 8, col + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
     }
 }
 

@@ -232,22 +232,24 @@ __device__ __forceinline__ void release(const smem_layout &l, int s, int lane)
 #endif
 }
 
-/* Stores this consumer's slices through 128-B swizzled shared memory and TMA: stmatrix
- * writes 8x8 f16 matrices whose 16-B rows land at the swizzled address (row r, 16-B
- * unit u) -> r * 128 + ((u ^ (r % 8)) * 16) inside a 64-column box. */
+/* Stores this consumer's slices, scaled first unless plain (epilogue_scale, common.cuh),
+ * through 128-B swizzled shared memory and TMA: stmatrix writes 8x8 f16 matrices whose
+ * 16-B rows land at the swizzled address (row r, 16-B unit u) -> r * 128 + ((u ^ (r % 8))
+ * * 16) inside a 64-column box. */
 __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], const croq_gemm_args &args,
                                           const smem_layout &l, const work &w, int c, int tid_wg)
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
     uint8_t *region = l.c_tile + c * CROQ_SPC * 64 * CROQ_TILE_N * 2; /* ping-pong: c's own tile */
-    const int row0 = w.tm * CROQ_TILE_M + CROQ_SLICE0(c) * 64 + 16 * warp + lane / 4, col0 = w.tn * CROQ_TILE_N;
+    if (!epilogue_plain(args)) { /* before the barrier: the scale loads' latency overlaps it */
+#pragma unroll
+        for (int i = 0; i < CROQ_SPC; i++)
+            epilogue_scale(acc[i], args, w.tm * CROQ_TILE_M + (CROQ_SLICE0(c) + i) * 64 + 16 * warp + lane / 4,
+                           w.tn * CROQ_TILE_N + 2 * (lane % 4));
+    }
     if (tid_wg == 0)
         tma_store_wait_read(); /* the previous tile's stores have read the region */
     wg_barrier(c);
-    epi_rows er[CROQ_SPC];
-#pragma unroll
-    for (int i = 0; i < CROQ_SPC; i++)
-        er[i] = epilogue_rows(args, row0 + 64 * i);
 #pragma unroll
     for (int i = 0; i < CROQ_SPC; i++)
 #pragma unroll
@@ -255,11 +257,9 @@ __device__ __forceinline__ void store_tma(float (&acc)[CROQ_SPC][CROQ_ACC], cons
             uint32_t r[4];
 #pragma unroll
             for (int q = 0; q < 4; q++) {
-                const int blk = j + q / 2, half = q % 2;
-                float x = acc[i][4 * blk + 2 * half], y = acc[i][4 * blk + 2 * half + 1];
                 /* fragment pair 4*blk + 2*half: row half `half`, columns 8*blk + 2*(lane%4) */
-                epilogue_pair(args, er[i], half, col0 + 8 * blk + 2 * (lane % 4), x, y);
-                __half2 h = __floats2half2_rn(x, y);
+                const int blk = j + q / 2, half = q % 2;
+                __half2 h = __floats2half2_rn(acc[i][4 * blk + 2 * half], acc[i][4 * blk + 2 * half + 1]);
                 r[q] = *(uint32_t *)&h;
             }
             const int q = lane / 8, row = 16 * warp + (q % 2) * 8 + lane % 8;
@@ -453,7 +453,8 @@ __device__ void consumer(const croq_gemm_args &args, const smem_layout &l, int c
 #else
 #pragma unroll
         for (int i = 0; i < CROQ_SPC; i++)
-            store_direct(acc[i], args, w.tm * CROQ_TILE_M + (CROQ_SLICE0(c) + i) * 64, w.tn * CROQ_TILE_N, tid_wg);
+            store_direct<CROQ_ACC / 4>(acc[i], args, w.tm * CROQ_TILE_M + (CROQ_SLICE0(c) + i) * 64, w.tn * CROQ_TILE_N,
+                                       tid_wg);
 #endif
     }
 #if CROQ_EPI_TMA
