@@ -37,6 +37,9 @@ void checkpoint_release(struct checkpoint *c)
     free(c->other_bests);
     c->other_bests = NULL;
     c->n_other_bests = 0;
+    free(c->prior);
+    c->prior = NULL;
+    c->n_prior = 0;
 }
 
 /* ---- writing ---- */
@@ -185,6 +188,10 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     for (size_t i = 0; i < c->n_other_bests; i++)
         json_array_append_new(ob, json_string(c->other_bests[i]));
     json_object_set_new(o, "other_bests", ob);
+    json_t *pr = json_array();
+    for (size_t i = 0; i < c->n_prior; i++)
+        json_array_append_new(pr, json_pack("{s:s, s:i}", "key", c->prior[i].key, "rows", c->prior[i].rows));
+    json_object_set_new(o, "prior", pr);
     json_object_set_new(o, "best", c->have_best ? best_json(&c->best) : json_null());
     json_object_set_new(o, "baseline_tflops", num(c->baseline_tflops));
     json_object_set_new(o, "health_checked", json_boolean(c->health_checked));
@@ -344,6 +351,32 @@ static void read_other_bests(struct jget *r, json_t *o, struct checkpoint *c)
     }
 }
 
+/* Optional (absent in checkpoints written before the cost model read other shapes: then
+ * none, as those runs had). */
+static void read_prior(struct jget *r, json_t *o, struct checkpoint *c)
+{
+    json_t *a = jget_array(r, o, "", "prior", false), *v;
+    size_t i;
+    if (!a)
+        return;
+    c->prior = xmalloc((json_array_size(a) + 1) * sizeof *c->prior);
+    json_array_foreach(a, i, v) {
+        long long rows = 0;
+        struct shape_key sk;
+        char err[128];
+        if (!json_is_object(v))
+            { jget_fail(r, "", "prior", "holds something that is not an object"); return; }
+        jget_str(r, v, "prior[]", "key", true, c->prior[i].key, sizeof c->prior[i].key);
+        jget_int_in(r, v, "prior[]", "rows", true, 0, 10000000, &rows);
+        if (!r->failed && key_parse(c->prior[i].key, &sk, err, sizeof err))
+            jget_fail(r, "prior[]", "key", "is not a shape key");
+        if (r->failed)
+            return;
+        c->prior[i].rows = (int)rows;
+        c->n_prior = i + 1;
+    }
+}
+
 /* The identity fields must describe one valid key, the one asked for. */
 static void read_identity(struct jget *r, json_t *j, struct checkpoint *c)
 {
@@ -404,6 +437,7 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     jget_str(r, j, "", "seed_config", true, c->seed_config, sizeof c->seed_config);
     jget_str(r, j, "", "seed_from", true, c->seed_from, sizeof c->seed_from);
     read_other_bests(r, j, c);
+    read_prior(r, j, c);
     read_best(r, jget_obj_or_null(r, j, "", "best"), c);
     jget_num_or_null(r, j, "", "baseline_tflops", &c->baseline_tflops);
     jget_bool(r, j, "", "health_checked", true, &c->health_checked);

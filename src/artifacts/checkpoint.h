@@ -79,6 +79,14 @@ struct profile_evidence {
     char raw_hash[BACKEND_HASH_MAX];
 };
 
+/* One other shape whose measurements the proposer's cost model reads (docs/proposer.md
+ * "Cost model"): its key and how many results.tsv rows it had when this shape was INITed
+ * (only those are read, so a resumed run fits what the first one fitted). */
+struct prior_src {
+    char key[KEY_MAX];
+    int rows;
+};
+
 struct checkpoint {
     char key[KEY_MAX];
     struct shape_key sk;
@@ -94,6 +102,8 @@ struct checkpoint {
     char seed_from[KEY_MAX];          /* key it came from, "" for the mode default */
     char (*other_bests)[CROQ_SIG_MAX];/* same-dtype bests at INIT (for the proposer) */
     size_t n_other_bests;
+    struct prior_src *prior;          /* other shapes' measurements at INIT (for the cost model) */
+    size_t n_prior;
     bool have_best;
     struct best_rec best;
     double baseline_tflops;           /* NAN until measured */

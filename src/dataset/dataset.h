@@ -7,7 +7,10 @@
  * it to FILE.torn before appending again. Record (schema 1):
  *
  *   {"schema": 1, "dtype": "f16", "shape": "1024x1024x4096",
- *    "config": "<knobs_signature>", "status": "ok" | "compile_error" | "incorrect" |
+ *    "config": "<knobs_signature>" (a late knob it does not name, one added to knobs.def
+ *              after the record was measured, reads as its default: the record measured
+ *              that; knobs.h KNOB_FIRST_LATE),
+ *    "status": "ok" | "compile_error" | "incorrect" |
  *              "crash" | "timeout" (backend.h cand_status names), "reason": "...",
  *    "tflops", "median_ms", "spread_pct", "sm_clock_mhz", "hw_eff_pct",
  *    "max_err_over_tol": numbers, null when not measured,

@@ -16,12 +16,12 @@
 #include "knobs/knobs.h"
 
 struct scenario_set;
+struct prior_src;
 /* s's iteration_budgets (shapes.json) for m: the budget of a new shape without --iters */
 int mode_budget(const struct scenario_set *s, enum tune_mode m);
 
 /* ---- nearest tuned shape and fitting a config to a shape (seed.c) --------------- */
 
-double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b);
 /* Make cfg valid for shape with the smallest change: the nearest values of split_k,
  * tile_k and swizzle, in that order of preference to keep. 0 if cfg (possibly changed)
  * is valid, -1 if nothing fits. */
@@ -32,6 +32,12 @@ int config_fit(struct croq_config *cfg, const struct croq_shape *shape);
 int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_MAX], char from[KEY_MAX]);
 /* Bests of the other done shapes of k's dtype, in key order. *out malloc'd. */
 size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *self, char (**out)[CROQ_SIG_MAX]);
+/* The other done shapes of k's dtype tuned on backend (in key order) whose results.tsv in
+ * dir has rows, with how many: what the cost model may read of them (struct prior_src,
+ * frozen at INIT). *out malloc'd. An unreadable results.tsv is skipped (its shape is not
+ * this one's to judge; audit names it). */
+size_t seed_prior_sources(json_t *state, const char *dir, const struct shape_key *k, const char *self,
+                          const char *backend, struct prior_src **out);
 
 /* ---- running (run.c, tune.c, status.c, propose.c) -------------------------------- */
 
@@ -56,6 +62,11 @@ struct engine_opts {
     const char *start_config;   /* from_current_best: start from this signature instead of the
                                    nearest tuned shape's best (replay-bench); NULL: the rule */
     const char *start_from;     /* what start_config is named as (seed_from), e.g. the dataset */
+    /* explore datasets whose measurements the cost model reads as other tuned shapes
+     * (replay-bench: every dataset but the replayed one); records of another dtype or of
+     * the shape being tuned are skipped */
+    const char *const *prior_datasets;
+    size_t n_prior_datasets;
 };
 void engine_opts_default(struct engine_opts *o);
 

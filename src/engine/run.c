@@ -274,6 +274,10 @@ void run_close(struct run *r)
         close(r->lock_fd);
     r->lock_fd = -1;
     checkpoint_release(&r->ck);
+    free(r->prior);
+    r->prior = NULL;
+    r->n_prior = 0;
+    r->prior_loaded = false;
 }
 
 int run_loop(struct run *r)

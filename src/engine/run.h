@@ -44,6 +44,10 @@ struct run {
     double spent_s[SPENT_COUNT]; /* wall seconds in each backend operation (enum spent) */
     char last_decision[32];
     char waiting[BACKEND_REASON_MAX];  /* "GPU busy: ..." while backing off */
+    /* the cost model's other-shape measurements (prior.c), read at the first IDEATE */
+    struct proposer_sample *prior;
+    size_t n_prior;
+    bool prior_loaded;
 };
 
 /* Per-shape paths: <dir>/<sub>/<key><leaf>, e.g. ("logs", "/results.tsv"). */
@@ -129,6 +133,11 @@ int implement_source(struct run *r, const struct croq_config *cfg, int iter, cha
  * it never fails the run. gpu backend only. */
 void speculate_ahead(struct run *r);
 void history_release(struct run_history *h);
+/* The other shapes' measurements for the cost model (prior.c), loaded once per process:
+ * the first ck.prior[i].rows rows of each source's results.tsv (verified ones with a
+ * TFLOPS) and the ok records of o->prior_datasets (another dtype, or this shape, skipped).
+ * 0, or ENGINE_FAILED with the message (a source that cannot be read). */
+int prior_load(struct run *r);
 /* Token hash (util/srcnorm.h: comments and whitespace ignored) of the source file at
  * path, hex (source_tokens.c). 0, or -1 with out "" (missing, not a regular file, over
  * 8 MiB). */

@@ -15,13 +15,6 @@
 #include "shapes/shapes.h"
 #include "util/log.h"
 
-double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b)
-{
-    double dm = log((double)a->m / (double)b->m), dn = log((double)a->n / (double)b->n);
-    double dk = log((double)a->k / (double)b->k);
-    return sqrt(dm * dm + dn * dn + dk * dk);
-}
-
 /* Values of knob id ordered by distance (in log2 steps) from cur, cur first. */
 static int ordered_values(int id, int cur, int out[CROQ_KNOB_MAX_VALUES])
 {
@@ -140,6 +133,31 @@ size_t seed_other_bests(json_t *state, const struct shape_key *k, const char *se
             continue;
         if (e.best.config[0]) /* a signature too long for CROQ_SIG_MAX reads as "" */
             snprintf((*out)[n++], CROQ_SIG_MAX, "%s", e.best.config);
+    }
+    free(keys);
+    return n;
+}
+
+size_t seed_prior_sources(json_t *state, const char *dir, const struct shape_key *k, const char *self,
+                          const char *backend, struct prior_src **out)
+{
+    size_t n = 0, nk;
+    *out = xmalloc((state_shape_count(state) + 1) * sizeof **out);
+    const char **keys = state_shape_keys(state, &nk); /* the order feeds the model */
+    for (size_t i = 0; i < nk; i++) {
+        struct state_shape e;
+        struct result_log log;
+        char path[ENGINE_PATH_MAX], err[600];
+        state_shape_get(state, keys[i], &e);
+        if (!strcmp(keys[i], self) || !seeds(&e) || e.sk.dtype != k->dtype || strcmp(e.backend, backend) ||
+            strlen(keys[i]) >= KEY_MAX || path_fmt(path, "%s/logs/%s/results.tsv", dir, keys[i]) ||
+            result_log_read(path, &log, err, sizeof err) < 0)
+            continue;
+        if (log.n > 0) {
+            snprintf((*out)[n].key, KEY_MAX, "%s", keys[i]);
+            (*out)[n++].rows = (int)log.n;
+        }
+        result_log_release(&log);
     }
     free(keys);
     return n;

@@ -67,6 +67,10 @@ int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, 
     };
     struct croq_config *others = NULL;
     char err[256];
+    if (prior_load(r))
+        return -1;
+    ctx.others = r->prior;
+    ctx.n_others = r->n_prior;
     if (c->n_other_bests) {
         others = calloc(c->n_other_bests, sizeof *others);
         for (size_t i = 0; i < c->n_other_bests; i++)

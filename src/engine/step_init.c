@@ -60,6 +60,8 @@ int step_init(struct run *r)
     }
     free(c->other_bests);
     c->n_other_bests = seed_other_bests(state, &c->sk, c->key, &c->other_bests);
+    free(c->prior);
+    c->n_prior = seed_prior_sources(state, r->dir, &c->sk, c->key, c->backend, &c->prior);
     json_decref(state);
     if (rc)
         return run_fail(r, "shape '%s': no configuration of the kernel family fits this shape", c->key);

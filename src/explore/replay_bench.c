@@ -106,13 +106,23 @@ static const char *scratch_root(void)
     return t && *t ? t : "/tmp";
 }
 
-/* In the child: one tuning run, its ratios written to fd. Exit 0, or 1 (said why). */
-static int child_run(const struct replay_bench_opts *o, const struct ds_entry *x, const struct rb_job *j, int fd)
+/* In the child: one tuning run, its ratios written to fd. Exit 0, or 1 (said why). The
+ * other datasets are the run's other tuned shapes (the cost model's prior); the engine
+ * skips those of another dtype. */
+static int child_run(const struct replay_bench_opts *o, const struct ds_entry *all, int nd, const struct rb_job *j,
+                     int fd)
 {
+    const struct ds_entry *x = &all[j->ds];
+    const char **prior = xmalloc((size_t)nd * sizeof *prior);
+    size_t n_prior = 0;
+    for (int i = 0; i < nd; i++)
+        if (i != j->ds)
+            prior[n_prior++] = all[i].path;
     struct kernel_workdir wd = {.temporary = true};
     snprintf(wd.path, sizeof wd.path, "%s/croq-replay-XXXXXX", scratch_root());
     if (!mkdtemp(wd.path)) {
         log_error("replay-bench: cannot create a tuning directory in %s: %s", scratch_root(), strerror(errno));
+        free(prior);
         return 1;
     }
     struct engine_opts eo;
@@ -126,6 +136,8 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *x
     eo.quiet = true;
     eo.start_config = j->start;
     eo.start_from = j->mode ? "replay-bench" : NULL;
+    eo.prior_datasets = prior;
+    eo.n_prior_datasets = n_prior;
     struct shape_key k = {.dtype = x->ds.dtype, .shape = x->ds.shape,
                           .mode = j->mode ? MODE_FROM_CURRENT_BEST : MODE_FROM_SCRATCH};
     char key[KEY_MAX], path[ENGINE_PATH_MAX], err[1024];
@@ -155,6 +167,7 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *x
     }
     result_log_release(&log);
     kernel_workdir_release(&wd);
+    free(prior);
     return rc;
 }
 
@@ -171,14 +184,14 @@ static void reap(struct rb_job *j)
     j->pid = 0;
 }
 
-static int start(const struct replay_bench_opts *o, const struct ds_entry *all, struct rb_job *j)
+static int start(const struct replay_bench_opts *o, const struct ds_entry *all, int nd, struct rb_job *j)
 {
     int pid, fd;
     int forked = spawn_fork_piped(false, &pid, &fd);
     if (forked < 0)
         return -1;
     if (forked == 0)
-        _exit(child_run(o, &all[j->ds], j, fd));
+        _exit(child_run(o, all, nd, j, fd));
     j->pid = pid;
     j->fd = fd;
     return 0;
@@ -258,7 +271,7 @@ int replay_bench_run(const struct replay_bench_opts *o, FILE *out, struct replay
     int next = 0, failed = 0;
     for (int i = 0; i < nj; i++) {
         while (next < nj && next - i < o->jobs)
-            if (start(o, all, &jobs[next++])) {
+            if (start(o, all, nd, &jobs[next++])) {
                 log_error("replay-bench: cannot start a run: %s", strerror(errno));
                 return 1;
             }

@@ -2,6 +2,7 @@
 #include "knobs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,13 @@ int knobs_parse_signature(struct croq_config *c, const char *sig, char *err, siz
             return -1;
         }
     return 0;
+}
+
+double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b)
+{
+    double dm = log((double)a->m / (double)b->m), dn = log((double)a->n / (double)b->n);
+    double dk = log((double)a->k / (double)b->k);
+    return sqrt(dm * dm + dn * dn + dk * dk);
 }
 
 int shape_parse(const char *s, struct croq_shape *out)

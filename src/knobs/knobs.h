@@ -100,6 +100,9 @@ int knobs_acc_regs(const struct croq_config *cfg);
 /* Consumers that split one tile's rows: consumers (cooperative) or 1 (ping-pong). */
 int knobs_tile_split(const struct croq_config *cfg);
 
+/* The Euclidean distance of (ln M, ln N, ln K) of two shapes: how similar they are (the
+ * nearest tuned shape, the cost model's weight of another shape's measurements). */
+double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b);
 /* Parse "MxNxK". 0 or -1. */
 int shape_parse(const char *s, struct croq_shape *out);
 

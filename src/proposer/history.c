@@ -1,6 +1,7 @@
 /* src/proposer/history.c — what the proposer derives from the context before it
  * generates anything: the set of used signatures, the phase, the escalation step, the
  * knob families, and what the current discard streak already tried. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,31 +176,72 @@ static void analyse_streak(struct prop_state *st)
                            ctx->history[n - 1].category == IDEA_MACRO && ctx->history[n - 2].category == IDEA_MACRO;
 }
 
-/* The cost model, fitted on every measured entry of the history (model.c). */
+/* How much a measurement of shape a says about shape b: exp(-d^2 / 2 L^2), d the distance
+ * of ln M, ln N, ln K, L = PROP_PRIOR_LENGTH. replay-bench showed far shapes mislead (a
+ * 4x-8x step in M or N moves the best tile and the wave count entirely). */
+static double similarity(const struct croq_shape *a, const struct croq_shape *b)
+{
+    double d = shape_log_distance(a, b) / PROP_PRIOR_LENGTH;
+    return exp(-0.5 * d * d);
+}
+
+/* The other shapes' samples as rows: a group per distinct shape (in order of first
+ * appearance), weights as PROP_PRIOR_ROWS and PROP_PRIOR_HALF say (internal.h). */
+static size_t add_others(const struct proposer_ctx *ctx, struct prop_fit_row *rows, size_t n, int n_self)
+{
+    double total = 0;
+    size_t first = n;
+    int groups = 0;
+    for (size_t i = 0; i < ctx->n_others; i++) {
+        const struct proposer_sample *o = &ctx->others[i];
+        if (o->cfg.dtype != ctx->best.dtype || !(o->tflops > 0) || !isfinite(o->tflops))
+            continue;
+        struct prop_fit_row *r = &rows[n];
+        *r = (struct prop_fit_row){.cfg = o->cfg, .shape = o->shape, .tflops = o->tflops,
+                                   .weight = similarity(&o->shape, &ctx->shape), .group = -1};
+        for (size_t j = first; j < n && r->group < 0; j++)
+            if (!memcmp(&rows[j].shape, &o->shape, sizeof o->shape))
+                r->group = rows[j].group;
+        if (r->group < 0)
+            r->group = ++groups;
+        total += r->weight;
+        n++;
+    }
+    double scale = (total > PROP_PRIOR_ROWS ? PROP_PRIOR_ROWS / total : 1) * PROP_PRIOR_HALF / (PROP_PRIOR_HALF + n_self);
+    for (size_t j = first; j < n; j++)
+        rows[j].weight *= scale;
+    return n;
+}
+
+/* The cost model, fitted on every measured entry of the history and the other shapes'
+ * samples (model.c). */
 static int fit_model(struct prop_state *st)
 {
     const struct proposer_ctx *ctx = st->ctx;
     size_t n = 0;
-    struct croq_config *cfg = malloc((ctx->n_history + 1) * sizeof *cfg);
-    struct croq_shape *shape = malloc((ctx->n_history + 1) * sizeof *shape);
-    double *y = malloc((ctx->n_history + 1) * sizeof *y);
-    int rc = cfg && shape && y ? 0 : -1;
+    struct prop_fit_row *rows = malloc((ctx->n_history + ctx->n_others + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
     st->best_measured = ctx->best_tflops;
-    for (size_t i = 0; !rc && i < ctx->n_history; i++) {
+    for (size_t i = 0; i < ctx->n_history; i++) {
         char err[128];
         const struct idea_history_entry *e = &ctx->history[i];
-        if (!e->measured || !(e->tflops > 0) || knobs_parse_signature(&cfg[n], e->signature, err, sizeof err))
+        if (!e->measured || !(e->tflops > 0) || !isfinite(e->tflops) ||
+            knobs_parse_signature(&rows[n].cfg, e->signature, err, sizeof err))
             continue;
-        shape[n] = ctx->shape;
-        y[n++] = e->tflops;
+        rows[n].shape = ctx->shape;
+        rows[n].tflops = e->tflops;
+        rows[n].weight = 1;
+        rows[n++].group = 0;
     }
+    size_t n_self = n;
+    int rc = prop_model_fit(&st->own, rows, n_self);
+    n = add_others(ctx, rows, n, (int)n);
     if (!rc)
-        rc = prop_model_fit(&st->model, cfg, shape, y, n);
+        rc = prop_model_fit(&st->model, rows, n);
     if (!rc && st->model.n)
         st->best_pred = prop_model_predict(&st->model, &ctx->best, &ctx->shape, NULL);
-    free(cfg);
-    free(shape);
-    free(y);
+    free(rows);
     return rc;
 }
 

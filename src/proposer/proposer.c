@@ -122,8 +122,13 @@ static void add_model(struct text *t, const struct prop_state *st, const struct 
         text_add(t, "; model: not fitted yet (fewer than %d measurements)", PROP_MODEL_MIN_SAMPLES);
         return;
     }
-    text_add(t, "; model (ridge, %d measurements): %.0f TFLOPS predicted vs %.0f for the best (%+.1f%%)",
-             st->model.n, c->pred, st->best_pred, (c->pred / st->best_pred - 1) * 100);
+    /* which data it learnt from: this shape's measurements, and other shapes' if any */
+    text_add(t, "; model (ridge, %d measurement%s of this shape", st->model.n_self, st->model.n_self > 1 ? "s" : "");
+    if (st->model.n_groups)
+        text_add(t, ", %d of %d other shape%s", st->model.n - st->model.n_self, st->model.n_groups,
+                 st->model.n_groups > 1 ? "s" : "");
+    text_add(t, "): %.0f TFLOPS predicted vs %.0f for the best (%+.1f%%)", c->pred, st->best_pred,
+             (c->pred / st->best_pred - 1) * 100);
     if (c->unseen)
         text_add(t, ", %d knob value%s never measured", c->unseen, c->unseen > 1 ? "s" : "");
 }
@@ -199,7 +204,8 @@ int proposer_next(const struct proposer_ctx *ctx, struct idea *out)
     char why[CROQ_WHY_MAX];
     struct prop_state st;
     struct cand_list l = {0};
-    if (!ctx || !out || (ctx->n_history && !ctx->history) || (ctx->n_other_bests && !ctx->other_bests))
+    if (!ctx || !out || (ctx->n_history && !ctx->history) || (ctx->n_other_bests && !ctx->other_bests) ||
+        (ctx->n_others && !ctx->others))
         return -1;
     if (!shape_validate(ctx->best.dtype, &ctx->shape, why, sizeof why))
         return -1;

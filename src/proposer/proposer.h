@@ -20,8 +20,9 @@
  *               the discard streak, each dropped only when no candidate satisfies it.
  *   score       bottleneck move table + phase preference + grid fill - complexity
  *               + recipe prior + the cost model's optimistic predicted gain (ridge
- *               regression on the history's measurements); ties broken by a seeded
- *               hash of the configuration.
+ *               regression on the history's measurements and, weighted down as this
+ *               shape's own accumulate, those of other tuned shapes); ties broken by a
+ *               seeded hash of the configuration.
  */
 #ifndef CROQ_PROPOSER_H
 #define CROQ_PROPOSER_H
@@ -78,6 +79,15 @@ struct idea_history_entry {
     bool start;           /* iteration 0 (the baseline or the seed): not an idea */
 };
 
+/* A measurement of another tuned shape: the cost model's prior knowledge (docs/proposer.md
+ * "Cost model"). The engine gives the other shapes' verified rows of the tuning directory
+ * (and replay-bench the other datasets); never this shape's own run. */
+struct proposer_sample {
+    struct croq_config cfg;   /* dtype included: samples of another dtype than best are ignored */
+    struct croq_shape shape;  /* the shape it was measured on */
+    double tflops;            /* > 0; a sample without a usable number is ignored */
+};
+
 struct proposer_ctx {
     struct croq_shape shape;
     struct croq_config best;              /* current best configuration */
@@ -95,6 +105,10 @@ struct proposer_ctx {
     const struct croq_config *other_bests;
     size_t n_other_bests;
     unsigned long long seed;
+    /* appended: measurements of other tuned shapes for the cost model (may be NULL; order
+     * only decides floating-point rounding, so pass them in a fixed order) */
+    const struct proposer_sample *others;
+    size_t n_others;
 };
 
 struct idea {

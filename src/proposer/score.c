@@ -139,14 +139,19 @@ long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
 }
 
 /* Under one wave, more CTAs put idle SMs to work (small shapes: 768^3 has 18 tiles of
- * 128x256 for 132 SMs); beyond a wave the count matters little to this model. */
+ * 128x256 for 132 SMs); beyond a wave the count matters little to this model. And with
+ * at most one tile per SM a persistent CTA has no second tile to overlap with its
+ * epilogue: the tile loop is overhead, so leaving it scores and entering it does not. */
 static double grid_term(const struct prop_state *st, const struct cand *c)
 {
     long before = prop_grid_ctas(&st->ctx->best, &st->ctx->shape);
     long after = prop_grid_ctas(&c->cfg, &st->ctx->shape);
+    double t = 0;
+    if (after <= PROPOSER_SM_COUNT && c->cfg.v[KNOB_PERSISTENT] != st->ctx->best.v[KNOB_PERSISTENT])
+        t += c->cfg.v[KNOB_PERSISTENT] ? -PROP_ONE_WAVE_PERSISTENT : PROP_ONE_WAVE_PERSISTENT;
     if (before >= PROPOSER_SM_COUNT || after == before)
-        return 0;
-    return after > before ? 2 : -2;
+        return t;
+    return t + (after > before ? 2 : -2);
 }
 
 static int popcount32(uint32_t x)

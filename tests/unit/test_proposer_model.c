@@ -42,16 +42,25 @@ static int samples(struct croq_config *cfg, struct croq_shape *shp, double *y)
     return n;
 }
 
+/* This shape's rows (group 0, weight 1). */
+static void as_rows(const struct croq_config *cfg, const double *y, int n, struct prop_fit_row *rows)
+{
+    for (int i = 0; i < n; i++)
+        rows[i] = (struct prop_fit_row){.cfg = cfg[i], .shape = shape, .tflops = y[i], .weight = 1, .group = 0};
+}
+
 static void test_fit_and_predict(void **state)
 {
     (void)state;
     static struct prop_model m;
     struct croq_config cfg[32];
     struct croq_shape shp[32];
+    struct prop_fit_row rows[32];
     double y[32];
     int n = samples(cfg, shp, y);
     assert_int_equal(n, 9);
-    assert_int_equal(prop_model_fit(&m, cfg, shp, y, (size_t)n), 0);
+    as_rows(cfg, y, n, rows);
+    assert_int_equal(prop_model_fit(&m, rows, (size_t)n), 0);
     assert_int_equal(m.n, 9);
     /* measured points: within 10% of what was measured */
     for (int i = 0; i < n; i++) {
@@ -80,12 +89,110 @@ static void test_fit_and_predict(void **state)
     assert_true(prop_model_stddev(&m, &b, &shape) > 1.5 * prop_model_stddev(&m, &cfg[0], &shape));
     assert_true(m.sigma >= PROP_MODEL_SIGMA_MIN);
     /* too few measurements: no model */
-    assert_int_equal(prop_model_fit(&m, cfg, shp, y, PROP_MODEL_MIN_SAMPLES - 1), 0);
+    assert_int_equal(prop_model_fit(&m, rows, PROP_MODEL_MIN_SAMPLES - 1), 0);
     assert_int_equal(m.n, 0);
     /* failed measurements (0) are left out */
-    y[0] = 0;
-    assert_int_equal(prop_model_fit(&m, cfg, shp, y, (size_t)n), 0);
+    rows[0].tflops = 0;
+    assert_int_equal(prop_model_fit(&m, rows, (size_t)n), 0);
     assert_int_equal(m.n, 8);
+    assert_int_equal(m.n_self, 8);
+    assert_int_equal(m.n_groups, 0);
+}
+
+/* Other shapes' measurements: a near shape (2x in N) says group 8 gains 1.4x; this shape
+ * has 4 of its own, none with group 8. The joint fit predicts group 8 better here; the fit
+ * on this shape alone cannot tell. When 30 measurements of this shape say group 8 loses,
+ * they win. A far shape (16x in M) weighs almost nothing. */
+static void test_other_shapes(void **state)
+{
+    (void)state;
+    static struct prop_model m;
+    static struct prop_fit_row rows[128];
+    const struct croq_shape near = {4096, 16384, 8192}, far = {65536, 8192, 8192};
+    const int stages[] = {3, 4, 5, 3, 4, 5}, groups[] = {1, 1, 1, 8, 8, 8};
+    struct croq_config g1, g8;
+    knobs_default(&g1, CROQ_DTYPE_F16);
+    g8 = g1;
+    g8.v[KNOB_GROUP] = 8;
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) { /* this shape: stages 3..6, group 1 */
+        rows[n] = (struct prop_fit_row){.cfg = g1, .shape = shape, .tflops = 500 + 10 * i, .weight = 1};
+        rows[n++].cfg.v[KNOB_STAGES] = 3 + i;
+    }
+    assert_int_equal(prop_model_fit(&m, rows, n), 0);
+    assert_int_equal(m.n_self, 4);
+    double alone = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    assert_true(fabs(alone - 1) < 0.01); /* never measured: no effect */
+    for (int i = 0; i < 6; i++) { /* the near shape: group 8 x1.4 */
+        rows[n] = (struct prop_fit_row){.cfg = g1, .shape = near, .tflops = groups[i] == 8 ? 700 : 500,
+                                        .weight = 0.38, .group = 1};
+        rows[n].cfg.v[KNOB_STAGES] = stages[i];
+        rows[n++].cfg.v[KNOB_GROUP] = groups[i];
+    }
+    assert_int_equal(prop_model_fit(&m, rows, n), 0);
+    assert_int_equal(m.n, 10);
+    assert_int_equal(m.n_self, 4);
+    assert_int_equal(m.n_groups, 1);
+    double joint = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    if (!(joint > 1.05 && joint < 1.4))
+        fail_msg("group 8 over group 1 with the near shape: %.3f", joint);
+    /* this shape's level stays its own: the prediction of a measured point is near it */
+    struct croq_config s3 = g1;
+    s3.v[KNOB_STAGES] = 3;
+    assert_true(fabs(prop_model_predict(&m, &s3, &shape, NULL) / 500 - 1) < 0.05);
+    /* 30 measurements of this shape: group 8 x0.8 */
+    for (int i = 0; i < 30; i++) {
+        rows[n] = (struct prop_fit_row){.cfg = i % 2 ? g8 : g1, .shape = shape, .weight = 1};
+        rows[n].cfg.v[KNOB_STAGES] = 3 + i % 3;
+        rows[n].tflops = (i % 2 ? 400 : 500) + 10 * (i % 3);
+        n++;
+    }
+    assert_int_equal(prop_model_fit(&m, rows, n), 0);
+    double own = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    if (!(own < 0.9))
+        fail_msg("group 8 over group 1 with 30 own measurements: %.3f", own);
+
+    /* through proposer_next: weights from the distance; the text names the data */
+    static struct idea_history_entry h[8];
+    static struct proposer_sample o[16];
+    for (int i = 0; i < 4; i++) {
+        knobs_signature(&rows[i].cfg, h[i].signature);
+        h[i].category = IDEA_STRUCTURAL;
+        h[i].measured = true;
+        h[i].tflops = rows[i].tflops;
+        h[i].start = i == 0;
+        h[i].kept = i == 0 || i == 3;
+    }
+    for (int i = 0; i < 6; i++)
+        o[i] = (struct proposer_sample){.cfg = rows[4 + i].cfg, .shape = near, .tflops = rows[4 + i].tflops};
+    for (int i = 0; i < 6; i++) /* far: the opposite, and negligible */
+        o[6 + i] = (struct proposer_sample){.cfg = rows[4 + i].cfg, .shape = far, .tflops = groups[i] == 8 ? 300 : 500};
+    o[12] = o[0];
+    o[12].cfg.dtype = CROQ_DTYPE_E4M3; /* another dtype: ignored */
+    struct proposer_ctx ctx = {.shape = shape, .best = rows[3].cfg, .best_tflops = 530, .bottleneck = BN_UNKNOWN,
+                               .history = h, .n_history = 4, .iteration = 120, .budget = 150, .seed = 5,
+                               .others = o, .n_others = 13};
+    struct prop_state st;
+    assert_int_equal(prop_state_init(&st, &ctx), 0);
+    assert_int_equal(st.model.n, 16);
+    assert_int_equal(st.model.n_groups, 2);
+    assert_int_equal(st.own.n, 4);
+    struct croq_config b8 = ctx.best;
+    b8.v[KNOB_GROUP] = 8;
+    double r = prop_model_predict(&st.model, &b8, &shape, NULL) / st.best_pred;
+    if (!(r > 1.05))
+        fail_msg("group 8 from the best, with a near and a far shape: %.3f", r);
+    prop_state_release(&st);
+    struct idea id;
+    assert_int_equal(proposer_next(&ctx, &id), 0);
+    if (!strstr(id.text, "model (ridge, 4 measurements of this shape, 12 of 2 other shapes): "))
+        fail_msg("text: %s", id.text);
+    ctx.n_others = 0;
+    assert_int_equal(proposer_next(&ctx, &id), 0);
+    assert_non_null(strstr(id.text, "model (ridge, 4 measurements of this shape): "));
+    /* a NULL array with a count is an error */
+    ctx.n_others = 1, ctx.others = NULL;
+    assert_int_equal(proposer_next(&ctx, &id), -1);
 }
 
 /* Measurements say group 8 and 5 stages are good: with the model fitted, the proposer's
@@ -120,7 +227,7 @@ static void test_model_ranks_the_mutations(void **state)
     assert_int_equal(id.cfg.v[KNOB_STAGES], 5);
     assert_int_equal(id.cfg.v[KNOB_GROUP], 8);
     assert_int_equal(id.cfg.v[KNOB_SWIZZLE], 128);
-    if (!strstr(id.text, "model (ridge, 9 measurements): "))
+    if (!strstr(id.text, "model (ridge, 9 measurements of this shape): "))
         fail_msg("text without the model: %s", id.text);
     /* without measurements the text says the model is not fitted */
     for (int i = 0; i < n; i++)
@@ -160,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_and_predict),
         cmocka_unit_test(test_model_ranks_the_mutations),
+        cmocka_unit_test(test_other_shapes),
         cmocka_unit_test(test_recipes_from_the_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
