@@ -10,7 +10,7 @@ run() { timeout 120 "$bin" "$@"; }
 
 # wave 1: 2 typical shapes; wave 2: 6 far shapes; wave 3: 2 near shapes (each seeded by
 # the nearest done shape: within a wave a neighbour would be nearer); with one iteration
-# the two tall shapes, seeded from far away, make no KEEP and are re-run from scratch in
+# the tall shapes, seeded from far away, make no KEEP (one of them may) and are re-run from scratch in
 # wave 4 (12 INITs with one; with eight, 10 or 12 depending on whether the proposer's
 # first ideas make a KEEP there)
 cat >"$tmp/shapes.json" <<'JSON'
@@ -67,6 +67,8 @@ check 8 2 3 5 8 9 10
 # (whether eight iterations make a KEEP on the tall shapes depends on the proposer: the
 # comparison with the uninterrupted sweep above holds either way)
 check 1 2 4 8 9 11 12
-[ -d "$tmp/ref1/logs/f16_16384x256x128_fs" ] && [ -d "$tmp/ref1/logs/f16_65536x256x128_fs" ] ||
-    fail "one iteration: the tall shapes were not re-run from scratch: $(ls "$tmp/ref1/logs")"
+# (16384x256x128, seeded from a square shape, makes no KEEP in one iteration; 65536x256x128,
+# seeded from it, may: the proposer's first recipe decides. One re-run is enough for wave 4.)
+[ -d "$tmp/ref1/logs/f16_16384x256x128_fs" ] ||
+    fail "one iteration: the tall shape was not re-run from scratch: $(ls "$tmp/ref1/logs")"
 echo ok
