@@ -30,8 +30,10 @@ static const char knobs_usage[] =
     "and say whether it is valid: every rule that would make it fail to compile, launch\n"
     "or compute correctly, and with --shape the rules that depend on the problem size.\n"
     "\n"
-    "Exit status: 0 listed / valid, 1 invalid (a rule rejects it; the reason is printed),\n"
-    "2 bad usage (no such knob or value, an unreadable --config; also printed).\n";
+    "Prints 'valid: SIGNATURE', 'invalid: REASON' or 'bad usage: REASON'.\n"
+    "Exit status: 0 listed / valid, 1 invalid (a rule rejects it), 2 bad usage (no such\n"
+    "knob or value, a dtype= or --dtype that disagrees with the configuration's dtype, an\n"
+    "unreadable --config): not a configuration at all, so no rule was checked.\n";
 
 struct knobs_args {
     bool json, check;
@@ -179,16 +181,17 @@ static int knobs_check(const struct knobs_args *a)
         log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
         return 2;
     }
-    /* No such knob or value, an unreadable --config: bad usage (exit 2, as for build),
-     * still printed in the form of a failed rule so scripts read one kind of answer. */
+    /* No such knob or value, a dtype clash, an unreadable --config: bad usage (exit 2, as
+     * for build), printed on stdout beside the rule answers but never as "invalid:", which
+     * means a rule rejected a configuration (exit 1); JSON says it by "usage_error". */
     if (knobs_from_args(&cfg, a->dtype, a->config, a->sets, a->nsets, err, sizeof err)) {
         if (a->json) {
-            json_t *o = json_pack("{s:i, s:b, s:s}", "schema", 1, "valid", 0, "reason", err);
+            json_t *o = json_pack("{s:i, s:b, s:b, s:s}", "schema", 1, "valid", 0, "usage_error", 1, "reason", err);
             json_dumpf(o, stdout, JSON_INDENT(2));
             fputc('\n', stdout);
             json_decref(o);
         } else {
-            printf("invalid: %s\n", err);
+            printf("bad usage: %s\n", err);
         }
         return 2;
     }

@@ -19,16 +19,21 @@ expect_invalid "persistent=1 cannot be combined with split-K" --dtype e4m3 --set
 expect_invalid "schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1" --dtype f16 --set "schedule=1 tile_n=128"
 expect_invalid "tile_m=64 must be a multiple of 64 x consumers (2)" --dtype f16 --set tile_m=64
 expect_invalid "K=1000: K must be a multiple of 64" --dtype f16 --shape 4096x4096x1000
-# no such knob or value: bad usage (2), printed in the same form
+# no such knob or value, a dtype clash: bad usage (2), printed as such, never as
+# "invalid:" (which is a rule's answer, exit 1)
 expect_usage() { # reason, args...
     local reason=$1; shift
     out=$("$bin" knobs --check "$@"); rc=$?
     [ "$rc" -eq 2 ] || fail "'$*' exited $rc, want 2 (output: $out)"
-    grep -qF "invalid: $reason" <<<"$out" || fail "'$*': got '$out', want reason '$reason'"
+    grep -qF "bad usage: $reason" <<<"$out" || fail "'$*': got '$out', want reason '$reason'"
+    ! grep -q "invalid:" <<<"$out" || fail "'$*': bad usage printed as invalid: $out"
 }
 expect_usage "knob 'stages': value 9 is not one of its allowed values" --dtype f16 --set stages=9
 expect_usage "unknown knob 'tile_q'" --dtype f16 --set tile_q=1
 expect_usage "unknown knob 'nosuch'" --dtype f16 --set nosuch=1
+expect_usage "'dtype=e4m3' disagrees with the configuration's dtype f16" --dtype f16 --set dtype=e4m3,tile_n=128
+out=$("$bin" knobs --check --json --dtype f16 --set dtype=e4m3); rc=$?
+[ "$rc" -eq 2 ] && grep -q '"usage_error": true' <<<"$out" || fail "JSON bad usage: $rc $out"
 
 out=$("$bin" knobs --check --json --dtype f16 --set tile_m=64); rc=$?
 [ "$rc" -eq 1 ] || fail "--json invalid exited $rc"
