@@ -159,7 +159,9 @@ static int adopt_params(struct run *r, const struct shape_params *p)
     struct checkpoint *c = &r->ck;
     if (p->backend && strcmp(p->backend, c->backend))
         return run_fail(r, "shape '%s' is tuned with backend '%s', not '%s'; results of different backends "
-                        "are never mixed", c->key, c->backend, p->backend);
+                        "are never mixed in one tuning directory: give --tuning ANOTHER_DIR to tune it with "
+                        "'%s', or --backend %s to go on in '%s'", c->key, c->backend, p->backend, p->backend,
+                        c->backend, r->dir);
     if (r->o->seed_given && r->o->seed != c->seed)
         return run_fail(r, "shape '%s' was started with --seed %llu; a different seed would make its results "
                         "irreproducible", c->key, c->seed);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI basics a new user meets (issue 17, item 14): a name that does not exist is bad
-# usage (exit 2) for knobs --check, propose and audit; 'help tune' is tune's help;
+# usage (exit 2) for knobs --check, propose and audit; a backend clash says what to do; 'help tune' is tune's help;
 # --version names the version, the commit, the CUDA toolkit and the driver found now;
 # status lists shapes in numeric order with a totals line, says "starting" for a shape
 # whose lock is held before any progress is written, and a shape locked by another
@@ -49,6 +49,12 @@ order=$(awk 'NR > 1 && /^f16_/ { print $1 }' <<<"$st" | tr '\n' ' ')
     fail "status does not sort shapes numerically: $order"
 grep -q '^total: 3 shapes: 3 done; 4 of 4 budgeted iterations run; 0 being tuned now$' <<<"$st" ||
     fail "status has no totals line: $st"
+
+# another backend on a shape of this directory: refused, with what to do instead (finding 11)
+err=$("$bin" tune --backend gpu --quiet --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 3 --tuning "$t" 2>&1)
+[ $? -eq 1 ] || fail "tune --backend gpu on a sim shape did not fail: $err"
+grep -qF "give --tuning ANOTHER_DIR to tune it with 'gpu', or --backend sim to go on in '$t'" <<<"$err" ||
+    fail "a backend clash gives no advice: $err"
 
 # a shape whose lock another process holds, before any progress is written
 key=f16_1024x1024x1024_fs
