@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifacts/checkpoint.h"
 #include "codegen/srcstore.h"
 #include "commands.h"
 #include "engine/engine.h"
@@ -21,8 +22,8 @@ static const char source_usage[] =
     "it (this croqtuner's, or the snapshot in generators/) and checked against the recorded\n"
     "hash. Printed on stdout, or written to FILE atomically.\n"
     "\n"
-    "Exit status: 0 written, 1 it cannot be read or regenerated (the reason is printed),\n"
-    "2 bad usage.\n";
+    "Exit status: 0 written, 1 it cannot be read or regenerated, or DIR, KEY or iteration N\n"
+    "does not exist (the reason is printed: for N, the iterations the shape ran), 2 bad usage.\n";
 
 int cmd_source(int argc, char **argv)
 {
@@ -69,10 +70,28 @@ int cmd_source(int argc, char **argv)
         snprintf(rel, sizeof rel, "srcs/%s/iter%03ld-attempt%ld.cu", key, iter, attempt);
     else
         snprintf(rel, sizeof rel, "srcs/%s/iter%03ld.cu", key, iter);
+    if (!is_dir(dir)) {
+        log_error("source: no tuning directory '%s'", dir);
+        return 1;
+    }
     char *src;
     size_t len;
     if (srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
-        log_error("source: %s", err);
+        /* Say what does not exist before what cannot be read: a shape the directory never
+         * held, an iteration past the last one committed. Asked only after the read failed,
+         * since a candidate being measured has a source before its iteration is committed. */
+        struct checkpoint ck;
+        char ckerr[256];
+        int lrc = checkpoint_load(dir, key, &ck, ckerr, sizeof ckerr);
+        if (lrc > 0)
+            log_error("source: no shape %s in '%s' (keys come from 'croqtuner status')", key, dir);
+        else if (!lrc && iter > ck.iteration && ck.iteration < 0)
+            log_error("source: shape %s has no iteration %ld: it has not measured its baseline yet", key, iter);
+        else if (!lrc && iter > ck.iteration)
+            log_error("source: shape %s has no iteration %ld: it ran iterations 0..%d", key, iter, ck.iteration);
+        else
+            log_error("source: %s", err);
+        checkpoint_release(&ck);
         return 1;
     }
     int rc = 0;

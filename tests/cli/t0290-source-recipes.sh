@@ -40,7 +40,11 @@ grep -rq "kernels/gemm_sp_f16/${key}_best.cu" "$tmp/report" || fail "the report 
 # bad usage and missing sources: a clear error, nothing written
 "$bin" source --tuning "$t" --key ../x --iter 1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "source --key ../x is not bad usage"
 err=$("$bin" source --tuning "$t" --key $key --iter 42 2>&1 >/dev/null); [ $? -eq 1 ] || fail "source of a missing iteration"
-grep -q "no recipe" <<<"$err" || fail "missing iteration: $err"
+grep -qF "source: shape $key has no iteration 42: it ran iterations 0..8" <<<"$err" || fail "missing iteration: $err"
+err=$(cd "$tmp" && "$bin" source --key $key --iter 1 2>&1 >/dev/null); [ $? -eq 1 ] || fail "source without ./tuning"
+grep -qF "source: no tuning directory 'tuning'" <<<"$err" || fail "source without ./tuning: $err"
+err=$("$bin" source --tuning "$t" --key f16_512x512x512_fs --iter 1 2>&1 >/dev/null); [ $? -eq 1 ] || fail "source of a shape not there"
+grep -qF "source: no shape f16_512x512x512_fs in '$t'" <<<"$err" || fail "source of a shape not there: $err"
 
 # tampering, one at a time on a copy
 expect_problem() { # NAME WANT: the audit of copy NAME exits 1 naming WANT
