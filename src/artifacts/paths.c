@@ -15,6 +15,11 @@ int path_fmt(char out[ENGINE_PATH_MAX], const char *fmt, ...)
     return (n < 0 || n >= ENGINE_PATH_MAX) ? -1 : 0;
 }
 
+int path_published_best(char out[ENGINE_PATH_MAX], const char *dtype, const char *key)
+{
+    return path_fmt(out, "kernels/gemm_sp_%s/%s_best.cu", dtype, key);
+}
+
 void utc_now(char out[32])
 {
     time_t t = time(NULL);

@@ -219,6 +219,11 @@ json_t *state_entry(const struct checkpoint *c, const char *status)
         json_object_set_new(b, "tflops", json_real(c->best.p.tflops));
         json_object_set_new(b, "config", json_string(c->best.config));
         json_object_set_new(b, "kernel", json_string(c->best.kernel));
+        /* kernel names the record (srcs/, maybe only a recipe); a done shape's whole best
+         * is the published copy, which is what a user looks for */
+        char pub[ENGINE_PATH_MAX];
+        if (!strcmp(status, "done") && !path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
+            json_object_set_new(b, "published", json_string(pub));
         json_object_set_new(e, "best", b);
     } else {
         json_object_set_new(e, "best", json_null());

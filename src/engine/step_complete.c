@@ -73,10 +73,13 @@ int step_complete(struct run *r)
     if (state_put(r->dir, c, "done", err, sizeof err))
         return run_fail(r, "%s", err);
     progress_write(r);
+    char pub[ENGINE_PATH_MAX];
+    if (!c->have_best || path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
+        snprintf(pub, sizeof pub, "no kernel");
     if (!r->o->quiet)
         printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d, %s)\n", c->key, c->iteration,
                c->budget, c->stop_reason, c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : -1,
-               c->have_best ? c->best.kernel : "no kernel");
+               pub);
     if (r->o->git) {
         snprintf(msg, sizeof msg, "%s complete: best %.3f TFLOPS at iter%03d (%.200s)", c->key,
                  c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : 0, c->stop_reason);

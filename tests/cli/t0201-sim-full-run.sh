@@ -12,6 +12,13 @@ out=$("$bin" tune --backend sim --dtype e4m3 --shape 4096x8192x8192 --mode scrat
     fail "tune exited $?: $(tail -n 3 <<<"$out")"
 grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 150"
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"
+# the completion line and status --json name the best kernel a user can open: the
+# published whole copy, not its srcs/ record (maybe only a recipe)
+grep -Eq "^$key: done at iteration 150/150: .*\(iteration [0-9]+, kernels/gemm_sp_e4m3/${key}_best\.cu\)$" <<<"$out" ||
+    fail "the completion line does not name the published best: $(grep "^$key: done" <<<"$out")"
+pub=$("$bin" status --tuning "$t" --json | python3 -c 'import json, sys; print([s for s in json.load(sys.stdin)["shapes"] if s["key"] == sys.argv[1]][0]["best"]["published"])' "$key") ||
+    fail "status --json has no best.published"
+[ "$pub" = "kernels/gemm_sp_e4m3/${key}_best.cu" ] && [ -s "$t/$pub" ] || fail "status --json best.published: '$pub'"
 # a DISCARD of a candidate measured faster than the best says it lost to the noise rule,
 # and only then (its row's note: a paired speedup above 1 whose lower bound is too low)
 noise=$(grep -c "^$key iter [0-9]*/150 DISCARD (within noise) " <<<"$out")
