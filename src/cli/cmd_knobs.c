@@ -30,6 +30,9 @@ static const char knobs_usage[] =
     "and say whether it is valid: every rule that would make it fail to compile, launch\n"
     "or compute correctly, and with --shape the rules that depend on the problem size.\n"
     "\n"
+    "An invalid configuration gets every rule it breaks at once, each with a 'change:' line\n"
+    "in --set form.\n"
+    "\n"
     "Prints 'valid: SIGNATURE', 'invalid: REASON' or 'bad usage: REASON'.\n"
     "Exit status: 0 listed / valid, 1 invalid (a rule rejects it), 2 bad usage (no such\n"
     "knob or value, a dtype= or --dtype that disagrees with the configuration's dtype, an\n"
@@ -143,16 +146,26 @@ static void list_text(void)
 
 /* ---- check -------------------------------------------------------------------- */
 
-static void check_report(const struct croq_config *cfg, bool valid, const char *why,
-                         const struct croq_shape *shape, bool json)
+#define KNOBS_MAX_VIOLATIONS 16
+
+/* Every violated rule at once, each with what to change, so one round of edits fixes
+ * the configuration (knobs_violations). */
+static void check_report(const struct croq_config *cfg, const struct croq_shape *shape, bool json)
 {
     char sig[CROQ_SIG_MAX];
+    struct knobs_violation vs[KNOBS_MAX_VIOLATIONS];
+    int nv = knobs_violations(cfg, shape, vs, KNOBS_MAX_VIOLATIONS);
+    int shown = nv < KNOBS_MAX_VIOLATIONS ? nv : KNOBS_MAX_VIOLATIONS;
     knobs_signature(cfg, sig);
     if (json) {
-        json_t *o = json_pack("{s:i, s:b, s:o, s:s, s:o, s:I, s:i, s:i}", "schema", 1, "valid", valid, "reason",
-                              valid ? json_null() : json_string(why), "signature", sig, "config",
-                              knobs_to_json(cfg), "smem_bytes", (json_int_t)knobs_smem_bytes(cfg), "threads",
-                              knobs_threads(cfg), "acc_regs", knobs_acc_regs(cfg));
+        json_t *arr = json_array();
+        for (int i = 0; i < shown; i++)
+            json_array_append_new(arr, json_pack("{s:s, s:s}", "reason", vs[i].reason, "change", vs[i].change));
+        json_t *o = json_pack("{s:i, s:b, s:o, s:o, s:s, s:o, s:I, s:i, s:i}", "schema", 1, "valid", nv == 0,
+                              "reason", nv ? json_string(vs[0].reason) : json_null(), "violations", arr,
+                              "signature", sig, "config", knobs_to_json(cfg), "smem_bytes",
+                              (json_int_t)knobs_smem_bytes(cfg), "threads", knobs_threads(cfg), "acc_regs",
+                              knobs_acc_regs(cfg));
         if (shape)
             json_object_set_new(o, "shape", json_pack("[I, I, I]", (json_int_t)shape->m, (json_int_t)shape->n,
                                                       (json_int_t)shape->k));
@@ -161,18 +174,21 @@ static void check_report(const struct croq_config *cfg, bool valid, const char *
         json_decref(o);
         return;
     }
-    if (valid)
+    if (!nv) {
         printf("valid: %s\n  %ld B shared memory, %d threads, %d accumulator registers per thread\n", sig,
                knobs_smem_bytes(cfg), knobs_threads(cfg), knobs_acc_regs(cfg));
-    else
-        printf("invalid: %s\n  config: %s\n", why, sig);
+        return;
+    }
+    for (int i = 0; i < shown; i++)
+        printf("invalid: %s\n  change: %s\n", vs[i].reason, vs[i].change);
+    printf("  config: %s\n", sig);
 }
 
 static int knobs_check(const struct knobs_args *a)
 {
     struct croq_config cfg;
     struct croq_shape shape;
-    char err[512], why[CROQ_WHY_MAX];
+    char err[512];
     if (a->shape && shape_parse(a->shape, &shape)) {
         log_error("knobs --check: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
         return 2;
@@ -195,8 +211,8 @@ static int knobs_check(const struct knobs_args *a)
         }
         return 2;
     }
-    bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, why, sizeof why);
-    check_report(&cfg, valid, why, a->shape ? &shape : NULL, a->json);
+    bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, NULL, 0);
+    check_report(&cfg, a->shape ? &shape : NULL, a->json);
     return valid ? 0 : 1;
 }
 

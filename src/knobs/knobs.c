@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,99 +174,230 @@ int knobs_tile_split(const struct croq_config *c)
     return CROQ_TILE_SPLIT(c->v[KNOB_CONSUMERS], c->v[KNOB_SCHEDULE] == CROQ_V_PINGPONG);
 }
 
-/* whylen 0: only the answer (the proposer asks millions of times and needs no text) */
-#define REJECT(...)                                  \
-    do {                                             \
-        if (whylen)                                  \
-            snprintf(why, whylen, __VA_ARGS__);      \
-        return false;                                \
+/* whylen 0: only the answer, no text. */
+#define SHAPE_REJECT(...)                       \
+    do {                                        \
+        if (whylen)                             \
+            snprintf(why, whylen, __VA_ARGS__); \
+        return false;                           \
     } while (0)
 
 bool shape_validate(int dtype, const struct croq_shape *s, char *why, size_t whylen)
 {
     if (s->m < 1 || s->n < 1 || s->k < 1)
-        REJECT("shape %ldx%ldx%ld: every dimension must be positive", s->m, s->n, s->k);
+        SHAPE_REJECT("shape %ldx%ldx%ld: every dimension must be positive", s->m, s->n, s->k);
     if (s->m > (1L << 20) || s->n > (1L << 20) || s->k > (1L << 20))
-        REJECT("shape %ldx%ldx%ld: dimensions above 1048576 are not supported", s->m, s->n, s->k);
+        SHAPE_REJECT("shape %ldx%ldx%ld: dimensions above 1048576 are not supported", s->m, s->n, s->k);
     /* 64 = dense K of one metadata word group in wgmma order (one u32 per thread per
      * 64 K), which also covers TMA's 16-B stride rule for packed A (K/2 * esz). */
     if (s->k % 64)
-        REJECT("K=%ld: K must be a multiple of 64 (metadata chunk; pad K with zeros)", s->k);
+        SHAPE_REJECT("K=%ld: K must be a multiple of 64 (metadata chunk; pad K with zeros)", s->k);
     /* C row stride must be a multiple of 16 B for TMA: 8 f16. B rows: K*esz, covered. */
     if (s->n % 8)
-        REJECT("N=%ld: N must be a multiple of 8 (16-byte C row stride for TMA)", s->n);
+        SHAPE_REJECT("N=%ld: N must be a multiple of 8 (16-byte C row stride for TMA)", s->n);
     (void)dtype;
     return true;
 }
 
+/* Where the rules report. Fast mode (why == NULL, !all): the first violation ends the
+ * check with no text (the proposer asks millions of times). First mode (why, !all): the
+ * first violation's reason goes to why. All mode: every violation with its change goes
+ * to out[] and the check goes on (knobs --check shows them at once). */
+struct rule_sink {
+    bool all;
+    char *why;
+    size_t whylen;
+    struct knobs_violation *out;
+    int max, n;
+};
+
+/* Record one violation; true when the check must stop here. change is what to --set. */
+static bool reject(struct rule_sink *s, const char *change, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool reject(struct rule_sink *s, const char *change, const char *fmt, ...)
+{
+    va_list ap;
+    if (!s->all) {
+        if (s->whylen) {
+            va_start(ap, fmt);
+            vsnprintf(s->why, s->whylen, fmt, ap);
+            va_end(ap);
+        }
+        s->n++;
+        return true;
+    }
+    if (s->n < s->max) {
+        va_start(ap, fmt);
+        vsnprintf(s->out[s->n].reason, sizeof s->out[s->n].reason, fmt, ap);
+        va_end(ap);
+        snprintf(s->out[s->n].change, sizeof s->out[s->n].change, "%s", change);
+    }
+    s->n++;
+    return false;
+}
+
+/* The change text is built only when someone reads it (not in fast mode). */
+#define WANT_TEXT(s) ((s)->all || (s)->whylen)
+#define REJECT(change, ...)                    \
+    do {                                       \
+        if (reject(s, (change), __VA_ARGS__))  \
+            return;                            \
+    } while (0)
+
+/* Append " name=value" for each knob of want[] that cfg does not already have. */
+static void append_differing(char *buf, size_t len, const struct croq_config *c, const int (*want)[2], int n)
+{
+    size_t used = strlen(buf);
+    for (int i = 0; i < n && used < len; i++)
+        if (c->v[want[i][0]] != want[i][1])
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", used ? " " : "",
+                                     croq_knobs[want[i][0]].name, want[i][1]);
+}
+
+/* Changes of one knob that bring the accumulators within 128 registers per thread. */
+static void acc_change(const struct croq_config *c, char *buf, size_t len)
+{
+    static const int ids[] = {KNOB_TILE_N, KNOB_TILE_M, KNOB_CONSUMERS, KNOB_SCHEDULE};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0] && used < len; k++) {
+        const struct croq_knob *kn = &croq_knobs[ids[k]];
+        for (int j = kn->n_values - 1; j >= 0 && used < len; j--) { /* largest value that fits */
+            struct croq_config t = *c;
+            t.v[ids[k]] = kn->values[j];
+            if (kn->values[j] == c->v[ids[k]] || knobs_acc_regs(&t) > 128 ||
+                t.v[KNOB_TILE_M] % (64 * knobs_tile_split(&t)))
+                continue;
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", used ? " or " : "", kn->name,
+                                     kn->values[j]);
+            break;
+        }
+    }
+}
+
 /* Rules that do not depend on the shape. Each says why it exists. */
-static bool validate_structure(const struct croq_config *c, char *why, size_t whylen)
+static void validate_structure(const struct croq_config *c, struct rule_sink *s)
 {
     const int *v = c->v;
+    char change[CROQ_WHY_MAX] = "";
     for (int i = 0; i < KNOB_COUNT; i++)
         if (!knobs_value_allowed(i, v[i]))
-            REJECT("knob '%s': value %d is not allowed", croq_knobs[i].name, v[i]);
+            REJECT("a value listed by 'croqtuner knobs'", "knob '%s': value %d is not allowed", croq_knobs[i].name,
+                   v[i]);
     if (c->dtype != CROQ_DTYPE_F16 && c->dtype != CROQ_DTYPE_E4M3)
-        REJECT("dtype %d is not supported", c->dtype);
+        REJECT("--dtype f16 or e4m3", "dtype %d is not supported", c->dtype);
     /* One wgmma covers 64 rows; each consumer needs whole m64 slices of the rows it owns
      * (a share of the tile when cooperative, the whole tile in ping-pong). */
-    if (v[KNOB_TILE_M] % (64 * knobs_tile_split(c)))
-        REJECT("tile_m=%d must be a multiple of 64 x consumers (%d)", v[KNOB_TILE_M], v[KNOB_CONSUMERS]);
+    if (v[KNOB_TILE_M] % (64 * knobs_tile_split(c))) {
+        if (WANT_TEXT(s))
+            snprintf(change, sizeof change, "tile_m=%d or consumers=1", 64 * knobs_tile_split(c));
+        REJECT(change, "tile_m=%d must be a multiple of 64 x consumers (%d)", v[KNOB_TILE_M], v[KNOB_CONSUMERS]);
+    }
     /* Swizzle needs no rule: a k-step reads 32 B of packed A and 64 B of B per row, and
      * the kernel caps each operand's swizzle at its row bytes per stage
      * (kernels/common.cuh), so a k-step always lies inside one atom. */
     /* Accumulators beyond 128 f32 per thread spill (wgmma D lives in registers). */
-    if (knobs_acc_regs(c) > 128)
-        REJECT("tile %dx%d with %d consumer(s)%s needs %d accumulator registers per thread (max 128)",
+    if (knobs_acc_regs(c) > 128) {
+        if (WANT_TEXT(s))
+            acc_change(c, change, sizeof change);
+        REJECT(change, "tile %dx%d with %d consumer(s)%s needs %d accumulator registers per thread (max 128)",
                v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_CONSUMERS],
                v[KNOB_SCHEDULE] == CROQ_V_PINGPONG ? " in ping-pong (each owns the whole tile)" : "",
                knobs_acc_regs(c));
-    if (knobs_smem_bytes(c) > CROQ_SMEM_LIMIT)
-        REJECT("needs %ld B of shared memory per CTA (limit %d)", knobs_smem_bytes(c), CROQ_SMEM_LIMIT);
+    }
+    if (knobs_smem_bytes(c) > CROQ_SMEM_LIMIT) {
+        if (WANT_TEXT(s)) {
+            struct croq_config t = *c;
+            while (t.v[KNOB_STAGES] > 1 && knobs_smem_bytes(&t) > CROQ_SMEM_LIMIT)
+                t.v[KNOB_STAGES]--;
+            if (knobs_smem_bytes(&t) <= CROQ_SMEM_LIMIT)
+                snprintf(change, sizeof change, "stages=%d, or a smaller tile_k or tile", t.v[KNOB_STAGES]);
+            else
+                snprintf(change, sizeof change, "a smaller tile_k, tile_m or tile_n");
+        }
+        REJECT(change, "needs %ld B of shared memory per CTA (limit %d)", knobs_smem_bytes(c), CROQ_SMEM_LIMIT);
+    }
     if (v[KNOB_KERNEL] == CROQ_V_BASELINE) {
         /* The baseline is the simple reference point: it implements none of these. */
         if (v[KNOB_CONSUMERS] != 1 || v[KNOB_STAGES] > 2 || v[KNOB_PERSISTENT] ||
             v[KNOB_CLUSTER_M] != 1 || v[KNOB_CLUSTER_N] != 1 || v[KNOB_SPLIT_K] != 1 ||
             v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT || v[KNOB_META_PATH] != CROQ_V_META_HOISTED ||
-            v[KNOB_SCHEDULE] != CROQ_V_COOPERATIVE)
-            REJECT("kernel=0 (baseline) supports only consumers=1, stages<=2, direct epilogue, "
-                   "hoisted metadata, schedule=0, no persistence, cluster or split-K");
+            v[KNOB_SCHEDULE] != CROQ_V_COOPERATIVE) {
+            if (WANT_TEXT(s)) {
+                static const int base[][2] = {
+                    {KNOB_CONSUMERS, 1}, {KNOB_PERSISTENT, 0}, {KNOB_CLUSTER_M, 1}, {KNOB_CLUSTER_N, 1},
+                    {KNOB_SPLIT_K, 1}, {KNOB_EPILOGUE, CROQ_V_EPI_DIRECT}, {KNOB_META_PATH, CROQ_V_META_HOISTED},
+                    {KNOB_SCHEDULE, CROQ_V_COOPERATIVE}};
+                change[0] = '\0';
+                if (v[KNOB_STAGES] > 2)
+                    snprintf(change, sizeof change, "stages=2");
+                append_differing(change, sizeof change, c, base, (int)(sizeof base / sizeof base[0]));
+                size_t used = strlen(change);
+                snprintf(change + used, sizeof change - used, ", or kernel=1");
+            }
+            REJECT(change, "kernel=0 (baseline) supports only consumers=1, stages<=2, direct epilogue, "
+                           "hoisted metadata, schedule=0, no persistence, cluster or split-K");
+        }
     }
     /* A consumer keeps one wgmma group in flight and releases a stage only after issuing
      * the next one; with a single stage the producer would wait for a release that waits
      * for the producer (seen as a deadlock on the H200, results/h200/tuning-f16-768 iter 19). */
     if (v[KNOB_KERNEL] == CROQ_V_WS && v[KNOB_STAGES] < 2)
-        REJECT("kernel=1 (warp-specialized) needs stages >= 2: a stage is released one stage late");
+        REJECT("stages=2 (or more)", "kernel=1 (warp-specialized) needs stages >= 2: a stage is released one stage late");
     /* Persistent CTAs walk tiles in software (a cluster walks cluster-shaped units of
      * tiles together); split-K fixes the K partition of a CTA at launch (gridDim.y), so
      * that combination is not implemented. */
     if (v[KNOB_PERSISTENT] && v[KNOB_SPLIT_K] > 1)
-        REJECT("persistent=1 cannot be combined with split-K");
+        REJECT("persistent=0 or split_k=1", "persistent=1 cannot be combined with split-K");
     /* Ping-pong: consumer c takes tiles c, c+2, ... of its CTA's list, so it needs two
      * consumers and a list (persistent); each consumer reduces its own tile, which the
      * split-K fix-up (all consumers of one tile meet at one barrier) does not do. */
     if (v[KNOB_SCHEDULE] == CROQ_V_PINGPONG &&
-        (v[KNOB_KERNEL] != CROQ_V_WS || v[KNOB_CONSUMERS] != 2 || !v[KNOB_PERSISTENT] || v[KNOB_SPLIT_K] > 1))
-        REJECT("schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1 and split_k=1");
+        (v[KNOB_KERNEL] != CROQ_V_WS || v[KNOB_CONSUMERS] != 2 || !v[KNOB_PERSISTENT] || v[KNOB_SPLIT_K] > 1)) {
+        if (WANT_TEXT(s)) {
+            static const int pp[][2] = {
+                {KNOB_KERNEL, CROQ_V_WS}, {KNOB_CONSUMERS, 2}, {KNOB_PERSISTENT, 1}, {KNOB_SPLIT_K, 1}};
+            change[0] = '\0';
+            append_differing(change, sizeof change, c, pp, (int)(sizeof pp / sizeof pp[0]));
+            size_t used = strlen(change);
+            snprintf(change + used, sizeof change - used, ", or schedule=0");
+        }
+        REJECT(change, "schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1 and split_k=1");
+    }
     if (v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N] > 1 && v[KNOB_SPLIT_K] > 1)
-        REJECT("a cluster cannot be combined with split-K");
+        REJECT("cluster_m=1 cluster_n=1, or split_k=1", "a cluster cannot be combined with split-K");
     if (v[KNOB_SPLIT_K] > 1 && v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT)
-        REJECT("split-K reduces through the workspace and needs epilogue=0");
-    return true;
+        REJECT("epilogue=0 or split_k=1", "split-K reduces through the workspace and needs epilogue=0");
 }
 
-bool knobs_validate(const struct croq_config *c, const struct croq_shape *s, char *why, size_t whylen)
+static void validate_all(const struct croq_config *c, const struct croq_shape *sh, struct rule_sink *s)
 {
-    if (!validate_structure(c, why, whylen))
-        return false;
-    if (!s)
-        return true;
-    if (!shape_validate(c->dtype, s, why, whylen))
-        return false;
+    validate_structure(c, s);
+    if ((s->n && !s->all) || !sh)
+        return;
+    char why[CROQ_WHY_MAX];
+    if (!shape_validate(c->dtype, sh, why, WANT_TEXT(s) ? sizeof why : 0)) {
+        reject(s, "the shape (--shape)", "%s", why);
+        return; /* the rule below assumes a valid K */
+    }
     long kslice = (long)c->v[KNOB_TILE_K] * c->v[KNOB_SPLIT_K];
-    if (s->k % kslice)
-        REJECT("K=%ld is not a multiple of tile_k x split_k = %ld", s->k, kslice);
-    return true;
+    if (sh->k % kslice)
+        reject(s, "a tile_k or split_k whose product divides K", "K=%ld is not a multiple of tile_k x split_k = %ld",
+               sh->k, kslice);
+}
+
+bool knobs_validate(const struct croq_config *c, const struct croq_shape *sh, char *why, size_t whylen)
+{
+    struct rule_sink s = {.why = why, .whylen = whylen};
+    validate_all(c, sh, &s);
+    return s.n == 0;
+}
+
+int knobs_violations(const struct croq_config *c, const struct croq_shape *sh, struct knobs_violation *out, int max)
+{
+    struct rule_sink s = {.all = true, .out = out, .max = max};
+    validate_all(c, sh, &s);
+    return s.n;
 }
 
 void knobs_signature(const struct croq_config *c, char out[CROQ_SIG_MAX])

@@ -83,6 +83,18 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
 bool knobs_validate(const struct croq_config *cfg, const struct croq_shape *shape,
                     char *why, size_t whylen);
 
+/* One violated rule and what to change: change is in --set form ("tile_n=128 or
+ * tile_m=64"), or words where no knob fixes it (the shape). */
+struct knobs_violation {
+    char reason[CROQ_WHY_MAX];
+    char change[CROQ_WHY_MAX];
+};
+/* Every rule cfg breaks (knobs_validate's rules, in the same order; the shape's rules
+ * too when shape is not NULL). Returns how many
+ * rules are broken (0: valid); the first min(that, max) are written to out. Thread-safe. */
+int knobs_violations(const struct croq_config *cfg, const struct croq_shape *shape,
+                     struct knobs_violation *out, int max);
+
 /* Shape rules that hold for every kernel (K multiple of 64, N multiple of 8, ...). */
 bool shape_validate(int dtype, const struct croq_shape *shape, char *why, size_t whylen);
 

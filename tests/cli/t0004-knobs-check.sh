@@ -19,6 +19,22 @@ expect_invalid "persistent=1 cannot be combined with split-K" --dtype e4m3 --set
 expect_invalid "schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1" --dtype f16 --set "schedule=1 tile_n=128"
 expect_invalid "tile_m=64 must be a multiple of 64 x consumers (2)" --dtype f16 --set tile_m=64
 expect_invalid "K=1000: K must be a multiple of 64" --dtype f16 --shape 4096x4096x1000
+# Every violated rule at once, each with what to change in --set form (the change
+# given for one rule is applied, and the configuration then passes).
+out=$("$bin" knobs --check --dtype f16 --set schedule=1); rc=$?
+[ "$rc" -eq 1 ] || fail "schedule=1 exited $rc, want 1"
+[ "$(grep -c '^invalid: ' <<<"$out")" -eq 2 ] || fail "schedule=1: want both rules at once: $out"
+grep -qF "needs 256 accumulator registers per thread (max 128)" <<<"$out" || fail "acc rule missing: $out"
+grep -qxF "  change: tile_n=128 or tile_m=64 or schedule=0" <<<"$out" || fail "acc change: $out"
+grep -qxF "  change: persistent=1, or schedule=0" <<<"$out" || fail "ping-pong change: $out"
+"$bin" knobs --check --dtype f16 --set "schedule=1 tile_n=128 persistent=1" >/dev/null ||
+    fail "the printed changes did not make schedule=1 valid"
+out=$("$bin" knobs --check --dtype f16 --set kernel=0 --set stages=4 --shape 4096x4096x1000)
+grep -qxF "  change: stages=2 consumers=1, or kernel=1" <<<"$out" || fail "baseline change: $out"
+grep -qF "invalid: K=1000: K must be a multiple of 64" <<<"$out" || fail "shape rule with the others: $out"
+out=$("$bin" knobs --check --json --dtype f16 --set schedule=1)
+python3 -c 'import json,sys; v=json.load(sys.stdin)["violations"]; assert len(v)==2 and v[1]["change"]=="persistent=1, or schedule=0", v' <<<"$out" ||
+    fail "JSON violations: $out"
 # no such knob or value, a dtype clash: bad usage (2), printed as such, never as
 # "invalid:" (which is a rule's answer, exit 1)
 expect_usage() { # reason, args...
