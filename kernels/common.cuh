@@ -230,28 +230,29 @@ __device__ __forceinline__ void store_direct(float (&acc)[CROQ_ACC], const croq_
 {
     const int warp = tid_wg / 32, lane = tid_wg % 32;
     const int row = row0 + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
-    if (WINDOW < CROQ_ACC / 4 && args.scale_b) {
-        float f0, f1;
-        float2 b[WINDOW];
-        epilogue_rows(args, row, f0, f1);
+    if (!epilogue_plain(args)) {
+        if (WINDOW < CROQ_ACC / 4 && args.scale_b) {
+            float f0, f1;
+            float2 b[WINDOW];
+            epilogue_rows(args, row, f0, f1);
 #pragma unroll
-        for (int j = 0; j < WINDOW; j++)
-            b[j] = *epilogue_col(args, col, j);
+            for (int j = 0; j < WINDOW; j++)
+                b[j] = *epilogue_col(args, col, j);
 #pragma unroll
-        for (int j = 0; j < CROQ_ACC / 4; j++) {
-            acc[4 * j] *= f0 * b[j % WINDOW].x;
-            acc[4 * j + 1] *= f0 * b[j % WINDOW].y;
-            acc[4 * j + 2] *= f1 * b[j % WINDOW].x;
-            acc[4 * j + 3] *= f1 * b[j % WINDOW].y;
-            store_pair(args, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
-            store_pair(args, row + 8, col + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
-            if (j + WINDOW < CROQ_ACC / 4)
-                b[j % WINDOW] = *epilogue_col(args, col, j + WINDOW);
+            for (int j = 0; j < CROQ_ACC / 4; j++) {
+                acc[4 * j] *= f0 * b[j % WINDOW].x;
+                acc[4 * j + 1] *= f0 * b[j % WINDOW].y;
+                acc[4 * j + 2] *= f1 * b[j % WINDOW].x;
+                acc[4 * j + 3] *= f1 * b[j % WINDOW].y;
+                store_pair(args, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
+                store_pair(args, row + 8, col + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+                if (j + WINDOW < CROQ_ACC / 4)
+                    b[j % WINDOW] = *epilogue_col(args, col, j + WINDOW);
+            }
+            return;
         }
-        return;
-    }
-    if (!epilogue_plain(args))
         epilogue_scale(acc, args, row, col);
+    }
 #pragma unroll
     for (int j = 0; j < CROQ_ACC / 4; j++) {
         store_pair(args, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
