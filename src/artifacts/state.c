@@ -163,6 +163,27 @@ static int write_json(const char *path, json_t *j, char *err, size_t errlen)
     return rc;
 }
 
+/* Under <dir>/.lock (held by the caller). */
+static int clean_temps_locked(const char *dir)
+{
+    return atomic_clean_temps_locked(dir, "state.json", 0) + atomic_clean_temps_locked(dir, "RESUME.md", 0);
+}
+
+int state_clean_temps(const char *dir)
+{
+    char lock[ENGINE_PATH_MAX];
+    if (path_fmt(lock, "%s/.lock", dir))
+        return 0;
+    int fd = regfile_open(lock, O_RDWR, REGFILE_NOFOLLOW, 0);
+    if (fd < 0)
+        return 0;
+    while (flock(fd, LOCK_EX) && errno == EINTR)
+        ;
+    int n = clean_temps_locked(dir);
+    close(fd); /* releases the lock */
+    return n;
+}
+
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen)
 {
     char lock[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], md[ENGINE_PATH_MAX];
@@ -179,6 +200,7 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
     int rc = -1;
     while (flock(fd, LOCK_EX) && errno == EINTR)
         ;
+    clean_temps_locked(dir);
     json_t *root = state_load(dir, err, errlen);
     /* fn may answer 1, "nothing to change": a scale worker polling for work (src/scale)
      * looks under this lock many times and must not rewrite the file each time */

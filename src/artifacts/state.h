@@ -20,6 +20,12 @@
  * (nothing changed) writes nothing and state_update returns 1. */
 typedef int (*state_edit_fn)(json_t *root, void *arg, char *err, size_t errlen);
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen);
+/* Remove the temp files of state.json and RESUME.md that a writer killed between
+ * creating and renaming them left (".state.json.tmp.<pid>", atomicio.h), whatever their
+ * age: every writer holds <dir>/.lock, taken here (blocking), so a dead writer's temp is
+ * never one being written. state_update does it too. Returns how many were removed; a
+ * directory without .lock (nothing ever written there) is 0. */
+int state_clean_temps(const char *dir);
 /* Validated load; a missing file gives an empty state. NULL with err. */
 json_t *state_load(const char *dir, char *err, size_t errlen);
 /* Parsed but not validated beyond "shapes" being an object, for the audit, which names

@@ -120,10 +120,10 @@ static void clean_temps(struct run *r, int dtype)
     static const struct {
         const char *sub, *prefix; /* prefix NULL: the shape's key */
         int depth;
-    } where[] = {{"", "state.json", 0}, {"", "RESUME.md", 0}, {"checkpoints", NULL, 0}, {"progress", NULL, 0},
-                 {"logs/%s", "", 0},    {"srcs/%s", "", 0},    {"perf/%s", "", 1},        {"kernels/gemm_sp_%s", NULL, 0}};
+    } where[] = {{"checkpoints", NULL, 0}, {"progress", NULL, 0}, {"logs/%s", "", 0},
+                 {"srcs/%s", "", 0},       {"perf/%s", "", 1},     {"kernels/gemm_sp_%s", NULL, 0}};
     char sub[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX];
-    int n = 0;
+    int n = state_clean_temps(r->dir); /* the directory-wide files: their owner's lock decides */
     for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
         const char *arg = strstr(where[i].sub, "kernels") ? croq_dtype_name(dtype) : r->ck.key;
         if (path_fmt(sub, where[i].sub, arg) || path_fmt(path, "%s/%s", r->dir, sub))

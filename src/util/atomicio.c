@@ -135,7 +135,7 @@ static bool temp_name(const char *leaf, const char *prefix, long *pid)
     return *pid > 0;
 }
 
-int atomic_clean_temps(const char *dir, const char *prefix, int depth)
+static int clean_temps(const char *dir, const char *prefix, int depth, double stale_s)
 {
     DIR *d = opendir(dir);
     int removed = 0;
@@ -149,19 +149,29 @@ int atomic_clean_temps(const char *dir, const char *prefix, int depth)
             continue;
         if (S_ISDIR(st.st_mode)) {
             if (depth > 0)
-                removed += atomic_clean_temps(path, prefix, depth - 1);
+                removed += clean_temps(path, prefix, depth - 1, stale_s);
             continue;
         }
         if (!S_ISREG(st.st_mode) || !temp_name(e->d_name, prefix, &pid))
             continue;
         double age = difftime(now, st.st_mtime);
         bool dead = kill((pid_t)pid, 0) && errno == ESRCH;
-        if (((dead && age > ATOMIC_TEMP_STALE_S) || age > ATOMIC_TEMP_ABANDONED_S) && !unlink(path))
+        if (((dead && age >= stale_s) || age > ATOMIC_TEMP_ABANDONED_S) && !unlink(path))
             removed++;
     }
     if (d)
         closedir(d);
     return removed;
+}
+
+int atomic_clean_temps(const char *dir, const char *prefix, int depth)
+{
+    return clean_temps(dir, prefix, depth, ATOMIC_TEMP_STALE_S + 1);
+}
+
+int atomic_clean_temps_locked(const char *dir, const char *prefix, int depth)
+{
+    return clean_temps(dir, prefix, depth, 0);
 }
 
 int atomic_write_str(const char *path, const char *s) { return atomic_write(path, s, strlen(s)); }

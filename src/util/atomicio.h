@@ -26,6 +26,10 @@ int atomic_write_mode(const char *path, const void *data, size_t len, unsigned m
  * subdirectories deep (symlinks are not followed). Returns how many were removed; a
  * missing dir is 0. Not for a directory another program owns. */
 int atomic_clean_temps(const char *dir, const char *prefix, int depth);
+/* atomic_clean_temps, but a dead writer's temp file goes at once, whatever its age: for
+ * files whose every writer holds a lock that the caller holds now (state.json and
+ * RESUME.md under the tuning directory's .lock), so none of them is being written. */
+int atomic_clean_temps_locked(const char *dir, const char *prefix, int depth);
 /* atomic_write without its fsyncs: a reader, or a process restarted after kill -9, still
  * sees the old content or the new, never a torn file, but a power cut may lose the new
  * content (or leave the file empty). Only for files nothing needs after a power cut,
