@@ -19,7 +19,12 @@ static const char resume_usage[] =
     "so it ends as it would have uninterrupted). Each shape keeps the backend and seed\n"
     "it was started with. Agent-driven shapes finish a pending candidate and wait again.\n"
     "\n"
-    "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage.\n";
+    "A directory that records no shape yet (a tune or sweep killed before its first\n"
+    "state.json write) has nothing to resume: resume says so and exits 1; run the tune\n"
+    "or sweep command again.\n"
+    "\n"
+    "Exit status: 0 done, 1 failure, nothing recorded, or the GPU is unusable / stayed\n"
+    "busy, 2 bad usage.\n";
 
 int cmd_resume(int argc, char **argv)
 {

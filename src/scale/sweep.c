@@ -172,6 +172,9 @@ static int continue_sweep(const struct engine_opts *o, const struct state_sweep 
 int sweep_resume(const struct engine_opts *o)
 {
     char err[600];
+    int cleaned = state_clean_temps(o->dir);
+    if (cleaned && !o->quiet)
+        printf("removed %d temporary file(s) of state.json writes cut by a crash\n", cleaned);
     json_t *state = state_load(o->dir, err, sizeof err);
     struct state_sweep sweep;
     int rc = ENGINE_DONE, worst = ENGINE_DONE, ran = 0;
@@ -205,6 +208,14 @@ int sweep_resume(const struct engine_opts *o)
     if (!waves_first && !gpu_stop(rc) && state_sweep_unfinished(&sweep)) {
         rc = continue_sweep(o, &sweep);
         ran++;
+    }
+    if (!ran && !json_object_size(json_object_get(state, "shapes")) && !json_object_get(state, "sweep")) {
+        /* a tune or sweep killed before its first state.json write leaves a directory
+         * (locks, a temp) that records nothing: there is nothing done, nor to resume */
+        log_error("resume: nothing recorded in '%s' yet (the tune or sweep that made it stopped before it "
+                  "recorded a shape): run the tune command again", o->dir);
+        json_decref(state);
+        return ENGINE_FAILED;
     }
     if (!ran && !o->quiet)
         printf("nothing to resume in '%s': every shape is done\n", o->dir);

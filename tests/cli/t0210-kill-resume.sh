@@ -3,6 +3,9 @@
 # followed by resume, until the shape is done: the artifacts must equal an uninterrupted
 # run's (timestamps aside). Faults are injected too, so compile failures (attempts.tsv),
 # crashes, time-outs, wrong results and re-measurements are interrupted as well.
+# A kill before the tune recorded anything (no state.json yet) is a legal outcome: resume
+# then says there is nothing recorded (exit 1), and the cycle re-runs the tune command as a
+# user would. The temp of a state.json write cut by the kill never outlives the next open.
 # Reproduce a failure with T0210_SEED=<seed printed below>.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -16,11 +19,36 @@ tune=(tune --backend sim --seed 7 --quiet "${shape[@]}" --shapes "$fixture")
 
 "$bin" "${tune[@]}" --tuning "$tmp/ref" >/dev/null || fail "uninterrupted run failed"
 
-kills=0 cycles=0
+# what a kill before the first state.json write leaves (finding 1): locks and the temp of
+# a dead writer, just written
+early=$tmp/early key=f16_4096x8192x8192_fs
+mkdir -p "$early/checkpoints" && : >"$early/.lock" && : >"$early/checkpoints/$key.lock"
+sh -c 'exit 0' & deadpid=$!; wait $deadpid
+printf '{"schema": 1, "sha' >"$early/.state.json.tmp.$deadpid"
+out=$("$bin" resume --tuning "$early" 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "resume of a directory that records nothing exited $rc: $out"
+grep -qF "resume: nothing recorded in '$early' yet" <<<"$out" && grep -qF "run the tune command again" <<<"$out" ||
+    fail "resume of a directory that records nothing: $out"
+grep -q "every shape is done" <<<"$out" && fail "resume claims every shape is done: $out"
+[ -e "$early/.state.json.tmp.$deadpid" ] && fail "the dead writer's state.json temp is still there after resume"
+printf '{"schema": 1, "sha' >"$early/.state.json.tmp.$deadpid"
+"$bin" tune --backend sim --quiet "${shape[@]}" --iters 1 --tuning "$early" || fail "tune after an early kill"
+[ -e "$early/.state.json.tmp.$deadpid" ] && fail "the dead writer's state.json temp is still there after tune"
+grep -q '"status": "done"' "$early/state.json" || fail "tune after an early kill did not finish"
+
+kills=0 cycles=0 early_kills=0
 done_yet() { grep -q '"status": "done"' "$tmp/work/state.json" 2>/dev/null; }
 while ! done_yet && [ $cycles -lt 600 ]; do
     cycles=$((cycles + 1))
-    if [ $cycles -eq 1 ]; then
+    if [ ! -e "$tmp/work/state.json" ]; then
+        # nothing recorded yet (the first cycle, or a kill that landed before the first
+        # state.json write): resume must say so, and the user runs the tune command again
+        if [ $cycles -gt 1 ]; then
+            out=$("$bin" resume --tuning "$tmp/work" --quiet 2>&1); rc=$?
+            [ $rc -eq 1 ] && grep -qE "nothing recorded in '$tmp/work' yet|no tuning directory '$tmp/work'" <<<"$out" ||
+                fail "cycle $cycles: resume before anything was recorded exited $rc: $out"
+            early_kills=$((early_kills + 1))
+        fi
         "$bin" "${tune[@]}" --tuning "$tmp/work" --sim-delay-ms 15 >/dev/null 2>>"$tmp/stderr" &
     else
         "$bin" resume --tuning "$tmp/work" --quiet --sim-delay-ms 15 >/dev/null 2>>"$tmp/stderr" &
@@ -35,10 +63,11 @@ while ! done_yet && [ $cycles -lt 600 ]; do
 done
 "$bin" resume --tuning "$tmp/work" --quiet >/dev/null 2>>"$tmp/stderr" || fail "final resume: $(tail -n 3 "$tmp/stderr")"
 done_yet || fail "not done after $cycles cycles"
+left=$(ls -A "$tmp/work" | grep -E '^\.(state\.json|RESUME\.md)\.tmp\.' | tr '\n' ' ')
+[ -z "$left" ] || fail "temps of state.json writes cut by kills outlived the resumes: $left"
 [ $kills -ge 50 ] || fail "only $kills kills landed before the run finished (want >= 50)"
 
 norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIMESTAMP/g' "$1"; }
-key=f16_4096x8192x8192_fs
 for f in logs/$key/results.tsv logs/$key/idea-log.jsonl logs/$key/attempts.tsv state.json; do
     diff <(norm "$tmp/ref/$f") <(norm "$tmp/work/$f") >"$tmp/diff" ||
         fail "$f differs after $kills kills (seed $seed): $(head -n 8 "$tmp/diff")"
@@ -48,4 +77,4 @@ rows=$(($(wc -l <"$tmp/work/logs/$key/results.tsv") - 2))
 cmp -s "$tmp/ref/kernels/gemm_sp_f16/${key}_best.cu" "$tmp/work/kernels/gemm_sp_f16/${key}_best.cu" ||
     fail "the best kernel differs"
 a=$("$bin" audit --tuning "$tmp/work") || fail "the resumed run does not audit clean: $a"
-echo "ok: $kills kills in $cycles cycles, identical artifacts"
+echo "ok: $kills kills in $cycles cycles ($early_kills before anything was recorded), identical artifacts"
