@@ -5,7 +5,11 @@
  * so the id means what nvidia-smi and NVML call that GPU), and everything it starts
  * (nvcc, croq-runner, ncu) inherits that environment, so device 0 of the runner is the
  * worker's GPU. Forks stay in the terminal's process group: Ctrl-C stops them all, and
- * whatever stops one of them leaves a stale claim that the others take over.
+ * whatever stops one of them leaves a stale claim that the others take over. A worker
+ * never outlives the sweep: killed with it (PR_SET_PDEATHSIG, also for kill -9 of the
+ * sweep, which no handler sees), it leaves what a killed worker leaves, and `resume`
+ * finishes the sweep in its waves; a worker running on without its parent would finish
+ * the sweep unseen, with state.json saying it still runs.
  */
 #include "scale.h"
 
@@ -17,6 +21,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "util/log.h"
 
@@ -77,9 +84,26 @@ static int worker_id_make(struct worker_id *w, const char *gpu)
     return 0;
 }
 
-static noreturn void worker_child(const struct engine_opts *o, const struct scale_plan *p, const char *gpu)
+/* Die with the sweep (parent: its pid, taken before the fork). The parent may have died
+ * between the fork and prctl, which would then never fire: getppid() after it closes
+ * that window (an orphan has been reparented by then). */
+static void die_with_parent(pid_t parent)
+{
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+        log_warn("worker %ld: cannot tie its life to the sweep's (prctl: %s): killing the sweep with "
+                 "kill -9 leaves it running",
+                 (long)getpid(), strerror(errno));
+#endif
+    if (getppid() != parent)
+        _exit(ENGINE_FAILED);
+}
+
+static noreturn void worker_child(const struct engine_opts *o, const struct scale_plan *p, const char *gpu,
+                                  pid_t parent)
 {
     struct worker_id w;
+    die_with_parent(parent);
     if (gpu) {
         setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
         setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
@@ -102,12 +126,13 @@ static int pool_start(struct pool *pl, const struct engine_opts *o, const struct
                       const struct scale_opts *so)
 {
     int n = so->n_gpus ? so->n_gpus : so->workers;
+    pid_t self = getpid();
     fflush(NULL); /* nothing buffered may be written twice */
     for (int i = 0; i < n; i++) {
         pl->gpu[i] = so->n_gpus ? so->gpus[i] : NULL;
         pl->pid[i] = fork();
         if (pl->pid[i] == 0)
-            worker_child(o, p, pl->gpu[i]);
+            worker_child(o, p, pl->gpu[i], self);
         if (pl->pid[i] < 0) {
             log_error("cannot start worker %d: %s", i, strerror(errno));
             return -1; /* the ones started go on; the caller waits for them */

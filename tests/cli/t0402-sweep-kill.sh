@@ -4,7 +4,9 @@
 #     the shape; the sweep ends 0 and equals an undisturbed sweep (timestamps aside);
 #  2. the only worker killed: the sweep ends 1 'incomplete', 'status' shows the stale
 #     claim and why, and 'resume' finishes the parallel sweep (in waves) to the same
-#     artifacts and a state.json without claims.
+#     artifacts and a state.json without claims;
+#  3. the sweep itself killed with SIGKILL: no worker outlives it by more than a few
+#     seconds, and 'resume' finishes the sweep to the same artifacts, auditing clean.
 set -u
 bin="$CROQ_BIN/croqtuner"
 # a worker waiting for a claim that never goes stale would wait forever: bound every run
@@ -90,4 +92,26 @@ grep -q "^workers:" <<<"$st" && fail "a dead worker shown as a worker: $st"
 run resume --tuning "$t" --quiet || fail "resume exited $?"
 same_as_ref "$t"
 a=$("$bin" audit --tuning "$t") || fail "the parallel sweep does not audit clean: $(grep -v 're-derived' <<<"$a" | head -n 5)"
+
+# 3. the sweep (the workers' parent) killed with SIGKILL mid-shape: its workers go with it
+t="$tmp/parent"
+# (slow iterations: the sweep has >= 10 s of work left after the kill, so a worker that
+# outlived it would still be seen at the end of the 3 s wait)
+"$bin" sweep "${args[@]}" --tuning "$t" --workers 2 --sim-delay-ms 400 >"$tmp/parent.out" 2>&1 & pid=$!
+read -r vpid vkey < <(victim "$t") || fail "no worker of the sweep was seen tuning"
+workers=$(pgrep -P "$pid" | tr '\n' ' ')
+[ -n "$workers" ] && grep -qw "$vpid" <<<"$workers" || fail "the workers are not children of the sweep $pid: '$workers'"
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+pid=
+# alive: a process that is there and not a zombie (one left unreaped is dead)
+alive() { [ -r "/proc/$1/stat" ] && ! sed -E 's/^[0-9]+ \(.*\) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
+for _ in $(seq 1 30); do
+    left=; for w in $workers; do alive "$w" && left="$left $w"; done
+    [ -z "$left" ] && break
+    sleep 0.1
+done
+[ -z "$left" ] || { kill -9 $left; fail "worker(s)$left outlived the sweep killed with SIGKILL by 3 s"; }
+run resume --tuning "$t" --quiet || fail "resume after the sweep was killed exited $?"
+same_as_ref "$t"
+a=$("$bin" audit --tuning "$t") || fail "the sweep resumed after kill -9 does not audit clean: $(grep -v 're-derived' <<<"$a" | head -n 5)"
 echo ok
