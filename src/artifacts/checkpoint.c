@@ -210,15 +210,15 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
 
 static void read_perf(struct jget *r, json_t *o, const char *w, struct perf_numbers *p)
 {
-    jget_num_or_null(r, o, w, "tflops", &p->tflops);
-    jget_num_or_null(r, o, w, "median_ms", &p->median_ms);
-    jget_num_or_null(r, o, w, "spread_pct", &p->spread_pct);
-    jget_num_or_null(r, o, w, "sm_clock_mhz", &p->sm_clock_mhz);
+    jget_finite_or_null(r, o, w, "tflops", &p->tflops);
+    jget_finite_or_null(r, o, w, "median_ms", &p->median_ms);
+    jget_finite_or_null(r, o, w, "spread_pct", &p->spread_pct);
+    jget_finite_or_null(r, o, w, "sm_clock_mhz", &p->sm_clock_mhz);
     p->ratio = p->ratio_lo = p->ratio_hi = NAN;
     if (json_object_get(o, "ratio")) { /* rules 3 only */
-        jget_num_or_null(r, o, w, "ratio", &p->ratio);
-        jget_num_or_null(r, o, w, "ratio_lo", &p->ratio_lo);
-        jget_num_or_null(r, o, w, "ratio_hi", &p->ratio_hi);
+        jget_finite_or_null(r, o, w, "ratio", &p->ratio);
+        jget_finite_or_null(r, o, w, "ratio_lo", &p->ratio_lo);
+        jget_finite_or_null(r, o, w, "ratio_hi", &p->ratio_hi);
     }
 }
 
@@ -233,8 +233,8 @@ static void read_measure(struct jget *r, json_t *o, const char *w, struct measur
     m->status = (enum cand_status)cand_status_parse(st);
     jget_str(r, o, w, "reason", true, m->reason, sizeof m->reason);
     read_perf(r, o, w, &m->p);
-    jget_num_or_null(r, o, w, "hw_eff_pct", &m->hw_eff_pct);
-    jget_num_or_null(r, o, w, "max_err_over_tol", &m->max_err_over_tol);
+    jget_finite_or_null(r, o, w, "hw_eff_pct", &m->hw_eff_pct);
+    jget_finite_or_null(r, o, w, "max_err_over_tol", &m->max_err_over_tol);
     jget_str(r, o, w, "raw", true, m->raw_rel, sizeof m->raw_rel);
     jget_str(r, o, w, "raw_fnv1a64", true, m->raw_hash, sizeof m->raw_hash);
     jget_str(r, o, w, "command", true, m->command, sizeof m->command);
@@ -263,7 +263,7 @@ static void read_profile(struct jget *r, json_t *o, struct profile_evidence *p)
          * (waves_per_sm came later): not reported, NaN. Present, it must be a number. */
         for (size_t i = 0; i < sizeof metric_fields / sizeof *metric_fields; i++)
             if (json_object_get(m, metric_fields[i].name))
-                jget_num_or_null(r, m, "profile.metrics", metric_fields[i].name, METRIC_AT(&p->m, i));
+                jget_finite_or_null(r, m, "profile.metrics", metric_fields[i].name, METRIC_AT(&p->m, i));
         jget_str(r, m, "profile.metrics", "top_stall", true, p->m.top_stall, sizeof p->m.top_stall);
     }
     jget_str(r, o, w, "raw", true, p->raw_rel, sizeof p->raw_rel);
@@ -285,7 +285,7 @@ static void read_pending(struct jget *r, json_t *o, struct pending *p)
     if (!o)
         return;
     p->active = true;
-    jget_int_in(r, o, w, "iter", true, 0, 100000, &it);
+    jget_int_in(r, o, w, "iter", true, 0, CHECKPOINT_ITER_MAX, &it);
     p->iter = (int)it;
     jget_bool(r, o, w, "agent", true, &p->agent);
     jget_str(r, o, w, "idea", true, p->idea, sizeof p->idea);
@@ -328,12 +328,14 @@ static void read_best(struct jget *r, json_t *o, struct checkpoint *c)
     c->have_best = o != NULL;
     if (!o)
         return;
-    jget_int_in(r, o, "best", "iter", true, 0, 100000, &it);
+    jget_int_in(r, o, "best", "iter", true, 0, CHECKPOINT_ITER_MAX, &it);
     c->best.iter = (int)it;
     jget_str(r, o, "best", "config", true, c->best.config, sizeof c->best.config);
     jget_str(r, o, "best", "kernel", true, c->best.kernel, sizeof c->best.kernel);
     jget_str(r, o, "best", "source_hash", true, c->best.source_hash, sizeof c->best.source_hash);
     read_perf(r, o, "best", &c->best.p);
+    if (!r->failed && !(c->best.p.tflops > 0)) /* a best was measured: NaN (null) or <= 0 is an edit */
+        jget_fail(r, "best", "tflops", "is not a positive number");
 }
 
 static void read_other_bests(struct jget *r, json_t *o, struct checkpoint *c)
@@ -402,11 +404,19 @@ static void read_identity(struct jget *r, json_t *j, struct checkpoint *c)
         { jget_fail(r, "", "key", "does not match its dtype, shape and mode"); return; }
     if (!backend_name_known(c->backend))
         { jget_fail(r, "", "backend", "is not sim, gpu or replay"); return; }
+    if (!checkpoint_seed_parse(seed, &c->seed))
+        { jget_fail(r, "", "seed", "is not a number"); return; }
+}
+
+bool checkpoint_seed_parse(const char *text, unsigned long long *out)
+{
     char *end;
     errno = 0;
-    c->seed = strtoull(seed, &end, 10);
-    if (errno || end == seed || *end)
-        { jget_fail(r, "", "seed", "is not a number"); return; }
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] < '0' || text[0] > '9') /* strtoull takes "-1" and " 1" */
+        return false;
+    *out = v;
+    return true;
 }
 
 int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errlen)
@@ -426,12 +436,12 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
         return -1;
     }
     read_identity(r, j, c);
-    jget_int_in(r, j, "", "budget", true, 1, 100000, &budget);
+    jget_int_in(r, j, "", "budget", true, 1, CHECKPOINT_ITER_MAX, &budget);
     jget_bool(r, j, "", "agent", true, &c->agent);
     jget_str(r, j, "", "phase", true, phase, sizeof phase);
     if (!r->failed && phase_parse(phase) < 0)
         jget_fail(r, "", "phase", "is not a phase");
-    jget_int_in(r, j, "", "iteration", true, -1, 100000, &iter);
+    jget_int_in(r, j, "", "iteration", true, -1, CHECKPOINT_ITER_MAX, &iter);
     jget_int_in(r, j, "", "attempts", true, 0, 10000000, &att);
     jget_int_in(r, j, "", "compile_failures", true, 0, 10000000, &cf);
     jget_str(r, j, "", "seed_config", true, c->seed_config, sizeof c->seed_config);
@@ -439,7 +449,7 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     read_other_bests(r, j, c);
     read_prior(r, j, c);
     read_best(r, jget_obj_or_null(r, j, "", "best"), c);
-    jget_num_or_null(r, j, "", "baseline_tflops", &c->baseline_tflops);
+    jget_finite_or_null(r, j, "", "baseline_tflops", &c->baseline_tflops);
     jget_bool(r, j, "", "health_checked", true, &c->health_checked);
     jget_str(r, j, "", "health", true, c->health, sizeof c->health);
     read_profile(r, jget_obj(r, j, "", "profile", true), &c->profile);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "artifacts/names.h"
+#include "artifacts/results.h"
 #include "backend/backend.h"
 #include "profile/profile.h"
 #include "proposer/proposer.h"
@@ -87,6 +88,10 @@ struct prior_src {
     int rows;
 };
 
+/* The ranges a checkpoint's and a state.json entry's numbers are read in (--iters takes
+ * the same 1..CHECKPOINT_ITER_MAX): anything outside is an edit, refused before any cast. */
+enum { CHECKPOINT_ITER_MAX = 100000 };
+
 struct checkpoint {
     char key[KEY_MAX];
     struct shape_key sk;
@@ -122,9 +127,18 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
 /* The shape's identity members (dtype, m, n, k, mode, backend, seed as decimal text), in
  * that order, into o: a checkpoint and a state.json entry name their shape alike. */
 void checkpoint_identity_put(json_t *o, const struct checkpoint *c);
+/* A seed as the artifacts write it: decimal digits of an unsigned 64-bit value. */
+bool checkpoint_seed_parse(const char *text, unsigned long long *out);
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
+/* The checkpoint's best against res, the shape's results.tsv (checkpoint_best.c): with no
+ * iteration committed there is no best; otherwise row `iteration` exists, best.iter is a
+ * kept row (BASELINE / KEEP) at or before it with the best's config, kernel and source
+ * hash, and best.tflops is exactly row `iteration`'s best_tflops (NaN there: no best).
+ * Rows after `iteration` (a STORE cut short by a crash) are not looked at. 0, or -1 with
+ * err (one sentence, no file name). Pure; thread-safe. */
+int checkpoint_check_best(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen);
 /* The decision rules checkpoints/<key>.json says, read alone (the audit compares them
  * even when the rest would not load): *rules = 1 when the member is absent (written
  * before the rules were versioned), -1 when it is not an integer. 0, 1 when there is no

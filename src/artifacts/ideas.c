@@ -152,8 +152,8 @@ int idea_parse(const char *line, struct idea_record *r, char *err, size_t errlen
     jget_str(&g, o, "", "origin", true, r->origin, sizeof r->origin);
     jget_str(&g, o, "", "decision", true, dec, sizeof dec);
     jget_str(&g, o, "", "timestamp", true, r->timestamp, sizeof r->timestamp);
-    jget_num_or_null(&g, o, "", "tflops", &r->tflops);
-    jget_num_or_null(&g, o, "", "best_tflops", &r->best_tflops);
+    jget_finite_or_null(&g, o, "", "tflops", &r->tflops);
+    jget_finite_or_null(&g, o, "", "best_tflops", &r->best_tflops);
     if (g.failed)
         goto out;
     if (decision_parse(dec) < 0) {

@@ -20,8 +20,40 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/jsonget.h"
 #include "util/log.h"
 #include "util/regfile.h"
+
+/* An entry's numbers and names, in the ranges and sets the checkpoint reader takes
+ * (checkpoint.c), so status, resume and the audit never act on a value the engine could
+ * not have written: "shape '<key>': '<member>' <what>". */
+static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
+{
+    char ctx[KEY_MAX + 16], backend[16] = "", phase[32] = "", seed[24] = "";
+    long long x;
+    double t;
+    unsigned long long sd;
+    struct jget g;
+    snprintf(ctx, sizeof ctx, "shape '%s': ", key);
+    jget_init(&g, ctx, err, errlen);
+    jget_int_in(&g, e, "", "iteration", true, -1, CHECKPOINT_ITER_MAX, &x);
+    jget_int_in(&g, e, "", "budget", true, 1, CHECKPOINT_ITER_MAX, &x);
+    if (jget_str(&g, e, "", "backend", true, backend, sizeof backend) && !backend_name_known(backend))
+        jget_fail(&g, "", "backend", "is not sim, gpu or replay");
+    if (jget_str(&g, e, "", "phase", true, phase, sizeof phase) && phase_parse(phase) < 0)
+        jget_fail(&g, "", "phase", "is not a phase");
+    if (jget_str(&g, e, "", "seed", true, seed, sizeof seed) && !checkpoint_seed_parse(seed, &sd))
+        jget_fail(&g, "", "seed", "is not a decimal seed");
+    json_t *base = jget_obj(&g, e, "", "baseline", false), *best = jget_obj(&g, e, "", "best", false);
+    if (base && json_object_get(base, "tflops"))
+        jget_finite_or_null(&g, base, "baseline", "tflops", &t);
+    if (best) {
+        jget_int_in(&g, best, "best", "iter", true, 0, CHECKPOINT_ITER_MAX, &x);
+        if (jget_finite_or_null(&g, best, "best", "tflops", &t) && !(t > 0))
+            jget_fail(&g, "best", "tflops", "is not a positive number");
+    }
+    return g.failed ? -1 : 0;
+}
 
 static int entry_check(const char *key, json_t *e, char *err, size_t errlen)
 {
@@ -46,19 +78,26 @@ static int entry_check(const char *key, json_t *e, char *err, size_t errlen)
         snprintf(err, errlen, "shape '%s': dtype, m, n, k or mode missing or not those of the key", key);
         return -1;
     }
-    const char *ints[] = {"iteration", "budget"};
-    for (int i = 0; i < 2; i++)
-        if (!json_is_integer(json_object_get(e, ints[i]))) {
-            snprintf(err, errlen, "shape '%s': '%s' missing or not an integer", key, ints[i]);
-            return -1;
-        }
-    const char *strs[] = {"backend", "phase", "seed"};
-    for (int i = 0; i < 3; i++)
-        if (!json_is_string(json_object_get(e, strs[i]))) {
-            snprintf(err, errlen, "shape '%s': '%s' missing or not a string", key, strs[i]);
-            return -1;
-        }
-    return 0;
+    return entry_values(key, e, err, errlen);
+}
+
+/* The sweep record's members are of their types where present, and iters (0: the shapes'
+ * own budgets) in range: a damaged one must not make resume run other budgets. */
+static int sw_check(json_t *sw, char *err, size_t errlen)
+{
+    char text[4096];
+    long long x;
+    bool b;
+    struct jget g;
+    jget_init(&g, "", err, errlen);
+    const char *strs[] = {"dtype", "plan", "backend", "seed", "shapes", "status"};
+    for (size_t i = 0; json_is_object(sw) && i < sizeof strs / sizeof *strs; i++)
+        jget_str(&g, sw, "sweep", strs[i], false, text, sizeof text);
+    if (json_is_object(sw)) {
+        jget_int_in(&g, sw, "sweep", "iters", false, 0, CHECKPOINT_ITER_MAX, &x);
+        jget_bool(&g, sw, "sweep", "waves", false, &b);
+    }
+    return g.failed ? -1 : 0;
 }
 
 int state_validate(json_t *root, char *err, size_t errlen)
@@ -83,6 +122,8 @@ int state_validate(json_t *root, char *err, size_t errlen)
         snprintf(err, errlen, "'sweep' is not an object");
         return -1;
     }
+    if (sw_check(sw, err, errlen))
+        return -1;
     json_object_foreach(shapes, key, e) {
         if (entry_check(key, e, err, errlen))
             return -1;

@@ -103,7 +103,7 @@ struct state_sweep {
     char shapes[4096];              /* the shapes.json it follows (absolute path) */
     char status[128];               /* "running", "done", "stopped: ..." */
     bool waves;                     /* run in waves by workers (src/scale) */
-    bool complete;                  /* dtype, plan, shapes, backend and seed all present */
+    bool complete;                  /* dtype, plan, shapes, backend and seed present, iters in range */
 };
 /* false (out zeroed) when state has no sweep object. */
 bool state_sweep_get(json_t *state, struct state_sweep *out);

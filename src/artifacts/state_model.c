@@ -117,7 +117,12 @@ bool state_sweep_get(json_t *state, struct state_sweep *out)
     ok &= jget_text(&g, sw, "sweep", "seed", false, out->seed, sizeof out->seed);
     out->complete = ok;
     jget_text(&g, sw, "sweep", "status", false, out->status, sizeof out->status);
-    out->iters = jget_int(&g, sw, "sweep", "iters", false, &x) ? (int)x : 0;
+    /* range-checked before the cast; out of range (only a lenient reader sees one:
+     * state_validate refuses it) the sweep cannot be run again as it was */
+    x = 0;
+    if (json_object_get(sw, "iters") && !jget_int_in(&g, sw, "sweep", "iters", true, 0, CHECKPOINT_ITER_MAX, &x))
+        out->complete = false;
+    out->iters = (int)x;
     out->waves = json_is_true(json_object_get(sw, "waves"));
     return true;
 }

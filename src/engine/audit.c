@@ -17,7 +17,10 @@
  *   - the decision and best_tflops are what decide_candidate gives on those numbers,
  *     replayed from the baseline under the rules version of results.tsv line 1 (which
  *     the attempts log and the checkpoint must repeat);
- * then state.json's best and the published best kernel agree with the replay.
+ * then state.json's best and the published best kernel agree with the replay. state.json
+ * and the checkpoint are also read as strictly as status and resume read them (a file
+ * they refuse is a problem here), and the checkpoint's best must be results.tsv's
+ * (checkpoint_check_best).
  */
 #include "run.h"
 
@@ -510,6 +513,20 @@ static void check_rules(struct audit *a, const struct result_log *res, const str
                 rules, res->decide_rules);
 }
 
+/* The checkpoint is read as resume reads it (strictly), and its best must be the one
+ * results.tsv committed: anything resume would refuse is a problem here too. */
+static void check_checkpoint(struct audit *a, const struct result_log *res)
+{
+    char err[700];
+    struct checkpoint ck;
+    int rc = checkpoint_load(a->dir, a->key, &ck, err, sizeof err);
+    if (rc < 0)
+        problem(a, -1, "%s", err);
+    else if (rc == 0 && checkpoint_check_best(&ck, res, err, sizeof err))
+        problem(a, -1, "checkpoints/%s.json: %s", a->key, err);
+    checkpoint_release(&ck);
+}
+
 static void audit_shape(struct audit *a, const struct state_shape *entry)
 {
     struct result_log res, att;
@@ -520,6 +537,7 @@ static void audit_shape(struct audit *a, const struct state_shape *entry)
         if (a->floor_pct < 0) /* no --noise-floor: the floor of the shape's rules */
             a->floor_pct = decide_floor_pct(a->rules);
         check_rules(a, &res, &att);
+        check_checkpoint(a, &res);
         audit_rows(a, &res, &ideas, &att, &rp);
         audit_best(a, entry, &rp, &res);
         if (res.torn || ideas.torn)
@@ -567,6 +585,12 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
         return -1;
     }
     int problems = 0, seen = 0;
+    /* what status and resume refuse (a duplicate member, an unknown enum, a number out of
+     * range) is a problem; the shapes are still audited one by one below */
+    json_t *strict = state_load(dir, err, sizeof err);
+    if (!strict)
+        fprintf(out, "%s\n", err), problems++;
+    json_decref(strict);
     size_t n;
     const char **keys = state_shape_keys(state, &n);
     for (size_t i = 0; i < n; i++) {

@@ -98,7 +98,7 @@ bool jget_num(struct jget *g, json_t *o, const char *pfx, const char *key, bool 
     return true;
 }
 
-bool jget_num_or_null(struct jget *g, json_t *o, const char *pfx, const char *key, double *out)
+bool jget_finite_or_null(struct jget *g, json_t *o, const char *pfx, const char *key, double *out)
 {
     json_t *v = member(o, key);
     if (!v) {
@@ -109,7 +109,12 @@ bool jget_num_or_null(struct jget *g, json_t *o, const char *pfx, const char *ke
         *out = NAN;
         return true;
     }
-    return jget_num(g, o, pfx, key, true, out);
+    if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+        jget_fail(g, pfx, key, "is not a finite number");
+        return false;
+    }
+    *out = json_number_value(v);
+    return true;
 }
 
 bool jget_int(struct jget *g, json_t *o, const char *pfx, const char *key, bool required, long long *out)

@@ -17,7 +17,9 @@
  * The _or_null variants want the member present but take null as "no value" (NaN for a
  * number, NULL for an object): the artifacts write null for an absent measurement.
  * Numbers are any JSON number or the strings "nan", "inf", "-inf" (JSON has no such
- * numbers; the runner writes them as text). jget_str refuses a string that does not fit
+ * numbers; the runner writes them as text); jget_finite_or_null takes only a finite JSON
+ * number or null (our own artifacts write null for "no value", so a "nan" or "inf" there
+ * is an edit, not a measurement). jget_str refuses a string that does not fit
  * in len (with its NUL); jget_text cuts it to fit (free text: messages, names).
  *
  * Not thread-safe per struct jget; separate structs may be used from any thread.
@@ -47,8 +49,9 @@ json_t *jget_obj(struct jget *g, json_t *o, const char *pfx, const char *key, bo
 json_t *jget_obj_or_null(struct jget *g, json_t *o, const char *pfx, const char *key);
 json_t *jget_array(struct jget *g, json_t *o, const char *pfx, const char *key, bool required);
 bool jget_num(struct jget *g, json_t *o, const char *pfx, const char *key, bool required, double *out);
-/* Present (else "missing"); null gives NaN. */
-bool jget_num_or_null(struct jget *g, json_t *o, const char *pfx, const char *key, double *out);
+/* Present (else "missing"); null gives NaN; otherwise a finite JSON number (else "is not a
+ * finite number": the strings "nan"/"inf" included). */
+bool jget_finite_or_null(struct jget *g, json_t *o, const char *pfx, const char *key, double *out);
 bool jget_int(struct jget *g, json_t *o, const char *pfx, const char *key, bool required, long long *out);
 /* An integer in [lo, hi] (else "is not in [lo, hi]"). */
 bool jget_int_in(struct jget *g, json_t *o, const char *pfx, const char *key, bool required, long long lo,

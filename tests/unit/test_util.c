@@ -633,7 +633,8 @@ static void test_jsonget(void **state)
     assert_true(jget_num(&g, o, "", "inf", true, &d) && isinf(d));
     assert_false(jget_num(&g, o, "", "n", false, &d)); /* null = absent, unchanged */
     assert_true(isinf(d));
-    assert_true(jget_num_or_null(&g, o, "", "n", &d) && isnan(d));
+    assert_true(jget_finite_or_null(&g, o, "", "n", &d) && isnan(d));
+    assert_true(jget_finite_or_null(&g, o, "", "d", &d) && d == 2.5);
     assert_true(jget_bool(&g, o, "", "b", true, &b) && b);
     assert_non_null(jget_obj(&g, o, "", "o", true));
     assert_null(jget_obj_or_null(&g, o, "", "n"));
@@ -652,7 +653,9 @@ static void test_jsonget(void **state)
     struct { const char *key; const char *msg; } bad[] = {
         {"absent", "t: 'absent' missing"}, {"d", "t: 'd' is not an integer"},
         {"s", "t: 's' is not a number"}, {"i", "t: 'i' is not in [8, 9]"},
-        {"b", "t: 'b' is not a string"}, {"a", "t: 'a' is not an object"},
+        {"b", "t: 'b' is not a string"}, {"inf", "t: 'inf' is not a finite number"},
+        {"s", "t: 's' is not a finite number"},
+        {"a", "t: 'a' is not an object"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         jget_init(&g, "t: ", err, sizeof err);
@@ -662,6 +665,7 @@ static void test_jsonget(void **state)
         case 2: jget_num(&g, o, "", bad[k].key, true, &d); break;
         case 3: jget_int_in(&g, o, "", bad[k].key, true, 8, 9, &i); break;
         case 4: jget_str(&g, o, "", bad[k].key, true, s, sizeof s); break;
+        case 5: case 6: jget_finite_or_null(&g, o, "", bad[k].key, &d); break;
         default: jget_obj(&g, o, "", bad[k].key, true); break;
         }
         assert_string_equal(err, bad[k].msg);
