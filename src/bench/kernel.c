@@ -28,25 +28,6 @@ int kernel_config(struct croq_config *cfg, int dtype, const char *config_path, b
     return 0;
 }
 
-void kernel_short(const struct croq_config *cfg, char out[KERNEL_SHORT_MAX])
-{
-    struct croq_config def;
-    const int *v = cfg->v;
-    static const int shown[] = {KNOB_KERNEL, KNOB_TILE_M, KNOB_TILE_N, KNOB_TILE_K, KNOB_STAGES, KNOB_CONSUMERS};
-    knobs_default(&def, cfg->dtype);
-    size_t n = (size_t)snprintf(out, KERNEL_SHORT_MAX, "%s %dx%dx%d s%d", v[KNOB_KERNEL] ? "ws" : "base",
-                                v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_TILE_K], v[KNOB_STAGES]);
-    if (v[KNOB_KERNEL] && n < KERNEL_SHORT_MAX)
-        n += (size_t)snprintf(out + n, KERNEL_SHORT_MAX - n, " c%d", v[KNOB_CONSUMERS]);
-    for (int i = 0; i < KNOB_COUNT && n < KERNEL_SHORT_MAX; i++) {
-        bool in_head = false;
-        for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++)
-            in_head |= shown[j] == i;
-        if (!in_head && v[i] != def.v[i])
-            n += (size_t)snprintf(out + n, KERNEL_SHORT_MAX - n, " %s=%d", croq_knobs[i].name, v[i]);
-    }
-}
-
 int kernel_workdir_open(struct kernel_workdir *w, const char *dir, char *err, size_t errlen)
 {
     const char *tmp = getenv("TMPDIR");

@@ -57,7 +57,7 @@ static const char *const columns[] = {"shape", "dtype", "kernel", "TFLOPS", "med
                                       "max_err_over_tol", "verified", "sm_clock_mhz", "pct_peak_at_clock",
                                       "date", "gpu"};
 #define NCOL (sizeof columns / sizeof columns[0])
-#define CELL 192 /* > KERNEL_SHORT_MAX */
+#define CELL 192 /* > CROQ_LABEL_MAX */
 
 /* The cells of one row, as text, in column order. */
 static void cells(const struct bench_row *r, char out[NCOL][CELL])

@@ -19,7 +19,7 @@
 struct bench_row {
     struct croq_shape shape;
     int dtype;
-    char kernel[KERNEL_SHORT_MAX];
+    char kernel[CROQ_LABEL_MAX];
     char status[32];          /* measure_status_name, or "compile_error" */
     char error[BUILD_ERROR_MAX]; /* why not verified (compiler or runner message) */
     bool verified;

@@ -71,7 +71,7 @@ struct bench_args {
 struct bench_job {
     int dtype;
     struct croq_config cfg;
-    char kernel[KERNEL_SHORT_MAX];
+    char kernel[CROQ_LABEL_MAX];
     struct shape_list shapes;
 };
 
@@ -156,7 +156,7 @@ static int bench_plan_job(const struct bench_args *a, int dtype, struct bench_jo
         log_error("bench: %s", err);
         return 2;
     }
-    kernel_short(&j->cfg, j->kernel);
+    knobs_label(&j->cfg, j->kernel);
     for (int i = 0; i < j->shapes.n; i++) {
         const struct croq_shape *s = &j->shapes.s[i];
         if (!knobs_validate(&j->cfg, s, why, sizeof why)) {

@@ -106,7 +106,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
 }
 
 /* Configuration and shape rules before any work. 0 or 2. */
-static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[KERNEL_SHORT_MAX])
+static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[CROQ_LABEL_MAX])
 {
     char err[1024], why[CROQ_WHY_MAX];
     const struct croq_shape *s = &a->mo.shape;
@@ -120,7 +120,7 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
         log_error("compare: %s", err);
         return 2;
     }
-    kernel_short(cfg, kernel);
+    knobs_label(cfg, kernel);
     if (!knobs_validate(cfg, s, why, sizeof why)) {
         log_error("compare: kernel '%s' on %s: %s", kernel, a->shape, why);
         return 2;
@@ -251,7 +251,7 @@ int cmd_compare(int argc, char **argv)
 {
     struct compare_args a;
     struct croq_config cfg;
-    char kernel[KERNEL_SHORT_MAX] = "";
+    char kernel[CROQ_LABEL_MAX] = "";
     int rc;
     memset(&a, 0, sizeof a);
     if ((rc = compare_parse(argc, argv, &a)))

@@ -265,8 +265,8 @@ static int measure_one(struct ex *x, struct job *j, struct explore_stats *st, in
     else
         st->failed++;
     if (!x->o->quiet) {
-        char name[KERNEL_SHORT_MAX];
-        kernel_short(&j->cfg, name);
+        char name[CROQ_LABEL_MAX];
+        knobs_label(&j->cfg, name);
         if (m.status == CAND_OK)
             fprintf(stderr, "explore [%d/%d] %8.1f TFLOPS  spread %4.1f%%  %s\n", done_before + st->measured, total,
                     m.tflops, m.spread_pct, name);

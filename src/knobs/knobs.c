@@ -119,35 +119,105 @@ int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t
     return 0;
 }
 
+/* The head of a short label (knobs_label) at tokens t[0..]: "ws"/"base", "MxNxK", "sN",
+ * and "cN" after "ws". Returns the tokens it took, or -1 with err. */
+static int label_head(struct croq_config *cfg, char **t, int nt, char *err, size_t errlen)
+{
+    int tm, tn, tk, st, used = 0;
+    char tail;
+    bool ws = !strcmp(t[0], "ws");
+    knobs_default(cfg, cfg->dtype);
+    cfg->v[KNOB_KERNEL] = ws ? CROQ_V_WS : CROQ_V_BASELINE;
+    if (!ws) /* the label leaves out the baseline's one consumer */
+        cfg->v[KNOB_CONSUMERS] = 1;
+    if (nt < 3 || sscanf(t[1], "%dx%dx%d%c", &tm, &tn, &tk, &tail) != 3 || sscanf(t[2], "s%d%c", &st, &tail) != 1) {
+        snprintf(err, errlen, "short label '%s ...': expected '%s TILE_MxTILE_NxTILE_K sSTAGES%s' (as bench prints it)",
+                 t[0], t[0], ws ? " cCONSUMERS" : "");
+        return -1;
+    }
+    char a[64];
+    const int want[][2] = {{KNOB_TILE_M, tm}, {KNOB_TILE_N, tn}, {KNOB_TILE_K, tk}, {KNOB_STAGES, st}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(a, sizeof a, "%s=%d", croq_knobs[want[i][0]].name, want[i][1]);
+        if (knobs_set(cfg, a, err, errlen))
+            return -1;
+    }
+    used = 3;
+    if (ws && nt > 3 && sscanf(t[3], "c%d%c", &st, &tail) == 1) {
+        snprintf(a, sizeof a, "consumers=%d", st);
+        if (knobs_set(cfg, a, err, errlen))
+            return -1;
+        used = 4;
+    }
+    return used;
+}
+
 int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen)
 {
-    char buf[1024];
+    char buf[1024], *tok[KNOB_COUNT * 2 + 8];
+    int nt = 0, i = 0;
     if (strlen(list) >= sizeof buf) {
         snprintf(err, errlen, "--set list too long");
         return -1;
     }
     strcpy(buf, list);
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save), n++) {
+    for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save)) {
+        if (nt == (int)(sizeof tok / sizeof tok[0])) {
+            snprintf(err, errlen, "--set list has too many items");
+            return -1;
+        }
+        tok[nt++] = t;
+    }
+    /* " * config: dtype=f16,..." as a generated .cu's header says it */
+    if (i < nt && !strcmp(tok[i], "*"))
+        i++;
+    if (i < nt && !strcmp(tok[i], "config:"))
+        i++;
+    if (i == nt) {
+        snprintf(err, errlen, "empty --set (expected knob=value)");
+        return -1;
+    }
+    if (!strcmp(tok[i], "ws") || !strcmp(tok[i], "base")) {
+        int used = label_head(cfg, tok + i, nt - i, err, errlen);
+        if (used < 0)
+            return -1;
+        i += used;
+    }
+    for (; i < nt; i++) {
         /* A whole signature ("dtype=f16,kernel=1,...", what status and the logs print)
          * names its dtype: accepted when it is the configuration's own. */
-        if (!strncmp(t, "dtype=", 6)) {
-            int d = croq_dtype_parse(t + 6);
+        if (!strncmp(tok[i], "dtype=", 6)) {
+            int d = croq_dtype_parse(tok[i] + 6);
             if (d < 0 || d != cfg->dtype) {
-                snprintf(err, errlen, "'%s' disagrees with the configuration's dtype %s", t,
+                snprintf(err, errlen, "'%s' disagrees with the configuration's dtype %s", tok[i],
                          croq_dtype_name(cfg->dtype));
                 return -1;
             }
             continue;
         }
-        if (knobs_set(cfg, t, err, errlen))
+        if (knobs_set(cfg, tok[i], err, errlen))
             return -1;
     }
-    if (!n) {
-        snprintf(err, errlen, "empty --set (expected knob=value)");
-        return -1;
-    }
     return 0;
+}
+
+void knobs_label(const struct croq_config *cfg, char out[CROQ_LABEL_MAX])
+{
+    struct croq_config def;
+    const int *v = cfg->v;
+    static const int shown[] = {KNOB_KERNEL, KNOB_TILE_M, KNOB_TILE_N, KNOB_TILE_K, KNOB_STAGES, KNOB_CONSUMERS};
+    knobs_default(&def, cfg->dtype);
+    size_t n = (size_t)snprintf(out, CROQ_LABEL_MAX, "%s %dx%dx%d s%d", v[KNOB_KERNEL] ? "ws" : "base",
+                                v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_TILE_K], v[KNOB_STAGES]);
+    if (v[KNOB_KERNEL] && n < CROQ_LABEL_MAX)
+        n += (size_t)snprintf(out + n, CROQ_LABEL_MAX - n, " c%d", v[KNOB_CONSUMERS]);
+    for (int i = 0; i < KNOB_COUNT && n < CROQ_LABEL_MAX; i++) {
+        bool in_head = false;
+        for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++)
+            in_head |= shown[j] == i;
+        if (!in_head && v[i] != def.v[i])
+            n += (size_t)snprintf(out + n, CROQ_LABEL_MAX - n, " %s=%d", croq_knobs[i].name, v[i]);
+    }
 }
 
 long knobs_smem_bytes(const struct croq_config *c)

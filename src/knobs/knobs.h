@@ -73,7 +73,10 @@ int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t
 
 /* Apply a list of assignments, "a=1 b=2" or "a=1,b=2" (what one --set may carry: a whole
  * kernels/variants.txt line, or a whole signature). A "dtype=X" item is accepted when X
- * is cfg's dtype and an error otherwise. 0, or -1 with err (an empty list is an error). */
+ * is cfg's dtype and an error otherwise. A list that starts with "ws" or "base" is a
+ * whole short label (knobs_label): cfg becomes the dtype's defaults with the label's
+ * knobs (a "base" label: consumers=1). A leading "* config:" or "config:" (the header
+ * line of a generated .cu) is skipped. 0, or -1 with err (an empty list is an error). */
 int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen);
 
 /* Check a configuration against the shape: every rule that would make it fail to
@@ -101,6 +104,13 @@ bool shape_validate(int dtype, const struct croq_shape *shape, char *why, size_t
 /* Canonical "dtype=f16,kernel=1,tile_m=128,..." in table order; late knobs at their
  * default are left out (KNOB_FIRST_LATE). */
 void knobs_signature(const struct croq_config *cfg, char out[CROQ_SIG_MAX]);
+/* The short label tables print: "base 64x128x64 s2" / "ws 128x256x64 s4 c2" (kernel,
+ * tile_m x tile_n x tile_k, stages, consumers of the warp-specialized kernel) + every
+ * other knob that differs from the dtype's default as " name=value" (no commas: the
+ * form goes into CSV cells). knobs_set_list reads it back. */
+#define CROQ_LABEL_MAX 160
+void knobs_label(const struct croq_config *cfg, char out[CROQ_LABEL_MAX]);
+
 /* Parse a signature back (every knob before KNOB_FIRST_LATE must be present; a late one
  * missing takes its default). 0 or -1 with err. */
 int knobs_parse_signature(struct croq_config *cfg, const char *sig, char *err, size_t errlen);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every configuration the tool prints is accepted back as it is printed: the signature
 # of 'status --json' (best and baseline), 'knobs --check' (text and JSON), results.tsv,
-# idea-log.jsonl and the checkpoint by 'knobs --check --set' and 'build --set'; the files
+# idea-log.jsonl and the checkpoint, explore's short labels and a generated .cu's config:
+# line by 'knobs --check --set' and 'build --set'; the files
 # (a checkpoint, 'knobs --check --json' output, build's kernel.config.json, a signature
 # line) by '--config'. Each round trip must give back the same signature.
 set -u
@@ -18,11 +19,11 @@ sig_of() {
     sed -n 's/^valid: //p' <<<"$out" | head -n 1
 }
 # a printed signature: accepted by --set (knobs --check and build), and gives itself back
-accepts_sig() { # WHERE SIG
-    local where=$1 sig=$2
+accepts_sig() { # WHERE SIG [DTYPE, default e4m3]
+    local where=$1 sig=$2 dtype=${3:-e4m3}
     [ -n "$sig" ] || fail "$where printed no configuration"
     [ "$(sig_of --set "$sig")" = "$sig" ] || fail "knobs --check --set <$where> did not give it back: $sig"
-    [ "$(sig_of --dtype e4m3 --set "$sig")" = "$sig" ] || fail "knobs --check --dtype e4m3 --set <$where>"
+    [ "$(sig_of --dtype "$dtype" --set "$sig")" = "$sig" ] || fail "knobs --check --dtype $dtype --set <$where>"
     rm -rf "$tmp/b"
     "$bin" build --set "$sig" --no-compile --out "$tmp/b" >/dev/null 2>"$tmp/err" ||
         fail "build --set <$where> exited $?: $(cat "$tmp/err")"
@@ -54,6 +55,30 @@ accepts_file "checkpoint" "$t/checkpoints/$key.json" "$best"
 accepts_file "knobs --check --json" "$tmp/check.json" "$(sig_of --dtype e4m3 --set tile_n=128)"
 printf '%s\n' "$best" >"$tmp/sig.txt"
 accepts_file "a signature line" "$tmp/sig.txt" "$best"
+
+# the short label explore and bench print: each one read back by --set gives the
+# configuration explore measured (its dataset record), and prints itself again
+"$bin" explore --backend sim --dtype f16 --shape 1024x1024x4096 --grid "$(dirname "$0")/../fixtures/explore/grid-small.txt" \
+    --jobs 2 --out "$tmp/x.jsonl" >/dev/null 2>"$tmp/x.err" || fail "explore: $(cat "$tmp/x.err")"
+labels=$(sed -n 's/^explore \[[0-9]*\/[0-9]*\] .*spread *[0-9.]*%  //p' "$tmp/x.err")
+[ "$(wc -l <<<"$labels")" -eq 14 ] || fail "explore labels: $labels"
+grep -qx "ws 128x256x64 s5 c2 group=8 meta_path=0 cluster_m=2" <<<"$labels" || fail "labels: $labels"
+grep -qx "base 64x128x64 s2" <<<"$labels" || fail "labels: $labels"
+while IFS= read -r label; do
+    sig=$(sig_of --dtype f16 --set "$label")
+    accepts_sig "explore label '$label'" "$sig" f16
+done <<<"$labels"
+[ "$(sig_of --dtype f16 --set "base 64x128x64 s2")" = "$(sig_of --dtype f16 --set "kernel=0 tile_m=64 tile_n=128 stages=2 consumers=1")" ] ||
+    fail "a base label is not the baseline"
+[ "$(sig_of --dtype f16 --set "ws 128x128x64 s5 c1")" = "$(sig_of --dtype f16 --set "tile_n=128 stages=5 consumers=1")" ] ||
+    fail "a ws label"
+out=$("$bin" knobs --check --dtype f16 --set "ws 128x256" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -qF "expected 'ws TILE_MxTILE_NxTILE_K sSTAGES cCONSUMERS'" <<<"$out" || fail "a cut label: $rc $out"
+# the config: line of a generated .cu, pasted as it is
+"$bin" build --set "$best" --no-compile --out "$tmp/cu" >/dev/null 2>"$tmp/err" || fail "build: $(cat "$tmp/err")"
+line=$(grep '^ \* config: ' "$tmp/cu/kernel.cu") || fail "no config: line in kernel.cu"
+accepts_sig "the config: line of kernel.cu" "$(sig_of --set "$line")"
+[ "$(sig_of --set "$line")" = "$best" ] || fail "the config: line gave another configuration: $line"
 
 # what is not one configuration is refused with the reason, as bad usage
 out=$("$bin" knobs --check --set "${best/dtype=e4m3/dtype=f16}" --dtype e4m3 2>&1); rc=$?
