@@ -132,12 +132,8 @@ bool checkpoint_seed_parse(const char *text, unsigned long long *out);
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
-/* The checkpoint's best against res, the shape's results.tsv (checkpoint_best.c): with no
- * iteration committed there is no best; otherwise row `iteration` exists, best.iter is a
- * kept row (BASELINE / KEEP) at or before it with the best's config, kernel and source
- * hash, and best.tflops is exactly row `iteration`'s best_tflops (NaN there: no best).
- * Rows after `iteration` (a STORE cut short by a crash) are not looked at. 0, or -1 with
- * err (one sentence, no file name). Pure; thread-safe. */
+/* The checkpoint's best against res, the shape's results.tsv: results_check_best
+ * (results.h) of its iteration and best, source hash included. */
 int checkpoint_check_best(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen);
 /* The decision rules checkpoints/<key>.json says, read alone (the audit compares them
  * even when the rest would not load): *rules = 1 when the member is absent (written

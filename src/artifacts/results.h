@@ -54,6 +54,28 @@ char *row_format(const struct result_row *r);
 /* Parse one line (without '\n'); 0 or -1 with err. */
 int row_parse(const char *line, struct result_row *r, char *err, size_t errlen);
 
+/* ---- a recorded best against the rows (checkpoint_best.c) ----------------------- */
+
+/* A best as a record states it (a checkpoint, a state.json entry). */
+struct best_claim {
+    const char *who;                   /* for messages: "the checkpoint's", "state.json's" */
+    bool have;                         /* a best is recorded */
+    int iter;
+    const char *config, *kernel;
+    const char *source_hash;           /* NULL when the record has none (state.json) */
+    double tflops;
+};
+struct result_log;
+/* res (a shape's results.tsv) against a record at iteration `iteration` (its last
+ * committed row) with best b: with iteration -1 there is no best; otherwise row
+ * `iteration` exists, b->iter is a kept row (BASELINE / KEEP) at or before it with b's
+ * config, kernel (and source hash), and b->tflops is exactly row `iteration`'s
+ * best_tflops (NaN there: no best). Rows after `iteration` (a STORE cut short by a
+ * crash, a state.json one write behind) are not looked at. 0, or -1 with err (one
+ * sentence, no file name). Pure; thread-safe. */
+int results_check_best(const struct result_log *res, int iteration, const struct best_claim *b, char *err,
+                       size_t errlen);
+
 /* ---- logs (logs.c): reading an append-only log exactly -------------------------- */
 
 /* Lines of a log: the complete ones, and a final fragment without '\n' (a torn append)

@@ -9,7 +9,6 @@
  * regenerated into another source than the one whose speed the index quotes. Per dtype, one fallback configuration (valid for every shape the
  * format accepts) is added, so the library has a kernel for any shape.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "bench/kernel.h"
 #include "commands.h"
+#include "artifacts/results.h"
 #include "artifacts/state.h"
 #include "codegen/srcstore.h"
 #include "engine/engine.h"
@@ -49,8 +49,10 @@ static const char export_usage[] =
     "were measured on (from their runner records, or --gpu), the CUDA version of this\n"
     "build, and the driver (--driver; the tuning records do not hold it).\n"
     "  --work DIR   keep the generated sources and cubins there (default: a temporary dir)\n"
-    "Exit status: 0 written, 1 a best could not be compiled or its GPU is unknown or differs\n"
-    "between bests, 2 bad usage.\n";
+    "The TFLOPS of a best is its results.tsv row's; a best that is not the one results.tsv\n"
+    "committed, or a shape key found in two directories, is refused.\n"
+    "Exit status: 0 written, 1 a best could not be compiled, is refused, or its GPU is unknown\n"
+    "or differs between bests, 2 bad usage.\n";
 
 struct export_args {
     const char *dirs[EXPORT_MAX_DIRS];
@@ -203,6 +205,32 @@ static int set_gpu(struct export *x, const char *gpu, const char *key)
     return 0;
 }
 
+/* The TFLOPS the index quotes: the best's own results.tsv row (the measurement of that
+ * source), once state.json's best has been found to be the one results.tsv committed
+ * (results_check_best): a best edited into state.json is refused, never published.
+ * 0, or -1 logged. */
+static int measured_tflops(const char *dir, const struct state_shape *shape, double *out)
+{
+    char path[4200], err[1024];
+    struct result_log res;
+    struct best_claim b = {"state.json's", true, shape->best.iter, shape->best.config, shape->best.kernel, NULL,
+                           shape->best.tflops};
+    snprintf(path, sizeof path, "%s/logs/%s/results.tsv", dir, shape->key);
+    int rc = result_log_read(path, &res, err, sizeof err);
+    if (rc) {
+        log_error("export: '%s' in %s: %s", shape->key, dir, rc > 0 ? "no results.tsv to take its TFLOPS from" : err);
+        return -1;
+    }
+    rc = results_check_best(&res, shape->iteration, &b, err, sizeof err);
+    if (rc)
+        log_error("export: '%s' in %s: %s ('croqtuner audit --tuning %s --key %s' says more)", shape->key, dir, err,
+                  dir, shape->key);
+    else
+        *out = res.rows[shape->best.iter].tflops;
+    result_log_release(&res);
+    return rc;
+}
+
 static int add_best(struct export *x, const char *dir, const struct state_shape *shape, const char *gpu_opt)
 {
     const char *key = shape->key, *sig = shape->best.config, *backend = shape->backend;
@@ -223,7 +251,16 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     e.m = shape->sk.shape.m; /* a loaded entry's m, n, k are its key's (state_load) */
     e.n = shape->sk.shape.n;
     e.k = shape->sk.shape.k;
-    e.tflops = isnan(shape->best.tflops) ? 0.0 : shape->best.tflops;
+    /* one entry per key: two directories holding one key are two records of one shape,
+     * and which of them is the truth is not export's to guess */
+    for (size_t i = 0; i < x->p.n; i++)
+        if (!strcmp(x->p.e[i].key, key)) {
+            log_error("export: '%s' is in more than one --tuning directory (again in %s): give each shape from one",
+                      key, dir);
+            return -1;
+        }
+    if (measured_tflops(dir, shape, &e.tflops))
+        return -1;
     if (gpu_opt)
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else

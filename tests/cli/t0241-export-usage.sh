@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # croqtuner export: bad usage exits 2 naming what is wrong; a directory that is not a
-# tuning directory, or bests with no record of their GPU, exit 1 and write nothing.
+# tuning directory, bests with no record of their GPU, a key given by two directories or a
+# best that is not results.tsv's exit 1 and write nothing; the index's TFLOPS is the
+# best's results.tsv row.
 # A pack exported from a tuning directory holds, per best, its configuration and the
 # hash of the source that was measured: equal to the hash of the pack's own source when
 # the generator is unchanged (a short sim run, relabelled as a GPU run), different (and
@@ -43,6 +45,28 @@ read -r _ _ _ _ _ _ fb h th k c _ < <(entry "$tmp/p")
 [ "$h" = "$hash" ] && [ "$th" = "$hash" ] || fail "entry hashes $h / $th, the measured source's is $hash"
 grep -q "regenerated" "$tmp/export.log" && fail "an unchanged source reported as regenerated"
 [ "$(grep -ac '^entry ' "$tmp/p")" -eq 3 ] || fail "not 1 best + 2 fallbacks: $(grep -a '^entry' "$tmp/p")"
+# The index quotes the TFLOPS of the best's results.tsv row; a best edited into state.json
+# is refused, and so is one key given by two directories.
+read -r _ _ _ _ _ tf _ < <(entry "$tmp/p")
+biter=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['shapes']['$key']['best']['iter'])" "$t/state.json")
+want=$(awk -F'\t' -v i="$biter" 'NR > 2 && $1 == i {print $5}' "$t/logs/$key/results.tsv")
+[ -n "$want" ] && [ "$tf" = "$want" ] || fail "entry TFLOPS $tf, the best's row (iteration $biter) says '$want'"
+cp -a "$t" "$tmp/t2"
+out=$("$bin" export --tuning "$t" --tuning "$tmp/t2" --out "$tmp/dup" --gpu G 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "'$key' is in more than one --tuning directory (again in $tmp/t2)" <<<"$out" ||
+    fail "one key from two directories: rc=$rc: $out"
+[ ! -e "$tmp/dup" ] || fail "a pack was written with a key given twice"
+python3 - "$tmp/t2/state.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for v in s["shapes"].values():
+    v["best"]["tflops"] = 9999.0
+json.dump(s, open(sys.argv[1], "w"))
+PY
+out=$("$bin" export --tuning "$tmp/t2" --out "$tmp/fake" --gpu G 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "state.json's best is 9999 TFLOPS, results.tsv's iteration" <<<"$out" ||
+    fail "a best edited into state.json: rc=$rc: $out"
+[ ! -e "$tmp/fake" ] || fail "a pack was written with an edited best"
 # The measured source kept whole and different from what this build generates: the index
 # keeps the measured hash beside the pack's, and export says so.
 "$bin" source --tuning "$t" --key $key --iter "$(basename "$rel" .cu | sed 's/^iter0*//; s/^$/0/')" --out "$t/$rel" ||
