@@ -29,8 +29,8 @@
 #define BENCH_MAX_SPECS 32
 
 static const char bench_usage[] =
-    "usage: croqtuner bench [--dtype f16|e4m3|all] --shape MxNxK [--shape ...]\n"
-    "                       [--shapes typical|reference|odd|MxNxK,...] [--set knob=value ...]\n"
+    "usage: croqtuner bench [--dtype f16|e4m3|all] (--shape MxNxK [--shape ...] |\n"
+    "                       --shapes typical|reference|odd|MxNxK,...) [--set knob=value ...]\n"
     "                       [--family] [--config FILE] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
     "                       [--json] [--out PREFIX] [--work DIR]\n"
     "\n"

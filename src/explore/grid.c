@@ -281,8 +281,15 @@ out:
 int grid_load(struct grid *g, const char *path, int dtype, const struct croq_shape *shape, unsigned long long seed,
               char *err, size_t errlen)
 {
-    if (!path)
-        return grid_parse(g, NULL, "the knob table", dtype, shape, seed, err, errlen);
+    if (!path) {
+        /* the whole table is always too big: say what to give instead */
+        int rc = grid_parse(g, NULL, "the knob table", dtype, shape, seed, err, errlen);
+        if (rc) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (give --grid FILE: bench/explore/grids/*.txt, docs/explore.md)");
+        }
+        return rc;
+    }
     char *text = read_file(path, NULL);
     if (!text) {
         memset(g, 0, sizeof *g);

@@ -127,7 +127,7 @@ static void add_model(struct text *t, const struct prop_state *st, const struct 
     if (st->model.n_groups)
         text_add(t, ", %d of %d other shape%s", st->model.n - st->model.n_self, st->model.n_groups,
                  st->model.n_groups > 1 ? "s" : "");
-    text_add(t, "): %.0f TFLOPS predicted vs %.0f for the best (%+.1f%%)", c->pred, st->best_pred,
+    text_add(t, "): %.0f TFLOPS predicted vs %.0f predicted for the best (%+.1f%%)", c->pred, st->best_pred,
              (c->pred / st->best_pred - 1) * 100);
     if (c->unseen)
         text_add(t, ", %d knob value%s never measured", c->unseen, c->unseen > 1 ? "s" : "");

@@ -52,6 +52,6 @@ done
 err=$("$bin" explore --backend sim --dtype f16 --shape 2048x1024x4096 --grid "$grid" --out "$tmp/d.jsonl" 2>&1)
 [ $? -eq 2 ] && grep -q "holds f16 1024x1024x4096, not f16 2048x1024x4096" <<<"$err" || fail "other shape: $err"
 err=$("$bin" explore --backend sim --dtype f16 --shape 1024x1024x4096 --out "$tmp/x.jsonl" 2>&1)
-[ $? -eq 2 ] && grep -q "narrow the grid" <<<"$err" || fail "whole table: $err"
+[ $? -eq 2 ] && grep -qF "narrow the grid (give --grid FILE: bench/explore/grids/*.txt" <<<"$err" || fail "whole table: $err"
 "$bin" explore --help | grep -q "knob=v1,v2" || fail "help"
 echo ok
