@@ -40,7 +40,9 @@ static const char bench_usage[] =
     "a reference and time it in a croq-runner measurement worker, as the tuner times a\n"
     "candidate. One line per result: shape, dtype, kernel,\n"
     "verified, TFLOPS (2MNK/t), median ms, max error / tolerance, SM clock (MHz), % of the\n"
-    "sparse tensor-core peak at that clock.\n"
+    "sparse tensor-core peak at that clock. The first shape's worker starts before the\n"
+    "compile: without a usable GPU or runner nothing is compiled, and the last line counts\n"
+    "every shape asked for ('0 of 4 verified (3 not run)').\n"
     "\n"
     "  --dtype D         f16, e4m3 or all (default all)\n"
     "  --shapes SET      typical (the dtype's 14 shapes from shapes.json: $CROQ_SHAPES, else\n"
@@ -187,6 +189,7 @@ static int bench_plan(const struct bench_args *a, struct bench_job jobs[2], int 
 struct bench_out {
     struct bench_row *rows;
     int n, cap;
+    int requested;   /* kernel x shape pairs asked for; n of them were tried */
     json_t *results; /* --json */
 };
 
@@ -215,6 +218,7 @@ static void row_from_measure(struct bench_row *row, const struct measure_result 
     row->pct_peak = m->peak.present ? m->peak.hw_eff_pct : NAN;
 }
 
+/* br NULL: nothing was built (the GPU was found unusable first): "build" is null. */
 static json_t *result_json(const struct bench_job *j, const struct bench_row *row, const struct build_result *br,
                            const struct measure_result *m)
 {
@@ -225,7 +229,7 @@ static json_t *result_json(const struct bench_job *j, const struct bench_row *ro
     return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:o, s:s, s:o}", "shape", shape, "dtype",
                      croq_dtype_name(j->dtype), "kernel", j->kernel, "signature", sig, "config", knobs_to_json(&j->cfg),
                      "status", row->status, "verified", row->verified, "error", row->error, "build",
-                     build_result_json(br, false), "command", m ? m->command : "",
+                     br ? build_result_json(br, false) : json_null(), "command", m ? m->command : "",
                      "runner", runner ? runner : json_null());
 }
 
@@ -243,9 +247,24 @@ static void report(const struct bench_args *a, struct bench_out *out, const stru
         json_array_append_new(out->results, result_json(j, row, br, m));
 }
 
-/* Returns true when no shape can run (no GPU, no runner): the rest are not tried. */
+static bool unusable(const struct measure_result *m)
+{
+    return m->status == MEASURE_NO_GPU || m->status == MEASURE_NO_RUNNER;
+}
+
+static struct measure_service *service_for(const struct bench_args *a, const struct bench_job *j,
+                                           const struct croq_shape *s)
+{
+    struct service_opts so = {.runner = a->mo.runner, .dtype = j->dtype, .shape = *s, .seed = a->mo.seed,
+                              .device = a->mo.device, .reference = a->mo.reference};
+    return service_new(&so);
+}
+
+/* Measured as the tuner measures a candidate: a measurement worker for the shape
+ * (src/measure/service.h; svc, maybe already started), the same request but unpaired.
+ * Returns true when no shape can run (no GPU, no runner): the rest are not tried. */
 static bool run_shape(const struct bench_args *a, const struct bench_job *j, const struct build_result *br,
-                      const struct croq_shape *s, struct bench_out *out)
+                      const struct croq_shape *s, struct measure_service *svc, struct bench_out *out)
 {
     struct bench_row *row = new_row(out);
     struct measure_result m;
@@ -256,26 +275,41 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
         report(a, out, j, row, br, NULL);
         return false;
     }
-    /* measured as the tuner measures a candidate: a measurement worker for the shape
-     * (src/measure/service.h), the same request but unpaired */
-    struct service_opts so = {.runner = a->mo.runner, .dtype = j->dtype, .shape = *s, .seed = a->mo.seed,
-                              .device = a->mo.device, .reference = a->mo.reference};
     struct service_req q = {.cubin = br->cubin_path, .verify_seed = a->mo.seed, .pairs = a->mo.trials,
                             .max_iters = a->mo.iters, .warmup_launches = a->mo.warmup,
                             .timeout_s = a->mo.timeout_s};
-    struct measure_service *svc = service_new(&so);
     if (service_measure(svc, &q, &m)) {
         char why[sizeof m.error];
         snprintf(why, sizeof why, "%s", m.error);
         snprintf(m.error, sizeof m.error, "cannot run the measurement worker: %.400s", why);
         m.status = MEASURE_INTERNAL_ERROR;
     }
-    service_free(svc);
     row_from_measure(row, &m);
     report(a, out, j, row, br, &m);
-    bool unusable = m.status == MEASURE_NO_GPU || m.status == MEASURE_NO_RUNNER;
+    bool stop = unusable(&m);
     measure_result_release(&m);
-    return unusable;
+    return stop;
+}
+
+/* The first shape's worker, started before the compile: a machine without a usable GPU
+ * (or runner) costs no compile. Its row is the answer then (the same as a measurement
+ * that found no GPU), and true is returned; otherwise the started worker is kept for
+ * the first shape's measurement. */
+static bool probe_gpu(const struct bench_args *a, const struct bench_job *j, struct measure_service *svc,
+                      struct bench_out *out)
+{
+    struct measure_result m;
+    if (service_start(svc, &m) || !unusable(&m)) {
+        measure_result_release(&m); /* a local failure or another outcome: the measurement says it */
+        return false;
+    }
+    struct bench_row *row = new_row(out);
+    bench_row_init(row, j->dtype, &j->shapes.s[0], j->kernel);
+    row_from_measure(row, &m);
+    report(a, out, j, row, NULL, &m);
+    log_error("bench: cannot measure (%s): nothing was compiled and no shape is run", measure_status_name(m.status));
+    measure_result_release(&m);
+    return true;
 }
 
 /* false when the GPU (or the runner) is unusable and nothing more should be tried. */
@@ -283,6 +317,11 @@ static bool run_job(const struct bench_args *a, const struct bench_job *j, const
 {
     struct build_result br;
     char name[48];
+    struct measure_service *svc = service_for(a, j, &j->shapes.s[0]);
+    if (probe_gpu(a, j, svc, out)) {
+        service_free(svc);
+        return false;
+    }
     /* A faulty variant gets its own name so it never overwrites the clean cubin. */
     snprintf(name, sizeof name, "bench_%s%s%s", croq_dtype_name(j->dtype), a->fault ? "_fault_" : "",
              a->fault ? codegen_fault_name(a->fault) : "");
@@ -290,11 +329,17 @@ static bool run_job(const struct bench_args *a, const struct bench_job *j, const
     if (!br.ok)
         log_error("bench: building kernel '%s' (%s): %s", j->kernel, croq_dtype_name(j->dtype), br.error);
     bool usable = true;
-    for (int i = 0; i < j->shapes.n && usable; i++)
-        if (run_shape(a, j, &br, &j->shapes.s[i], out)) {
+    for (int i = 0; i < j->shapes.n && usable; i++) {
+        if (i)
+            svc = service_for(a, j, &j->shapes.s[i]);
+        if (run_shape(a, j, &br, &j->shapes.s[i], svc, out)) {
             usable = false;
             log_error("bench: the GPU cannot be used (above): no further shape is run");
         }
+        service_free(svc);
+    }
+    if (!j->shapes.n)
+        service_free(svc);
     build_result_release(&br);
     return usable;
 }
@@ -317,7 +362,7 @@ static int bench_finish(const struct bench_args *a, struct bench_out *out)
     char err[1024];
     for (int i = 0; i < out->n; i++)
         verified += out->rows[i].verified;
-    rc = verified == out->n ? 0 : 1;
+    rc = verified == out->requested ? 0 : 1;
     struct strbuf cmd = STRBUF_INIT;
     command_line(a, &cmd);
     if (a->out && bench_table_write(a->out, strbuf_str(&cmd), out->rows, out->n, err, sizeof err)) {
@@ -326,13 +371,17 @@ static int bench_finish(const struct bench_args *a, struct bench_out *out)
     }
     strbuf_release(&cmd);
     if (out->results) {
-        json_t *doc = json_pack("{s:i, s:s, s:b, s:o}", "schema", 1, "command", "bench", "all_verified",
-                                verified == out->n, "results", out->results);
+        json_t *doc = json_pack("{s:i, s:s, s:b, s:i, s:o}", "schema", 1, "command", "bench", "all_verified",
+                                verified == out->requested, "requested", out->requested, "results", out->results);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(7));
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        printf("%d of %d verified\n", verified, out->n);
+        /* of what was asked for: a shape never tried (the GPU was unusable) is not verified */
+        if (out->n < out->requested)
+            printf("%d of %d verified (%d not run)\n", verified, out->requested, out->requested - out->n);
+        else
+            printf("%d of %d verified\n", verified, out->requested);
     }
     return rc;
 }
@@ -357,6 +406,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (a.json)
         out.results = json_array();
+    for (int i = 0; i < njobs; i++)
+        out.requested += jobs[i].shapes.n;
     bench_table_header(a.json ? stderr : stdout);
     for (int i = 0; i < njobs && run_job(&a, &jobs[i], wd.path, &out); i++)
         ;

@@ -433,6 +433,20 @@ static int set_incumbent(struct measure_service *s, const struct service_req *q,
     return 0;
 }
 
+int service_start(struct measure_service *s, struct measure_result *r)
+{
+    result_reset(r, false);
+    reap_if_gone(s);
+    if (s->up) {
+        r->status = MEASURE_OK;
+        return 0;
+    }
+    int rc = start(s, r);
+    if (!rc)
+        r->status = MEASURE_OK;
+    return rc < 0 ? -1 : 0;
+}
+
 int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
 {
     double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);

@@ -60,6 +60,12 @@ struct measure_service *service_new(const struct service_opts *o);
 /* Quit the worker (EOF on its stdin, then SIGKILL of its group after 2 s) and free. */
 void service_free(struct measure_service *s);
 
+/* Start the worker now if none runs: a probe of the GPU (and the runner) before work that
+ * needs them, e.g. bench checks before it compiles. r is reset; r->status is MEASURE_OK
+ * when the worker is up (the next request uses it), else why not (MEASURE_NO_GPU,
+ * MEASURE_NO_RUNNER, ... with r->error). -1 only on a local failure (pipe, fork), with
+ * r->error. Release r with measure_result_release. */
+int service_start(struct measure_service *s, struct measure_result *r);
 /* Verify (and time) q->cubin in the worker, starting one if none runs. r is reset; its
  * raw_json is the reply line (keep it as the raw file), stderr_text what the worker wrote
  * to stderr while serving it, command a reproducing description, wall_s / limit_s the

@@ -6,9 +6,10 @@
 # tests/fixtures/serve/fake-serve.sh (100 TFLOPS for every kernel), nvcc and cuobjdump are
 # stand-ins, so no GPU or CUDA toolkit is needed.
 . "$(dirname "$0")/lib.sh"
-cat > "$tmp/nvcc" <<'EOF'
+cat > "$tmp/nvcc" <<EOF
 #!/bin/sh
-case " $* " in *" --version "*) echo "stand-in nvcc 1.0"; exit 0 ;; esac
+case " \$* " in *" --version "*) echo "stand-in nvcc 1.0"; exit 0 ;; esac
+echo compile >> "$tmp/nvcc.calls"
 echo cubin > kernel.cubin
 EOF
 printf '#!/bin/sh\necho "        /*0100*/                   HGMMA.SP.64x128x32.F32 R24, gdesc[UR4], RZ, R2, 0x0 ;"\n' \
@@ -36,10 +37,24 @@ for want in '"pairs":3' '"max_iters":7' '"warmup_min_launches":4' '"time":true';
 done
 grep -q '^1 of 1 verified' "$tmp/out" || fail "summary: $(cat "$tmp/out")"
 
-# no worker to start: that shape is the runner's failure and no further shape is tried
+# no worker to start, or one that finds no GPU: found before anything is compiled (finding
+# 15), that shape is the failure, no further shape is tried, and the count is of all asked
+export CROQ_CACHE_DIR=$tmp/cache-probe # (a cached cubin would hide a compile)
+rm -f "$tmp/nvcc.calls"
 "$bin" bench --dtype f16 --shapes 128x256x256,256x256x512 --runner "$tmp/none/croq-runner" > "$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "a missing runner: exit $rc, want 1: $(cat "$tmp/out")"
-grep -q 'no further shape is run' "$tmp/out" || fail "a missing runner: $(cat "$tmp/out")"
-grep -q '^0 of 1 verified' "$tmp/out" || fail "a missing runner: $(cat "$tmp/out")"
+grep -q 'bench: cannot measure (no_runner): nothing was compiled and no shape is run' "$tmp/out" ||
+    fail "a missing runner: $(cat "$tmp/out")"
+grep -q '^0 of 2 verified (1 not run)$' "$tmp/out" || fail "a missing runner: $(cat "$tmp/out")"
+[ -e "$tmp/nvcc.calls" ] && fail "a missing runner: bench compiled first"
+FAKE_SERVE_START=no_gpu "$bin" bench --dtype f16 --shapes 128x256x256,256x256x512,256x256x256 --runner "$fake"     > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "no GPU: exit $rc, want 1: $(cat "$tmp/out")"
+grep -q 'bench: cannot measure (no_gpu): nothing was compiled' "$tmp/out" || fail "no GPU: $(cat "$tmp/out")"
+grep -q '^0 of 3 verified (2 not run)$' "$tmp/out" || fail "no GPU: $(cat "$tmp/out")"
+[ -e "$tmp/nvcc.calls" ] && fail "no GPU: bench compiled first"
+out=$(FAKE_SERVE_START=no_gpu "$bin" bench --dtype f16 --shapes 128x256x256,256x256x512 --runner "$fake" --json 2>/dev/null)
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["requested"] == 2 and not d["all_verified"] and d["results"][0]["status"] == "no_gpu" and d["results"][0]["build"] is None, d' <<<"$out" ||
+    fail "no GPU, --json: $out"
 echo ok
