@@ -50,6 +50,11 @@ static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_SPLIT) <= 128, "accum
 static_assert(!(CROQ_PERSISTENT && CROQ_SPLIT_K > 1), "persistent excludes split-K");
 static_assert(!CROQ_PINGPONG || (CROQ_CONSUMERS == 2 && CROQ_PERSISTENT && CROQ_SPLIT_K == 1),
               "ping-pong needs two consumers, persistent=1 and split_k=1");
+static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, CROQ_SPLIT) + CROQ_META_REGS(CROQ_TILE_M, CROQ_TILE_K, CROQ_SPLIT) <=
+                  CROQ_CONSUMER_REGS_MAX,
+              "accumulator + metadata registers (above the bound ptxas spills or serializes the wgmmas)");
+static_assert(!(CROQ_CSIZE > 1 && CROQ_SPLIT_K > 1), "a cluster excludes split-K");
+static_assert(!(CROQ_SPLIT_K > 1 && CROQ_EPI_TMA), "split-K reduces through the workspace: direct epilogue only");
 static_assert(CROQ_TILE_M % CROQ_CLUSTER_N == 0 && CROQ_TILE_N % CROQ_CLUSTER_M == 0, "multicast slices");
 
 extern "C" __device__ const struct croq_kernel_abi croq_abi = {

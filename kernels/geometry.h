@@ -46,6 +46,17 @@
 /* f32 accumulators per consumer thread: (rows per consumer / 64) m64 slices x N/2;
  * split = CROQ_TILE_SPLIT. */
 #define CROQ_ACC_REGS(tm, tn, split) ((((tm) / (split)) / 64) * ((tn) / 2))
+/* Metadata registers per consumer thread of the warp-specialized kernel (kernel=1): two
+ * buffers (stages alternate, kernels/family.cu meta_buf) of one u32 per m64 slice and
+ * 64-wide K chunk. */
+#define CROQ_META_REGS(tm, tk, split) (2 * (((tm) / (split)) / 64) * ((tk) / 64))
+/* Accumulators + metadata buffers a kernel=1 consumer thread may hold. Measured with
+ * ptxas 13 (build --strict, 2026-12-01): 160 compiles clean in every schedule (e4m3
+ * 128x128x512 ping-pong, f16 256x64x256 ping-pong, e4m3 192x64x512 ping-pong), 192 (e4m3
+ * 256x64x512 with one consumer per tile) spills or serializes the wgmmas (C7515) in
+ * ping-pong and with persistence; only the non-persistent single-consumer kernel fits it,
+ * which this bound gives up for one formula. No other sum lies between 160 and 192. */
+#define CROQ_CONSUMER_REGS_MAX 160
 /* Threads: baseline = one warpgroup; warp-specialized = producer + consumers. */
 #define CROQ_THREADS(ws, consumers) ((ws) ? 128 * (1 + (consumers)) : 128)
 

@@ -87,24 +87,39 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
+static bool blank(char ch) { return ch == ' ' || ch == '\t'; }
+
+/* [s, e) without the blanks at either end into out (a C string); -1 if it does not fit. */
+static int trimmed(const char *s, const char *e, char *out, size_t outlen)
+{
+    while (s < e && blank(*s))
+        s++;
+    while (e > s && blank(e[-1]))
+        e--;
+    if ((size_t)(e - s) >= outlen)
+        return -1;
+    memcpy(out, s, (size_t)(e - s));
+    out[e - s] = '\0';
+    return 0;
+}
+
 int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t errlen)
 {
     const char *eq = strchr(assignment, '=');
-    char name[64];
-    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
+    char name[64], text[64];
+    if (!eq || trimmed(assignment, eq, name, sizeof name) || !name[0] ||
+        trimmed(eq + 1, eq + strlen(eq), text, sizeof text)) {
         snprintf(err, errlen, "expected knob=value, got '%s'", assignment);
         return -1;
     }
-    memcpy(name, assignment, (size_t)(eq - assignment));
-    name[eq - assignment] = '\0';
     int id = knobs_find(name);
     if (id < 0) {
         snprintf(err, errlen, "unknown knob '%s' (see 'croqtuner knobs')", name);
         return -1;
     }
     int value;
-    if (parse_int(eq + 1, &value)) {
-        snprintf(err, errlen, "knob '%s': value '%s' is not an integer", name, eq + 1);
+    if (parse_int(text, &value)) {
+        snprintf(err, errlen, "knob '%s': value '%s' is not an integer", name, text);
         return -1;
     }
     if (!knobs_value_allowed(id, value)) {
@@ -160,7 +175,22 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
         snprintf(err, errlen, "--set list too long");
         return -1;
     }
-    strcpy(buf, list);
+    /* Blanks separate assignments, except around '=': "tile_m = 128" is one assignment,
+     * as knobs_set reads it, not "tile_m=" and "128". */
+    size_t len = 0;
+    for (const char *p = list; *p; p++) {
+        if (blank(*p)) {
+            const char *q = p;
+            while (blank(*q))
+                q++;
+            if (*q == '=' || (len && buf[len - 1] == '=')) {
+                p = q - 1;
+                continue;
+            }
+        }
+        buf[len++] = *p;
+    }
+    buf[len] = '\0';
     for (char *save = NULL, *t = strtok_r(buf, " ,\t\n", &save); t; t = strtok_r(NULL, " ,\t\n", &save)) {
         if (nt == (int)(sizeof tok / sizeof tok[0])) {
             snprintf(err, errlen, "--set list has too many items");
@@ -237,6 +267,11 @@ int knobs_threads(const struct croq_config *c)
 int knobs_acc_regs(const struct croq_config *c)
 {
     return CROQ_ACC_REGS(c->v[KNOB_TILE_M], c->v[KNOB_TILE_N], knobs_tile_split(c));
+}
+
+int knobs_meta_regs(const struct croq_config *c)
+{
+    return CROQ_META_REGS(c->v[KNOB_TILE_M], c->v[KNOB_TILE_K], knobs_tile_split(c));
 }
 
 int knobs_tile_split(const struct croq_config *c)
@@ -375,6 +410,21 @@ static void validate_structure(const struct croq_config *c, struct rule_sink *s)
                v[KNOB_SCHEDULE] == CROQ_V_PINGPONG ? " in ping-pong (each owns the whole tile)" : "",
                knobs_acc_regs(c));
     }
+    /* The two metadata buffers of a kernel=1 consumer live next to its accumulators; above
+     * this sum ptxas spills or serializes the wgmmas (kernels/geometry.h, measured). */
+    if (v[KNOB_KERNEL] == CROQ_V_WS && knobs_acc_regs(c) + knobs_meta_regs(c) > CROQ_CONSUMER_REGS_MAX) {
+        if (WANT_TEXT(s)) {
+            struct croq_config t = *c;
+            while (t.v[KNOB_TILE_K] > 64 && knobs_acc_regs(&t) + knobs_meta_regs(&t) > CROQ_CONSUMER_REGS_MAX)
+                t.v[KNOB_TILE_K] /= 2;
+            snprintf(change, sizeof change, "tile_k=%d, or a smaller tile", t.v[KNOB_TILE_K]);
+        }
+        REJECT(change,
+               "tile %dx%dx%d with %d consumer(s) per tile needs %d accumulator + %d metadata registers per "
+               "thread (max %d)",
+               v[KNOB_TILE_M], v[KNOB_TILE_N], v[KNOB_TILE_K], knobs_tile_split(c), knobs_acc_regs(c),
+               knobs_meta_regs(c), CROQ_CONSUMER_REGS_MAX);
+    }
     if (knobs_smem_bytes(c) > CROQ_SMEM_LIMIT) {
         if (WANT_TEXT(s)) {
             struct croq_config t = *c;
@@ -500,8 +550,9 @@ int knobs_parse_signature(struct croq_config *c, const char *sig, char *err, siz
         }
         if (knobs_set(c, tok, err, errlen))
             return -1;
-        *strchr(tok, '=') = '\0'; /* knobs_set proved the '=' is there */
-        seen[knobs_find(tok)] = true;
+        char name[64]; /* knobs_set proved the '=' is there and the trimmed name a knob's */
+        trimmed(tok, strchr(tok, '='), name, sizeof name);
+        seen[knobs_find(name)] = true;
     }
     if (!have_dtype) {
         snprintf(err, errlen, "signature: missing dtype");

@@ -67,11 +67,13 @@ void knobs_baseline(struct croq_config *cfg, int dtype);
 int knobs_find(const char *name); /* knob id or -1 */
 bool knobs_value_allowed(int id, int value);
 
-/* Apply "name=value". Returns 0, or -1 with a message in err (unknown knob, value not
- * an integer, value not in the knob's list). */
+/* Apply "name=value"; blanks (space, tab) around the name and around the value are
+ * ignored ("tile_m = 128"). Returns 0, or -1 with a message in err (no '=' or no name,
+ * unknown knob, value not an integer, value not in the knob's list). */
 int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t errlen);
 
-/* Apply a list of assignments, "a=1 b=2" or "a=1,b=2" (what one --set may carry: a whole
+/* Apply a list of assignments, "a=1 b=2" or "a=1,b=2" (blanks next to '=' belong to the
+ * assignment: "a = 1, b= 2" is two) (what one --set may carry: a whole
  * kernels/variants.txt line, or a whole signature). A "dtype=X" item is accepted when X
  * is cfg's dtype and an error otherwise. A list that starts with "ws" or "base" is a
  * whole short label (knobs_label): cfg becomes the dtype's defaults with the label's
@@ -119,6 +121,8 @@ int knobs_parse_signature(struct croq_config *cfg, const char *sig, char *err, s
 long knobs_smem_bytes(const struct croq_config *cfg);
 int knobs_threads(const struct croq_config *cfg);
 int knobs_acc_regs(const struct croq_config *cfg);
+/* Metadata registers per consumer thread of kernel=1 (two buffers, CROQ_META_REGS). */
+int knobs_meta_regs(const struct croq_config *cfg);
 /* Consumers that split one tile's rows: consumers (cooperative) or 1 (ping-pong). */
 int knobs_tile_split(const struct croq_config *cfg);
 

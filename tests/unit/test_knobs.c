@@ -69,6 +69,18 @@ static void test_set_errors(void **state)
     assert_int_equal(knobs_set(&c, "=3", err, sizeof err), -1);
     assert_int_equal(knobs_set(&c, "stages=", err, sizeof err), -1);
     assert_int_equal(c.v[KNOB_STAGES], 3); /* failed sets change nothing */
+    /* blanks around the name and the value are ignored, on both sides alike */
+    assert_int_equal(knobs_set(&c, " tile_m = 64\t", err, sizeof err), 0);
+    assert_int_equal(c.v[KNOB_TILE_M], 64);
+    assert_int_equal(knobs_set(&c, "tile_m= 256", err, sizeof err), 0);
+    assert_int_equal(c.v[KNOB_TILE_M], 256);
+    assert_int_equal(knobs_set(&c, "tile_m =", err, sizeof err), -1);
+    assert_string_equal(err, "knob 'tile_m': value '' is not an integer");
+    assert_int_equal(knobs_set(&c, " = 64", err, sizeof err), -1);
+    assert_string_equal(err, "expected knob=value, got ' = 64'");
+    assert_int_equal(knobs_set(&c, "tile_m=1 28", err, sizeof err), -1);
+    assert_string_equal(err, "knob 'tile_m': value '1 28' is not an integer");
+    assert_int_equal(c.v[KNOB_TILE_M], 256);
 }
 
 static void expect_invalid(const char *const *sets, int n, const struct croq_shape *shape, const char *reason)
@@ -116,6 +128,46 @@ static void test_validate_rejects(void **state)
     const char *split[] = {"tile_k=128", "stages=2", "split_k=8"};
     struct croq_shape k512 = {4096, 4096, 512};
     expect_invalid(split, 3, &k512, "not a multiple of tile_k x split_k");
+}
+
+/* e4m3 with tile_k = 512: a kernel=1 consumer holds its accumulators and two metadata
+ * buffers; 192 of them (256x64x512, one consumer per tile) failed build --strict (spills,
+ * C7515), 160 compiled (tests/cli/t0008-build-knob-asserts.sh compiles these). */
+static void test_register_rule(void **state)
+{
+    (void)state;
+    const struct {
+        const char *sets;
+        bool valid;
+        int acc, meta;
+    } cases[] = {
+        {"persistent=1 schedule=1 tile_m=256 tile_n=64 tile_k=512 stages=2", false, 128, 64},
+        {"persistent=1 schedule=1 tile_m=256 tile_n=64 tile_k=512 stages=2 meta_path=0", false, 128, 64},
+        {"consumers=1 tile_m=256 tile_n=64 tile_k=512 stages=2", false, 128, 64},
+        {"persistent=1 schedule=1 tile_m=256 tile_n=64 tile_k=256 stages=2", true, 128, 32},
+        {"persistent=1 schedule=1 tile_m=128 tile_n=128 tile_k=512 stages=2", true, 128, 32},
+        {"persistent=1 schedule=1 tile_m=192 tile_n=64 tile_k=512 stages=2", true, 96, 48},
+        {"tile_m=256 tile_n=64 tile_k=512 stages=2", true, 64, 32},  /* cooperative: 2 split a tile */
+        {"kernel=0 consumers=1 tile_m=256 tile_n=64 tile_k=512 stages=2", true, 128, 64}, /* no meta_buf */
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        struct croq_config c;
+        char err[256], why[CROQ_WHY_MAX] = "";
+        knobs_default(&c, CROQ_DTYPE_E4M3);
+        if (knobs_set_list(&c, cases[t].sets, err, sizeof err))
+            fail_msg("%s: %s", cases[t].sets, err);
+        assert_int_equal(knobs_acc_regs(&c), cases[t].acc);
+        assert_int_equal(knobs_meta_regs(&c), cases[t].meta);
+        if (knobs_validate(&c, &big, why, sizeof why) != cases[t].valid)
+            fail_msg("case %zu (%s): valid=%d wanted, reason '%s'", t, cases[t].sets, cases[t].valid, why);
+    }
+    struct croq_config c;
+    char err[256], why[CROQ_WHY_MAX];
+    knobs_default(&c, CROQ_DTYPE_E4M3);
+    assert_int_equal(knobs_set_list(&c, cases[0].sets, err, sizeof err), 0);
+    assert_false(knobs_validate(&c, NULL, why, sizeof why));
+    assert_string_equal(why, "tile 256x64x512 with 1 consumer(s) per tile needs 128 accumulator + 64 metadata "
+                             "registers per thread (max 160)");
 }
 
 /* What the kernel implements now and the rules once refused, or newly allow. */
@@ -336,6 +388,29 @@ static void test_set_list(void **state)
     assert_string_equal(err, "empty --set (expected knob=value)");
     assert_int_equal(knobs_set_list(&c, "stages=2,nope=1", err, sizeof err), -1);
     assert_non_null(strstr(err, "unknown knob 'nope'"));
+    /* blanks next to '=' belong to the assignment, on either side (finding 8: "tile_m= 128"
+     * was read as "tile_m=" and "128") */
+    assert_int_equal(knobs_set_list(&c, "tile_m= 64, stages =5\tgroup = 4 raster=0 ", err, sizeof err), 0);
+    assert_int_equal(c.v[KNOB_TILE_M], 64);
+    assert_int_equal(c.v[KNOB_STAGES], 5);
+    assert_int_equal(c.v[KNOB_GROUP], 4);
+    assert_int_equal(c.v[KNOB_RASTER], 0);
+    assert_int_equal(knobs_set_list(&c, "tile_m = ", err, sizeof err), -1);
+    assert_string_equal(err, "knob 'tile_m': value '' is not an integer");
+    /* a signature with blanks after its commas reads as the one without */
+    struct croq_config d;
+    char sig[CROQ_SIG_MAX], spaced[2 * CROQ_SIG_MAX], back[CROQ_SIG_MAX];
+    knobs_signature(&c, sig);
+    size_t n = 0;
+    for (const char *p = sig; *p; p++) {
+        spaced[n++] = *p;
+        if (*p == ',')
+            spaced[n++] = ' ';
+    }
+    spaced[n] = '\0';
+    assert_int_equal(knobs_parse_signature(&d, spaced, err, sizeof err), 0);
+    knobs_signature(&d, back);
+    assert_string_equal(back, sig);
 }
 
 int main(void)
@@ -346,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate_rejects),
         cmocka_unit_test(test_validate_accepts),
+        cmocka_unit_test(test_register_rule),
         cmocka_unit_test(test_set_list),
         cmocka_unit_test(test_signature_round_trip),
         cmocka_unit_test(test_geometry),
