@@ -80,7 +80,9 @@ static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
 {
     char line[256], cuda[32], count[32];
     char *end;
-    if (next_line(c, line, sizeof line) || strcmp(line, PACK_MAGIC)) {
+    if (next_line(c, line, sizeof line)) /* line is unset: no newline, or too long for any magic */
+        return fail(err, errlen, "not a kernel pack (no first line '%s')", PACK_MAGIC);
+    if (strcmp(line, PACK_MAGIC)) {
         if (!strcmp(line, "croqsparse-pack 1"))
             return fail(err, errlen, "a pack of format 1 (no hash of the measured sources): export it again");
         return fail(err, errlen, "not a kernel pack (first line is not '%s')", PACK_MAGIC);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "artifacts/results.h"
 #include "report/figures.h"
 #include "report/render.h"
 #include "report/sweep.h"
@@ -96,10 +97,16 @@ static void copy_dygraphs(struct report_render *rr, const char *dir)
 static void write_notes(struct report_out *o, const struct report_notes *nl)
 {
     struct strbuf sb = STRBUF_INIT;
-    strbuf_adds(&sb, "# what this report could not show, and why (kind\tshape\ttext)\n");
-    for (size_t i = 0; i < nl->n; i++)
-        strbuf_addf(&sb, "%s\t%s\t%s\n", note_kind_name(nl->v[i].kind), nl->v[i].key ? nl->v[i].key : "-",
-                    nl->v[i].text);
+    /* key and text come from the files read (a key of state.json, a path): escaped as in
+     * results.tsv, so a tab or newline in them cannot cut a line or a column. */
+    strbuf_adds(&sb, "# what this report could not show, and why (kind\tshape\ttext, escaped as results.tsv)\n");
+    for (size_t i = 0; i < nl->n; i++) {
+        strbuf_addf(&sb, "%s\t", note_kind_name(nl->v[i].kind));
+        tsv_escape(&sb, nl->v[i].key ? nl->v[i].key : "-");
+        strbuf_adds(&sb, "\t");
+        tsv_escape(&sb, nl->v[i].text);
+        strbuf_adds(&sb, "\n");
+    }
     out_write_sb(o, "notes.txt", &sb);
     strbuf_release(&sb);
 }

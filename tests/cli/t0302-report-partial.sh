@@ -91,4 +91,20 @@ json.dump(s, open('$m/state.json', 'w'))"
 grep -qF "note	e4m3_4096x8192x8192	mid-run: 40 of 150 iterations (status active, phase PROFILE)" "$m/report/notes.txt" \
     || fail "mid-run not noted: $(cat "$m/report/notes.txt")"
 [ -s "$m/report/index.html" ] || fail "default --out is not <tuning>/report"
+
+# a state.json key holding a newline and a tab is noted escaped as in results.tsv: every
+# notes.txt line keeps its three columns
+e="$tmp/escaped"
+cp -r "$fx" "$e"
+python3 - "$e/state.json" <<'EOF' || fail "could not edit state.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["shapes"]["bad\nkey\twith tab"] = d["shapes"]["e4m3_4096x8192x8192"]
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+EOF
+"$bin" report --tuning "$e" --anchors "$fx/vendor-anchors.json" >/dev/null 2>&1 || fail "report of the odd key exited $?"
+grep -qF "skipped	-	state.json: 'bad\\nkey\\twith tab' is not a shape key; skipped" "$e/report/notes.txt" ||
+    fail "the odd key is not noted escaped: $(cat "$e/report/notes.txt")"
+awk -F'\t' 'NR > 1 && NF != 3 { bad = 1 } END { exit bad }' "$e/report/notes.txt" ||
+    fail "a notes.txt line does not have 3 columns: $(cat "$e/report/notes.txt")"
 echo ok

@@ -225,6 +225,21 @@ static void test_pack_format(void **state)
     assert_non_null(strstr(err, "out of range"));
     assert_int_equal(pack_parse("hello\n", 6, &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a kernel pack"));
+    /* a first line without its newline, or longer than any magic (300 B): refused as such,
+     * from a buffer of exactly those bytes (finding 8: the magic was compared with a line
+     * never read) */
+    char *raw = malloc(300);
+    assert_non_null(raw);
+    memcpy(raw, "croqsparse-pack 1", 17);
+    assert_int_equal(pack_parse(raw, 17, &q, err, sizeof err), -1);
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    memset(raw, 'x', 299);
+    raw[299] = '\n';
+    assert_int_equal(pack_parse(raw, 300, &q, err, sizeof err), -1);
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    assert_int_equal(pack_parse(raw, 0, &q, err, sizeof err), -1);
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    free(raw);
     /* format 1 had no tuned_hash: refused with what to do */
     const char *v1 = "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 0\n";
     assert_int_equal(pack_parse(v1, strlen(v1), &q, err, sizeof err), -1);
