@@ -411,8 +411,10 @@ static void validate_structure(const struct croq_config *c, struct rule_sink *s)
                knobs_acc_regs(c));
     }
     /* The two metadata buffers of a kernel=1 consumer live next to its accumulators; above
-     * this sum ptxas spills or serializes the wgmmas (kernels/geometry.h, measured). */
-    if (v[KNOB_KERNEL] == CROQ_V_WS && knobs_acc_regs(c) + knobs_meta_regs(c) > CROQ_CONSUMER_REGS_MAX) {
+     * this sum ptxas spills or serializes the wgmmas (kernels/geometry.h, measured). Too
+     * many accumulators alone is the rule above's. */
+    if (v[KNOB_KERNEL] == CROQ_V_WS && knobs_acc_regs(c) <= 128 &&
+        knobs_acc_regs(c) + knobs_meta_regs(c) > CROQ_CONSUMER_REGS_MAX) {
         if (WANT_TEXT(s)) {
             struct croq_config t = *c;
             while (t.v[KNOB_TILE_K] > 64 && knobs_acc_regs(&t) + knobs_meta_regs(&t) > CROQ_CONSUMER_REGS_MAX)
