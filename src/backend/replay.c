@@ -193,6 +193,13 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
         free(p);
         return NULL;
     }
+    char why[768];
+    if (dataset_check_baseline(&p->ds, why, sizeof why)) {
+        snprintf(err, errlen, "dataset '%.200s' cannot be replayed: %s", o->dataset, why);
+        dataset_release(&p->ds);
+        free(p);
+        return NULL;
+    }
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
                           .profile = replay_profile, .release = replay_release, .priv = p};

@@ -233,6 +233,22 @@ const struct ds_record *dataset_find(const struct dataset *ds, const struct croq
     return NULL;
 }
 
+int dataset_check_baseline(const struct dataset *ds, char *err, size_t errlen)
+{
+    struct croq_config base;
+    char sig[CROQ_SIG_MAX];
+    knobs_baseline(&base, ds->dtype);
+    const struct ds_record *b = dataset_find(ds, &base);
+    if (b && !strcmp(b->status, "ok"))
+        return 0;
+    knobs_signature(&base, sig);
+    snprintf(err, errlen,
+             "it does not hold the baseline configuration measured ok (%s%s%s), where every run starts; "
+             "re-run 'croqtuner explore' on it with a grid of bench/explore/grids/ (every grid adds the baseline)",
+             sig, b ? ": status " : "", b ? b->status : "");
+    return -1;
+}
+
 const struct ds_record *dataset_best(const struct dataset *ds)
 {
     const struct ds_record *b = NULL;

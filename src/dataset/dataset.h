@@ -74,6 +74,12 @@ const struct ds_record *dataset_find(const struct dataset *ds, const struct croq
 /* The best ok record (highest tflops), or NULL when none is ok. */
 const struct ds_record *dataset_best(const struct dataset *ds);
 
+/* Whether the dataset holds the baseline configuration of its dtype (knobs_baseline)
+ * measured ok: every tuning run starts from it (iteration 0), so a dataset without it
+ * cannot be replayed or scored. 0, or -1 with the reason in err (names the baseline's
+ * signature and, when it is there but failed, its status). */
+int dataset_check_baseline(const struct dataset *ds, char *err, size_t errlen);
+
 /* Append rec (of dtype and shape) with the backend's raw measurement (may be NULL) to
  * path as one line: one write + fsync (append_record). 0 or -1 with err. */
 int dataset_append(const char *path, const struct ds_record *rec, int dtype, const struct croq_shape *shape,

@@ -75,6 +75,10 @@ static int load_datasets(const char *dir, struct ds_entry **out, int *n)
             log_error("replay-bench: '%s' has no configuration measured ok", x->path);
             return 2;
         }
+        if (dataset_check_baseline(&x->ds, err, sizeof err)) {
+            log_error("replay-bench: '%s' cannot be scored: %s", x->path, err);
+            return 2;
+        }
     }
     return 0;
 }

@@ -48,6 +48,19 @@ awk '$2 == "scratch" || ($2 == "best" && $3 > 0) { for (i = 4; i <= 5; i++) if (
 out=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 2 --iters 50 --jobs 2) || fail "replay-bench 50"
 [[ "$(tail -n 1 <<<"$out")" =~ ^replay-bench:\ min@10\ [01]\.[0-9]{3}\ min@30\ [01]\.[0-9]{3}\ min@50\ [01]\.[0-9]{3}$ ]] || fail "line: $(tail -n 1 <<<"$out")"
 
+# a dataset without the baseline (where every run starts) is refused by name, never
+# scored 0.000; a replay tune on it ends with an error exit saying so
+mkdir "$tmp/nobase"
+grep -v 'kernel=0,' "$d" >"$tmp/nobase/f16_1024x1024x4096.jsonl"
+[ "$(wc -l <"$tmp/nobase/f16_1024x1024x4096.jsonl")" -eq 13 ] || fail "the baseline line was not the one removed"
+err=$("$bin" replay-bench --datasets "$tmp/nobase" --seeds 2 --iters 10 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "f16_1024x1024x4096.jsonl' cannot be scored: it does not hold the baseline configuration measured ok (dtype=f16,kernel=0," <<<"$err" ||
+  fail "replay-bench on a dataset without the baseline: $rc $err"
+err=$("$bin" tune --backend replay --dataset "$tmp/nobase/f16_1024x1024x4096.jsonl" --dtype f16 --shape 1024x1024x4096 \
+        --mode scratch --iters 5 --quiet --tuning "$tmp/nb" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q "cannot be replayed: it does not hold the baseline configuration" <<<"$err" ||
+  fail "replay tune without the baseline: $rc $err"
+
 mkdir "$tmp/empty"
 err=$("$bin" replay-bench --datasets "$tmp/empty" 2>&1); [ $? -eq 2 ] && grep -q "no \*.jsonl dataset" <<<"$err" || fail "empty: $err"
 err=$("$bin" replay-bench 2>&1); [ $? -eq 2 ] && grep -q "datasets DIR is required" <<<"$err" || fail "no dir: $err"

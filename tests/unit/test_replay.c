@@ -57,6 +57,12 @@ static int setup(void **state)
     assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
     rec_of(&r, &c_cc, "compile_error", "ptxas: too many resources");
     assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    /* the baseline, measured ok: a dataset without it is refused (every run starts there) */
+    struct croq_config base;
+    knobs_baseline(&base, CROQ_DTYPE_F16);
+    rec_of(&r, &base, "ok", "");
+    r.n_trials = 1, r.trial_ms[0] = r.median_ms = 0.5, r.tflops = 2.0 * 1024 * 1024 * 4096 / 0.5e-3 / 1e12;
+    assert_int_equal(dataset_append(path, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
     char src[160];
     snprintf(src, sizeof src, "%s/k.cu", dir);
     assert_int_equal(atomic_write_str(src, "// kernel\n"), 0);
@@ -147,7 +153,7 @@ static void test_failures_and_outside(void **state)
     assert_int_equal(r.status, CAND_OK); /* it would compile; only its numbers are unknown */
     assert_int_equal(b->measure(b, &q, &r), 0);
     assert_int_equal(r.status, CAND_NOT_IN_DATASET);
-    assert_non_null(strstr(r.reason, "not in the dataset (3 configurations"));
+    assert_non_null(strstr(r.reason, "not in the dataset (4 configurations"));
     assert_string_equal(cand_status_name(CAND_NOT_IN_DATASET), "not_in_dataset");
     assert_int_equal(cand_status_parse("not_in_dataset"), CAND_NOT_IN_DATASET);
     /* another shape: unusable, nothing replayed */
@@ -180,6 +186,16 @@ static void test_open_errors(void **state)
     o.dataset = "/nonexistent/d.jsonl";
     assert_null(backend_open(&o, err, sizeof err));
     assert_non_null(strstr(err, "cannot read dataset '/nonexistent/d.jsonl'"));
+    /* a dataset without the baseline: refused, saying so */
+    char nobase[160];
+    struct ds_record r;
+    snprintf(nobase, sizeof nobase, "%s/nobase.jsonl", dir);
+    rec_of(&r, &c_ok, "ok", "");
+    r.n_trials = 1, r.trial_ms[0] = r.median_ms = 0.12, r.tflops = 100;
+    assert_int_equal(dataset_append(nobase, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    o.dataset = nobase;
+    assert_null(backend_open(&o, err, sizeof err));
+    assert_non_null(strstr(err, "cannot be replayed: it does not hold the baseline configuration measured ok (dtype=f16,kernel=0,"));
     assert_true(backend_name_known("replay") && backend_name_known("sim") && !backend_name_known("cpu"));
 }
 
