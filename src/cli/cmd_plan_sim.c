@@ -129,7 +129,7 @@ int cmd_plan_sim(int argc, char **argv)
     if (!shapes) {
         if (shapes_find_file(found, sizeof found, err, sizeof err)) {
             log_error("plan-sim: %s (give --shapes FILE)", err);
-            return 1;
+            return 2; /* a missing input file: bad usage, as in bench and knobs */
         }
         shapes = found;
     }

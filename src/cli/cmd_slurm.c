@@ -111,19 +111,20 @@ struct slurm_paths {
     char dir[PATH_MAX], shapes[PATH_MAX], out[PATH_MAX], exe[PATH_MAX], found[PATH_MAX];
 };
 
+/* 0, -2 shapes.json not found (bad usage), -1 another failure (message printed). */
 static int absolutize(struct engine_opts *o, struct slurm_opts *so, struct slurm_paths *ps)
 {
     char err[512];
     if (!o->shapes) {
         if (shapes_find_file(ps->found, sizeof ps->found, err, sizeof err)) {
             log_error("slurm: %s (give --shapes FILE)", err);
-            return -1;
+            return -2;
         }
         o->shapes = ps->found;
     }
     if (!realpath(o->shapes, ps->shapes)) {
         log_error("slurm: cannot find '%s'", o->shapes);
-        return -1;
+        return -2;
     }
     if (mkdir_p(o->dir) || !realpath(o->dir, ps->dir) || !realpath("/proc/self/exe", ps->exe)) {
         log_error("slurm: cannot create the tuning directory '%s'", o->dir);
@@ -155,8 +156,9 @@ static int slurm_run(struct engine_opts *o, struct slurm_opts *so, const struct 
         log_error("slurm: --mode '%s' is not scratch or best", a->mode);
         return 2;
     }
-    if (absolutize(o, so, ps))
-        return 1;
+    int ar = absolutize(o, so, ps);
+    if (ar) /* -2: no shapes.json, a missing input file: bad usage, as in sweep and bench */
+        return ar == -2 ? 2 : 1;
     return engine_exit_code(slurm_generate(o, dtype, mode, so));
 }
 

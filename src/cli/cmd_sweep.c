@@ -109,14 +109,14 @@ int cmd_sweep(int argc, char **argv)
     if (!o.shapes) {
         if (shapes_find_file(found, sizeof found, err, sizeof err)) {
             log_error("sweep: %s (give --shapes FILE)", err);
-            return 1;
+            return 2; /* a missing input file: bad usage, as in bench and knobs */
         }
         o.shapes = found;
     }
     /* recorded in state.json for resume, which may run from another directory */
     if (!realpath(o.shapes, real)) {
         log_error("sweep: cannot find '%s'", o.shapes);
-        return 1;
+        return 2;
     }
     o.shapes = real;
     if (so.n_gpus && so.workers) {

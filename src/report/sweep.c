@@ -217,8 +217,9 @@ static json_t *load_anchors(struct report_sweep *sw, const char *path)
         return NULL;
     }
     if (!path) {
-        notes_add(&sw->notes, NOTE_MISSING, NULL, "vendor anchors file not found (give --anchors FILE): shapes "
-                  "without vendor.json show no vendor lines");
+        notes_add(&sw->notes, NOTE_MISSING, NULL, "vendor anchors file not found (give --anchors FILE: the project's "
+                  "../shared/data/vendor-anchors-h200.json, or for a dry run tests/fixtures/tuning/"
+                  "vendor-anchors.json): shapes without vendor.json show no vendor lines");
         return NULL;
     }
     json_error_t err;

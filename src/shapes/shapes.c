@@ -251,5 +251,11 @@ bool scenarios_is_typical(const struct scenario_set *s, int dtype, const struct 
 
 int shapes_find_file(char *path, size_t len, char *err, size_t errlen)
 {
-    return datafile_find("shapes.json", "CROQ_SHAPES", path, len, err, errlen);
+    if (!datafile_find("shapes.json", "CROQ_SHAPES", path, len, err, errlen))
+        return 0;
+    /* a clean clone has no ../shared: say which copy the checkout itself holds */
+    size_t n = strlen(err);
+    snprintf(err + n, errlen - n, "; the project's copy is ../shared/data/shapes.json beside the checkout; "
+                                  "for a dry run use CROQ_SHAPES=tests/fixtures/shapes.json (8 scenario + 3 typical shapes)");
+    return -1;
 }

@@ -83,4 +83,12 @@ if [ -n "${CROQ_SHAPES:-}" ] || [ -e "$CROQ_SOURCE_DIR/../shared/data/shapes.jso
     [ "$(grep -cE '^    "e4m3_[0-9x]+_fs": \{' "$t/state.json")" -eq 0 ] || fail "--mode best ran a shape from scratch"
 fi
 a=$("$bin" audit --tuning "$tmp/small") || fail "the sweep does not audit clean: $(grep -v 're-derived' <<<"$a" | head -n 5)"
+# no shapes.json: the same exit (2, a missing input file) in every command that reads it,
+# and the error names the copies to use (../shared/data, or the dry run's fixture)
+for cmd in "sweep --backend sim --dtype all --tuning $tmp/noshapes" "plan-sim --dtype all --measured $tmp" \
+           "slurm --dtype f16 --mode scratch --tuning $tmp/noshapes --out $tmp/noshapes.sh" "bench --dtype f16 --shapes typical"; do
+    err=$(CROQ_SHAPES=$tmp/no-such-shapes.json "$bin" $cmd 2>&1); rc=$?
+    [ $rc -eq 2 ] || fail "$cmd without shapes.json exited $rc, want 2: $err"
+    grep -qF "for a dry run use CROQ_SHAPES=tests/fixtures/shapes.json" <<<"$err" || fail "$cmd: $err"
+done
 echo ok
