@@ -25,6 +25,7 @@
 static_assert(CROQ_STAGES <= 2, "the baseline has one or two stages");
 static_assert(CROQ_SCHEDULE == CROQ_V_COOPERATIVE, "the baseline has no consumer schedule");
 static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
+static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, 1) <= 128, "accumulator registers");
 static_assert(CROQ_CONSUMERS == 1 && !CROQ_PERSISTENT && CROQ_CLUSTER_M == 1 && CROQ_CLUSTER_N == 1 &&
                   CROQ_SPLIT_K == 1 && CROQ_EPILOGUE == CROQ_V_EPI_DIRECT && CROQ_META_PATH == CROQ_V_META_HOISTED,
               "the baseline implements no consumers, persistence, cluster, split-K, TMA epilogue or TMA metadata");

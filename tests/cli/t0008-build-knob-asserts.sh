@@ -49,4 +49,5 @@ refuse f16 "split_k=2 stages=3" "EPILOGUE=1" "split-K reduces through the worksp
 refuse e4m3 "$pp tile_m=256 tile_n=64 tile_k=256" "TILE_K=512" "accumulator + metadata registers"
 refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=2 consumers=1" "PERSISTENT=1" "the baseline implements no"
 refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=2 consumers=1" "SPLIT_K=2" "the baseline implements no"
-echo "ok: $n boundary builds, 1 host refusal, 5 static_asserts"
+refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=1 consumers=1" "TILE_M=256 TILE_N=256" "accumulator registers"
+echo "ok: $n boundary builds, 1 host refusal, 6 static_asserts"
