@@ -99,11 +99,10 @@ static bool usable(const struct prop_fit_row *r)
 }
 
 /* The weighted means of ln(TFLOPS) and of the features per group: my[g], mx[g * p + j],
- * sw[g] the group's weight. */
-static void group_means(const struct prop_fit_row *rows, size_t n, int p, int ng, double *my, double *mx,
-                        double *sw)
+ * sw[g] the group's weight. xs[i * p + j]: row i's features (computed once by the caller). */
+static void group_means(const struct prop_fit_row *rows, size_t n, const double *xs, int p, int ng, double *my,
+                        double *mx, double *sw)
 {
-    double x[PROP_MODEL_FEATURES];
     memset(my, 0, sizeof *my * (size_t)ng);
     memset(sw, 0, sizeof *sw * (size_t)ng);
     memset(mx, 0, sizeof *mx * (size_t)ng * (size_t)p);
@@ -112,11 +111,10 @@ static void group_means(const struct prop_fit_row *rows, size_t n, int p, int ng
             continue;
         int g = rows[i].group;
         double w = rows[i].weight;
-        prop_model_features(&rows[i].cfg, &rows[i].shape, x);
         sw[g] += w;
         my[g] += w * log(rows[i].tflops);
         for (int j = 0; j < p; j++)
-            mx[g * p + j] += w * x[j];
+            mx[g * p + j] += w * xs[i * (size_t)p + j];
     }
     for (int g = 0; g < ng; g++)
         if (sw[g] > 0) {
@@ -142,12 +140,15 @@ int prop_model_fit(struct prop_model *m, const struct prop_fit_row *rows, size_t
     if (self < PROP_MODEL_MIN_SAMPLES)
         return 0; /* too few of this shape's own to say anything about it */
     double *my = malloc(sizeof *my * (size_t)ng), *sw = malloc(sizeof *sw * (size_t)ng);
-    double *mx = malloc(sizeof *mx * (size_t)ng * (size_t)p);
-    if (!my || !sw || !mx) {
-        free(my), free(sw), free(mx);
+    double *mx = malloc(sizeof *mx * (size_t)ng * (size_t)p), *xs = malloc(sizeof *xs * (n ? n : 1) * (size_t)p);
+    if (!my || !sw || !mx || !xs) {
+        free(my), free(sw), free(mx), free(xs);
         return -1;
     }
-    group_means(rows, n, p, ng, my, mx, sw);
+    for (size_t i = 0; i < n; i++)
+        if (usable(&rows[i]))
+            prop_model_features(&rows[i].cfg, &rows[i].shape, xs + i * (size_t)p);
+    group_means(rows, n, xs, p, ng, my, mx, sw);
     memset(a, 0, sizeof(double) * (size_t)(p * p));
     memset(b, 0, sizeof b);
     for (size_t i = 0; i < n; i++) {
@@ -155,9 +156,8 @@ int prop_model_fit(struct prop_model *m, const struct prop_fit_row *rows, size_t
             continue;
         int g = rows[i].group;
         double w = rows[i].weight;
-        prop_model_features(&rows[i].cfg, &rows[i].shape, x);
         for (int j = 0; j < p; j++)
-            x[j] -= mx[g * p + j];
+            x[j] = xs[i * (size_t)p + j] - mx[g * p + j];
         double y = log(rows[i].tflops) - my[g];
         for (int r = 0; r < p; r++) {
             b[r] += w * x[r] * y;
@@ -171,7 +171,7 @@ int prop_model_fit(struct prop_model *m, const struct prop_fit_row *rows, size_t
             a[r * p + c] = a[c * p + r];
     }
     if (cholesky(a, p)) {
-        free(my), free(sw), free(mx);
+        free(my), free(sw), free(mx), free(xs);
         return -1;
     }
     /* L z = b, then L' w = z */
@@ -201,18 +201,18 @@ int prop_model_fit(struct prop_model *m, const struct prop_fit_row *rows, size_t
         if (!usable(&rows[i]))
             continue;
         int g = rows[i].group;
-        prop_model_features(&rows[i].cfg, &rows[i].shape, x);
+        const double *xi = xs + i * (size_t)p;
         double y = my[g];
         for (int r = 0; r < p; r++)
-            y += m->w[r] * (x[r] - mx[g * p + r]);
+            y += m->w[r] * (xi[r] - mx[g * p + r]);
         ss += rows[i].weight * (log(rows[i].tflops) - y) * (log(rows[i].tflops) - y);
         wsum += rows[i].weight;
         for (int r = 0; r < n_onehot(); r++)
-            if (x[r] > 0)
+            if (xi[r] > 0)
                 m->seen[r] = true;
     }
     m->sigma = fmax(sqrt(ss / wsum), PROP_MODEL_SIGMA_MIN);
-    free(my), free(sw), free(mx);
+    free(my), free(sw), free(mx), free(xs);
     return 0;
 }
 
