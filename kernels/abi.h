@@ -29,6 +29,7 @@
 #include <cuda.h> /* CUtensorMap: 128-byte aligned opaque map (CUDA driver API) */
 
 #include "abi_fields.h"
+#include "module_id.h"
 
 /* 2: the epilogue applies alpha and the optional scale vectors of croq_gemm_args. */
 #define CROQ_ABI_VERSION 2u
@@ -36,6 +37,7 @@
 #define CROQ_META_BLOCKS(m) (((m) + 63) / 64 + 3)
 #define CROQ_KERNEL_ENTRY "croq_gemm_sp"
 #define CROQ_ABI_SYMBOL "croq_abi"
+
 
 enum croq_dtype { CROQ_DTYPE_F16 = 0, CROQ_DTYPE_E4M3 = 1 };
 

@@ -358,7 +358,7 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
                             .cold_l2 = r->cold_l2, .timeout_s = g->measure_timeout_s,
                             /* a candidate slower at the interval's upper end is no KEEP
                              * under any rule: 6 pairs instead of 10 */
-                            .stop_below = 1.0};
+                            .stop_below = r->all_pairs ? 0 : 1.0};
     struct measure_service *svc = service_for(g, r);
     int mrc = service_measure(svc, &q, &m);
     own_gpu_end_s = service_last_busy_s(svc);

@@ -27,6 +27,7 @@
 
 #include "knobs/knobs.h"
 #include "measure/paired.h"
+#include "../../kernels/module_id.h"
 
 enum measure_status {
     MEASURE_OK = 0,
@@ -41,10 +42,13 @@ enum measure_status {
     MEASURE_TIMEOUT,           /* killed by the time limit */
     MEASURE_NO_RUNNER,         /* croq-runner could not be started */
     MEASURE_BAD_OUTPUT,        /* exited without a usable JSON object */
+    MEASURE_FOREIGN_REPLY,     /* the worker's replies do not answer the request (a stale or
+                                  foreign line, twice): the tuner's side, never a candidate's */
     MEASURE_STATUS_COUNT
 };
 /* "ok", "incorrect", "launch_error", "bad_module", "bad_args", "unsupported_shape",
- * "no_gpu", "internal_error", "crash", "timeout", "no_runner", "bad_output". */
+ * "no_gpu", "internal_error", "crash", "timeout", "no_runner", "bad_output",
+ * "foreign_reply". */
 const char *measure_status_name(enum measure_status s);
 /* The runner status names above -> enum; -1 for anything else. */
 int measure_status_parse(const char *s);
@@ -163,6 +167,11 @@ struct measure_result {
     struct measure_paired paired;   /* serve only */
     struct measure_warmup warmup;   /* serve only */
     char l2[8];                     /* serve: "warm" or "cold"; "" for run */
+    /* The identity the loaded module carries (kernels/abi.h, CROQ_MODULE_ID_SYMBOL): the
+     * measured one's, and under paired timing the incumbent's; "" when the module has none
+     * or the reply did not say */
+    char module_id[CROQ_MODULE_ID_HEX + 1];
+    char incumbent_module_id[CROQ_MODULE_ID_HEX + 1];
     double verify_s, time_s;        /* serve: the worker's seconds verifying / timing (phase_s);
                                        NAN unknown */
     /* process facts (measure_run; for the service: of the worker while it served this) */

@@ -14,6 +14,7 @@ static const char *const status_names[MEASURE_STATUS_COUNT] = {
     [MEASURE_UNSUPPORTED_SHAPE] = "unsupported_shape", [MEASURE_NO_GPU] = "no_gpu",
     [MEASURE_INTERNAL_ERROR] = "internal_error", [MEASURE_CRASH] = "crash",
     [MEASURE_TIMEOUT] = "timeout", [MEASURE_NO_RUNNER] = "no_runner", [MEASURE_BAD_OUTPUT] = "bad_output",
+    [MEASURE_FOREIGN_REPLY] = "foreign_reply",
 };
 
 const char *measure_status_name(enum measure_status s)
