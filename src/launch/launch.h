@@ -50,6 +50,11 @@ struct kl_module {
     int regs;        /* registers per thread (CU_FUNC_ATTRIBUTE_NUM_REGS) */
     int local_bytes; /* local memory per thread: spills (..._LOCAL_SIZE_BYTES) */
     int max_threads; /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (launch bounds) */
+    /* The identity the build gave the module (kernels/module_id.h): 16 lowercase hex
+     * digits, or "" when the module carries none (built before the id existed, or not by
+     * croqtuner's build). A symbol of that name that is not a well-formed id makes the
+     * module KL_BAD_MODULE: something other than the build wrote it. */
+    char module_id[CROQ_MODULE_ID_HEX + 1];
 };
 
 /* Load a cubin file (path) or an in-memory cubin/fatbin image (image, named `name` in

@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,30 @@ static int read_abi(struct kl_module *m, struct kl_error *e)
         BAD("'%s' is %zu B, this runner expects %zu B (ABI version %u)", CROQ_ABI_SYMBOL, bytes,
             sizeof m->abi, CROQ_ABI_VERSION);
     KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH(&m->abi, p, sizeof m->abi));
+    return 0;
+}
+
+/* The optional identity symbol: absent is "" (an older module), malformed is refused. */
+static int read_module_id(struct kl_module *m, struct kl_error *e)
+{
+    CUdeviceptr p;
+    size_t bytes;
+    char text[CROQ_MODULE_ID_BYTES];
+    const size_t plen = sizeof CROQ_MODULE_ID_PREFIX - 1;
+    m->module_id[0] = '\0';
+    if (cuModuleGetGlobal(&p, &bytes, m->mod, CROQ_MODULE_ID_SYMBOL) != CUDA_SUCCESS)
+        return 0;
+    if (bytes != sizeof text)
+        BAD("'%s' is %zu B, not %d (kernels/module_id.h)", CROQ_MODULE_ID_SYMBOL, bytes, CROQ_MODULE_ID_BYTES);
+    KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH(text, p, sizeof text));
+    bool ok = !memcmp(text, CROQ_MODULE_ID_PREFIX, plen) && text[plen + CROQ_MODULE_ID_HEX] == '\0';
+    for (size_t i = plen; ok && i < plen + CROQ_MODULE_ID_HEX; i++)
+        ok = (text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f');
+    if (!ok)
+        BAD("'%s' does not hold \"%s\" and %d hex digits (kernels/module_id.h)", CROQ_MODULE_ID_SYMBOL,
+            CROQ_MODULE_ID_PREFIX, CROQ_MODULE_ID_HEX);
+    memcpy(m->module_id, text + plen, CROQ_MODULE_ID_HEX);
+    m->module_id[CROQ_MODULE_ID_HEX] = '\0';
     return 0;
 }
 
@@ -82,6 +107,7 @@ static int finish_load(const char *name, int want_dtype, struct kl_module *m, st
         BAD("module '%s' has no kernel '%s': %s", name, CROQ_KERNEL_ENTRY, kl_cu_text(rc, text, sizeof text));
     KL_TRY(read_abi(m, e));
     KL_TRY(check_abi(&m->abi, want_dtype, e));
+    KL_TRY(read_module_id(m, e));
     return read_attributes(m, e);
 }
 
