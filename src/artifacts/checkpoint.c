@@ -30,6 +30,7 @@ void checkpoint_init(struct checkpoint *c)
     c->baseline_tflops = NAN;
     c->profile.category = BN_UNKNOWN;
     c->decide_rules = DECIDE_RULES; /* a new shape; a loaded one says its own */
+    c->ladder.winner = -1;
 }
 
 void checkpoint_release(struct checkpoint *c)
@@ -151,10 +152,39 @@ static json_t *pending_json(const struct pending *p)
         json_object_set_new(o, "candidate_first", measure_json(&p->cand_first));
     if (p->best_remeasured)
         json_object_set_new(o, "best_remeasured", measure_json(&p->best_re));
+    if (p->confirm_checked)
+        json_object_set_new(o, "candidate_confirm", measure_json(&p->confirm));
     if (p->fresh_checked)
         json_object_set_new(o, "candidate_fresh", measure_json(&p->fresh));
     if (p->in_flight) /* only while a measurement is out: other checkpoints stay as they were */
         json_object_set_new(o, "in_flight", json_integer(p->in_flight));
+    return o;
+}
+
+static json_t *ladder_json(const struct ladder_rec *l)
+{
+    json_t *o = json_object(), *es = json_array();
+    json_object_set_new(o, "ok", json_boolean(l->ok));
+    json_object_set_new(o, "rounds", json_integer(l->rounds));
+    json_object_set_new(o, "steady", json_boolean(l->steady));
+    json_object_set_new(o, "winner", json_integer(l->winner));
+    json_object_set_new(o, "raw", json_string(l->raw_rel));
+    json_object_set_new(o, "raw_fnv1a64", json_string(l->raw_hash));
+    json_object_set_new(o, "note", json_string(l->note));
+    for (int i = 0; i < l->n; i++) {
+        const struct ladder_rec_entry *e = &l->e[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "iter", json_integer(e->iter));
+        json_object_set_new(x, "config", json_string(e->config));
+        json_object_set_new(x, "kernel", json_string(e->kernel));
+        json_object_set_new(x, "source_hash", json_string(e->source_hash));
+        json_object_set_new(x, "median_ms", num(e->median_ms));
+        json_object_set_new(x, "tflops", num(e->tflops));
+        json_object_set_new(x, "spread_pct", num(e->spread_pct));
+        json_object_set_new(x, "sm_clock_mhz", num(e->sm_clock_mhz));
+        json_array_append_new(es, x);
+    }
+    json_object_set_new(o, "entries", es);
     return o;
 }
 
@@ -202,6 +232,10 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     json_object_set_new(o, "decide_rules", json_integer(c->decide_rules));
     if (c->gpu[0]) /* only a backend that names its GPU (gpu), so sim checkpoints stay as they were */
         json_object_set_new(o, "gpu", json_string(c->gpu));
+    if (c->cold_l2) /* warm is the default: checkpoints of warm shapes stay as they were */
+        json_object_set_new(o, "l2", json_string("cold"));
+    if (c->ladder.done)
+        json_object_set_new(o, "ladder", ladder_json(&c->ladder));
     return o;
 }
 
@@ -311,6 +345,10 @@ static void read_pending(struct jget *r, json_t *o, struct pending *p)
     p->best_remeasured = b != NULL;
     read_measure(r, f, "pending.candidate_first", &p->cand_first);
     read_measure(r, b, "pending.best_remeasured", &p->best_re);
+    /* present only when the screen's KEEP was paired again (rules 4) */
+    json_t *cf = obj_if_present(r, o, w, "candidate_confirm");
+    p->confirm_checked = cf != NULL;
+    read_measure(r, cf, "pending.candidate_confirm", &p->confirm);
     /* present only when a KEEP was verified on a new operand set (rules 3) */
     json_t *fr = obj_if_present(r, o, w, "candidate_fresh");
     p->fresh_checked = fr != NULL;
@@ -336,6 +374,54 @@ static void read_best(struct jget *r, json_t *o, struct checkpoint *c)
     read_perf(r, o, "best", &c->best.p);
     if (!r->failed && !(c->best.p.tflops > 0)) /* a best was measured: NaN (null) or <= 0 is an edit */
         jget_fail(r, "best", "tflops", "is not a positive number");
+}
+
+static void read_ladder(struct jget *r, json_t *o, int iteration, struct ladder_rec *l)
+{
+    const char *w = "ladder";
+    long long x = 0;
+    memset(l, 0, sizeof *l);
+    l->winner = -1;
+    if (!o)
+        return;
+    l->done = true;
+    jget_bool(r, o, w, "ok", true, &l->ok);
+    jget_int_in(r, o, w, "rounds", true, 0, LADDER_MAX_ROUNDS, &x);
+    l->rounds = (int)x;
+    jget_bool(r, o, w, "steady", true, &l->steady);
+    jget_str(r, o, w, "raw", true, l->raw_rel, sizeof l->raw_rel);
+    jget_str(r, o, w, "raw_fnv1a64", true, l->raw_hash, sizeof l->raw_hash);
+    jget_str(r, o, w, "note", true, l->note, sizeof l->note);
+    json_t *es = jget_array(r, o, w, "entries", true), *v;
+    size_t i;
+    if (r->failed)
+        return;
+    if (json_array_size(es) > LADDER_MAX)
+        { jget_fail(r, w, "entries", "holds more than LADDER_MAX entries"); return; }
+    json_array_foreach(es, i, v) {
+        struct ladder_rec_entry *e = &l->e[i];
+        const char *we = "ladder.entries[]";
+        if (!json_is_object(v))
+            { jget_fail(r, w, "entries", "holds something that is not an object"); return; }
+        jget_int_in(r, v, we, "iter", true, 0, iteration < 0 ? 0 : iteration, &x);
+        e->iter = (int)x;
+        jget_str(r, v, we, "config", true, e->config, sizeof e->config);
+        jget_str(r, v, we, "kernel", true, e->kernel, sizeof e->kernel);
+        jget_str(r, v, we, "source_hash", true, e->source_hash, sizeof e->source_hash);
+        jget_finite_or_null(r, v, we, "median_ms", &e->median_ms);
+        jget_finite_or_null(r, v, we, "tflops", &e->tflops);
+        jget_finite_or_null(r, v, we, "spread_pct", &e->spread_pct);
+        jget_finite_or_null(r, v, we, "sm_clock_mhz", &e->sm_clock_mhz);
+        if (!r->failed && l->ok && !(e->tflops > 0 && e->median_ms > 0))
+            jget_fail(r, we, "tflops", "is not a positive number in a ladder that timed its entries");
+        if (r->failed)
+            return;
+        l->n = (int)i + 1;
+    }
+    jget_int_in(r, o, w, "winner", true, -1, l->n - 1, &x);
+    l->winner = (int)x;
+    if (!r->failed && l->ok != (l->winner >= 0))
+        jget_fail(r, w, "winner", "disagrees with 'ok'");
 }
 
 static void read_other_bests(struct jget *r, json_t *o, struct checkpoint *c)
@@ -460,6 +546,14 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
         jget_int_in(r, j, "", "decide_rules", true, 1, DECIDE_RULES, &rules);
     if (json_object_get(j, "gpu")) /* absent: written before it was recorded, or sim */
         jget_str(r, j, "", "gpu", true, c->gpu, sizeof c->gpu);
+    if (json_object_get(j, "l2")) { /* absent: warm (the default, and every shape before --l2) */
+        char l2[8] = "";
+        jget_str(r, j, "", "l2", true, l2, sizeof l2);
+        if (!r->failed && strcmp(l2, "cold") && strcmp(l2, "warm"))
+            jget_fail(r, "", "l2", "is not \"warm\" or \"cold\"");
+        c->cold_l2 = !strcmp(l2, "cold");
+    }
+    read_ladder(r, obj_if_present(r, j, "", "ladder"), (int)iter, &c->ladder);
     if (r->failed) {
         checkpoint_release(c);
         return -1;

@@ -60,6 +60,8 @@ struct pending {
     struct measure_rec cand_first;
     bool best_remeasured;
     struct measure_rec best_re;
+    bool confirm_checked;             /* rules 4: the screen's KEEP paired with the best again */
+    struct measure_rec confirm;
     bool fresh_checked;               /* rules 3: a KEEP verified again on a new operand set */
     struct measure_rec fresh;
     enum decision decision;           /* valid when measured */
@@ -86,6 +88,29 @@ struct profile_evidence {
 struct prior_src {
     char key[KEY_MAX];
     int rows;
+};
+
+/* The final ladder (engine/step_ladder.c, docs/engine.md "Final ladder"): a finished
+ * shape's top configurations timed again together in one worker; the registered best is
+ * its winner, shown with the ladder's TFLOPS and clock. */
+struct ladder_rec_entry {
+    int iter;                         /* the results.tsv row the configuration was measured in */
+    char config[CROQ_SIG_MAX];
+    char kernel[BACKEND_REL_MAX];     /* srcs/<key>/iterNNN.cu */
+    char source_hash[BACKEND_HASH_MAX];
+    double median_ms, tflops, spread_pct, sm_clock_mhz; /* the ladder's, of this entry */
+};
+struct ladder_rec {
+    bool done;                        /* the ladder of the shape's current budget ran */
+    bool ok;                          /* ... and timed its entries: winner is valid */
+    int n;
+    struct ladder_rec_entry e[LADDER_MAX];
+    int winner;                       /* index into e of the lowest median, -1 when !ok */
+    int rounds;
+    bool steady;                      /* its warm-up settled */
+    char raw_rel[BACKEND_REL_MAX];    /* perf/<key>/ladder-<tag>.json */
+    char raw_hash[BACKEND_HASH_MAX];
+    char note[NOTE_MAX];              /* entries left out and why, or why it failed */
 };
 
 /* The ranges a checkpoint's and a state.json entry's numbers are read in (--iters takes
@@ -118,6 +143,9 @@ struct checkpoint {
     struct pending pending;
     char stop_reason[256];            /* why SHAPE_COMPLETE was reached */
     int decide_rules;                 /* DECIDE_RULES of the version that started the shape */
+    bool cold_l2;                     /* timed with operands rotated through buffers larger
+                                         than the L2 (--l2 cold), fixed when the shape starts */
+    struct ladder_rec ladder;
     char gpu[BACKEND_GPU_MAX];        /* the GPU model its measurements ran on, "" unknown (sim) */
 };
 void checkpoint_init(struct checkpoint *c);
@@ -132,6 +160,17 @@ bool checkpoint_seed_parse(const char *text, unsigned long long *out);
 /* Atomic save / validated load (missing file: returns 1). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
+/* The best a shape registers (kernels/<key>_best.cu, state.json's best, status, the
+ * report, export): the final ladder's winner with the ladder's numbers when the ladder
+ * timed its entries, else the tuning's best with its recorded numbers. Pointers into c. */
+struct registered_best {
+    bool have;
+    bool from_ladder;
+    int iter;
+    const char *config, *kernel, *source_hash;
+    double tflops, sm_clock_mhz;      /* sm_clock_mhz NaN when not known */
+};
+void checkpoint_registered(const struct checkpoint *c, struct registered_best *out);
 /* The checkpoint's best against res, the shape's results.tsv: results_check_best
  * (results.h) of its iteration and best, source hash included. */
 int checkpoint_check_best(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen);

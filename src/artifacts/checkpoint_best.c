@@ -55,3 +55,20 @@ int checkpoint_check_best(const struct checkpoint *c, const struct result_log *r
                            c->best.source_hash, c->best.p.tflops};
     return results_check_best(res, c->iteration, &b, err, errlen);
 }
+
+void checkpoint_registered(const struct checkpoint *c, struct registered_best *out)
+{
+    const struct ladder_rec *l = &c->ladder;
+    memset(out, 0, sizeof *out);
+    out->have = c->have_best;
+    if (!c->have_best)
+        return;
+    if (l->done && l->ok && l->winner >= 0 && l->winner < l->n) {
+        const struct ladder_rec_entry *w = &l->e[l->winner];
+        *out = (struct registered_best){true, true, w->iter, w->config, w->kernel, w->source_hash, w->tflops,
+                                        w->sm_clock_mhz};
+        return;
+    }
+    *out = (struct registered_best){true, false, c->best.iter, c->best.config, c->best.kernel, c->best.source_hash,
+                                    c->best.p.tflops, c->best.p.sm_clock_mhz};
+}

@@ -113,7 +113,7 @@ bool decision_kept(enum decision d) { return d == DEC_BASELINE || d == DEC_KEEP;
 static const char *const phase_names[PH_COUNT] = {
     [PH_INIT] = "INIT",           [PH_BASELINE] = "BASELINE", [PH_PROFILE] = "PROFILE",
     [PH_IDEATE] = "IDEATE",       [PH_IMPLEMENT] = "IMPLEMENT", [PH_MEASURE] = "MEASURE",
-    [PH_DECIDE] = "DECIDE",       [PH_STORE] = "STORE",       [PH_SHAPE_COMPLETE] = "SHAPE_COMPLETE",
+    [PH_DECIDE] = "DECIDE",       [PH_STORE] = "STORE",       [PH_LADDER] = "LADDER", [PH_SHAPE_COMPLETE] = "SHAPE_COMPLETE",
     [PH_NEXT_SHAPE] = "NEXT_SHAPE",
 };
 

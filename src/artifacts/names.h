@@ -20,14 +20,24 @@
  * candidate and best are timed in alternating trials of one worker process, and KEEP
  * iff the lower end of the 95% interval of the per-pair speedup exceeds 1 + the paired
  * floor (engine/decide.h); only a measurement above the physical peak is repeated; a
- * KEEP is first verified again on an operand set never used in the shape. */
-#define DECIDE_RULES 3
+ * KEEP is first verified again on an operand set never used in the shape. 4: as 3, and a
+ * candidate the first pairing keeps is paired with the best a second time, independently
+ * and with every pair (no early stop); KEEP iff that confirmation's interval also lies
+ * above 1, and the gain the shape records is the confirmation's median, chained: the best's
+ * TFLOPS become the old best's times that speedup, so the best never falls on the shape's
+ * one scale (the baseline's measurement). The first pairing is the screen that chose the
+ * candidate out of many and so overstates the gains it keeps (the winner's curse); the
+ * confirmation did no choosing. A shape decided under 4 ends with the final ladder
+ * (docs/engine.md). */
+#define DECIDE_RULES 4
+/* The first rules version whose shapes end with the final ladder. */
+#define DECIDE_RULES_LADDER 4
 
 /* ---- phases (names.c; the table of moves: engine/phase.c) --------------------------------------------------------- */
 
 enum engine_phase {
     PH_INIT = 0, PH_BASELINE, PH_PROFILE, PH_IDEATE, PH_IMPLEMENT, PH_MEASURE,
-    PH_DECIDE, PH_STORE, PH_SHAPE_COMPLETE, PH_NEXT_SHAPE, PH_COUNT
+    PH_DECIDE, PH_STORE, PH_LADDER, PH_SHAPE_COMPLETE, PH_NEXT_SHAPE, PH_COUNT
 };
 const char *phase_name(enum engine_phase p); /* "INIT", ... */
 int phase_parse(const char *s);              /* -1 if unknown */

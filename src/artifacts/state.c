@@ -48,10 +48,22 @@ static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
     if (base && json_object_get(base, "tflops"))
         jget_finite_or_null(&g, base, "baseline", "tflops", &t);
     if (best) {
+        char measured[16] = "";
         jget_int_in(&g, best, "best", "iter", true, 0, CHECKPOINT_ITER_MAX, &x);
         if (jget_finite_or_null(&g, best, "best", "tflops", &t) && !(t > 0))
             jget_fail(&g, "best", "tflops", "is not a positive number");
+        if (json_object_get(best, "measured") && jget_str(&g, best, "best", "measured", true, measured, sizeof measured) &&
+            strcmp(measured, "ladder"))
+            jget_fail(&g, "best", "measured", "is not \"ladder\"");
+        if (json_object_get(best, "sm_clock_mhz"))
+            jget_finite_or_null(&g, best, "best", "sm_clock_mhz", &t);
     }
+    char l2[8] = "";
+    if (json_object_get(e, "l2") && jget_str(&g, e, "", "l2", true, l2, sizeof l2) && strcmp(l2, "cold") &&
+        strcmp(l2, "warm"))
+        jget_fail(&g, "", "l2", "is not \"warm\" or \"cold\"");
+    if (json_object_get(e, "ladder"))
+        jget_obj(&g, e, "", "ladder", true);
     return g.failed ? -1 : 0;
 }
 
@@ -260,6 +272,32 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
     return rc;
 }
 
+/* The ladder as the report and status show it: each entry's numbers, the winner, and the
+ * tuning's own best beside it (the chain the ladder re-timed). */
+static json_t *state_ladder_json(const struct checkpoint *c)
+{
+    const struct ladder_rec *l = &c->ladder;
+    json_t *o = json_object(), *es = json_array();
+    json_object_set_new(o, "ok", json_boolean(l->ok));
+    json_object_set_new(o, "rounds", json_integer(l->rounds));
+    json_object_set_new(o, "steady", json_boolean(l->steady));
+    json_object_set_new(o, "note", json_string(l->note));
+    json_object_set_new(o, "winner_iter", l->ok ? json_integer(l->e[l->winner].iter) : json_null());
+    json_object_set_new(o, "tuning_best", json_pack("{s:i, s:f}", "iter", c->best.iter, "tflops", c->best.p.tflops));
+    for (int i = 0; i < l->n; i++) {
+        const struct ladder_rec_entry *x = &l->e[i];
+        json_t *v = json_object();
+        json_object_set_new(v, "iter", json_integer(x->iter));
+        json_object_set_new(v, "tflops", isfinite(x->tflops) ? json_real(x->tflops) : json_null());
+        json_object_set_new(v, "median_ms", isfinite(x->median_ms) ? json_real(x->median_ms) : json_null());
+        json_object_set_new(v, "spread_pct", isfinite(x->spread_pct) ? json_real(x->spread_pct) : json_null());
+        json_object_set_new(v, "sm_clock_mhz", isfinite(x->sm_clock_mhz) ? json_real(x->sm_clock_mhz) : json_null());
+        json_array_append_new(es, v);
+    }
+    json_object_set_new(o, "entries", es);
+    return o;
+}
+
 json_t *state_entry(const struct checkpoint *c, const char *status)
 {
     char now[32];
@@ -276,12 +314,18 @@ json_t *state_entry(const struct checkpoint *c, const char *status)
     json_object_set_new(base, "config", json_string(c->seed_config));
     json_object_set_new(base, "tflops", isfinite(c->baseline_tflops) ? json_real(c->baseline_tflops) : json_null());
     json_object_set_new(e, "baseline", base);
-    if (c->have_best) {
+    struct registered_best rb;
+    checkpoint_registered(c, &rb);
+    if (rb.have) {
         json_t *b = json_object();
-        json_object_set_new(b, "iter", json_integer(c->best.iter));
-        json_object_set_new(b, "tflops", json_real(c->best.p.tflops));
-        json_object_set_new(b, "config", json_string(c->best.config));
-        json_object_set_new(b, "kernel", json_string(c->best.kernel));
+        json_object_set_new(b, "iter", json_integer(rb.iter));
+        json_object_set_new(b, "tflops", json_real(rb.tflops));
+        json_object_set_new(b, "config", json_string(rb.config));
+        json_object_set_new(b, "kernel", json_string(rb.kernel));
+        if (rb.from_ladder) { /* absent: the tuning's own best, as before the ladder existed */
+            json_object_set_new(b, "measured", json_string("ladder"));
+            json_object_set_new(b, "sm_clock_mhz", isfinite(rb.sm_clock_mhz) ? json_real(rb.sm_clock_mhz) : json_null());
+        }
         /* kernel names the record (srcs/, maybe only a recipe); a done shape's whole best
          * is the published copy, which is what a user looks for */
         char pub[ENGINE_PATH_MAX];
@@ -291,6 +335,10 @@ json_t *state_entry(const struct checkpoint *c, const char *status)
     } else {
         json_object_set_new(e, "best", json_null());
     }
+    if (c->cold_l2)
+        json_object_set_new(e, "l2", json_string("cold"));
+    if (c->ladder.done)
+        json_object_set_new(e, "ladder", state_ladder_json(c));
     json_object_set_new(e, "updated_at", json_string(now));
     return e;
 }

@@ -52,6 +52,20 @@ struct state_best {
     double tflops;                  /* NaN when absent */
     char config[CROQ_SIG_MAX];      /* knob signature, "" when absent */
     char kernel[BACKEND_REL_MAX];   /* srcs/<key>/iterNNN.cu */
+    bool from_ladder;               /* "measured": "ladder": the final ladder's winner and numbers */
+    double sm_clock_mhz;            /* the ladder's clock for it; NaN when absent */
+};
+
+/* The final ladder as state.json summarizes it (the checkpoint holds the record). */
+struct state_ladder {
+    bool ok, steady;
+    int rounds;
+    int winner_iter;                /* -1 when it did not time its entries */
+    int tuning_best_iter;           /* the tuning's own best, which the ladder re-timed */
+    double tuning_best_tflops;
+    int n;
+    struct { int iter; double tflops, median_ms, spread_pct, sm_clock_mhz; } e[LADDER_MAX];
+    char note[NOTE_MAX];
 };
 
 struct state_shape {
@@ -69,6 +83,9 @@ struct state_shape {
     double baseline_tflops;         /* NaN: not measured, or failed */
     bool have_best;                 /* "best" is an object (null: the baseline failed) */
     struct state_best best;         /* best.tflops may be set without have_best (STATE_OLD_FORMS) */
+    bool cold_l2;                   /* "l2": "cold" (absent: warm) */
+    bool have_ladder;               /* the final ladder ran */
+    struct state_ladder ladder;
     char updated_at[32];            /* UTC ISO 8601, "" when absent */
 };
 

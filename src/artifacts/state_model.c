@@ -15,6 +15,42 @@ void state_shape_init(struct state_shape *s)
     s->baseline_tflops = NAN;
     s->best.iter = -1;
     s->best.tflops = NAN;
+    s->best.sm_clock_mhz = NAN;
+    s->ladder.winner_iter = s->ladder.tuning_best_iter = -1;
+    s->ladder.tuning_best_tflops = NAN;
+}
+
+static double num_or_nan(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void ladder_from_json(struct jget *g, json_t *l, struct state_ladder *out)
+{
+    long long x;
+    json_t *es = json_object_get(l, "entries"), *v, *tb = json_object_get(l, "tuning_best");
+    size_t i;
+    out->ok = json_is_true(json_object_get(l, "ok"));
+    out->steady = json_is_true(json_object_get(l, "steady"));
+    if (jget_int(g, l, "ladder", "rounds", false, &x))
+        out->rounds = (int)x;
+    if (jget_int(g, l, "ladder", "winner_iter", false, &x))
+        out->winner_iter = (int)x;
+    if (json_is_object(tb) && jget_int(g, tb, "ladder.tuning_best", "iter", false, &x))
+        out->tuning_best_iter = (int)x;
+    out->tuning_best_tflops = num_or_nan(tb, "tflops");
+    jget_text(g, l, "ladder", "note", false, out->note, sizeof out->note);
+    json_array_foreach(es, i, v) {
+        if (i >= LADDER_MAX || !json_is_object(v))
+            break;
+        out->e[i].iter = jget_int(g, v, "ladder.entries[]", "iter", false, &x) ? (int)x : -1;
+        out->e[i].tflops = num_or_nan(v, "tflops");
+        out->e[i].median_ms = num_or_nan(v, "median_ms");
+        out->e[i].spread_pct = num_or_nan(v, "spread_pct");
+        out->e[i].sm_clock_mhz = num_or_nan(v, "sm_clock_mhz");
+        out->n = (int)i + 1;
+    }
 }
 
 /* A TFLOPS value as a number (STATE_OLD_FORMS) or an object's "tflops"; NaN otherwise. */
@@ -63,7 +99,15 @@ void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct st
             out->best.tflops = json_number_value(json_object_get(best, "tflops"));
         jget_str(&g, best, "best", "config", false, out->best.config, sizeof out->best.config);
         jget_str(&g, best, "best", "kernel", false, out->best.kernel, sizeof out->best.kernel);
+        json_t *m = json_object_get(best, "measured");
+        out->best.from_ladder = json_is_string(m) && !strcmp(json_string_value(m), "ladder");
+        out->best.sm_clock_mhz = num_or_nan(best, "sm_clock_mhz");
     }
+    json_t *l2 = json_object_get(e, "l2"), *ladder = json_object_get(e, "ladder");
+    out->cold_l2 = json_is_string(l2) && !strcmp(json_string_value(l2), "cold");
+    out->have_ladder = json_is_object(ladder);
+    if (out->have_ladder)
+        ladder_from_json(&g, ladder, &out->ladder);
     if (flags & STATE_OLD_FORMS) {
         if (isnan(out->baseline_tflops))
             out->baseline_tflops = old_tflops(isnan(old_tflops(base)) ? json_object_get(e, "baseline_tflops") : base);

@@ -176,3 +176,79 @@ uint64_t backend_req_seed(const struct cand_req *r)
     h = hash_fnv1a64_str(h, r->tag);
     return hash_fnv1a64_str(h, sig);
 }
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *out)
+{
+    double flops = 2.0 * (double)q->shape.m * (double)q->shape.n * (double)q->shape.k;
+    for (int i = 0; i < out->n; i++) {
+        struct ladder_entry_result *e = &out->e[i];
+        double v[LADDER_MAX_ROUNDS], c[LADDER_MAX_ROUNDS];
+        int nc = 0;
+        e->median_ms = e->tflops = e->spread_pct = e->sm_clock_mhz = NAN;
+        if (e->status != CAND_OK || e->trials < 1 || e->trials > LADDER_MAX_ROUNDS)
+            continue;
+        memcpy(v, e->trial_ms, (size_t)e->trials * sizeof *v);
+        for (int k = 0; k < e->trials; k++)
+            if (e->trial_clock_mhz[k] > 0)
+                c[nc++] = e->trial_clock_mhz[k];
+        e->median_ms = median_of(v, e->trials);
+        e->spread_pct = (v[e->trials - 1] - v[0]) / e->median_ms * 100.0;
+        e->tflops = flops / (e->median_ms * 1e-3) / 1e12;
+        e->sm_clock_mhz = nc ? median_of(c, nc) : NAN;
+    }
+}
+
+int backend_write_ladder_raw(const struct ladder_req *q, json_t *j, const char *backend_name, struct ladder_result *out)
+{
+    char dir[4096], path[4096];
+    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/ladder-%s.json", q->key, q->tag);
+    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", q->dir, q->key) >= sizeof dir ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", q->dir, out->raw_rel) >= sizeof path)
+        return -1;
+    json_object_set_new(j, "backend", json_string(backend_name));
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17)); /* as backend_write_raw */
+    int rc = (!s || mkdir_p(dir) || atomic_write_str(path, s) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
+    if (rc)
+        snprintf(out->reason, sizeof out->reason, "cannot write '%.200s': %s", path, strerror(errno));
+    free(s);
+    return rc;
+}
+
+uint64_t backend_ladder_seed(const struct ladder_req *q)
+{
+    char sig[CROQ_SIG_MAX];
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_INIT, &q->seed, sizeof q->seed);
+    h = hash_fnv1a64_str(hash_fnv1a64_str(hash_fnv1a64_str(h, q->key), "ladder"), q->tag);
+    for (int i = 0; i < q->n; i++) {
+        knobs_signature(q->e[i].cfg, sig);
+        h = hash_fnv1a64_str(h, sig);
+    }
+    return h;
+}
+
+void backend_ladder_json_finish(const struct ladder_req *q, const struct ladder_result *out, json_t *j)
+{
+    char sig[CROQ_SIG_MAX];
+    json_t *es = json_array();
+    for (int i = 0; i < q->n; i++) {
+        const struct ladder_entry_result *e = &out->e[i];
+        json_t *t = json_array(), *c = json_array();
+        for (int k = 0; k < e->trials; k++) {
+            json_array_append_new(t, json_real(e->trial_ms[k]));
+            json_array_append_new(c, e->trial_clock_mhz[k] > 0 ? json_integer(e->trial_clock_mhz[k]) : json_null());
+        }
+        knobs_signature(q->e[i].cfg, sig);
+        json_array_append_new(es, json_pack("{s:i, s:s, s:s, s:o, s:o}", "iter", q->e[i].iter, "config", sig, "status",
+                                            cand_status_name(e->status), "trial_ms", t, "sm_clock_mhz", c));
+    }
+    json_object_set_new(j, "entries", es);
+    json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
+    if (out->status != CAND_OK)
+        json_object_set_new(j, "error", json_string(out->reason));
+}

@@ -253,6 +253,22 @@ void backend_verified_result(double max_err_over_tol, const char *reference, str
  * reference, to be set into the raw JSON. */
 struct json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
                                      struct cand_result *out);
+/* The ladder's summary from its trials, the one computation every backend's ladder uses:
+ * for each entry of out (q->n, status ok) its median (the middle trial, the mean of the two
+ * middle ones for an even count), spread = (max - min) / median in %, TFLOPS = 2MNK /
+ * median, and the median of the trials' known clocks (NaN when none is known). */
+void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *out);
+/* Write j (with "backend" added) as the raw file perf/<key>/ladder-<tag>.json of q, as
+ * backend_write_raw does; out->raw_rel and raw_hash set. 0, or -1 with out->reason. */
+int backend_write_ladder_raw(const struct ladder_req *q, struct json_t *j, const char *backend_name,
+                             struct ladder_result *out);
+/* The model backends' raw ladder record: "entries" [{iter, config, status, trial_ms,
+ * sm_clock_mhz}], "status" and, when not ok, "error", added to j. */
+void backend_ladder_json_finish(const struct ladder_req *q, const struct ladder_result *out, struct json_t *j);
+/* The noise seed of a ladder for the model backends: FNV-1a 64 of the engine's seed, key,
+ * tag and every entry's signature. */
+uint64_t backend_ladder_seed(const struct ladder_req *q);
+
 /* The simulated profile of r's config (sim_model: category, metrics, justification),
  * its raw file labelled backend_name. 0 or -1 (cannot write). */
 int sim_profile_write(const struct cand_req *r, const char *backend_name, struct profile_out *out);
@@ -267,11 +283,12 @@ int sim_profile_write(const struct cand_req *r, const char *backend_name, struct
  * reads 1.25x the physical peak, the one reading rules 3 measures again).
  * memo@N (the candidate is correct on the shape's own operands only: a kernel that
  * reproduces outputs it has seen fails every other operand set),
- * compile@N fails the first attempt of iteration N; compile@N*C the first C attempts. */
+ * compile@N fails the first attempt of iteration N; compile@N*C the first C attempts.
+ * ladder@N: the configuration of iteration N crashes in the first final ladder (tag "final"). */
 enum sim_fault_kind {
     SIM_FAULT_CRASH, SIM_FAULT_TIMEOUT, SIM_FAULT_INCORRECT, SIM_FAULT_COMPILE,
     SIM_FAULT_BUSY, SIM_FAULT_UNUSABLE, SIM_FAULT_ABOVEPEAK, SIM_FAULT_SPIKE, SIM_FAULT_MEMO,
-    SIM_FAULT_KINDS
+    SIM_FAULT_LADDER, SIM_FAULT_KINDS
 };
 #define SIM_FAULTS_MAX 64
 struct sim_fault { enum sim_fault_kind kind; int iter; int count; };

@@ -160,6 +160,51 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
     return rc;
 }
 
+/* The final ladder: every round draws one recorded trial of each entry (with replacement,
+ * seeded as measure's draws are), with its recorded clock. An entry the dataset did not
+ * measure ok fails the ladder as its record says. */
+static int replay_ladder(struct backend *b, const struct ladder_req *q, struct ladder_result *out)
+{
+    struct replay *p = b->priv;
+    struct rng g;
+    const struct ds_record *rec[LADDER_MAX];
+    int rounds = q->rounds > 0 ? q->rounds : LADDER_DEFAULT_ROUNDS;
+    memset(out, 0, sizeof *out);
+    out->failed = -1;
+    out->n = q->n;
+    out->steady = true;
+    snprintf(out->l2, sizeof out->l2, "%s", q->cold_l2 ? "cold" : "warm");
+    snprintf(out->command, sizeof out->command, "replay: ladder of %d configurations, %d rounds, dataset %.200s, tag %s",
+             q->n, rounds, p->path, q->tag);
+    rng_seed(&g, backend_ladder_seed(q));
+    for (int i = 0; i < q->n; i++) {
+        rec[i] = dataset_find(&p->ds, q->e[i].cfg);
+        out->e[i].status = CAND_OK;
+        if ((!rec[i] || strcmp(rec[i]->status, "ok") || rec[i]->n_trials < 1) && out->status == CAND_OK) {
+            out->e[i].status = out->status = CAND_NOT_IN_DATASET;
+            out->failed = i;
+            snprintf(out->reason, sizeof out->reason, "iteration %d: not measured ok in the dataset", q->e[i].iter);
+        }
+    }
+    for (int r = 0; out->status == CAND_OK && r < rounds && r < LADDER_MAX_ROUNDS; r++)
+        for (int k = 0; k < q->n; k++) {
+            int i = (r + k) % q->n;
+            struct ladder_entry_result *e = &out->e[i];
+            int t = (int)(rng_next(&g) % (uint64_t)rec[i]->n_trials);
+            double clk = t < rec[i]->n_trial_clocks ? rec[i]->trial_clock_mhz[t] : rec[i]->sm_clock_mhz;
+            e->trial_ms[e->trials] = rec[i]->trial_ms[t];
+            e->trial_clock_mhz[e->trials++] = isfinite(clk) ? (int)round(clk) : -1;
+        }
+    if (out->status == CAND_OK)
+        backend_ladder_summarise(q, out);
+    json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "schema", 1, "command", "ladder", "tag", q->tag,
+                          "rounds", rounds, "l2", out->l2, "dataset", p->path);
+    backend_ladder_json_finish(q, out, j);
+    int rc = backend_write_ladder_raw(q, j, "replay", out);
+    json_decref(j);
+    return rc;
+}
+
 static int replay_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
 {
     (void)b;
@@ -202,6 +247,6 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
     }
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
-                          .profile = replay_profile, .release = replay_release, .priv = p};
+                          .profile = replay_profile, .ladder = replay_ladder, .release = replay_release, .priv = p};
     return b;
 }

@@ -34,6 +34,7 @@ static const char *const fault_names[SIM_FAULT_KINDS] = {
     [SIM_FAULT_CRASH] = "crash",       [SIM_FAULT_TIMEOUT] = "timeout", [SIM_FAULT_INCORRECT] = "incorrect",
     [SIM_FAULT_COMPILE] = "compile",   [SIM_FAULT_BUSY] = "busy",       [SIM_FAULT_UNUSABLE] = "unusable",
     [SIM_FAULT_ABOVEPEAK] = "abovepeak", [SIM_FAULT_SPIKE] = "spike", [SIM_FAULT_MEMO] = "memo",
+    [SIM_FAULT_LADDER] = "ladder",
 };
 
 static int parse_one(const char *tok, struct sim_fault *f, char *err, size_t errlen)
@@ -59,7 +60,7 @@ static int parse_one(const char *tok, struct sim_fault *f, char *err, size_t err
         }
 bad:
     snprintf(err, errlen, "sim fault '%s': expected KIND@ITER[*COUNT], KIND one of crash, timeout, "
-                          "incorrect, compile, busy, unusable, abovepeak, spike, memo", tok);
+                          "incorrect, compile, busy, unusable, abovepeak, spike, memo, ladder", tok);
     return -1;
 }
 
@@ -289,6 +290,55 @@ static int sim_measure(struct backend *b, const struct cand_req *r, struct cand_
     return rc;
 }
 
+/* The final ladder: each entry's model time, a drift shared by every trial of a round
+ * (the clock under the power cap: 2%) and each trial's own noise, in rotating order. */
+static int sim_ladder(struct backend *b, const struct ladder_req *q, struct ladder_result *out)
+{
+    struct sim *s = b->priv;
+    uint64_t seed = backend_ladder_seed(q);
+    double base[LADDER_MAX], clock[LADDER_MAX];
+    int rounds = q->rounds > 0 ? q->rounds : LADDER_DEFAULT_ROUNDS;
+    memset(out, 0, sizeof *out);
+    out->failed = -1;
+    out->n = q->n;
+    snprintf(out->l2, sizeof out->l2, "%s", q->cold_l2 ? "cold" : "warm");
+    snprintf(out->command, sizeof out->command, "sim model: ladder of %d configurations, %d rounds, seed %llu, tag %s",
+             q->n, rounds, q->seed, q->tag);
+    sleep_ms(s->delay_ms);
+    json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:s}", "schema", 1, "command", "ladder", "tag", q->tag, "rounds",
+                          rounds, "l2", out->l2);
+    for (int i = 0; i < q->n; i++) {
+        struct ladder_entry_result *e = &out->e[i];
+        e->status = CAND_OK;
+        if (sim_fault_at(&s->faults, SIM_FAULT_LADDER, q->e[i].iter) && !strcmp(q->tag, "final") &&
+            out->status == CAND_OK) {
+            e->status = out->status = CAND_CRASH;
+            out->failed = i;
+            snprintf(e->reason, sizeof e->reason, "croq-runner: launch_error: CUDA_ERROR_ILLEGAL_ADDRESS (injected by "
+                     "CROQ_SIM_FAULTS ladder@%d)", q->e[i].iter);
+            snprintf(out->reason, sizeof out->reason, "iteration %d: %s", q->e[i].iter, e->reason);
+        }
+        base[i] = model_ms(q->e[i].cfg, &q->shape, &seed, &clock[i]);
+    }
+    for (int r = 0; out->status == CAND_OK && r < rounds && r < LADDER_MAX_ROUNDS; r++) {
+        double drift = 1.0 + 0.02 * gauss(&seed);
+        for (int k = 0; k < q->n; k++) {
+            int i = (r + k) % q->n; /* round r starts with entry r mod n */
+            struct ladder_entry_result *e = &out->e[i];
+            double sigma = 0.004 + 0.002 / fmax(base[i], 0.01);
+            e->trial_ms[e->trials] = base[i] * drift * (1.0 + sigma * gauss(&seed));
+            e->trial_clock_mhz[e->trials++] = (int)round(clock[i] / drift);
+        }
+    }
+    out->steady = true;
+    if (out->status == CAND_OK)
+        backend_ladder_summarise(q, out);
+    backend_ladder_json_finish(q, out, j);
+    int rc = backend_write_ladder_raw(q, j, "sim", out);
+    json_decref(j);
+    return rc;
+}
+
 static int sim_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
 {
     (void)b;
@@ -340,6 +390,6 @@ struct backend *sim_open(const struct backend_opts *o, char *err, size_t errlen)
     s->delay_ms = o->sim_delay_ms > 0 ? o->sim_delay_ms : 0;
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "sim", .health = sim_health, .build = sim_build, .measure = sim_measure,
-                          .profile = sim_profile, .release = sim_release, .priv = s};
+                          .profile = sim_profile, .ladder = sim_ladder, .release = sim_release, .priv = s};
     return b;
 }

@@ -39,6 +39,7 @@
 #include "measure/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/regfile.h"
 
 struct audit {
@@ -325,6 +326,28 @@ static void check_recorded(struct audit *a, const struct result_row *row, const 
         problem(a, row->iter, "the raw measurement iter%03d-%s.json is of another config", row->iter, tag);
 }
 
+/* Rules 4: a KEEP by the screen was paired again (iterNNN-cand-confirm.json), and that
+ * confirmation decides; nothing else has that file. *confirm gets its numbers (recomputed
+ * from its trials) when it kept the candidate. */
+static enum decision check_confirm(struct audit *a, int iter, enum decision by_screen, struct raw *confirm)
+{
+    raw_read(a, iter, "cand-confirm", confirm);
+    if (!decide_needs_confirmation(a->rules) || by_screen != DEC_KEEP) {
+        if (confirm->present)
+            problem(a, iter, "iter%03d-cand-confirm.json exists but the screen gives no KEEP to confirm", iter);
+        return by_screen;
+    }
+    if (!confirm->present) {
+        problem(a, iter, "a KEEP by the screen without its confirmation (no iter%03d-cand-confirm.json)", iter);
+        return by_screen;
+    }
+    if (!confirm->ok)
+        return failure_of(confirm);
+    if (!isfinite(confirm->p.ratio))
+        problem(a, iter, "iter%03d-cand-confirm.json holds no paired timing", iter);
+    return decide_confirmation(&confirm->p).keep ? DEC_KEEP : DEC_DISCARD;
+}
+
 /* Rules 3: a KEEP by the numbers was verified again on a new operand set
  * (iterNNN-cand-fresh.json), and its failure is the row's outcome; nothing else has that
  * file. */
@@ -380,9 +403,14 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
             problem(a, row->iter, "decided under rules 3 but iter%03d-%s.json holds no paired timing", row->iter,
                     re.present ? "cand-re" : "cand");
     }
+    struct raw confirm;
+    d = check_confirm(a, row->iter, d, &confirm);
     d = check_fresh(a, row->iter, d);
     if (d == DEC_KEEP || d == DEC_BASELINE) {
+        double before = rp->have_best ? rp->best.tflops : NAN;
         *rp = (struct replay){true, m->p, row->iter, ""};
+        if (d == DEC_KEEP) /* rules 4: the old best times the confirmed speedup (step_store.c) */
+            rp->best.tflops = decide_best_after_keep(a->rules, before, &m->p, confirm.ok ? &confirm.p : NULL);
         rp->best.ratio = rp->best.ratio_lo = rp->best.ratio_hi = NAN; /* as STORE does */
         snprintf(rp->best_config, sizeof rp->best_config, "%s", row->config);
     } else if (best_re.ok && rp->have_best && decide_rebase_on_discard(a->rules))
@@ -456,12 +484,98 @@ static void audit_published(struct audit *a, const struct state_shape *entry, co
     free(y);
 }
 
-/* state.json's iteration and best, and the published best kernel, are the replay's. */
+/* The final ladder's raw file, re-derived: its entries are the checkpoint's (iterations,
+ * configurations) and ones ladder_pick gives, each entry's numbers are what its trials
+ * give (backend_ladder_summarise, perf_quantize), and the winner is ladder_winner's. The
+ * winner's row index into *winner_row (-1 when the ladder timed nothing). */
+static void audit_ladder(struct audit *a, const struct ladder_rec *l, const struct replay *rp,
+                         const struct result_log *res, const struct idea_log *ideas, int *winner_row)
+{
+    char path[ENGINE_PATH_MAX], h[BACKEND_HASH_MAX], err[600];
+    int pick[LADDER_MAX];
+    *winner_row = -1;
+    bool *agent = xmalloc((res->n + 1) * sizeof *agent);
+    for (size_t i = 0; i < res->n; i++)
+        agent[i] = i < ideas->n && !strcmp(ideas->recs[i].origin, "agent");
+    int np = ladder_pick(res, agent, rp->best_iter, pick);
+    free(agent);
+    for (int i = 0; i < l->n; i++) {
+        bool in = false;
+        for (int k = 0; k < np; k++)
+            in |= pick[k] == l->e[i].iter;
+        const struct result_row *row = l->e[i].iter < (int)res->n ? &res->rows[l->e[i].iter] : NULL;
+        if (!in)
+            problem(a, -1, "the final ladder timed iteration %d, which the ladder's rule does not pick", l->e[i].iter);
+        else if (!row || strcmp(row->config, l->e[i].config) || strcmp(row->kernel, l->e[i].kernel) ||
+                 strcmp(row->source_hash, l->e[i].source_hash))
+            problem(a, -1, "the final ladder's entry of iteration %d is not that row's configuration and source",
+                    l->e[i].iter);
+    }
+    if (!l->raw_rel[0])
+        return; /* nothing ran (no best, a backend without a ladder): nothing registered from it */
+    if (path_fmt(path, "%s/%s", a->dir, l->raw_rel) || !regfile_is(path) || backend_hash_file(path, h)) {
+        problem(a, -1, "the final ladder's raw file %s cannot be read", l->raw_rel);
+        return;
+    }
+    if (strcmp(h, l->raw_hash))
+        problem(a, -1, "the final ladder's raw file %s hashes to %s, the checkpoint says %s", l->raw_rel, h, l->raw_hash);
+    json_t *o = regfile_load_json(path, 0, err, sizeof err), *es = json_object_get(o, "entries"), *v;
+    const char *st = json_string_value(json_object_get(o, "status"));
+    struct ladder_req q = {.dir = a->dir, .key = a->key, .shape = a->shape, .n = l->n};
+    struct ladder_result lr = {.n = l->n};
+    if (!o || !json_is_array(es) || (int)json_array_size(es) != l->n || !st) {
+        problem(a, -1, "the final ladder's raw file %s does not list the checkpoint's %d entries", l->raw_rel, l->n);
+        json_decref(o);
+        return;
+    }
+    bool ok = !strcmp(st, "ok");
+    if (ok != l->ok)
+        problem(a, -1, "the final ladder's raw file says '%s', the checkpoint %s", st, l->ok ? "ok" : "failed");
+    size_t i;
+    json_array_foreach(es, i, v) {
+        json_t *t = json_object_get(v, "trial_ms"), *c = json_object_get(v, "sm_clock_mhz");
+        struct ladder_entry_result *e = &lr.e[i];
+        e->status = CAND_OK;
+        if (json_integer_value(json_object_get(v, "iter")) != l->e[i].iter)
+            problem(a, -1, "the final ladder's raw entry %zu is not iteration %d", i, l->e[i].iter);
+        for (size_t k = 0; k < json_array_size(t) && k < LADDER_MAX_ROUNDS; k++) {
+            e->trial_ms[k] = json_number_value(json_array_get(t, k));
+            json_t *ck = json_array_get(c, k);
+            e->trial_clock_mhz[k] = json_is_integer(ck) ? (int)json_integer_value(ck) : -1;
+            e->trials = (int)k + 1;
+        }
+    }
+    json_decref(o);
+    if (!ok)
+        return;
+    backend_ladder_summarise(&q, &lr);
+    double med[LADDER_MAX];
+    for (int k = 0; k < l->n; k++) {
+        struct perf_numbers p = {lr.e[k].tflops, lr.e[k].median_ms, lr.e[k].spread_pct, lr.e[k].sm_clock_mhz,
+                                 NAN, NAN, NAN};
+        perf_quantize(&p);
+        med[k] = p.median_ms;
+        if (!same(p.tflops, l->e[k].tflops) || !same(p.median_ms, l->e[k].median_ms) ||
+            !same(p.sm_clock_mhz, l->e[k].sm_clock_mhz))
+            problem(a, -1, "the final ladder's numbers of iteration %d (%.3f TFLOPS) are not its trials' (%.3f)",
+                    l->e[k].iter, l->e[k].tflops, p.tflops);
+    }
+    int w = ladder_winner(med, l->n);
+    if (w != l->winner)
+        problem(a, -1, "the final ladder's winner is entry %d, its trials give %d", l->winner, w);
+    else if (w >= 0)
+        *winner_row = l->e[w].iter;
+}
+
+/* state.json's iteration and best, and the published best kernel, are the replay's: the
+ * tuning's best, or the final ladder's winner with the ladder's numbers when the
+ * checkpoint records a ladder that timed its entries. */
 static void audit_best(struct audit *a, const struct state_shape *entry, const struct replay *rp,
-                       const struct result_log *res)
+                       const struct result_log *res, const struct idea_log *ideas)
 {
     const struct state_best *b = &entry->best;
     long long it = entry->iteration; /* -1 too when absent: the check below names it */
+    char err[700];
     if (it != (long long)res->n - 1)
         problem(a, -1, "state.json says iteration %lld, results.tsv holds %zu rows (0..%zu)%s", it, res->n,
                 res->n - 1, it + 2 == (long long)res->n ? ": a crash before STORE finished; resume adopts the row" : "");
@@ -470,10 +584,27 @@ static void audit_best(struct audit *a, const struct state_shape *entry, const s
             problem(a, -1, "state.json has a best but no row produced one");
         return;
     }
-    const struct result_row *row = &res->rows[rp->best_iter];
-    if (!entry->have_best || b->iter != rp->best_iter || isnan(b->tflops) || b->tflops != rp->best.tflops ||
-        !b->config[0] || strcmp(b->config, row->config))
-        problem(a, -1, "state.json's best is not iteration %d at %.3f TFLOPS", rp->best_iter, rp->best.tflops);
+    struct checkpoint ck;
+    int crc = checkpoint_load(a->dir, a->key, &ck, err, sizeof err); /* its problems: check_checkpoint */
+    bool laddered = crc == 0 && ck.ladder.done && ck.iteration == (int)res->n - 1;
+    if (entry->have_ladder && !laddered)
+        problem(a, -1, "state.json records a final ladder the checkpoint does not");
+    int want_iter = rp->best_iter, wrow = -1;
+    double want_tflops = rp->best.tflops;
+    if (laddered) {
+        audit_ladder(a, &ck.ladder, rp, res, ideas, &wrow);
+        if (wrow >= 0) {
+            want_iter = wrow;
+            want_tflops = ck.ladder.e[ck.ladder.winner].tflops;
+        }
+    }
+    if (crc == 0)
+        checkpoint_release(&ck);
+    const struct result_row *row = &res->rows[want_iter];
+    if (!entry->have_best || b->iter != want_iter || isnan(b->tflops) || b->tflops != want_tflops ||
+        !b->config[0] || strcmp(b->config, row->config) || b->from_ladder != (wrow >= 0))
+        problem(a, -1, "state.json's best is not iteration %d at %.3f TFLOPS%s", want_iter, want_tflops,
+                wrow >= 0 ? " (the final ladder's winner)" : "");
     audit_published(a, entry, row);
 }
 
@@ -539,7 +670,7 @@ static void audit_shape(struct audit *a, const struct state_shape *entry)
         check_rules(a, &res, &att);
         check_checkpoint(a, &res);
         audit_rows(a, &res, &ideas, &att, &rp);
-        audit_best(a, entry, &rp, &res);
+        audit_best(a, entry, &rp, &res, &ideas);
         if (res.torn || ideas.torn)
             problem(a, -1, "a log ends in a torn line (a tuner is running, or resume has not run)");
         if (a->problems)

@@ -128,6 +128,34 @@ struct decide_verdict decide_candidate(const struct decide_case *c)
     return v;
 }
 
+bool decide_needs_confirmation(int rules) { return rules >= 4; }
+
+/* Why a second pairing, and why its lower bound only against 1: the screen kept the
+ * candidate because its interval cleared 1 + 1% on that very sample, and out of ~150
+ * candidates the ones that clear it are more often those whose sample happened to come out
+ * high: the kept gains, taken from the screen, add up to more than the kernels gained (H200,
+ * 2026-12-01, issue 22: a chain of screen ratios claimed 1.057 where the kernels re-timed
+ * side by side differed by 1.016-1.038). The confirmation chose nothing, so its median is
+ * an honest estimate of the gain; asking its interval to lie above 1 keeps only gains that
+ * are real, and the shape records the gain at the size the confirmation measured. */
+struct decide_verdict decide_confirmation(const struct perf_numbers *confirm)
+{
+    struct decide_verdict v = {.paired = true, .threshold = 1.0 + DECIDE_CONFIRM_FLOOR_PCT / 100.0};
+    v.keep = isfinite(confirm->ratio_lo) && confirm->ratio_lo > v.threshold;
+    return v;
+}
+
+double decide_best_after_keep(int rules, double best_tflops, const struct perf_numbers *cand,
+                              const struct perf_numbers *confirm)
+{
+    if (rules < 4 || !confirm)
+        return cand->tflops;
+    struct perf_numbers p = {.tflops = best_tflops * confirm->ratio, .median_ms = NAN, .spread_pct = NAN,
+                             .sm_clock_mhz = NAN, .ratio = NAN, .ratio_lo = NAN, .ratio_hi = NAN};
+    perf_quantize(&p);
+    return p.tflops;
+}
+
 enum decision decide_failure(enum cand_status s)
 {
     switch (s) {

@@ -19,6 +19,8 @@ bool decide_above_peak(int dtype, const struct perf_numbers *p);
 #define DECIDE_NOISE_FLOOR_PCT 2.0
 /* Rules 3: KEEP iff the paired speedup's lower bound > 1 + this / 100 (decide.c: why). */
 #define DECIDE_PAIRED_FLOOR_PCT 1.0
+/* Rules 4: a screen's KEEP stands iff the confirmation's lower bound > 1 + this / 100. */
+#define DECIDE_CONFIRM_FLOOR_PCT 0.0
 /* The floor a rules version decides with: DECIDE_PAIRED_FLOOR_PCT for 3, else
  * DECIDE_NOISE_FLOOR_PCT. */
 double decide_floor_pct(int rules);
@@ -62,6 +64,31 @@ struct decide_verdict {
 };
 struct decide_verdict decide_candidate(const struct decide_case *c);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
+/* Rules 4: a candidate the screen (decide_candidate) keeps must be paired with the best a
+ * second time. True for rules >= 4. */
+bool decide_needs_confirmation(int rules);
+/* Rules 4: does the confirmation (a second, independent paired measurement) keep it?
+ * keep iff its lower bound > 1 + DECIDE_CONFIRM_FLOOR_PCT / 100; threshold is that. */
+struct decide_verdict decide_confirmation(const struct perf_numbers *confirm);
+/* Rules 4: the best's TFLOPS on the shape's one scale after a KEEP whose confirmation
+ * measured speedup `ratio`: best x ratio, rounded as the artifacts print it. Rules < 4:
+ * the kept candidate's own TFLOPS (cand). The engine and the audit both compute it here. */
+double decide_best_after_keep(int rules, double best_tflops, const struct perf_numbers *cand,
+                              const struct perf_numbers *confirm);
+/* ---- the final ladder (ladder.c): docs/engine.md "Final ladder" ------------------ */
+
+#define LADDER_KEEPS 5 /* the last kept configurations it times ... */
+#define LADDER_TOPS 5  /* ... and the highest recorded TFLOPS besides them */
+/* The rows res (a shape's results.tsv) gives the ladder, into out in iteration order: the
+ * current best (best_iter), the last LADDER_KEEPS kept rows (BASELINE, KEEP) and the
+ * LADDER_TOPS measured rows of the highest recorded TFLOPS not already picked, of which a
+ * discarded agent candidate (agent[i] true for row i; agent may be NULL) is never one.
+ * Returns how many (at most 1 + LADDER_KEEPS + LADDER_TOPS <= LADDER_MAX). Pure. */
+int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int out[LADDER_MAX]);
+/* The winner: the entry of the lowest median per-launch time (the first on a tie), -1
+ * when none has a positive finite one. Pure. */
+int ladder_winner(const double *median_ms, int n);
+
 /* Round to the precision the artifacts print, so a value read back equals the one the
  * uninterrupted run used (resume must decide exactly alike). */
 void perf_quantize(struct perf_numbers *p);

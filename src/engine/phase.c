@@ -22,20 +22,24 @@ static const unsigned allowed[PH_COUNT] = {
     /* ideas are grounded in the profile of the current best */
     [PH_PROFILE] = T(PH_IDEATE),
     /* the proposer gave an idea, or the knob space is exhausted / the compile-failure
-     * cap was hit */
-    [PH_IDEATE] = T(PH_IMPLEMENT) | T(PH_SHAPE_COMPLETE),
+     * cap was hit (then the final ladder, or done) */
+    [PH_IDEATE] = T(PH_IMPLEMENT) | T(PH_LADDER) | T(PH_SHAPE_COMPLETE),
     /* built: measure it; a compile failure consumes no iteration: ideate again */
     [PH_IMPLEMENT] = T(PH_MEASURE) | T(PH_IDEATE),
     /* verified and timed: decide; failed to verify, crashed or timed out: store the
      * DISCARD_* outcome without deciding */
     [PH_MEASURE] = T(PH_DECIDE) | T(PH_STORE),
     [PH_DECIDE] = T(PH_STORE),
-    /* profile the (maybe new) best again, or the budget is spent */
-    [PH_STORE] = T(PH_PROFILE) | T(PH_SHAPE_COMPLETE),
+    /* profile the (maybe new) best again, or the budget is spent: the final ladder
+     * (rules 4 on), or done */
+    [PH_STORE] = T(PH_PROFILE) | T(PH_LADDER) | T(PH_SHAPE_COMPLETE),
+    /* the top configurations timed again together: the registered best is the winner */
+    [PH_LADDER] = T(PH_SHAPE_COMPLETE),
     [PH_SHAPE_COMPLETE] = T(PH_NEXT_SHAPE),
     /* a sweep starts the next shape; a shape found done below its budget (resume, or a
-     * raised --iters) is reopened and continues from its best */
-    [PH_NEXT_SHAPE] = T(PH_INIT) | T(PH_PROFILE),
+     * raised --iters) is reopened and continues from its best; a done shape without a
+     * final ladder gets one ('croqtuner ladder') */
+    [PH_NEXT_SHAPE] = T(PH_INIT) | T(PH_PROFILE) | T(PH_LADDER),
 };
 
 bool phase_allowed(enum engine_phase from, enum engine_phase to)

@@ -68,6 +68,7 @@ void run_req(struct run *r, struct cand_req *q, const char *tag, bool best, cons
     q->src_rel = best ? r->ck.best.kernel : r->ck.pending.src_rel;
     q->src_hash = best ? r->ck.best.source_hash : r->ck.pending.src_hash;
     q->seed = r->ck.seed;
+    q->cold_l2 = r->ck.cold_l2;
 }
 
 int run_best_source(struct run *r)
@@ -187,6 +188,9 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
         return ENGINE_FAILED;
     c->compile_failures = 0;
     c->stop_reason[0] = '\0';
+    /* the ladder was of the old budget's end: the shape's new end gets its own */
+    memset(&c->ladder, 0, sizeof c->ladder);
+    c->ladder.winner = -1;
     if (run_save(r))
         return ENGINE_FAILED;
     if (state_put(r->dir, c, "active", err, sizeof err))
@@ -295,6 +299,7 @@ int run_loop(struct run *r)
         case PH_MEASURE: rc = step_measure(r); break;
         case PH_DECIDE: rc = step_decide(r); break;
         case PH_STORE: rc = step_store(r); break;
+        case PH_LADDER: rc = step_ladder(r); break;
         case PH_SHAPE_COMPLETE: rc = step_complete(r); break;
         case PH_NEXT_SHAPE: return ENGINE_DONE; /* run_open brought state.json level */
         default: return run_fail(r, "shape '%s': unknown phase %d", r->ck.key, (int)r->ck.phase);

@@ -89,7 +89,11 @@ int step_implement(struct run *r);
 int step_measure(struct run *r);
 int step_decide(struct run *r);
 int step_store(struct run *r);
+int step_ladder(struct run *r);
 int step_complete(struct run *r);
+/* Where a shape whose loop is over goes: the final ladder when its rules have one
+ * (DECIDE_RULES_LADDER) and there is a best, else SHAPE_COMPLETE. */
+enum engine_phase run_finish_phase(const struct run *r);
 
 /* IMPLEMENT's pieces: write the pending source (codegen, or check the agent's copy) and
  * build it: 0 with b->status CAND_OK or CAND_COMPILE_ERROR, else an engine_rc. A

@@ -16,25 +16,28 @@
 #include "util/atomicio.h"
 #include "util/log.h"
 
+/* The registered best (the ladder's winner, or the tuning's best) published whole. */
 static int copy_best(struct run *r)
 {
     struct checkpoint *c = &r->ck;
     char dir[ENGINE_PATH_MAX], to[ENGINE_PATH_MAX], err[700];
     char *src;
     size_t len;
-    if (!c->have_best)
+    struct registered_best rb;
+    checkpoint_registered(c, &rb);
+    if (!rb.have)
         return 0;
     if (path_fmt(dir, "%s/kernels/gemm_sp_%s", r->dir, croq_dtype_name(c->sk.dtype)) ||
         path_fmt(to, "%s/%s_best.cu", dir, c->key))
         return run_fail(r, "tuning directory path too long");
     char whole[ENGINE_PATH_MAX];
     struct stat st;
-    if (path_fmt(whole, "%s/%s", r->dir, c->best.kernel))
+    if (path_fmt(whole, "%s/%s", r->dir, rb.kernel))
         return run_fail(r, "tuning directory path too long");
     if (lstat(whole, &st) == 0 && S_ISREG(st.st_mode)) /* kept whole (an agent's): its mode, no more readable */
         return mkdir_p(dir) || atomic_copy(whole, to)
                    ? run_fail(r, "cannot write the best kernel to '%s': %s", to, strerror(errno)) : 0;
-    if (srcstore_read(r->dir, c->best.kernel, &src, &len, err, sizeof err))
+    if (srcstore_read(r->dir, rb.kernel, &src, &len, err, sizeof err))
         return run_fail(r, "cannot publish the best kernel: %s", err);
     int rc = mkdir_p(dir) || atomic_write(to, src, len);
     free(src);
@@ -73,16 +76,19 @@ int step_complete(struct run *r)
     if (state_put(r->dir, c, "done", err, sizeof err))
         return run_fail(r, "%s", err);
     progress_write(r);
-    char pub[ENGINE_PATH_MAX];
-    if (!c->have_best || path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
+    char pub[ENGINE_PATH_MAX], clock[48] = "";
+    struct registered_best rb;
+    checkpoint_registered(c, &rb);
+    if (!rb.have || path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
         snprintf(pub, sizeof pub, "no kernel");
+    if (rb.from_ladder)
+        snprintf(clock, sizeof clock, ", final ladder at %.0f MHz", rb.sm_clock_mhz);
     if (!r->o->quiet)
-        printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d, %s)\n", c->key, c->iteration,
-               c->budget, c->stop_reason, c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : -1,
-               pub);
+        printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d%s, %s)\n", c->key, c->iteration,
+               c->budget, c->stop_reason, rb.have ? rb.tflops : 0.0, rb.have ? rb.iter : -1, clock, pub);
     if (r->o->git) {
         snprintf(msg, sizeof msg, "%s complete: best %.3f TFLOPS at iter%03d (%.200s)", c->key,
-                 c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : 0, c->stop_reason);
+                 rb.have ? rb.tflops : 0.0, rb.have ? rb.iter : 0, c->stop_reason);
         git_commit_shape(r, msg);
     }
     return 0;

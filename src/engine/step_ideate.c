@@ -21,7 +21,7 @@ static bool seen(const struct run_history *h, const char *sig)
 static int stop(struct run *r, const char *why)
 {
     snprintf(r->ck.stop_reason, sizeof r->ck.stop_reason, "%s", why);
-    if (run_goto(r, PH_SHAPE_COMPLETE))
+    if (run_goto(r, run_finish_phase(r)))
         return ENGINE_FAILED;
     return run_save(r);
 }

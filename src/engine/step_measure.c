@@ -92,13 +92,20 @@ static void account(struct run *r, double wall_s, const struct cand_result *m)
     r->spent_s[SPENT_OTHER] += wall_s > v + t ? wall_s - v - t : 0;
 }
 
-/* Health check, then one measurement: the pending candidate (paired with the best under
- * rules 3), or the best (best = true, alone), or a verification only (verify_only: the
- * candidate on a new operand set). 0 with *rec filled, or an engine_rc. A candidate's
- * measurement with a backend that runs its code is bracketed by a durable in-flight count
- * (docs/engine.md, "Crash safety"). */
-static int measure_one(struct run *r, const char *tag, bool best, bool verify_only, struct measure_rec *rec)
+/* What one measurement is for. */
+enum what {
+    M_CAND,    /* the pending candidate: paired with the best under rules 3 and 4 */
+    M_BEST,    /* the best, alone (the sanity rule's re-measurement) */
+    M_VERIFY,  /* the candidate verified on an operand set never used in the shape, not timed */
+    M_CONFIRM, /* rules 4: the candidate paired with the best again, every pair */
+};
+
+/* Health check, then one measurement (enum what). 0 with *rec filled, or an engine_rc. A
+ * candidate's measurement with a backend that runs its code is bracketed by a durable
+ * in-flight count (docs/engine.md, "Crash safety"). */
+static int measure_one(struct run *r, const char *tag, enum what what, struct measure_rec *rec)
 {
+    bool best = what == M_BEST, verify_only = what == M_VERIFY;
     struct croq_config cfg, inc;
     struct cand_req q;
     struct cand_result m;
@@ -131,6 +138,7 @@ static int measure_one(struct run *r, const char *tag, bool best, bool verify_on
             return run_fail(r, "shape '%s': best config: %s", r->ck.key, err);
         q.incumbent_cfg = &inc;
         q.incumbent_src_rel = r->ck.best.kernel;
+        q.all_pairs = what == M_CONFIRM; /* a confirmation measures, it does not screen */
     }
     if (watch) { /* saved before the candidate runs: a death in it is on record */
         p->in_flight++;
@@ -179,9 +187,9 @@ static int remeasure(struct run *r, const char *why)
     int rc;
     p->remeasured = true;
     p->cand_first = p->cand;
-    if ((rc = measure_one(r, "cand-re", false, false, &p->cand)))
+    if ((rc = measure_one(r, "cand-re", M_CAND, &p->cand)))
         return rc;
-    if (r->ck.have_best && (rc = measure_one(r, "best-re", true, false, &p->best_re)))
+    if (r->ck.have_best && (rc = measure_one(r, "best-re", M_BEST, &p->best_re)))
         return rc;
     p->best_remeasured = r->ck.have_best;
     snprintf(p->note, sizeof p->note, "first run %.3f TFLOPS was %s: candidate", p->cand_first.p.tflops, why);
@@ -240,15 +248,49 @@ static struct decide_verdict pending_verdict(struct run *r)
     return decide_candidate(&c);
 }
 
+/* Rules 4: a candidate the screen keeps is paired with the best again (every pair, an
+ * independent sample: decide.c says why); a failure of that measurement fixes the outcome
+ * (*forced). */
+static int confirm_keep(struct run *r, bool *forced)
+{
+    struct pending *p = &r->ck.pending;
+    if (!decide_needs_confirmation(r->ck.decide_rules) || !r->ck.have_best || !pending_verdict(r).keep)
+        return 0;
+    int rc = measure_one(r, "cand-confirm", M_CONFIRM, &p->confirm);
+    if (rc)
+        return rc;
+    p->confirm_checked = true;
+    if (p->confirm.status == CAND_OK)
+        return 0;
+    p->decision = decide_failure(p->confirm.status);
+    size_t n = strlen(p->note);
+    snprintf(p->note + n, sizeof p->note - n, "%sthe screen kept it (speedup %.4f [%.4f, %.4f]), but its "
+             "confirmation failed: %s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
+             p->confirm.reason);
+    *forced = true;
+    return 0;
+}
+
+/* Does the decision so far keep the candidate (rules 4: the screen and its confirmation)? */
+static bool kept_so_far(struct run *r)
+{
+    struct pending *p = &r->ck.pending;
+    if (!pending_verdict(r).keep)
+        return false;
+    if (!decide_needs_confirmation(r->ck.decide_rules))
+        return true;
+    return p->confirm_checked && p->confirm.status == CAND_OK && decide_confirmation(&p->confirm.p).keep;
+}
+
 /* Rules 3: a candidate the numbers keep is verified once more, on an operand set never
  * used in the shape, so no kernel is kept for reproducing outputs it has seen. A failure
  * fixes the outcome (*forced) as that failure. */
 static int verify_keep(struct run *r, bool *forced)
 {
     struct pending *p = &r->ck.pending;
-    if (r->ck.decide_rules < 3 || !r->ck.have_best || !pending_verdict(r).keep)
+    if (r->ck.decide_rules < 3 || !r->ck.have_best || !kept_so_far(r))
         return 0;
-    int rc = measure_one(r, "cand-fresh", false, true, &p->fresh);
+    int rc = measure_one(r, "cand-fresh", M_VERIFY, &p->fresh);
     if (rc)
         return rc;
     p->fresh_checked = true;
@@ -269,8 +311,8 @@ int measure_pending(struct run *r, bool baseline)
     int rc;
     set_aside_stale(r, p->iter);
     p->note[0] = '\0';
-    p->remeasured = p->best_remeasured = p->fresh_checked = false;
-    if ((rc = measure_one(r, "cand", false, false, &p->cand)))
+    p->remeasured = p->best_remeasured = p->fresh_checked = p->confirm_checked = false;
+    if ((rc = measure_one(r, "cand", M_CAND, &p->cand)))
         return rc;
     crashpoint("measure.first");
     if (baseline)
@@ -283,6 +325,8 @@ int measure_pending(struct run *r, bool baseline)
         return rc;
     p->measured = true;
     bool forced = forced_outcome(r);
+    if (!forced && !baseline && (rc = confirm_keep(r, &forced)))
+        return rc;
     if (!forced && !baseline && (rc = verify_keep(r, &forced)))
         return rc;
     if (baseline) {
@@ -322,7 +366,8 @@ int evidence_check(struct run *r)
     if (!p->active || !p->measured)
         return run_fail(r, "shape '%s': no measurement to decide on (guard of DECIDE/STORE)", r->ck.key);
     if (check_file(r, &p->cand) || (p->remeasured && check_file(r, &p->cand_first)) ||
-        (p->best_remeasured && check_file(r, &p->best_re)) || (p->fresh_checked && check_file(r, &p->fresh)))
+        (p->best_remeasured && check_file(r, &p->best_re)) || (p->confirm_checked && check_file(r, &p->confirm)) ||
+        (p->fresh_checked && check_file(r, &p->fresh)))
         return ENGINE_FAILED;
     return 0;
 }
@@ -332,14 +377,16 @@ void decide_pending(struct run *r)
 {
     struct pending *p = &r->ck.pending;
     struct decide_verdict v = pending_verdict(r);
-    p->decision = v.keep ? DEC_KEEP : DEC_DISCARD;
+    bool confirming = decide_needs_confirmation(r->ck.decide_rules) && v.keep;
+    struct decide_verdict cv = confirming && p->confirm_checked ? decide_confirmation(&p->confirm.p)
+                                                                : (struct decide_verdict){0};
+    p->decision = v.keep && (!confirming || cv.keep) ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
     if (v.paired)
         snprintf(p->note + n, sizeof p->note - n,
                  "%sspeedup over the best %.4f, 95%% interval [%.4f, %.4f] (%s paired trials): lower bound %s %.4f "
-                 "= 1 + %.0f%%%s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
-                 "alternating", v.keep ? ">" : "<=", v.threshold, decide_floor_pct(r->ck.decide_rules),
-                 v.keep && p->fresh_checked ? "; verified again on a new operand set" : "");
+                 "= 1 + %.0f%%", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
+                 "alternating", v.keep ? ">" : "<=", v.threshold, decide_floor_pct(r->ck.decide_rules));
     else if (v.confirming)
         snprintf(p->note + n, sizeof p->note - n, "%s%.3f %s %.3f = best %.3f x (1 + %.0f%%): the gain %s",
                  n ? "; " : "", p->cand.p.tflops, v.keep ? ">" : "<=", v.threshold, v.ref->tflops,
@@ -349,6 +396,15 @@ void decide_pending(struct run *r)
                  "%s%.3f %s %.3f = best %.3f x (1 + max(spread %.2f%%, %.2f%%, %.0f%%))", n ? "; " : "",
                  p->cand.p.tflops, v.keep ? ">" : "<=", v.threshold, v.ref->tflops, p->cand.p.spread_pct,
                  v.ref->spread_pct, DECIDE_NOISE_FLOOR_PCT);
+    n = strlen(p->note);
+    if (confirming)
+        snprintf(p->note + n, sizeof p->note - n,
+                 "; paired again to confirm: %.4f [%.4f, %.4f], lower bound %s %.4f%s", p->confirm.p.ratio,
+                 p->confirm.p.ratio_lo, p->confirm.p.ratio_hi, cv.keep ? ">" : "<=", cv.threshold,
+                 cv.keep ? ": the gain recorded is the confirmation's" : ": not confirmed");
+    n = strlen(p->note);
+    if (p->decision == DEC_KEEP && p->fresh_checked)
+        snprintf(p->note + n, sizeof p->note - n, "; verified again on a new operand set");
 }
 
 int step_decide(struct run *r)

@@ -92,12 +92,18 @@ static int apply_decision(struct run *r)
     struct pending *p = &c->pending;
     char err[256];
     if (decision_kept(p->decision)) {
+        double before = c->have_best ? c->best.p.tflops : NAN;
         c->have_best = true;
         c->best.iter = p->iter;
         snprintf(c->best.config, sizeof c->best.config, "%s", p->config);
         snprintf(c->best.kernel, sizeof c->best.kernel, "%s", p->src_rel);
         snprintf(c->best.source_hash, sizeof c->best.source_hash, "%s", p->src_hash);
         c->best.p = p->cand.p;
+        /* rules 4: the shape's one scale, the old best times the confirmed speedup (so the
+         * best never falls); before, the candidate's own TFLOPS */
+        if (p->decision == DEC_KEEP)
+            c->best.p.tflops = decide_best_after_keep(c->decide_rules, before, &p->cand.p,
+                                                      p->confirm_checked ? &p->confirm.p : NULL);
         /* the speedup was the candidate's over the old best: not a number of the new one */
         c->best.p.ratio = c->best.p.ratio_lo = c->best.p.ratio_hi = NAN;
         if (knobs_parse_signature(&r->best_cfg, c->best.config, err, sizeof err))
@@ -120,7 +126,7 @@ static enum engine_phase next_phase(struct run *r)
     }
     if (c->iteration >= c->budget) {
         snprintf(c->stop_reason, sizeof c->stop_reason, "budget of %d iterations spent", c->budget);
-        return PH_SHAPE_COMPLETE;
+        return run_finish_phase(r);
     }
     return PH_PROFILE;
 }
@@ -134,6 +140,10 @@ static const char *progress_label(const struct pending *p, const struct result_r
     const char *name = decision_name(row->decision);
     if (p->cand.status == CAND_NOT_IN_DATASET && !decision_kept(row->decision)) {
         snprintf(buf, len, "DISCARD (not in the dataset)");
+        return buf;
+    }
+    if (row->decision == DEC_DISCARD && p->confirm_checked) {
+        snprintf(buf, len, "DISCARD (not confirmed)");
         return buf;
     }
     /* the speedup as the note prints it (4 decimals), so the label and the row agree */

@@ -1,0 +1,61 @@
+/* src/engine/ladder.c — the final ladder's two rules as pure functions (decide.h): which
+ * configurations it times, and which one wins. The engine's LADDER step and the audit
+ * both call them, so the audit can say whether a ladder timed what the rule picks.
+ */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool picked(const int *out, int n, int iter)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i] == iter)
+            return true;
+    return false;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Why these: the last kept configurations are the chain the shape climbed (each KEEP
+ * claimed to beat the one before, which the ladder tests side by side), and the highest
+ * recorded TFLOPS are the candidates a noisy or clock-favoured measurement may have
+ * misjudged either way. A discarded agent candidate is left out: it was verified on the
+ * shape's own operands only, and only a kept one was verified on a set never used before
+ * (a hand-written kernel could reproduce outputs it has seen). */
+int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int out[LADDER_MAX])
+{
+    int n = 0;
+    if (best_iter >= 0 && (size_t)best_iter < res->n)
+        out[n++] = best_iter;
+    for (size_t i = res->n; i-- > 0 && n < 1 + LADDER_KEEPS;) {
+        const struct result_row *row = &res->rows[i];
+        if (decision_kept(row->decision) && row->measured && !picked(out, n, row->iter))
+            out[n++] = row->iter;
+    }
+    for (int t = 0; t < LADDER_TOPS && n < LADDER_MAX; t++) {
+        int top = -1;
+        for (size_t i = 0; i < res->n; i++) {
+            const struct result_row *row = &res->rows[i];
+            bool eligible = row->measured && isfinite(row->tflops) &&
+                            (decision_kept(row->decision) || !(agent && agent[i])) && !picked(out, n, row->iter);
+            if (eligible && (top < 0 || row->tflops > res->rows[top].tflops))
+                top = (int)i;
+        }
+        if (top < 0)
+            break;
+        out[n++] = res->rows[top].iter;
+    }
+    qsort(out, (size_t)n, sizeof *out, cmp_int);
+    return n;
+}
+
+int ladder_winner(const double *median_ms, int n)
+{
+    int w = -1;
+    for (int i = 0; i < n; i++)
+        if (isfinite(median_ms[i]) && median_ms[i] > 0 && (w < 0 || median_ms[i] < median_ms[w]))
+            w = i;
+    return w;
+}
