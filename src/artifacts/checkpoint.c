@@ -182,6 +182,7 @@ static json_t *ladder_json(const struct ladder_rec *l)
         json_object_set_new(x, "tflops", num(e->tflops));
         json_object_set_new(x, "spread_pct", num(e->spread_pct));
         json_object_set_new(x, "sm_clock_mhz", num(e->sm_clock_mhz));
+        json_object_set_new(x, "rel", num(e->rel));
         json_array_append_new(es, x);
     }
     json_object_set_new(o, "entries", es);
@@ -412,6 +413,7 @@ static void read_ladder(struct jget *r, json_t *o, int iteration, struct ladder_
         jget_finite_or_null(r, v, we, "tflops", &e->tflops);
         jget_finite_or_null(r, v, we, "spread_pct", &e->spread_pct);
         jget_finite_or_null(r, v, we, "sm_clock_mhz", &e->sm_clock_mhz);
+        jget_finite_or_null(r, v, we, "rel", &e->rel);
         if (!r->failed && l->ok && !(e->tflops > 0 && e->median_ms > 0))
             jget_fail(r, we, "tflops", "is not a positive number in a ladder that timed its entries");
         if (r->failed)

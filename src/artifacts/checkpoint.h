@@ -99,6 +99,7 @@ struct ladder_rec_entry {
     char kernel[BACKEND_REL_MAX];     /* srcs/<key>/iterNNN.cu */
     char source_hash[BACKEND_HASH_MAX];
     double median_ms, tflops, spread_pct, sm_clock_mhz; /* the ladder's, of this entry */
+    double rel;                       /* its trials relative to their rounds' (backend.h): the rank */
 };
 struct ladder_rec {
     bool done;                        /* the ladder of the shape's current budget ran */

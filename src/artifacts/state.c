@@ -292,6 +292,7 @@ static json_t *state_ladder_json(const struct checkpoint *c)
         json_object_set_new(v, "median_ms", isfinite(x->median_ms) ? json_real(x->median_ms) : json_null());
         json_object_set_new(v, "spread_pct", isfinite(x->spread_pct) ? json_real(x->spread_pct) : json_null());
         json_object_set_new(v, "sm_clock_mhz", isfinite(x->sm_clock_mhz) ? json_real(x->sm_clock_mhz) : json_null());
+        json_object_set_new(v, "rel", isfinite(x->rel) ? json_real(x->rel) : json_null());
         json_array_append_new(es, v);
     }
     json_object_set_new(o, "entries", es);

@@ -202,6 +202,23 @@ void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *
         e->tflops = flops / (e->median_ms * 1e-3) / 1e12;
         e->sm_clock_mhz = nc ? median_of(c, nc) : NAN;
     }
+    /* rel: every entry ran in every round, so round r's trials share its clock history */
+    int rounds = out->n ? out->e[0].trials : 0;
+    for (int i = 0; i < out->n; i++) {
+        out->e[i].rel = NAN;
+        if (out->e[i].status != CAND_OK || out->e[i].trials != rounds || rounds < 1 || rounds > LADDER_MAX_ROUNDS)
+            rounds = 0;
+    }
+    for (int i = 0; i < out->n && rounds; i++) {
+        double v[LADDER_MAX_ROUNDS];
+        for (int r = 0; r < rounds; r++) {
+            double lg = 0;
+            for (int k = 0; k < out->n; k++)
+                lg += log(out->e[k].trial_ms[r]);
+            v[r] = out->e[i].trial_ms[r] / exp(lg / out->n);
+        }
+        out->e[i].rel = median_of(v, rounds);
+    }
 }
 
 int backend_write_ladder_raw(const struct ladder_req *q, json_t *j, const char *backend_name, struct ladder_result *out)

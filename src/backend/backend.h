@@ -114,8 +114,8 @@ struct cand_result {
  * then `rounds` rounds in each of which every kernel runs one trial (a timed run of
  * back-to-back launches of at least min_trial_ms), the order rotating from round to round
  * (round r starts with kernel r mod n, so every kernel follows every other equally
- * often). Every kernel's trials thus see the same clock history; the one with the lowest
- * median per-launch time wins. */
+ * often). Every kernel's trials thus see the same clock history; the one whose trials are
+ * shortest relative to each round's (ladder_entry_result.rel) wins. */
 #define LADDER_MAX 16
 #define LADDER_DEFAULT_ROUNDS 12
 #define LADDER_MAX_ROUNDS 64
@@ -144,6 +144,10 @@ struct ladder_entry_result {
     double trial_ms[LADDER_MAX_ROUNDS]; /* per-launch ms of each round, in round order */
     int trial_clock_mhz[LADDER_MAX_ROUNDS]; /* NVML SM clock during each trial, -1 unknown */
     double median_ms, tflops;  /* median of trial_ms; 2MNK / median */
+    /* the median over rounds of this entry's trial time divided by the geometric mean of
+     * every entry's trial in that round: a drift of the clock common to a round cancels, so
+     * this, not median_ms, ranks the entries */
+    double rel;
     double spread_pct;         /* (max - min) / median of trial_ms, % */
     double sm_clock_mhz;       /* median of the trials' clocks, NAN unknown */
     char module_id[BACKEND_HASH_MAX];
@@ -253,10 +257,11 @@ void backend_verified_result(double max_err_over_tol, const char *reference, str
  * reference, to be set into the raw JSON. */
 struct json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
                                      struct cand_result *out);
-/* The ladder's summary from its trials, the one computation every backend's ladder uses:
- * for each entry of out (q->n, status ok) its median (the middle trial, the mean of the two
- * middle ones for an even count), spread = (max - min) / median in %, TFLOPS = 2MNK /
- * median, and the median of the trials' known clocks (NaN when none is known). */
+/* The ladder's summary from its trials, the one computation every backend's ladder (and
+ * the audit) uses: for each entry of out (q->n, status ok) its median (the middle trial,
+ * the mean of the two middle ones for an even count), spread = (max - min) / median in %,
+ * TFLOPS = 2MNK / median, the median of the trials' known clocks (NaN when none is known),
+ * and rel (above; NaN unless every entry has the same number of trials). */
 void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *out);
 /* Write j (with "backend" added) as the raw file perf/<key>/ladder-<tag>.json of q, as
  * backend_write_raw does; out->raw_rel and raw_hash set. 0, or -1 with out->reason. */

@@ -131,9 +131,15 @@ static void print_row(FILE *out, const struct state_shape *e, const char *why)
         snprintf(bt, sizeof bt, "%.1f (baseline)", b);
     else if (isfinite(b))
         snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
+    /* the registered best measured by the final ladder: its clock, since the ladder's
+     * numbers and the baseline's were taken at different ones */
+    if (isfinite(b) && e->best.from_ladder && isfinite(e->best.sm_clock_mhz)) {
+        size_t n = strlen(bt);
+        snprintf(bt + n, sizeof bt - n, " L@%.0f", e->best.sm_clock_mhz);
+    }
     /* iteration -1: the baseline is not measured yet */
     int it = e->iteration;
-    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %16s%s%s\n", e->key, e->mode, e->backend, e->status,
+    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %22s%s%s\n", e->key, e->mode, e->backend, e->status,
             waiting && !strcmp(e->status, "active") ? "IDEATE(agent)" : e->phase, it < 0 ? 0 : it, e->budget, bs,
             bt, *why ? "  " : "", why);
 }
@@ -203,12 +209,13 @@ int engine_status(const char *dir, bool json, FILE *out)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
+    bool laddered = false;
     json_t *arr = json_array();
     size_t n;
     const char **keys = state_shape_keys(st, &n);
     qsort(keys, n, sizeof *keys, cmp_shape_key);
     if (!json)
-        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s  %s\n", "shape", "mode", "be", "status", "phase",
+        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %22s  %s\n", "shape", "mode", "be", "status", "phase",
                 "iter", "baseline", "best", "stopped because");
     for (size_t i = 0; i < n; i++) {
         struct state_shape e;
@@ -225,6 +232,7 @@ int engine_status(const char *dir, bool json, FILE *out)
         char why[512];
         row_why(dir, &e, live, why, sizeof why);
         print_row(out, &e, why);
+        laddered |= e.have_best && e.best.from_ladder;
         totals_add(&tot, &e, live != NULL);
         if (live)
             print_live(out, keys[i], live);
@@ -248,6 +256,8 @@ int engine_status(const char *dir, bool json, FILE *out)
             fprintf(out, "(no shapes in '%s')\n", dir);
         if (n)
             totals_print(out, &tot);
+        if (laddered)
+            fprintf(out, "L@MHz: the best is the final ladder's winner, at the ladder's TFLOPS and median SM clock\n");
         for (size_t i = 0; i < no; i++)
             fprintf(out, "%-28s not in state.json, but checkpoints/%s.json exists: 'croqtuner resume' restores it\n",
                     orphans[i], orphans[i]);
