@@ -64,7 +64,7 @@ struct state_ladder {
     int tuning_best_iter;           /* the tuning's own best, which the ladder re-timed */
     double tuning_best_tflops;
     int n;
-    struct { int iter; double tflops, median_ms, spread_pct, sm_clock_mhz; } e[LADDER_MAX];
+    struct { int iter; double tflops, median_ms, spread_pct, sm_clock_mhz, rel; } e[LADDER_MAX];
     char note[NOTE_MAX];
 };
 

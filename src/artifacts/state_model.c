@@ -49,6 +49,7 @@ static void ladder_from_json(struct jget *g, json_t *l, struct state_ladder *out
         out->e[i].median_ms = num_or_nan(v, "median_ms");
         out->e[i].spread_pct = num_or_nan(v, "spread_pct");
         out->e[i].sm_clock_mhz = num_or_nan(v, "sm_clock_mhz");
+        out->e[i].rel = num_or_nan(v, "rel");
         out->n = (int)i + 1;
     }
 }
