@@ -188,6 +188,7 @@ int step_ladder(struct run *r)
             rc = ladder_measure(r, l);
         if (rc)
             return rc;
+        crashpoint("ladder.measured"); /* raw file written, nothing recorded: resume runs it again */
         l->done = true;
         if (run_save(r))
             return ENGINE_FAILED;
