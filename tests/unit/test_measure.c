@@ -23,7 +23,7 @@
 
 static const char ok_json[] =
     "{\"schema\": 1, \"command\": \"run\", \"status\": \"ok\", \"gpu\": \"NVIDIA H200\", \"device\": 0,"
-    " \"dtype\": \"f16\", \"m\": 4096, \"n\": 8192, \"k\": 8192, \"seed\": 1,"
+    " \"dtype\": \"f16\", \"m\": 4096, \"n\": 8192, \"k\": 4096, \"seed\": 1,"
     " \"abi\": {\"threads\": 384, \"smem_bytes\": 200704, \"tile_m\": 128, \"tile_n\": 256, \"tile_k\": 128,"
     "   \"split_k\": 1, \"persistent\": 0, \"cluster_m\": 1, \"cluster_n\": 1, \"grid\": [32, 32, 1],"
     "   \"regs\": 168, \"local_bytes\": 0},"
@@ -31,12 +31,12 @@ static const char ok_json[] =
     "   \"max_abs_err\": 0.0156, \"max_err_over_tol\": 0.41, \"nan_or_unwritten\": 0,"
     "   \"first_mismatch\": null, \"first_mismatches\": [], \"phase\": \"after_timing\"},"
     " \"timing\": {\"warmup\": 10, \"iters\": 500, \"trials\": [0.281, 0.279, 0.280, 0.282, 0.280],"
-    "   \"median_ms\": 0.280, \"spread_pct\": 1.07, \"tflops\": 981.6},"
+    "   \"median_ms\": 0.280, \"spread_pct\": 1.071429, \"tflops\": 981.7068},"
     " \"gpu_state\": {\"nvml\": \"ok\", \"sm_clock_mhz\": [1755, 1740, 1740, 1725, 1740],"
     "   \"sm_clock_median_mhz\": 1740, \"sm_clock_max_mhz\": 1980, \"temp_c\": 51,"
     "   \"throttle_reasons\": [\"sw_power_cap\", \"sw_thermal\"], \"power_w\": 688.2,"
     "   \"processes\": [{\"pid\": 7, \"used_mib\": 900}]},"
-    " \"peak\": {\"sparse_tflops_at_clock\": 1739.1, \"hw_eff_pct\": 56.4, \"clock_mhz\": 1740,"
+    " \"peak\": {\"sparse_tflops_at_clock\": 1739.1, \"hw_eff_pct\": 56.44913, \"clock_mhz\": 1740,"
     "   \"clock_source\": \"nvml\", \"sparse_tflops_at_max_clock\": 1979, \"plausible\": true}}\n";
 
 static void test_parse_ok(void **state)
@@ -50,7 +50,7 @@ static void test_parse_ok(void **state)
     assert_string_equal(r.gpu, "NVIDIA H200");
     assert_int_equal(r.dtype, CROQ_DTYPE_F16);
     assert_int_equal(r.m, 4096);
-    assert_int_equal(r.k, 8192);
+    assert_int_equal(r.k, 4096);
     assert_true(r.abi.present);
     assert_int_equal(r.abi.tile_n, 256);
     assert_int_equal(r.abi.grid[1], 32);
@@ -63,11 +63,11 @@ static void test_parse_ok(void **state)
     assert_int_equal(r.timing.n_trials, 5);
     assert_float_equal(r.timing.trial_ms[3], 0.282, 1e-12);
     assert_float_equal(r.timing.median_ms, 0.280, 1e-12);
-    assert_float_equal(r.timing.tflops, 981.6, 1e-9);
+    assert_float_equal(r.timing.tflops, 981.7068, 1e-9);
     assert_float_equal(r.gpu_state.sm_clock_median_mhz, 1740, 0);
     assert_string_equal(r.gpu_state.throttle, "sw_power_cap,sw_thermal");
     assert_int_equal(r.gpu_state.n_processes, 1);
-    assert_float_equal(r.peak.hw_eff_pct, 56.4, 1e-12);
+    assert_float_equal(r.peak.hw_eff_pct, 56.44913, 1e-12);
     assert_true(r.peak.plausible);
 }
 
@@ -285,7 +285,7 @@ static void test_run_ok_keeps_raw_json(void **state)
     assert_int_equal(r.status, MEASURE_OK);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(r.raw_json);
-    assert_non_null(strstr(r.raw_json, "\"tflops\": 981.6"));
+    assert_non_null(strstr(r.raw_json, "\"tflops\": 981.7068"));
     assert_non_null(r.stderr_text);
     assert_non_null(strstr(r.command, " run --cubin k.cubin --shape 128x256x128 "));
     measure_result_release(&r);
@@ -362,7 +362,7 @@ static void test_raw_record_agrees_with_outcome(void **state)
     text = measure_raw_record(&r);
     j = json_loads(text, 0, &je);
     assert_string_equal(json_string_value(json_object_get(j, "status")), "crash");
-    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"tflops\": 981.6"));
+    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"tflops\": 981.7068"));
     json_decref(j);
     free(text);
     measure_result_release(&r);
