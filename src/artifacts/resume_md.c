@@ -1,5 +1,6 @@
 /* src/artifacts/resume_md.c — RESUME.md: where every shape stands, for a human who opens
  * the tuning directory cold. Generated from state.json (never read back). */
+#include "artifacts/results.h"
 #include "artifacts/state.h"
 
 #include <stdio.h>
@@ -17,8 +18,9 @@ static const char *str(json_t *o, const char *k)
 static void add_tflops(struct strbuf *sb, json_t *o)
 {
     json_t *t = json_object_get(o, "tflops");
+    char buf[32];
     if (json_is_number(t))
-        strbuf_addf(sb, " %.1f |", json_number_value(t));
+        strbuf_addf(sb, " %s |", results_tflops_show(buf, sizeof buf, json_number_value(t)));
     else
         strbuf_adds(sb, " - |");
 }

@@ -62,8 +62,10 @@ struct decide_verdict {
 };
 struct decide_verdict decide_candidate(const struct decide_case *c);
 enum decision decide_failure(enum cand_status s); /* DISCARD_* for a failed candidate */
-/* Round to the precision the artifacts print, so a value read back equals the one the
- * uninterrupted run used (resume must decide exactly alike). */
+/* Round to the precision the artifacts print (results_round, src/artifacts/results.h:
+ * fixed decimals, at least 4 significant digits for TFLOPS, ms and speedups), so a value
+ * read back equals the one the uninterrupted run used (resume must decide exactly alike). */
 void perf_quantize(struct perf_numbers *p);
+/* x at a fixed number of decimals (NaN and infinities unchanged): what a message shows. */
 double decide_round(double x, int decimals);
 #endif

@@ -74,9 +74,10 @@ static void print_live(FILE *out, const char *key, json_t *p)
         fprintf(out, "  now: %s starting: no progress recorded yet\n", key);
         return;
     }
+    char bs[32];
     if (isfinite(best) && best > 0)
-        snprintf(what, sizeof what, "iteration %lld/%lld, best %.1f TFLOPS, last %s, %s", (long long)it,
-                 (long long)budget, best,
+        snprintf(what, sizeof what, "iteration %lld/%lld, best %s TFLOPS, last %s, %s", (long long)it,
+                 (long long)budget, results_tflops_show(bs, sizeof bs, best),
                  *str(p, "last_decision") ? str(p, "last_decision") : "-", etas);
     else
         snprintf(what, sizeof what, "iteration %lld/%lld, measuring the baseline", (long long)it, (long long)budget);
@@ -120,17 +121,19 @@ static void row_why(const char *dir, const struct state_shape *e, json_t *live, 
 static void print_row(FILE *out, const struct state_shape *e, const char *why)
 {
     double base = e->baseline_tflops, b = e->have_best ? e->best.tflops : NAN;
-    char bs[24] = "-", bt[40] = "-";
+    char bs[24] = "-", bt[48] = "-", bv[24];
     bool waiting = e->agent && !strcmp(e->phase, "IDEATE");
-    if (isfinite(base))
-        snprintf(bs, sizeof bs, "%.1f", base);
+    results_tflops_show(bs, sizeof bs, base);
+    results_tflops_show(bv, sizeof bv, b);
     /* The best still the baseline kernel: its number may be a later re-measurement of the
      * same kernel, so a ratio to the first measurement would only show noise. */
     bool is_base = e->best.iter == 0;
     if (isfinite(b) && is_base)
-        snprintf(bt, sizeof bt, "%.1f (baseline)", b);
+        snprintf(bt, sizeof bt, "%s (baseline)", bv);
+    else if (isfinite(b) && isfinite(base) && base > 0)
+        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, b / base);
     else if (isfinite(b))
-        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
+        snprintf(bt, sizeof bt, "%s", bv);
     /* iteration -1: the baseline is not measured yet */
     int it = e->iteration;
     fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %16s%s%s\n", e->key, e->mode, e->backend, e->status,

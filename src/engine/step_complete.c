@@ -76,13 +76,15 @@ int step_complete(struct run *r)
     char pub[ENGINE_PATH_MAX];
     if (!c->have_best || path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
         snprintf(pub, sizeof pub, "no kernel");
+    char bt[32], bt3[64];
+    double best = c->have_best ? c->best.p.tflops : 0.0;
     if (!r->o->quiet)
-        printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d, %s)\n", c->key, c->iteration,
-               c->budget, c->stop_reason, c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : -1,
+        printf("%s: done at iteration %d/%d: %s; best %s TFLOPS (iteration %d, %s)\n", c->key, c->iteration,
+               c->budget, c->stop_reason, results_tflops_show(bt, sizeof bt, best), c->have_best ? c->best.iter : -1,
                pub);
     if (r->o->git) {
-        snprintf(msg, sizeof msg, "%s complete: best %.3f TFLOPS at iter%03d (%.200s)", c->key,
-                 c->have_best ? c->best.p.tflops : 0.0, c->have_best ? c->best.iter : 0, c->stop_reason);
+        snprintf(msg, sizeof msg, "%s complete: best %s TFLOPS at iter%03d (%.200s)", c->key,
+                 results_num_text(bt3, sizeof bt3, best, RN_TFLOPS), c->have_best ? c->best.iter : 0, c->stop_reason);
         git_commit_shape(r, msg);
     }
     return 0;
