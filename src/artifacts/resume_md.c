@@ -64,8 +64,14 @@ char *resume_md_render(json_t *state)
         strbuf_addf(&sb, "Sweep: dtype %s, plan %s, %s.\n\n", str(sw, "dtype"), str(sw, "plan"), str(sw, "status"));
     strbuf_adds(&sb, "| shape | mode | backend | status | phase | iteration | baseline TFLOPS | best TFLOPS "
                      "| best kernel | stopped because |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for (i = 0; i < n; i++)
-        add_shape(&sb, keys[i], json_object_get(shapes, keys[i]));
+    for (i = 0; i < n; i++) {
+        char why[600];
+        if (state_shape_refused(state, keys[i], why, sizeof why)) /* its members cannot be shown as facts */
+            strbuf_addf(&sb, "| %s | - | - | unreadable | - | - | - | - | - | state.json entry refused: %s |\n",
+                        keys[i], why);
+        else
+            add_shape(&sb, keys[i], json_object_get(shapes, keys[i]));
+    }
     free(keys);
     return strbuf_detach(&sb);
 }

@@ -234,10 +234,23 @@ int engine_status(const char *dir, bool json, FILE *out)
         json_decref(live);
     }
     free(keys);
+    /* a refused entry: the shape is unreadable, the others are shown as always */
+    json_t *refused = json_array();
+    keys = state_refused_keys(st, &n);
+    for (size_t i = 0; i < n; i++) {
+        char why[600];
+        state_shape_refused(st, keys[i], why, sizeof why);
+        log_error("%s/state.json: %s: this shape's entry is refused (status, resume and tune do not read it)", dir,
+                  why);
+        json_array_append_new(refused, json_pack("{s:s, s:s}", "key", keys[i], "why", why));
+    }
+    free(keys);
+    int rc = n ? ENGINE_FAILED : ENGINE_DONE;
     if (json) {
         json_t *o = json_object();
         json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
         json_object_set_new(o, "shapes", arr);
+        json_object_set_new(o, "refused", refused);
         json_object_set_new(o, "sweep", state_sweep_copy(st));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fprintf(out, "%s\n", s ? s : "{}");
@@ -245,6 +258,7 @@ int engine_status(const char *dir, bool json, FILE *out)
         json_decref(o);
     } else {
         json_decref(arr);
+        json_decref(refused);
         char (*orphans)[KEY_MAX];
         size_t no = checkpoint_orphans(dir, st, &orphans);
         if (!n && !no)
@@ -257,5 +271,5 @@ int engine_status(const char *dir, bool json, FILE *out)
         free(orphans);
     }
     json_decref(st);
-    return ENGINE_DONE;
+    return rc;
 }
