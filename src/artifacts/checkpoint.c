@@ -577,6 +577,17 @@ int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size
         return -1;
     }
     json_t *j = checkpoint_to_json(c);
+    /* never write what checkpoint_load would refuse (a best whose TFLOPS are not positive,
+     * a number out of range): the shape stops here with the reason, its last checkpoint
+     * intact, instead of leaving one that no resume can read */
+    struct checkpoint back;
+    char why[512];
+    if (checkpoint_from_json(j, &back, why, sizeof why)) {
+        json_decref(j);
+        snprintf(err, errlen, "the checkpoint of '%s' is not written (its reader would refuse it): %s", c->key, why);
+        return -1;
+    }
+    checkpoint_release(&back);
     char *s = json_dumps(j, JSON_INDENT(1));
     json_decref(j);
     int rc = s ? atomic_write_str(path, s) : -1;

@@ -243,11 +243,23 @@ struct json_t;
  * with out->reason. */
 int backend_write_raw(const struct cand_req *r, struct json_t *j, const char *backend_name, struct cand_result *out);
 /* An ok measurement from per-launch trial times (ms; at most BACKEND_MAX_TRIALS used), as
- * the runner computes it: median = the middle of the sorted trials, spread = (max -
- * min) / median in %, TFLOPS = 2MNK / median, % of the peak at clock_mhz. Fills out and
- * adds "status", "verify" (passed, reference), "timing" and "gpu_state" to j. */
+ * the runner computes it: median = the middle of the sorted trials (the mean of the two
+ * middle ones for an even count), spread = (max - min) / median in %, TFLOPS = 2MNK /
+ * median, % of the peak at clock_mhz. Fills out and adds "status", "verify" (passed,
+ * reference), "timing" and "gpu_state" to j. Numbers that fail measure_numbers_check
+ * (src/measure/numbers.h: a time not positive, max_err_over_tol outside [0, 1]) make it a
+ * failed measurement instead: out CAND_CRASH with reason "bad_output: <why>", numbers NAN,
+ * j's "status" "bad_output" and "error" <why>. */
 void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
                        double max_err_over_tol, const char *reference, struct json_t *j, struct cand_result *out);
+/* The check every backend's measurement passes before the engine records it
+ * (src/measure/numbers.h), on out's summary against r's problem: an ok result's
+ * max_err_over_tol in [0, 1] and, unless r->no_time, its median and TFLOPS positive and
+ * TFLOPS = 2MNK / median within the runner's printing, spread and hw_eff >= 0, the clock
+ * unknown or in [1, 10000] MHz, a paired speedup positive with lo <= median <= hi. 0 when it
+ * passes or out is not ok; -1 with why ("timing.tflops nan is not a positive number").
+ * Pure; thread-safe. */
+int backend_result_check(const struct cand_req *r, const struct cand_result *out, char *why, size_t len);
 /* A verification only (req->no_time): "status" ok and "verify" (passed, reference) in j,
  * out ok with no numbers (NAN). */
 void backend_verified_result(double max_err_over_tol, const char *reference, struct json_t *j,

@@ -321,7 +321,16 @@ static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
         return -1;
     }
     size_t n;
-    const char **keys = state_shape_keys(root, &n); /* the file's order: it is written sorted */
+    /* a shape whose entry is refused cannot be read, and a pack must not silently lack it */
+    const char **keys = state_refused_keys(root, &n);
+    for (size_t i = 0; i < n; i++) {
+        state_shape_refused(root, keys[i], err, sizeof err);
+        log_error("export: %s/state.json: %s: this shape's entry is refused; correct it (or delete it and run "
+                  "'croqtuner resume', which restores it from its checkpoint), then export again", dir, err);
+        rc = -1;
+    }
+    free(keys);
+    keys = state_shape_keys(root, &n); /* the file's order: it is written sorted */
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct state_shape shape;
         state_shape_get(root, keys[i], &shape);

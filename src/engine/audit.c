@@ -721,6 +721,16 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
     json_t *strict = state_load(dir, err, sizeof err);
     if (!strict)
         fprintf(out, "%s\n", err), problems++;
+    size_t nr;
+    const char **refused = strict ? state_refused_keys(strict, &nr) : NULL;
+    for (size_t i = 0; refused && i < nr; i++) { /* the shape is unreadable for them, the file is not */
+        if (only && strcmp(only, refused[i]))
+            continue;
+        state_shape_refused(strict, refused[i], err, sizeof err);
+        fprintf(out, "%s: its state.json entry is refused by status and resume: %s\n", refused[i], err);
+        problems++;
+    }
+    free(refused);
     json_decref(strict);
     size_t n;
     const char **keys = state_shape_keys(state, &n);

@@ -84,11 +84,16 @@ enum engine_rc {
 /* Tune one shape (a new one, or continue / reopen it). */
 int engine_tune(const struct engine_opts *o, const struct shape_key *k);
 /* Continue every unfinished shape of state (state_load of o->dir): active ones, done
- * below their budget (reopened), checkpoints without an entry. *ran counts the shapes
- * run, *worst becomes ENGINE_FAILED when one failed; rc is the outcome so far (returned
- * when nothing runs). Returns the last outcome: ENGINE_GPU_* when the GPU stopped it.
- * The resume command (src/scale) continues the recorded sweep around this. */
+ * below their budget (reopened), checkpoints without an entry. A refused entry
+ * (state_shape_refused) is named on stderr and counted as a failed shape. *ran counts the
+ * shapes run, *worst becomes ENGINE_FAILED when one failed; rc is the outcome so far
+ * (returned when nothing runs). Returns the last outcome: ENGINE_GPU_* when the GPU stopped
+ * it. The resume command (src/scale) continues the recorded sweep around this. */
 int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc);
+/* Every shape of dir's state.json, to out (a table, or --json's object with "refused":
+ * [{"key", "why"}]). A refused entry is named on stderr (and in "refused"), the others
+ * printed as always; then ENGINE_FAILED, else ENGINE_DONE (ENGINE_FAILED when the file
+ * cannot be read, with nothing printed to out). */
 int engine_status(const char *dir, bool json, FILE *out);
 /* `croqtuner ladder` (retime.c): every done shape of o->dir (only: one key, or NULL) that
  * has a best and no final ladder gets one (docs/engine.md "Final ladder"), through its

@@ -262,6 +262,13 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         return run_fail(r, "cannot create tuning directory '%s': %s", r->dir, strerror(errno));
     if (lock_shape(r))
         return ENGINE_FAILED;
+    /* A refused state.json entry is this shape's record, and unreadable: nothing is changed
+     * (the other shapes of the directory go on) */
+    char why[700];
+    if (state_entry_refused(r->dir, key, why, sizeof why) == 1)
+        return run_fail(r, "%s/state.json: %s: this shape's entry is refused, so the shape is not opened and nothing "
+                        "was changed; correct the entry, or delete it and 'croqtuner resume' restores it from "
+                        "checkpoints/%s.json", r->dir, why, key);
     clean_temps(r, p->k.dtype);
     int rc = checkpoint_load(r->dir, key, &r->ck, err, sizeof err);
     if (rc < 0)
