@@ -38,6 +38,11 @@ int state_validate(json_t *root, char *err, size_t errlen);
 json_t *state_entry(const struct checkpoint *c, const char *status);
 /* Put the checkpoint's entry into state.json. */
 int state_put(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen);
+/* state_put for a shape new to the directory: refused (-1, err naming a shape of the
+ * other backend and what to do) when state.json holds a shape of another backend, in
+ * the same read-modify-write: results of different backends are never mixed in one
+ * tuning directory. */
+int state_put_new(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen);
 /* ---- typed entries and the sweep record (state_model.c) ---------------------------
  * state.json is edited as a jansson tree (state_update hands the root to an edit
  * function) but read only through these: no other module reads one of its members by

@@ -134,12 +134,19 @@ static void clean_temps(struct run *r, int dtype)
         printf("%s: removed %d temporary file(s) of writes cut by a crash\n", r->ck.key, n);
 }
 
+static int open_backend(struct run *r);
+
+/* A new shape: its backend is opened first (a replay dataset of another shape is
+ * refused there), then state.json gets its entry (state_put_new: refused in a directory
+ * of another backend), so a refused shape leaves nothing behind. */
 static int new_checkpoint(struct run *r, const struct shape_params *p)
 {
     char err[600];
     struct checkpoint *c = &r->ck;
     c->sk = p->k;
     snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
+    if (open_backend(r))
+        return ENGINE_FAILED;
     c->seed = p->seed;
     c->budget = p->budget > 0 ? p->budget : p->new_budget;
     if (c->budget <= 0)
@@ -148,7 +155,7 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
     c->agent = p->agent;
     c->phase = PH_INIT;
     /* state.json first: a crash before INIT finishes leaves an entry resume can finish */
-    if (state_put(r->dir, c, "active", err, sizeof err))
+    if (state_put_new(r->dir, c, "active", err, sizeof err))
         return run_fail(r, "%s", err);
     crashpoint("init.state");
     return 0;
@@ -199,7 +206,8 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
 static int open_backend(struct run *r)
 {
     char err[300];
-    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .sim_faults = r->o->sim_faults,
+    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .shape = &r->ck.sk.shape,
+                              .dtype = r->ck.sk.dtype, .sim_faults = r->o->sim_faults,
                               .sim_delay_ms = r->o->sim_delay_ms, .runner = r->o->runner};
     r->be = backend_open(&bo, err, sizeof err);
     return r->be ? 0 : run_fail(r, "%s", err);
@@ -258,7 +266,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
     }
     if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))
         return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
-    if (open_backend(r) || reconcile(r))
+    if ((!r->be && open_backend(r)) || reconcile(r))
         return ENGINE_FAILED;
     if ((rc = maybe_reopen(r, p)))
         return rc;
