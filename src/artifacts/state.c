@@ -204,10 +204,12 @@ static int write_json(const char *path, json_t *j, char *err, size_t errlen)
     return rc;
 }
 
-/* Under <dir>/.lock (held by the caller). */
+/* Under <dir>/.lock (held by the caller): state.json, RESUME.md and the .gitignore of
+ * --git (engine/git.c writes it under .lock too). */
 static int clean_temps_locked(const char *dir)
 {
-    return atomic_clean_temps_locked(dir, "state.json", 0) + atomic_clean_temps_locked(dir, "RESUME.md", 0);
+    return atomic_clean_temps_locked(dir, "state.json.", 0) + atomic_clean_temps_locked(dir, "RESUME.md.", 0) +
+           atomic_clean_temps_locked(dir, ".gitignore.", 0);
 }
 
 int state_clean_temps(const char *dir)

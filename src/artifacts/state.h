@@ -20,7 +20,7 @@
  * (nothing changed) writes nothing and state_update returns 1. */
 typedef int (*state_edit_fn)(json_t *root, void *arg, char *err, size_t errlen);
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen);
-/* Remove the temp files of state.json and RESUME.md that a writer killed between
+/* Remove the temp files of state.json, RESUME.md and .gitignore that a writer killed between
  * creating and renaming them left (".state.json.tmp.<pid>", atomicio.h), whatever their
  * age: every writer holds <dir>/.lock, taken here (blocking), so a dead writer's temp is
  * never one being written. state_update does it too. Returns how many were removed; a
