@@ -458,7 +458,8 @@ static void check_text(struct audit *a, const struct result_row *row, const stru
             problem(a, row->iter, "category '%s' is not one of %s", shown(row->category, b1, sizeof b1), names);
         }
         if (bottleneck_parse(row->bottleneck) == BN_UNKNOWN && strcmp(row->bottleneck, "unknown"))
-            problem(a, row->iter, "bottleneck '%s' is not a bottleneck category", shown(row->bottleneck, b1, sizeof b1));
+            problem(a, row->iter, "bottleneck '%s' is not a bottleneck category",
+                    shown(row->bottleneck, b1, sizeof b1));
         else if (rp->have_best && !profiled_bottleneck(a, rp->best_iter, want, sizeof want))
             problem(a, row->iter, "no profile record of the best it was proposed from (iteration %d) to check "
                     "bottleneck '%s' against", rp->best_iter, row->bottleneck);
