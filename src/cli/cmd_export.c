@@ -51,7 +51,9 @@ static const char export_usage[] =
     "tuned on the GPU backend go into a pack: a sim or replay tuning directory is refused.\n"
     "  --work DIR   keep the generated sources and cubins there (default: a temporary dir)\n"
     "The TFLOPS of a best is its results.tsv row's; a best that is not the one results.tsv\n"
-    "committed, or a shape key found in two directories, is refused.\n"
+    "committed, a best whose source is outside the tuning directory, behind a symbolic link\n"
+    "or does not hash to the row's source_hash, or a shape key found in two directories, is\n"
+    "refused.\n"
     "Exit status: 0 written, 1 a best could not be compiled, is refused, or its GPU is unknown\n"
     "or differs between bests, 2 bad usage.\n";
 
@@ -163,10 +165,13 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
     return 0;
 }
 
-/* The measured source of a best (state.json best.kernel, whole or a recipe): its hash
- * into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
-static int measured_source(const char *dir, const struct state_shape *shape, struct pack_entry *e, char *note,
-                           size_t cap)
+/* The measured source of a best (state.json best.kernel, whole or a recipe), taken only
+ * from inside the tuning directory (no symlink, a regular file: srcstore_check_inside)
+ * and only when its bytes hash to row_hash, the source hash results.tsv recorded for the
+ * best's row: a pack quotes that row's TFLOPS for it, so any other file is refused. Its
+ * hash into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
+static int measured_source(const char *dir, const struct state_shape *shape, const char *row_hash,
+                           struct pack_entry *e, char *note, size_t cap)
 {
     const char *key = shape->key, *rel = shape->best.kernel;
     char err[1024];
@@ -176,11 +181,17 @@ static int measured_source(const char *dir, const struct state_shape *shape, str
         log_error("export: '%s' in %s: the best names no kernel source", key, dir);
         return -1;
     }
-    if (srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
+    if (srcstore_check_inside(dir, rel, err, sizeof err) || srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
         log_error("export: '%s' in %s: the best's source: %s", key, dir, err);
         return -1;
     }
     hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, len), e->tuned_hash);
+    if (strcmp(e->tuned_hash, row_hash)) {
+        log_error("export: '%s' in %s: the best's source %s hashes to %s, results.tsv recorded %s for iteration %d: "
+                  "not the source that was measured", key, dir, rel, e->tuned_hash, row_hash, shape->best.iter);
+        free(src);
+        return -1;
+    }
     if (!srcstore_note(src, note, cap))
         note[0] = '\0';
     free(src);
@@ -242,8 +253,10 @@ static int ladder_tflops(const char *dir, const struct state_shape *shape, const
 /* The TFLOPS the index quotes: the best's own results.tsv row (the measurement of that
  * source), once state.json's best has been found to be the one results.tsv committed
  * (results_check_best): a best edited into state.json is refused, never published. A
- * final ladder's winner is quoted at the ladder's number (ladder_tflops). 0, or -1 logged. */
-static int measured_tflops(const char *dir, const struct state_shape *shape, double *out)
+ * final ladder's winner is quoted at the ladder's number (ladder_tflops). The row's source
+ * hash into hash. 0, or -1 logged. */
+static int measured_tflops(const char *dir, const struct state_shape *shape, double *out,
+                           char hash[BACKEND_HASH_MAX])
 {
     char path[4200], err[1024];
     struct result_log res;
@@ -262,6 +275,8 @@ static int measured_tflops(const char *dir, const struct state_shape *shape, dou
     if (rc)
         log_error("export: '%s' in %s: %s ('croqtuner audit --tuning %s --key %s' says more)", shape->key, dir, err,
                   dir, shape->key);
+    else
+        snprintf(hash, BACKEND_HASH_MAX, "%s", res.rows[shape->best.iter].source_hash);
     result_log_release(&res);
     return rc;
 }
@@ -271,7 +286,7 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     const char *key = shape->key, *sig = shape->best.config, *backend = shape->backend;
     struct croq_config cfg;
     struct pack_entry e = {0};
-    char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX];
+    char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX], row_hash[BACKEND_HASH_MAX];
     if (!shape->have_best || !*sig)
         return 0; /* no best registered (yet): nothing to export */
     if (strcmp(backend, "gpu")) {
@@ -294,13 +309,13 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
                       key, dir);
             return -1;
         }
-    if (measured_tflops(dir, shape, &e.tflops))
+    if (measured_tflops(dir, shape, &e.tflops, row_hash))
         return -1;
     if (gpu_opt)
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else
         best_gpu(dir, key, shape->best.iter, gpu, sizeof gpu);
-    if (set_gpu(x, gpu, key) || measured_source(dir, shape, &e, note, sizeof note))
+    if (set_gpu(x, gpu, key) || measured_source(dir, shape, row_hash, &e, note, sizeof note))
         return -1;
     return add_entry(x, &cfg, key, note[0] ? note : NULL, &e);
 }
