@@ -9,6 +9,7 @@
  * regenerated into another source than the one whose speed the index quotes. Per dtype, one fallback configuration (valid for every shape the
  * format accepts) is added, so the library has a kernel for any shape.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,16 @@ static const char fallback_sets[] =
 
 static const char export_usage[] =
     "usage: croqtuner export --tuning DIR [--tuning DIR ...] --out PACK [--driver VERSION]\n"
-    "                        [--gpu NAME] [--work DIR]\n"
+    "                        [--gpu NAME] [--work DIR] [--regenerate]\n"
     "\n"
     "Turn the registered best of every shape of the tuning directories into a kernel pack\n"
-    "for the croqsparse library: each configuration regenerated with the current kernel\n"
-    "sources and compiled for sm_90a, plus one fallback configuration per dtype. The index\n"
+    "for the croqsparse library: each best's measured source (whole, or regenerated from its\n"
+    "recipe by the generator that wrote it) compiled for sm_90a, so the pack holds the module\n"
+    "that was measured, plus one fallback configuration per dtype. A best measured with\n"
+    "kernels of another ABI than this library's (kernels/abi.h CROQ_ABI_VERSION) cannot be\n"
+    "loaded by it and is refused; --regenerate compiles such a directory's configurations\n"
+    "with this build's kernel sources instead (its TFLOPS were then not measured for those\n"
+    "cubins, and export says so). The index\n"
     "records shape, dtype, configuration, measured TFLOPS, source hash, the GPU the bests\n"
     "were measured on (from their runner records, or --gpu), the CUDA version of this\n"
     "build, and the driver (--driver; the tuning records do not hold it). Only shapes\n"
@@ -61,6 +67,7 @@ struct export_args {
     const char *dirs[EXPORT_MAX_DIRS];
     int ndirs;
     const char *out, *driver, *gpu, *work;
+    bool regenerate;
 };
 
 static int export_parse(int argc, char **argv, struct export_args *a)
@@ -72,6 +79,10 @@ static int export_parse(int argc, char **argv, struct export_args *a)
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(export_usage, stdout);
             return 1;
+        }
+        if (args_flag(argv, i, "--regenerate")) {
+            a->regenerate = true;
+            continue;
         }
         if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
             if (a->ndirs == EXPORT_MAX_DIRS) {
@@ -105,7 +116,16 @@ struct export {
     struct pack p;
     size_t cap;
     struct kernel_workdir w;
+    bool regenerate;
 };
+
+/* The CROQ_ABI_VERSION a self-contained source defines (its embedded kernels/abi.h), -1
+ * when it defines none. */
+static long source_abi(const char *src)
+{
+    const char *p = strstr(src, "#define CROQ_ABI_VERSION ");
+    return p ? strtol(p + strlen("#define CROQ_ABI_VERSION "), NULL, 10) : -1;
+}
 
 /* "gpu" of the runner record of the best (perf/<key>/iterNNN-cand.json), or "". */
 static void best_gpu(const char *dir, const char *key, long iter, char *out, size_t len)
@@ -123,21 +143,34 @@ static void best_gpu(const char *dir, const char *key, long iter, char *out, siz
     free(text);
 }
 
-/* Compile cfg (its source's note line: note) and append it as an entry. */
+/* Compile the recorded source (measured: its bytes, len) or, for a fallback (measured
+ * NULL), cfg's source generated now with the note line note, and append it as an entry.
+ * Why the recorded bytes: a best's recipe regenerates them with the generator that wrote
+ * them (its snapshot in the tuning directory), so the pack ships the module that was
+ * measured even after kernels/ changed; today's generator would make another one. */
 static int add_entry(struct export *x, const struct croq_config *cfg, const char *key, const char *note,
-                     struct pack_entry *e)
+                     const char *measured, size_t len, struct pack_entry *e)
 {
     struct build_result r;
     char path[4200];
     size_t n;
-    int rc = kernel_build_noted(cfg, x->w.path, key, note, 0, &r);
+    int rc;
+    snprintf(path, sizeof path, "%.4000s/%.100s.cu", x->w.path, key);
+    if (measured) {
+        struct build_opts bo = {.out_dir = x->w.path};
+        memset(&r, 0, sizeof r);
+        rc = atomic_write_volatile(path, measured, len) ? -1 : build_compile(path, &bo, &r);
+        if (rc && !r.error[0])
+            snprintf(r.error, sizeof r.error, "cannot write '%.1900s': %s", path, strerror(errno));
+    } else {
+        rc = kernel_build_noted(cfg, x->w.path, key, note, 0, &r);
+    }
     if (rc || !r.ok) {
         log_error("export: '%s' does not compile: %s", key, r.error);
         build_result_release(&r);
         return -1;
     }
     unsigned char *cubin = (unsigned char *)read_file(r.cubin_path, &e->cubin_bytes);
-    snprintf(path, sizeof path, "%s/%s.cu", x->w.path, key);
     char *src = read_file(path, &n);
     build_result_release(&r);
     if (!cubin || !src) {
@@ -157,10 +190,16 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
         x->p.e = xrealloc(x->p.e, x->cap * sizeof *x->p.e);
     }
     x->p.e[x->p.n++] = *e;
-    fprintf(stderr, "export: %s %s (%zu B cubin)\n", key, e->config, e->cubin_bytes);
-    if (strcmp(e->tuned_hash, "-") && strcmp(e->tuned_hash, e->hash))
-        fprintf(stderr, "export: %s: regenerated with this build's kernel sources into source %s; the %.1f TFLOPS "
-                "of the index were measured with source %s (an older generator): not measured for this cubin\n",
+    fprintf(stderr, "export: %s %s (%zu B cubin%s)\n", key, e->config, e->cubin_bytes,
+            measured ? ", its measured source" : "");
+    if (measured && strcmp(e->tuned_hash, e->hash)) { /* the bytes were checked: a bug here */
+        log_error("export: '%s': compiled source %s, measured %s", key, e->hash, e->tuned_hash);
+        x->p.n--;
+        return -1;
+    }
+    if (!measured && strcmp(e->tuned_hash, "-") && strcmp(e->tuned_hash, e->hash))
+        fprintf(stderr, "export: %s: regenerated with this build's kernel sources into source %s (--regenerate); the "
+                "%.1f TFLOPS of the index were measured with source %s: not measured for this cubin\n",
                 key, e->hash, e->tflops, e->tuned_hash);
     return 0;
 }
@@ -171,7 +210,7 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
  * best's row: a pack quotes that row's TFLOPS for it, so any other file is refused. Its
  * hash into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
 static int measured_source(const char *dir, const struct state_shape *shape, const char *row_hash,
-                           struct pack_entry *e, char *note, size_t cap)
+                           struct pack_entry *e, char *note, size_t cap, char **bytes, size_t *nbytes)
 {
     const char *key = shape->key, *rel = shape->best.kernel;
     char err[1024];
@@ -194,7 +233,8 @@ static int measured_source(const char *dir, const struct state_shape *shape, con
     }
     if (!srcstore_note(src, note, cap))
         note[0] = '\0';
-    free(src);
+    *bytes = src;
+    *nbytes = len;
     return 0;
 }
 
@@ -315,9 +355,21 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else
         best_gpu(dir, key, shape->best.iter, gpu, sizeof gpu);
-    if (set_gpu(x, gpu, key) || measured_source(dir, shape, row_hash, &e, note, sizeof note))
+    char *src = NULL;
+    size_t len = 0;
+    if (set_gpu(x, gpu, key) || measured_source(dir, shape, row_hash, &e, note, sizeof note, &src, &len))
         return -1;
-    return add_entry(x, &cfg, key, note[0] ? note : NULL, &e);
+    long abi = source_abi(src);
+    if (abi != CROQ_ABI_VERSION && !x->regenerate) {
+        log_error("export: '%s' in %s was measured with kernels of ABI %ld; this library loads ABI %u: its measured "
+                  "module cannot go into the pack (tune it again, or give --regenerate to compile its configuration "
+                  "with this build's kernel sources, unmeasured)", key, dir, abi, CROQ_ABI_VERSION);
+        free(src);
+        return -1;
+    }
+    int rc = add_entry(x, &cfg, key, note[0] ? note : NULL, x->regenerate ? NULL : src, len, &e);
+    free(src);
+    return rc;
 }
 
 static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
@@ -370,7 +422,7 @@ static int add_fallbacks(struct export *x)
         e.fallback = true;
         snprintf(e.tuned_hash, sizeof e.tuned_hash, "-"); /* never measured */
         snprintf(name, sizeof name, "fallback_%s", croq_dtype_name(dtype));
-        if (add_entry(x, &cfg, name, "croqtuner export: fallback", &e))
+        if (add_entry(x, &cfg, name, "croqtuner export: fallback", NULL, 0, &e))
             return -1;
         snprintf(x->p.e[x->p.n - 1].key, PACK_KEY_MAX, "-");
     }
@@ -409,6 +461,7 @@ int cmd_export(int argc, char **argv)
     int rc = export_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
+    x.regenerate = a.regenerate;
     if (kernel_workdir_open(&x.w, a.work, err, sizeof err)) {
         log_error("export: %s", err);
         return 1;
