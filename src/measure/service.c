@@ -40,6 +40,7 @@ struct measure_service {
     struct strbuf out;             /* stdout not yet taken as a line */
     struct strbuf err;             /* stderr while serving the current request */
     long next_id;
+    char foreign_why[256];         /* what the last foreign line was (transact) */
     int starts, losses;
     double last_busy_s;
 };
@@ -404,6 +405,7 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
         r->raw_json = line;
         measure_result_clear_fields(r);
         r->status = MEASURE_FOREIGN_REPLY;
+        snprintf(s->foreign_why, sizeof s->foreign_why, "%.250s", why);
         snprintf(r->error, sizeof r->error, "the worker's reply line answers no request of ours (%.600s): the worker "
                  "is dropped", why);
         lose_worker(s, false, 0, &res);
@@ -581,7 +583,7 @@ static int measure_once(struct measure_service *s, const struct service_req *q, 
 int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
 {
     double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
-    char first[sizeof r->error];
+    char first[sizeof s->foreign_why];
     result_reset(r, false);
     for (int round = 1;; round++) {
         if (measure_once(s, q, timeout_s, r))
@@ -589,13 +591,11 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
         if (r->status != MEASURE_FOREIGN_REPLY)
             return 0;
         if (round == 2) { /* the tuner's side is broken, not the candidate: never its outcome */
-            char again[sizeof r->error];
-            snprintf(again, sizeof again, "%s", r->error);
-            snprintf(r->error, sizeof r->error, "request for '%.300s': twice, on two workers, a reply line answered "
-                     "no request of ours (first: %.300s; then: %.300s)", q->cubin, first, again);
+            snprintf(r->error, sizeof r->error, "twice, on two workers, a reply line answered no request of ours "
+                     "(%.250s; then %.250s), for the request of '%.400s'", first, s->foreign_why, q->cubin);
             return 0;
         }
-        snprintf(first, sizeof first, "%s", r->error);
+        snprintf(first, sizeof first, "%s", s->foreign_why);
         log_warn("measurement of '%s': %s; the request is repeated on a new worker", q->cubin, r->error);
         result_reset(r, true);
     }
