@@ -182,6 +182,7 @@ static json_t *ladder_json(const struct ladder_rec *l)
         json_object_set_new(x, "tflops", num(e->tflops));
         json_object_set_new(x, "spread_pct", num(e->spread_pct));
         json_object_set_new(x, "sm_clock_mhz", num(e->sm_clock_mhz));
+        json_object_set_new(x, "rel", num(e->rel));
         json_array_append_new(es, x);
     }
     json_object_set_new(o, "entries", es);
@@ -412,6 +413,7 @@ static void read_ladder(struct jget *r, json_t *o, int iteration, struct ladder_
         jget_finite_or_null(r, v, we, "tflops", &e->tflops);
         jget_finite_or_null(r, v, we, "spread_pct", &e->spread_pct);
         jget_finite_or_null(r, v, we, "sm_clock_mhz", &e->sm_clock_mhz);
+        jget_finite_or_null(r, v, we, "rel", &e->rel);
         if (!r->failed && l->ok && !(e->tflops > 0 && e->median_ms > 0))
             jget_fail(r, we, "tflops", "is not a positive number in a ladder that timed its entries");
         if (r->failed)
@@ -575,6 +577,17 @@ int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size
         return -1;
     }
     json_t *j = checkpoint_to_json(c);
+    /* never write what checkpoint_load would refuse (a best whose TFLOPS are not positive,
+     * a number out of range): the shape stops here with the reason, its last checkpoint
+     * intact, instead of leaving one that no resume can read */
+    struct checkpoint back;
+    char why[512];
+    if (checkpoint_from_json(j, &back, why, sizeof why)) {
+        json_decref(j);
+        snprintf(err, errlen, "the checkpoint of '%s' is not written (its reader would refuse it): %s", c->key, why);
+        return -1;
+    }
+    checkpoint_release(&back);
     char *s = json_dumps(j, JSON_INDENT(1));
     json_decref(j);
     int rc = s ? atomic_write_str(path, s) : -1;

@@ -99,6 +99,7 @@ struct ladder_rec_entry {
     char kernel[BACKEND_REL_MAX];     /* srcs/<key>/iterNNN.cu */
     char source_hash[BACKEND_HASH_MAX];
     double median_ms, tflops, spread_pct, sm_clock_mhz; /* the ladder's, of this entry */
+    double rel;                       /* its trials relative to their rounds' (backend.h): the rank */
 };
 struct ladder_rec {
     bool done;                        /* the ladder of the shape's current budget ran */
@@ -157,7 +158,8 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
 void checkpoint_identity_put(json_t *o, const struct checkpoint *c);
 /* A seed as the artifacts write it: decimal digits of an unsigned 64-bit value. */
 bool checkpoint_seed_parse(const char *text, unsigned long long *out);
-/* Atomic save / validated load (missing file: returns 1). */
+/* Atomic save / validated load (missing file: returns 1). A save checks the record first
+ * with the loader (checkpoint_from_json): what it would refuse is not written (-1, err). */
 int checkpoint_save(const char *dir, const struct checkpoint *c, char *err, size_t errlen);
 int checkpoint_load(const char *dir, const char *key, struct checkpoint *c, char *err, size_t errlen);
 /* The best a shape registers (kernels/<key>_best.cu, state.json's best, status, the

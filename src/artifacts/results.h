@@ -38,6 +38,36 @@ struct result_row {
     char command[BACKEND_CMD_MAX];
     char note[NOTE_MAX];
 };
+/* The precision of each measured number in the records: results.tsv prints it so, and the
+ * engine rounds a measurement to it before using it (perf_quantize, src/engine/decide.c),
+ * so a value read back is exactly the value decided on. A number has its kind's decimals;
+ * a positive quantity (TFLOPS, ms, speedups) also keeps at least RESULTS_SIG_DIGITS
+ * significant digits, with more decimals where its decimals would give fewer: a 1x8x64
+ * shape's 0.0002567 TFLOPS stays positive. Every value at least 1 TFLOPS, 0.001 ms or a
+ * 0.001 speedup is written exactly as fixed decimals write it, so no recorded run changes.
+ * Percentages (spread, hw_eff) and the clock keep fixed decimals: 0 is in their range.
+ * The text is always plain decimal ("%.*f", never an exponent), so every reader parses
+ * it as it did. */
+#define RESULTS_SIG_DIGITS 4
+enum results_num {
+    RN_TFLOPS,      /* 3 decimals, >= 4 significant digits */
+    RN_MEDIAN_MS,   /* 6 decimals, >= 4 significant digits */
+    RN_SPREAD_PCT,  /* 3 decimals */
+    RN_HW_EFF_PCT,  /* 2 decimals */
+    RN_SM_CLOCK,    /* whole MHz */
+    RN_RATIO,       /* 6 decimals, >= 4 significant digits (checkpoint, notes' inputs) */
+    RN_KINDS
+};
+/* x rounded to its kind's precision (NaN and infinities unchanged). Pure. */
+double results_round(double x, enum results_num kind);
+/* x as the records write it ("" for NaN or an infinity); the text reads back (strtod) as
+ * results_round(x, kind). Returns buf. */
+char *results_num_text(char *buf, size_t len, double x, enum results_num kind);
+/* The decimals x is written with under kind's precision. */
+int results_decimals(double x, enum results_num kind);
+/* TFLOPS for a person (progress lines, status, RESUME.md): one decimal, or 4 significant
+ * digits below 1 TFLOPS, so a tiny shape does not read 0.0; "-" for NaN. Returns buf. */
+char *results_tflops_show(char *buf, size_t len, double tflops);
 /* Escape \ tab newline CR as \\ \t \n \r and other control bytes as \xHH. */
 void tsv_escape(struct strbuf *out, const char *s);
 /* Inverse; -1 on a bad escape or if the result does not fit outlen. */

@@ -1,5 +1,6 @@
 /* src/artifacts/resume_md.c — RESUME.md: where every shape stands, for a human who opens
  * the tuning directory cold. Generated from state.json (never read back). */
+#include "artifacts/results.h"
 #include "artifacts/state.h"
 
 #include <stdio.h>
@@ -17,8 +18,9 @@ static const char *str(json_t *o, const char *k)
 static void add_tflops(struct strbuf *sb, json_t *o)
 {
     json_t *t = json_object_get(o, "tflops");
+    char buf[32];
     if (json_is_number(t))
-        strbuf_addf(sb, " %.1f |", json_number_value(t));
+        strbuf_addf(sb, " %s |", results_tflops_show(buf, sizeof buf, json_number_value(t)));
     else
         strbuf_adds(sb, " - |");
 }
@@ -62,8 +64,14 @@ char *resume_md_render(json_t *state)
         strbuf_addf(&sb, "Sweep: dtype %s, plan %s, %s.\n\n", str(sw, "dtype"), str(sw, "plan"), str(sw, "status"));
     strbuf_adds(&sb, "| shape | mode | backend | status | phase | iteration | baseline TFLOPS | best TFLOPS "
                      "| best kernel | stopped because |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for (i = 0; i < n; i++)
-        add_shape(&sb, keys[i], json_object_get(shapes, keys[i]));
+    for (i = 0; i < n; i++) {
+        char why[600];
+        if (state_shape_refused(state, keys[i], why, sizeof why)) /* its members cannot be shown as facts */
+            strbuf_addf(&sb, "| %s | - | - | unreadable | - | - | - | - | - | state.json entry refused: %s |\n",
+                        keys[i], why);
+        else
+            add_shape(&sb, keys[i], json_object_get(shapes, keys[i]));
+    }
     free(keys);
     return strbuf_detach(&sb);
 }

@@ -6,6 +6,15 @@
  * its own entry of the freshest file, and the rename makes the new file appear whole.
  * RESUME.md is regenerated under the same lock so it never describes a state that was
  * overwritten.
+ *
+ * Reading refuses a shape, not the file: an entry the strict reader refuses (a number out
+ * of range, an unknown name, an identity that is not its key's) is recorded in the loaded
+ * tree under STATE_REFUSED_MEMBER and left out of the typed view (state_model.c), so the
+ * other shapes read, resume and report as before, and the entry is written back as it
+ * was read. What is the file's (not JSON, a duplicated member, the schema, 'shapes', a key
+ * that is not a shape key, the sweep record) still refuses the file. A writer checks every
+ * entry it did not read as refused before the file is replaced, so it never writes what
+ * this reader would refuse.
  */
 #include "artifacts/paths.h"
 #include "artifacts/state.h"
@@ -45,8 +54,9 @@ static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
     if (jget_str(&g, e, "", "seed", true, seed, sizeof seed) && !checkpoint_seed_parse(seed, &sd))
         jget_fail(&g, "", "seed", "is not a decimal seed");
     json_t *base = jget_obj(&g, e, "", "baseline", false), *best = jget_obj(&g, e, "", "best", false);
-    if (base && json_object_get(base, "tflops"))
-        jget_finite_or_null(&g, base, "baseline", "tflops", &t);
+    if (base && json_object_get(base, "tflops") && jget_finite_or_null(&g, base, "baseline", "tflops", &t) &&
+        !isnan(t) && !(t > 0))
+        jget_fail(&g, "baseline", "tflops", "is not a positive number");
     if (best) {
         char measured[16] = "";
         jget_int_in(&g, best, "best", "iter", true, 0, CHECKPOINT_ITER_MAX, &x);
@@ -67,6 +77,7 @@ static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
     return g.failed ? -1 : 0;
 }
 
+/* The key is a shape key (checked by the caller). */
 static int entry_check(const char *key, json_t *e, char *err, size_t errlen)
 {
     struct shape_key sk;
@@ -112,11 +123,13 @@ static int sw_check(json_t *sw, char *err, size_t errlen)
     return g.failed ? -1 : 0;
 }
 
-int state_validate(json_t *root, char *err, size_t errlen)
+/* The file's own problems; every key a shape key. */
+static int file_check(json_t *root, char *err, size_t errlen)
 {
     json_t *sc = json_object_get(root, "schema"), *shapes = json_object_get(root, "shapes"), *e;
     json_t *sw = json_object_get(root, "sweep");
     const char *key;
+    struct shape_key sk;
     if (!json_is_object(root) || !json_is_integer(sc)) {
         snprintf(err, errlen, "not a croqtuner state (no schema)");
         return -1;
@@ -137,8 +150,55 @@ int state_validate(json_t *root, char *err, size_t errlen)
     if (sw_check(sw, err, errlen))
         return -1;
     json_object_foreach(shapes, key, e) {
-        if (entry_check(key, e, err, errlen))
+        if (key_parse(key, &sk, err, errlen))
             return -1;
+    }
+    return 0;
+}
+
+int state_validate(json_t *root, char *err, size_t errlen)
+{
+    json_t *shapes = json_object_get(root, "shapes"), *e, *refused = json_object();
+    const char *key;
+    char why[512];
+    if (file_check(root, err, errlen)) {
+        json_decref(refused);
+        return -1;
+    }
+    json_object_del(root, STATE_REFUSED_MEMBER);
+    json_object_foreach(shapes, key, e) {
+        if (entry_check(key, e, why, sizeof why))
+            json_object_set_new(refused, key, json_pack("{s:s, s:O}", "why", why, "entry", e));
+    }
+    if (json_object_size(refused))
+        json_object_set(root, STATE_REFUSED_MEMBER, refused);
+    json_decref(refused);
+    return 0;
+}
+
+/* Before the file is replaced: what a reader would refuse is not written. An entry read as
+ * refused and left as it was stays (it is that shape's record, refused again at the next
+ * read); one the edit replaced or removed is no longer refused; every other entry must
+ * pass. */
+static int check_before_write(json_t *root, char *err, size_t errlen)
+{
+    json_t *shapes = json_object_get(root, "shapes"), *refused = json_object_get(root, STATE_REFUSED_MEMBER), *e;
+    const char *key;
+    void *tmp;
+    char why[512];
+    if (file_check(root, why, sizeof why)) {
+        snprintf(err, errlen, "state.json not written: %s", why);
+        return -1;
+    }
+    json_object_foreach_safe(refused, tmp, key, e) {
+        if (json_object_get(shapes, key) != json_object_get(e, "entry"))
+            json_object_del(refused, key);
+    }
+    json_object_foreach(shapes, key, e) {
+        if (!json_object_get(refused, key) && entry_check(key, e, why, sizeof why)) {
+            snprintf(err, errlen, "state.json not written (its reader would refuse it): %s", why);
+            return -1;
+        }
     }
     return 0;
 }
@@ -188,6 +248,16 @@ json_t *state_load(const char *dir, char *err, size_t errlen)
         return NULL;
     }
     return j;
+}
+
+int state_entry_refused(const char *dir, const char *key, char *why, size_t len)
+{
+    json_t *st = state_load(dir, why, len);
+    if (!st)
+        return -1;
+    int rc = state_shape_refused(st, key, why, len) ? 1 : 0;
+    json_decref(st);
+    return rc;
 }
 
 json_t *state_load_unchecked(const char *dir, char *err, size_t errlen)
@@ -260,11 +330,14 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
     int edit = root ? fn(root, arg, err, errlen) : -1;
     if (edit == 1)
         rc = 1;
-    if (!edit && !write_json(path, root, err, errlen)) {
-        char *text = resume_md_render(root);
-        rc = atomic_write_str(md, text);
-        if (rc)
-            snprintf(err, errlen, "cannot write '%s': %s", md, strerror(errno));
+    if (!edit && !check_before_write(root, err, errlen)) {
+        char *text = resume_md_render(root); /* it names the refused entries */
+        json_object_del(root, STATE_REFUSED_MEMBER); /* the reader's record, not the file's */
+        if (!write_json(path, root, err, errlen)) {
+            rc = atomic_write_str(md, text);
+            if (rc)
+                snprintf(err, errlen, "cannot write '%s': %s", md, strerror(errno));
+        }
         free(text);
     }
     json_decref(root);
@@ -292,6 +365,7 @@ static json_t *state_ladder_json(const struct checkpoint *c)
         json_object_set_new(v, "median_ms", isfinite(x->median_ms) ? json_real(x->median_ms) : json_null());
         json_object_set_new(v, "spread_pct", isfinite(x->spread_pct) ? json_real(x->spread_pct) : json_null());
         json_object_set_new(v, "sm_clock_mhz", isfinite(x->sm_clock_mhz) ? json_real(x->sm_clock_mhz) : json_null());
+        json_object_set_new(v, "rel", isfinite(x->rel) ? json_real(x->rel) : json_null());
         json_array_append_new(es, v);
     }
     json_object_set_new(o, "entries", es);

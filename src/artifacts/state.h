@@ -26,14 +26,28 @@ int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t
  * never one being written. state_update does it too. Returns how many were removed; a
  * directory without .lock (nothing ever written there) is 0. */
 int state_clean_temps(const char *dir);
-/* Validated load; a missing file gives an empty state. NULL with err. */
+/* Validated load; a missing file gives an empty state. NULL with err when the file is
+ * refused (not JSON, a duplicated member, the schema, 'shapes' not an object, a key that is
+ * not a shape key, the sweep record). An entry the strict reader refuses makes only that
+ * shape unreadable: state_shape_keys and state_shape_get leave it out, state_shape_refused
+ * says why, and state_update writes it back as it was read. */
 json_t *state_load(const char *dir, char *err, size_t errlen);
 /* Parsed but not validated beyond "shapes" being an object, for the audit, which names
  * each problem of each entry itself. NULL with err ("state.json: no 'shapes' object", or
  * why the file cannot be read). */
 json_t *state_load_unchecked(const char *dir, char *err, size_t errlen);
-/* Validate a parsed state (schema, every key strict, fields typed). */
+/* Validate a parsed state: -1 (err) for what refuses the file (above), else 0 with each
+ * refused entry recorded in root under STATE_REFUSED_MEMBER (removed before any write). */
 int state_validate(json_t *root, char *err, size_t errlen);
+#define STATE_REFUSED_MEMBER ".refused"
+/* Whether state_load refused key's entry: true with why ("shape 'K': 'best.tflops' is not
+ * a positive number"). */
+bool state_shape_refused(json_t *state, const char *key, char *why, size_t len);
+/* The refused keys in strcmp order (as json_sorted_keys). */
+const char **state_refused_keys(json_t *state, size_t *n);
+/* For one shape's process: 1 when dir's state.json refuses key's entry (why set), 0 when it
+ * does not or the file has none, -1 when the file itself cannot be read (why set). */
+int state_entry_refused(const char *dir, const char *key, char *why, size_t len);
 /* The shape's entry from its checkpoint (status from its phase). */
 json_t *state_entry(const struct checkpoint *c, const char *status);
 /* Put the checkpoint's entry into state.json. */
@@ -45,7 +59,8 @@ int state_put(const char *dir, const struct checkpoint *c, const char *status, c
  * of state_shape_init ("" / -1 / NaN / false), so the same reader serves a state that
  * state_load validated (dtype, m, n, k, mode, status, iteration, budget, backend, phase,
  * seed are then always there) and the report's and audit's reading of whatever is on
- * disk. */
+ * disk. An entry state_load refused is not among them: state_shape_get answers false and
+ * state_shape_keys leaves it out. */
 
 struct state_best {
     int iter;                       /* the best's iteration, -1 when absent */
@@ -64,7 +79,7 @@ struct state_ladder {
     int tuning_best_iter;           /* the tuning's own best, which the ladder re-timed */
     double tuning_best_tflops;
     int n;
-    struct { int iter; double tflops, median_ms, spread_pct, sm_clock_mhz; } e[LADDER_MAX];
+    struct { int iter; double tflops, median_ms, spread_pct, sm_clock_mhz, rel; } e[LADDER_MAX];
     char note[NOTE_MAX];
 };
 
@@ -99,7 +114,8 @@ void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct st
 /* The entry of key in state: false (out as state_shape_init) when there is none. */
 bool state_shape_get(json_t *state, const char *key, struct state_shape *out);
 bool state_shape_done(const struct state_shape *s);
-/* How many shapes state lists, and their keys in strcmp order (as json_sorted_keys). */
+/* How many shapes state lists (refused entries aside), and their keys in strcmp order (as
+ * json_sorted_keys). */
 size_t state_shape_count(json_t *state);
 const char **state_shape_keys(json_t *state, size_t *n);
 

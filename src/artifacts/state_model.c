@@ -49,6 +49,7 @@ static void ladder_from_json(struct jget *g, json_t *l, struct state_ladder *out
         out->e[i].median_ms = num_or_nan(v, "median_ms");
         out->e[i].spread_pct = num_or_nan(v, "spread_pct");
         out->e[i].sm_clock_mhz = num_or_nan(v, "sm_clock_mhz");
+        out->e[i].rel = num_or_nan(v, "rel");
         out->n = (int)i + 1;
     }
 }
@@ -116,20 +117,51 @@ void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct st
     }
 }
 
+static bool refused(json_t *state, const char *key)
+{
+    return json_object_get(json_object_get(state, STATE_REFUSED_MEMBER), key) != NULL;
+}
+
 bool state_shape_get(json_t *state, const char *key, struct state_shape *out)
 {
-    json_t *e = json_object_get(json_object_get(state, "shapes"), key);
+    json_t *e = refused(state, key) ? NULL : json_object_get(json_object_get(state, "shapes"), key);
     state_shape_from_json(e, key, 0, out);
     return e != NULL;
 }
 
+bool state_shape_refused(json_t *state, const char *key, char *why, size_t len)
+{
+    json_t *r = json_object_get(json_object_get(state, STATE_REFUSED_MEMBER), key);
+    const char *w = json_string_value(json_object_get(r, "why"));
+    if (r && len)
+        snprintf(why, len, "%s", w ? w : "refused");
+    return r != NULL;
+}
+
+const char **state_refused_keys(json_t *state, size_t *n)
+{
+    return json_sorted_keys(json_object_get(state, STATE_REFUSED_MEMBER), n);
+}
+
 bool state_shape_done(const struct state_shape *s) { return !strcmp(s->status, "done"); }
 
-size_t state_shape_count(json_t *state) { return json_object_size(json_object_get(state, "shapes")); }
+size_t state_shape_count(json_t *state)
+{
+    return json_object_size(json_object_get(state, "shapes")) -
+           json_object_size(json_object_get(state, STATE_REFUSED_MEMBER));
+}
 
 const char **state_shape_keys(json_t *state, size_t *n)
 {
-    return json_sorted_keys(json_object_get(state, "shapes"), n);
+    size_t all, k = 0;
+    const char **keys = json_sorted_keys(json_object_get(state, "shapes"), &all);
+    for (size_t i = 0; i < all; i++)
+        if (!refused(state, keys[i]))
+            keys[k++] = keys[i];
+    keys[k] = NULL;
+    if (n)
+        *n = k;
+    return keys;
 }
 
 json_t *state_entry_copy(json_t *state, const char *key)

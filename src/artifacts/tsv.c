@@ -1,8 +1,9 @@
 /* src/artifacts/tsv.c — one row of results.tsv / attempts.tsv (docs/artifacts.md).
  *
  * Every text field is escaped, so idea text with tabs, newlines or any bytes an agent
- * sends stays inside its column and its row; numbers are printed at fixed precision
- * (the same precision perf_quantize rounds to), empty when there is no value.
+ * sends stays inside its column and its row; numbers are printed at their kind's
+ * precision (results.h; the same precision perf_quantize rounds to), empty when there is
+ * no value.
  */
 #include "artifacts/results.h"
 
@@ -114,8 +115,66 @@ int tsv_split(char *line, char **f, int max)
     }
 }
 
+static const struct {
+    int decimals, sig; /* sig 0: fixed decimals */
+} precision[RN_KINDS] = {
+    [RN_TFLOPS] = {3, RESULTS_SIG_DIGITS},  [RN_MEDIAN_MS] = {6, RESULTS_SIG_DIGITS}, [RN_SPREAD_PCT] = {3, 0},
+    [RN_HW_EFF_PCT] = {2, 0}, [RN_SM_CLOCK] = {0, 0}, [RN_RATIO] = {6, RESULTS_SIG_DIGITS},
+};
+
+/* Beyond this a value is below 1e-56 of its unit: nothing measured is that small, and the
+ * text stays short; such a value is written as 0 (which the range checks then refuse). */
+#define DECIMALS_MAX 60
+
+int results_decimals(double x, enum results_num kind)
+{
+    int d = precision[kind].decimals, sig = precision[kind].sig;
+    char buf[64];
+    if (!sig || !isfinite(x) || x == 0)
+        return d;
+    /* the exponent after rounding to sig digits: 0.99996 is 1.000e+00, so it gets the
+     * fixed decimals, and a value and its rounding always get the same decimals */
+    snprintf(buf, sizeof buf, "%.*e", sig - 1, x);
+    const char *e = strchr(buf, 'e');
+    int want = e ? sig - 1 - atoi(e + 1) : d;
+    return want > DECIMALS_MAX ? DECIMALS_MAX : want > d ? want : d;
+}
+
+char *results_num_text(char *buf, size_t len, double x, enum results_num kind)
+{
+    if (!isfinite(x))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%.*f", results_decimals(x, kind), x);
+    return buf;
+}
+
+double results_round(double x, enum results_num kind)
+{
+    char buf[DECIMALS_MAX + 340]; /* the integer digits of any double, the decimals, sign */
+    if (!isfinite(x))
+        return x;
+    return strtod(results_num_text(buf, sizeof buf, x, kind), NULL);
+}
+
+char *results_tflops_show(char *buf, size_t len, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fabs(v) >= 1 || v == 0 ? "%.1f" : "%.4g", v);
+    return buf;
+}
+
 /* A tab, then the number (nothing when there is no value). */
-static void add_num(struct strbuf *sb, double v, const char *fmt)
+static void add_num(struct strbuf *sb, double v, enum results_num kind)
+{
+    char buf[DECIMALS_MAX + 340];
+    strbuf_adds(sb, "\t");
+    strbuf_adds(sb, results_num_text(buf, sizeof buf, v, kind));
+}
+
+static void add_fmt(struct strbuf *sb, double v, const char *fmt)
 {
     strbuf_adds(sb, "\t");
     if (isfinite(v))
@@ -137,17 +196,17 @@ char *row_format(const struct result_row *r)
     add_text(&sb, r->kernel);
     add_text(&sb, r->source_hash);
     add_text(&sb, r->config);
-    add_num(&sb, m ? r->tflops : none, "%.3f");
-    add_num(&sb, m ? r->median_ms : none, "%.6f");
-    add_num(&sb, m ? r->spread_pct : none, "%.3f");
-    add_num(&sb, m ? r->hw_eff_pct : none, "%.2f");
-    add_num(&sb, m ? r->sm_clock_mhz : none, "%.0f");
+    add_num(&sb, m ? r->tflops : none, RN_TFLOPS);
+    add_num(&sb, m ? r->median_ms : none, RN_MEDIAN_MS);
+    add_num(&sb, m ? r->spread_pct : none, RN_SPREAD_PCT);
+    add_num(&sb, m ? r->hw_eff_pct : none, RN_HW_EFF_PCT);
+    add_num(&sb, m ? r->sm_clock_mhz : none, RN_SM_CLOCK);
     add_text(&sb, decision_name(r->decision));
-    add_num(&sb, r->best_tflops, "%.3f");
+    add_num(&sb, r->best_tflops, RN_TFLOPS);
     add_text(&sb, r->bottleneck);
     add_text(&sb, r->category);
     add_text(&sb, r->idea);
-    add_num(&sb, r->max_err_over_tol, "%.4g");
+    add_fmt(&sb, r->max_err_over_tol, "%.4g");
     add_text(&sb, r->timestamp);
     add_text(&sb, r->command);
     add_text(&sb, r->note);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/numbers.h"
 #include "measure/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
@@ -94,26 +95,45 @@ int backend_write_raw(const struct cand_req *r, json_t *j, const char *backend_n
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* What out claims, for measure_numbers_check: against r's problem, with the per-launch
+ * trials when the caller has them (n 0: none). */
+static void numbers_of(const struct cand_req *r, const struct cand_result *out, const double *trial_ms, int n,
+                       struct measure_numbers *x)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    measure_numbers_init(x);
+    x->flops = 2.0 * (double)r->shape.m * (double)r->shape.n * (double)r->shape.k;
+    x->n_trials = n, x->trial_ms = trial_ms;
+    x->median_ms = out->median_ms, x->spread_pct = out->spread_pct, x->tflops = out->tflops;
+    x->sm_clock_mhz = out->sm_clock_mhz, x->hw_eff_pct = out->hw_eff_pct;
+    x->max_err_over_tol = out->max_err_over_tol;
+    x->ratio = out->ratio, x->ratio_lo = out->ratio_lo, x->ratio_hi = out->ratio_hi;
+}
+
+int backend_result_check(const struct cand_req *r, const struct cand_result *out, char *why, size_t len)
+{
+    struct measure_numbers x;
+    if (out->status != CAND_OK)
+        return 0;
+    numbers_of(r, out, NULL, 0, &x);
+    return measure_numbers_check(&x, MEASURE_CHECK_VERIFY | (r->no_time ? 0 : MEASURE_CHECK_TIMING), why, len);
 }
 
 void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
                        double max_err_over_tol, const char *reference, json_t *j, struct cand_result *out)
 {
-    double sorted[BACKEND_MAX_TRIALS];
+    double lo, hi;
     double flops = 2.0 * (double)r->shape.m * (double)r->shape.n * (double)r->shape.k;
     n = n < BACKEND_MAX_TRIALS ? n : BACKEND_MAX_TRIALS;
-    memcpy(sorted, trial_ms, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    lo = hi = trial_ms[0];
+    for (int i = 1; i < n; i++)
+        lo = fmin(lo, trial_ms[i]), hi = fmax(hi, trial_ms[i]);
     out->status = CAND_OK;
-    out->median_ms = sorted[n / 2];
-    out->spread_pct = (sorted[n - 1] - sorted[0]) / out->median_ms * 100.0;
+    out->median_ms = measure_median(trial_ms, n); /* the runner's: the mean of the middle two when n is even */
+    out->spread_pct = (hi - lo) / out->median_ms * 100.0;
     out->tflops = flops / (out->median_ms * 1e-3) / 1e12;
     out->sm_clock_mhz = clock_mhz;
-    out->hw_eff_pct = out->tflops / backend_peak_tflops(r->cfg->dtype, clock_mhz) * 100.0;
+    double peak = backend_peak_tflops(r->cfg->dtype, clock_mhz);
+    out->hw_eff_pct = out->tflops / peak * 100.0;
     out->max_err_over_tol = max_err_over_tol;
     json_object_set_new(j, "status", json_string("ok"));
     json_t *v = json_object(), *t = json_object(), *g = json_object(), *a = json_array();
@@ -130,6 +150,21 @@ void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, 
     json_object_set_new(j, "timing", t);
     json_object_set_new(g, "sm_clock_median_mhz", json_real(clock_mhz));
     json_object_set_new(j, "gpu_state", g);
+    /* The worker's replies pass this check before they count (src/measure); the model's
+     * numbers too: a model or a dataset that yields a time that is not positive (a tiny
+     * shape's noise, a damaged record) is a failed measurement, recorded as such, never a
+     * number in a row. The raw file says so, so the audit derives the same failure. */
+    struct measure_numbers x;
+    char why[400];
+    numbers_of(r, out, trial_ms, n, &x);
+    x.peak_tflops = peak;
+    if (measure_numbers_check(&x, MEASURE_CHECK_VERIFY | MEASURE_CHECK_TIMING, why, sizeof why)) {
+        out->status = CAND_CRASH;
+        snprintf(out->reason, sizeof out->reason, "bad_output: %.240s", why);
+        out->tflops = out->median_ms = out->spread_pct = out->sm_clock_mhz = out->hw_eff_pct = NAN;
+        json_object_set_new(j, "status", json_string("bad_output"));
+        json_object_set_new(j, "error", json_string(why));
+    }
 }
 
 void backend_verified_result(double max_err_over_tol, const char *reference, json_t *j, struct cand_result *out)
@@ -177,30 +212,43 @@ uint64_t backend_req_seed(const struct cand_req *r)
     return hash_fnv1a64_str(h, sig);
 }
 
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *out)
 {
     double flops = 2.0 * (double)q->shape.m * (double)q->shape.n * (double)q->shape.k;
     for (int i = 0; i < out->n; i++) {
         struct ladder_entry_result *e = &out->e[i];
-        double v[LADDER_MAX_ROUNDS], c[LADDER_MAX_ROUNDS];
+        double c[LADDER_MAX_ROUNDS];
         int nc = 0;
         e->median_ms = e->tflops = e->spread_pct = e->sm_clock_mhz = NAN;
         if (e->status != CAND_OK || e->trials < 1 || e->trials > LADDER_MAX_ROUNDS)
             continue;
-        memcpy(v, e->trial_ms, (size_t)e->trials * sizeof *v);
-        for (int k = 0; k < e->trials; k++)
+        double lo = e->trial_ms[0], hi = e->trial_ms[0];
+        for (int k = 0; k < e->trials; k++) {
+            lo = fmin(lo, e->trial_ms[k]), hi = fmax(hi, e->trial_ms[k]);
             if (e->trial_clock_mhz[k] > 0)
                 c[nc++] = e->trial_clock_mhz[k];
-        e->median_ms = median_of(v, e->trials);
-        e->spread_pct = (v[e->trials - 1] - v[0]) / e->median_ms * 100.0;
+        }
+        e->median_ms = measure_median(e->trial_ms, e->trials); /* the runner's median */
+        e->spread_pct = (hi - lo) / e->median_ms * 100.0;
         e->tflops = flops / (e->median_ms * 1e-3) / 1e12;
-        e->sm_clock_mhz = nc ? median_of(c, nc) : NAN;
+        e->sm_clock_mhz = nc ? measure_median(c, nc) : NAN;
+    }
+    /* rel: every entry ran in every round, so round r's trials share its clock history */
+    int rounds = out->n ? out->e[0].trials : 0;
+    for (int i = 0; i < out->n; i++) {
+        out->e[i].rel = NAN;
+        if (out->e[i].status != CAND_OK || out->e[i].trials != rounds || rounds < 1 || rounds > LADDER_MAX_ROUNDS)
+            rounds = 0;
+    }
+    for (int i = 0; i < out->n && rounds; i++) {
+        double v[LADDER_MAX_ROUNDS];
+        for (int r = 0; r < rounds; r++) {
+            double lg = 0;
+            for (int k = 0; k < out->n; k++)
+                lg += log(out->e[k].trial_ms[r]);
+            v[r] = out->e[i].trial_ms[r] / exp(lg / out->n);
+        }
+        out->e[i].rel = measure_median(v, rounds);
     }
 }
 

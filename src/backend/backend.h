@@ -114,8 +114,8 @@ struct cand_result {
  * then `rounds` rounds in each of which every kernel runs one trial (a timed run of
  * back-to-back launches of at least min_trial_ms), the order rotating from round to round
  * (round r starts with kernel r mod n, so every kernel follows every other equally
- * often). Every kernel's trials thus see the same clock history; the one with the lowest
- * median per-launch time wins. */
+ * often). Every kernel's trials thus see the same clock history; the one whose trials are
+ * shortest relative to each round's (ladder_entry_result.rel) wins. */
 #define LADDER_MAX 16
 #define LADDER_DEFAULT_ROUNDS 12
 #define LADDER_MAX_ROUNDS 64
@@ -144,6 +144,10 @@ struct ladder_entry_result {
     double trial_ms[LADDER_MAX_ROUNDS]; /* per-launch ms of each round, in round order */
     int trial_clock_mhz[LADDER_MAX_ROUNDS]; /* NVML SM clock during each trial, -1 unknown */
     double median_ms, tflops;  /* median of trial_ms; 2MNK / median */
+    /* the median over rounds of this entry's trial time divided by the geometric mean of
+     * every entry's trial in that round: a drift of the clock common to a round cancels, so
+     * this, not median_ms, ranks the entries */
+    double rel;
     double spread_pct;         /* (max - min) / median of trial_ms, % */
     double sm_clock_mhz;       /* median of the trials' clocks, NAN unknown */
     char module_id[BACKEND_HASH_MAX];
@@ -239,11 +243,23 @@ struct json_t;
  * with out->reason. */
 int backend_write_raw(const struct cand_req *r, struct json_t *j, const char *backend_name, struct cand_result *out);
 /* An ok measurement from per-launch trial times (ms; at most BACKEND_MAX_TRIALS used), as
- * the runner computes it: median = the middle of the sorted trials, spread = (max -
- * min) / median in %, TFLOPS = 2MNK / median, % of the peak at clock_mhz. Fills out and
- * adds "status", "verify" (passed, reference), "timing" and "gpu_state" to j. */
+ * the runner computes it: median = the middle of the sorted trials (the mean of the two
+ * middle ones for an even count), spread = (max - min) / median in %, TFLOPS = 2MNK /
+ * median, % of the peak at clock_mhz. Fills out and adds "status", "verify" (passed,
+ * reference), "timing" and "gpu_state" to j. Numbers that fail measure_numbers_check
+ * (src/measure/numbers.h: a time not positive, max_err_over_tol outside [0, 1]) make it a
+ * failed measurement instead: out CAND_CRASH with reason "bad_output: <why>", numbers NAN,
+ * j's "status" "bad_output" and "error" <why>. */
 void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, double clock_mhz,
                        double max_err_over_tol, const char *reference, struct json_t *j, struct cand_result *out);
+/* The check every backend's measurement passes before the engine records it
+ * (src/measure/numbers.h), on out's summary against r's problem: an ok result's
+ * max_err_over_tol in [0, 1] and, unless r->no_time, its median and TFLOPS positive and
+ * TFLOPS = 2MNK / median within the runner's printing, spread and hw_eff >= 0, the clock
+ * unknown or in [1, 10000] MHz, a paired speedup positive with lo <= median <= hi. 0 when it
+ * passes or out is not ok; -1 with why ("timing.tflops nan is not a positive number").
+ * Pure; thread-safe. */
+int backend_result_check(const struct cand_req *r, const struct cand_result *out, char *why, size_t len);
 /* A verification only (req->no_time): "status" ok and "verify" (passed, reference) in j,
  * out ok with no numbers (NAN). */
 void backend_verified_result(double max_err_over_tol, const char *reference, struct json_t *j,
@@ -253,10 +269,11 @@ void backend_verified_result(double max_err_over_tol, const char *reference, str
  * reference, to be set into the raw JSON. */
 struct json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
                                      struct cand_result *out);
-/* The ladder's summary from its trials, the one computation every backend's ladder uses:
- * for each entry of out (q->n, status ok) its median (the middle trial, the mean of the two
- * middle ones for an even count), spread = (max - min) / median in %, TFLOPS = 2MNK /
- * median, and the median of the trials' known clocks (NaN when none is known). */
+/* The ladder's summary from its trials, the one computation every backend's ladder (and
+ * the audit) uses: for each entry of out (q->n, status ok) its median (the middle trial,
+ * the mean of the two middle ones for an even count), spread = (max - min) / median in %,
+ * TFLOPS = 2MNK / median, the median of the trials' known clocks (NaN when none is known),
+ * and rel (above; NaN unless every entry has the same number of trials). */
 void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *out);
 /* Write j (with "backend" added) as the raw file perf/<key>/ladder-<tag>.json of q, as
  * backend_write_raw does; out->raw_rel and raw_hash set. 0, or -1 with out->reason. */

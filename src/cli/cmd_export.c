@@ -206,10 +206,43 @@ static int set_gpu(struct export *x, const char *gpu, const char *key)
     return 0;
 }
 
+/* A best registered by the final ladder: the checkpoint (the engine's record, whose own
+ * best must be results.tsv's) must register exactly it; the index quotes the ladder's
+ * TFLOPS. 0, or -1 with err. */
+static int ladder_tflops(const char *dir, const struct state_shape *shape, const struct result_log *res, double *out,
+                         char *err, size_t errlen)
+{
+    struct checkpoint ck;
+    struct registered_best rb;
+    char why[900];
+    int rc = checkpoint_load(dir, shape->key, &ck, why, sizeof why);
+    if (rc) {
+        snprintf(err, errlen, "%s", rc > 0 ? "state.json's best is a final ladder's winner, but there is no checkpoint"
+                                           : why);
+        return -1;
+    }
+    rc = checkpoint_check_best(&ck, res, why, sizeof why);
+    checkpoint_registered(&ck, &rb);
+    if (rc)
+        snprintf(err, errlen, "checkpoint: %s", why);
+    else if (!rb.from_ladder || rb.iter != shape->best.iter || strcmp(rb.config, shape->best.config) ||
+             strcmp(rb.kernel, shape->best.kernel) || !(rb.tflops == shape->best.tflops)) {
+        snprintf(err, errlen, "state.json's best is not the final ladder's winner the checkpoint records");
+        rc = -1;
+    } else if ((size_t)rb.iter >= res->n || !res->rows[rb.iter].measured) {
+        snprintf(err, errlen, "the final ladder's winner, iteration %d, has no measured results.tsv row", rb.iter);
+        rc = -1;
+    } else {
+        *out = rb.tflops;
+    }
+    checkpoint_release(&ck);
+    return rc;
+}
+
 /* The TFLOPS the index quotes: the best's own results.tsv row (the measurement of that
  * source), once state.json's best has been found to be the one results.tsv committed
- * (results_check_best): a best edited into state.json is refused, never published.
- * 0, or -1 logged. */
+ * (results_check_best): a best edited into state.json is refused, never published. A
+ * final ladder's winner is quoted at the ladder's number (ladder_tflops). 0, or -1 logged. */
 static int measured_tflops(const char *dir, const struct state_shape *shape, double *out)
 {
     char path[4200], err[1024];
@@ -222,12 +255,13 @@ static int measured_tflops(const char *dir, const struct state_shape *shape, dou
         log_error("export: '%s' in %s: %s", shape->key, dir, rc > 0 ? "no results.tsv to take its TFLOPS from" : err);
         return -1;
     }
-    rc = results_check_best(&res, shape->iteration, &b, err, sizeof err);
+    if (shape->best.from_ladder)
+        rc = ladder_tflops(dir, shape, &res, out, err, sizeof err);
+    else if (!(rc = results_check_best(&res, shape->iteration, &b, err, sizeof err)))
+        *out = res.rows[shape->best.iter].tflops;
     if (rc)
         log_error("export: '%s' in %s: %s ('croqtuner audit --tuning %s --key %s' says more)", shape->key, dir, err,
                   dir, shape->key);
-    else
-        *out = res.rows[shape->best.iter].tflops;
     result_log_release(&res);
     return rc;
 }
@@ -287,7 +321,16 @@ static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
         return -1;
     }
     size_t n;
-    const char **keys = state_shape_keys(root, &n); /* the file's order: it is written sorted */
+    /* a shape whose entry is refused cannot be read, and a pack must not silently lack it */
+    const char **keys = state_refused_keys(root, &n);
+    for (size_t i = 0; i < n; i++) {
+        state_shape_refused(root, keys[i], err, sizeof err);
+        log_error("export: %s/state.json: %s: this shape's entry is refused; correct it (or delete it and run "
+                  "'croqtuner resume', which restores it from its checkpoint), then export again", dir, err);
+        rc = -1;
+    }
+    free(keys);
+    keys = state_shape_keys(root, &n); /* the file's order: it is written sorted */
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct state_shape shape;
         state_shape_get(root, keys[i], &shape);

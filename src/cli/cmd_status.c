@@ -26,7 +26,12 @@ static const char status_usage[] =
     "plan have not started yet and how many are not finished (e.g. after it was killed).\n"
     "--json: 'workers', 'stale_claims' and 'sweep_plan'.\n"
     "\n"
-    "Exit status: 0, 1 the state cannot be read (the reason is printed), 2 bad usage.\n";
+    "A shape whose state.json entry is refused (a number out of range, an unknown name:\n"
+    "docs/artifacts.md) is named with the reason on stderr ('refused' in --json); the\n"
+    "other shapes are shown as always.\n"
+    "\n"
+    "Exit status: 0, 1 the state or an entry cannot be read (the reason is printed), 2 bad\n"
+    "usage.\n";
 
 /* The engine's JSON with the workers added (src/scale): the engine writes one object,
  * read back here and printed with 'workers' and 'stale_claims' merged in. */
@@ -39,7 +44,8 @@ static int status_json(const char *dir)
     int rc = mem ? engine_status(dir, true, mem) : ENGINE_FAILED;
     if (mem)
         fclose(mem);
-    json_t *o = rc ? NULL : json_loads(text, 0, &je);
+    /* printed even when an entry is refused (rc 1): the other shapes are shown as always */
+    json_t *o = text && *text ? json_loads(text, 0, &je) : NULL;
     json_t *w = o ? scale_status_json(dir, err, sizeof err) : NULL;
     if (o && !w)
         log_error("%s", err);
@@ -52,7 +58,7 @@ static int status_json(const char *dir)
     json_decref(w);
     json_decref(o);
     free(text);
-    return w ? 0 : 1;
+    return w && !rc ? 0 : 1;
 }
 
 int cmd_status(int argc, char **argv)
@@ -80,8 +86,17 @@ int cmd_status(int argc, char **argv)
     }
     if (json)
         return status_json(dir);
-    int rc = engine_status(dir, false, stdout);
-    if (!rc && scale_status_print(dir, stdout)) /* the workers of a parallel sweep */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int rc = mem ? engine_status(dir, false, mem) : ENGINE_FAILED;
+    if (mem)
+        fclose(mem);
+    if (text)
+        fputs(text, stdout);
+    /* the table was printed (rc 1 with a table: an entry is refused, the others shown) */
+    if (len && scale_status_print(dir, stdout)) /* the workers of a parallel sweep */
         rc = ENGINE_FAILED;
+    free(text);
     return engine_exit_code(rc);
 }

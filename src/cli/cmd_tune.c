@@ -14,12 +14,21 @@
 static const char tune_usage[] =
     "usage: croqtuner tune --dtype f16|e4m3 --shape MxNxK --mode scratch|best [--iters N]\n"
     "                      [--backend gpu|sim|replay [--dataset FILE]] [--tuning DIR] [--seed S]\n"
-    "                      [--git] [--agent]\n"
+    "                      [--git] [--agent] [--l2 warm|cold]\n"
     "                      [--busy-limit MIN] [--shapes FILE] [--quiet]\n"
     "\n"
     "Tune one shape: baseline, then PROFILE -> IDEATE -> IMPLEMENT -> MEASURE -> DECIDE ->\n"
-    "STORE until the budget is spent (docs/engine.md). Every step's artifacts go to the\n"
-    "tuning directory (docs/artifacts.md); a shape that exists there is continued.\n"
+    "STORE until the budget is spent, then the final ladder (docs/engine.md). Every step's\n"
+    "artifacts go to the tuning directory (docs/artifacts.md); a shape that exists there is\n"
+    "continued.\n"
+    "\n"
+    "DECIDE (rules 4): the candidate and the best are timed in alternating trials of one\n"
+    "worker; a candidate whose 95% interval of the speedup lies above 1.01 is paired with the\n"
+    "best again, every pair, and kept iff that confirmation's interval lies above 1, then\n"
+    "verified on operands never used before. The gain recorded is the confirmation's: the\n"
+    "best's TFLOPS are the old best's times it. The final ladder times the best, the last 5\n"
+    "kept and the 5 highest recorded configurations together in rotating rounds; its winner\n"
+    "is the registered best, shown with the ladder's TFLOPS and clock.\n"
     "\n"
     "  --mode scratch   from the baseline kernel, key <dtype>_MxNxK_fs\n"
     "  --mode best      from the best config of the nearest tuned shape of the dtype\n"
@@ -36,6 +45,9 @@ static const char tune_usage[] =
     "  --tuning DIR     tuning directory (default ./tuning)\n"
     "  --seed S         operand and noise seed of a new shape (default 1)\n"
     "  --git            commit the shape's artifacts after every stored iteration\n"
+    "  --l2 warm|cold   time with the operands resident in the L2 (warm, the default) or\n"
+    "                   rotated through copies larger than the L2 (cold); fixed per shape\n"
+    "                   when it starts, recorded in its checkpoint and every raw file\n"
     "  --agent          agent-driven: stop at IDEATE and wait for 'croqtuner propose'\n"
     "                   (docs/agent.md)\n"
     "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30);\n"
@@ -116,6 +128,10 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
         o->runner = v;
     } else if (!r && (r = args_value(argc, argv, i, "--shapes", &v)) > 0) {
         o->shapes = v;
+    } else if (!r && (r = args_value(argc, argv, i, "--l2", &v)) > 0) {
+        if (strcmp(v, "warm") && strcmp(v, "cold"))
+            return bad("--l2: '%s' is not warm or cold", v);
+        o->l2 = v;
     } else if (!r && args_flag(argv, *i, "--git")) {
         o->git = true;
         r = 1;

@@ -28,6 +28,7 @@ int cmd_replay_bench(int argc, char **argv);
 int cmd_source(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_plan_sim(int argc, char **argv);
+int cmd_ladder(int argc, char **argv);
 
 /* Shared by the engine's commands (cmd_tune.c): the options every one of them takes
  * (--tuning, --backend, --seed, --iters, --git, --quiet, --busy-limit, ...): 1 taken,

@@ -15,6 +15,7 @@ static const struct croq_command commands[] = {
     {"tune", cmd_tune, "tune one shape: the engine's crash-safe profile/ideate/measure/decide loop"},
     {"sweep", cmd_sweep, "tune every shape of shapes.json for a dtype, in the engine's order"},
     {"status", cmd_status, "where every shape of a tuning directory stands, and live progress"},
+    {"ladder", cmd_ladder, "the final ladder for done shapes without one, or --retime a shape's kept configurations"},
     {"audit", cmd_audit, "re-derive every recorded iteration from its sources and raw measurements"},
     {"source", cmd_source, "one candidate's exact kernel source, regenerated from its recipe when not kept whole"},
     {"compact", cmd_compact, "keep a tuning directory's generated sources as recipes (configuration + generator)"},

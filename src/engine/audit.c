@@ -554,9 +554,9 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
         struct perf_numbers p = {lr.e[k].tflops, lr.e[k].median_ms, lr.e[k].spread_pct, lr.e[k].sm_clock_mhz,
                                  NAN, NAN, NAN};
         perf_quantize(&p);
-        med[k] = p.median_ms;
+        med[k] = decide_round(lr.e[k].rel, 6);
         if (!same(p.tflops, l->e[k].tflops) || !same(p.median_ms, l->e[k].median_ms) ||
-            !same(p.sm_clock_mhz, l->e[k].sm_clock_mhz))
+            !same(p.sm_clock_mhz, l->e[k].sm_clock_mhz) || !same(med[k], l->e[k].rel))
             problem(a, -1, "the final ladder's numbers of iteration %d (%.3f TFLOPS) are not its trials' (%.3f)",
                     l->e[k].iter, l->e[k].tflops, p.tflops);
     }
@@ -721,6 +721,16 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
     json_t *strict = state_load(dir, err, sizeof err);
     if (!strict)
         fprintf(out, "%s\n", err), problems++;
+    size_t nr;
+    const char **refused = strict ? state_refused_keys(strict, &nr) : NULL;
+    for (size_t i = 0; refused && i < nr; i++) { /* the shape is unreadable for them, the file is not */
+        if (only && strcmp(only, refused[i]))
+            continue;
+        state_shape_refused(strict, refused[i], err, sizeof err);
+        fprintf(out, "%s: its state.json entry is refused by status and resume: %s\n", refused[i], err);
+        problems++;
+    }
+    free(refused);
     json_decref(strict);
     size_t n;
     const char **keys = state_shape_keys(state, &n);

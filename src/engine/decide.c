@@ -177,13 +177,16 @@ double decide_round(double x, int decimals)
     return strtod(buf, NULL);
 }
 
+/* The records' precision (src/artifacts/results.h, results_round): fixed decimals, and
+ * at least 4 significant digits for the positive quantities, so a tiny shape's TFLOPS do
+ * not round to 0; unchanged for every value >= 1 TFLOPS / 0.001 ms / 0.001 speedup. */
 void perf_quantize(struct perf_numbers *p)
 {
-    p->tflops = decide_round(p->tflops, 3);
-    p->median_ms = decide_round(p->median_ms, 6);
-    p->spread_pct = decide_round(p->spread_pct, 3);
-    p->sm_clock_mhz = decide_round(p->sm_clock_mhz, 0);
-    p->ratio = decide_round(p->ratio, 6);
-    p->ratio_lo = decide_round(p->ratio_lo, 6);
-    p->ratio_hi = decide_round(p->ratio_hi, 6);
+    p->tflops = results_round(p->tflops, RN_TFLOPS);
+    p->median_ms = results_round(p->median_ms, RN_MEDIAN_MS);
+    p->spread_pct = results_round(p->spread_pct, RN_SPREAD_PCT);
+    p->sm_clock_mhz = results_round(p->sm_clock_mhz, RN_SM_CLOCK);
+    p->ratio = results_round(p->ratio, RN_RATIO);
+    p->ratio_lo = results_round(p->ratio_lo, RN_RATIO);
+    p->ratio_hi = results_round(p->ratio_hi, RN_RATIO);
 }

@@ -85,12 +85,14 @@ double decide_best_after_keep(int rules, double best_tflops, const struct perf_n
  * discarded agent candidate (agent[i] true for row i; agent may be NULL) is never one.
  * Returns how many (at most 1 + LADDER_KEEPS + LADDER_TOPS <= LADDER_MAX). Pure. */
 int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int out[LADDER_MAX]);
-/* The winner: the entry of the lowest median per-launch time (the first on a tie), -1
- * when none has a positive finite one. Pure. */
-int ladder_winner(const double *median_ms, int n);
+/* The winner: the entry of the lowest rel (its trials relative to their rounds',
+ * backend.h; the first on a tie), -1 when none has a positive finite one. Pure. */
+int ladder_winner(const double *rel, int n);
 
-/* Round to the precision the artifacts print, so a value read back equals the one the
- * uninterrupted run used (resume must decide exactly alike). */
+/* Round to the precision the artifacts print (results_round, src/artifacts/results.h:
+ * fixed decimals, at least 4 significant digits for TFLOPS, ms and speedups), so a value
+ * read back equals the one the uninterrupted run used (resume must decide exactly alike). */
 void perf_quantize(struct perf_numbers *p);
+/* x at a fixed number of decimals (NaN and infinities unchanged): what a message shows. */
 double decide_round(double x, int decimals);
 #endif

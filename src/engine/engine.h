@@ -67,6 +67,8 @@ struct engine_opts {
      * the shape being tuned are skipped */
     const char *const *prior_datasets;
     size_t n_prior_datasets;
+    const char *l2;             /* "warm" / "cold": how a new shape is timed (--l2); NULL: warm,
+                                   and a started shape keeps its own */
 };
 void engine_opts_default(struct engine_opts *o);
 
@@ -82,12 +84,29 @@ enum engine_rc {
 /* Tune one shape (a new one, or continue / reopen it). */
 int engine_tune(const struct engine_opts *o, const struct shape_key *k);
 /* Continue every unfinished shape of state (state_load of o->dir): active ones, done
- * below their budget (reopened), checkpoints without an entry. *ran counts the shapes
- * run, *worst becomes ENGINE_FAILED when one failed; rc is the outcome so far (returned
- * when nothing runs). Returns the last outcome: ENGINE_GPU_* when the GPU stopped it.
- * The resume command (src/scale) continues the recorded sweep around this. */
+ * below their budget (reopened), checkpoints without an entry. A refused entry
+ * (state_shape_refused) is named on stderr and counted as a failed shape. *ran counts the
+ * shapes run, *worst becomes ENGINE_FAILED when one failed; rc is the outcome so far
+ * (returned when nothing runs). Returns the last outcome: ENGINE_GPU_* when the GPU stopped
+ * it. The resume command (src/scale) continues the recorded sweep around this. */
 int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc);
+/* Every shape of dir's state.json, to out (a table, or --json's object with "refused":
+ * [{"key", "why"}]). A refused entry is named on stderr (and in "refused"), the others
+ * printed as always; then ENGINE_FAILED, else ENGINE_DONE (ENGINE_FAILED when the file
+ * cannot be read, with nothing printed to out). */
 int engine_status(const char *dir, bool json, FILE *out);
+/* `croqtuner ladder` (retime.c): every done shape of o->dir (only: one key, or NULL) that
+ * has a best and no final ladder gets one (docs/engine.md "Final ladder"), through its
+ * state machine (NEXT_SHAPE -> LADDER -> SHAPE_COMPLETE), so the registered best becomes
+ * the ladder's winner. *ran counts the shapes laddered. Returns the worst outcome. */
+int engine_ladder(const struct engine_opts *o, const char *only, int *ran);
+/* `croqtuner ladder --retime`: the configurations of every kept row (BASELINE, KEEP; the
+ * last LADDER_MAX) of shape key timed again together `repeat` times (each a ladder of
+ * `rounds` rounds, raw files perf/<key>/ladder-retime-<i>.json), printed to out beside
+ * the gains the rows recorded (the screen's and, under rules 4, the confirmation's
+ * paired speedups): how far the recorded chain and the kernels' differences agree. The
+ * shape's records are not changed. Returns an engine_rc. */
+int engine_retime(const struct engine_opts *o, const char *key, int repeat, int rounds, FILE *out);
 /* Re-derive every recorded iteration of every shape in state.json (only: one key, or
  * NULL) from its evidence (audit.c; docs/engine.md "Audit"), replaying DECIDE with
  * noise_floor_pct (< 0: each shape's decide_floor_pct; else the floor an older run used): one line per problem and
@@ -136,6 +155,7 @@ struct shape_params {
     bool keep_agent; /* leave the recorded agent flag as it is (propose) */
     bool reopen;     /* a done shape below its budget continues */
     bool must_exist; /* refuse to create the shape (propose) */
+    bool ladder;     /* a done shape without a final ladder gets one ('croqtuner ladder') */
 };
 /* open + loop + close */
 int engine_run_shape(const struct engine_opts *o, const struct shape_params *p);

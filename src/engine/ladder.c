@@ -51,11 +51,15 @@ int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, 
     return n;
 }
 
-int ladder_winner(const double *median_ms, int n)
+/* Why rel and not the median time: the power cap moves the clock by a few percent from one
+ * round to the next, and every kernel of a round runs at that round's clock, so dividing by
+ * the round's mean takes the drift out of the comparison; the medians themselves still
+ * carry it (each median may come from another round). */
+int ladder_winner(const double *rel, int n)
 {
     int w = -1;
     for (int i = 0; i < n; i++)
-        if (isfinite(median_ms[i]) && median_ms[i] > 0 && (w < 0 || median_ms[i] < median_ms[w]))
+        if (isfinite(rel[i]) && rel[i] > 0 && (w < 0 || rel[i] < rel[w]))
             w = i;
     return w;
 }

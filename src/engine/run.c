@@ -147,6 +147,7 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
         return run_fail(r, "%s: no iteration budget for a new shape (give --iters N): %s", c->key,
                         p->no_budget ? p->no_budget : "none was given");
     c->agent = p->agent;
+    c->cold_l2 = r->o->l2 && !strcmp(r->o->l2, "cold");
     c->phase = PH_INIT;
     /* state.json first: a crash before INIT finishes leaves an entry resume can finish */
     if (state_put(r->dir, c, "active", err, sizeof err))
@@ -172,8 +173,27 @@ static int adopt_params(struct run *r, const struct shape_params *p)
                             c->iteration, p->budget);
         c->budget = p->budget;
     }
+    if (r->o->l2 && strcmp(r->o->l2, c->cold_l2 ? "cold" : "warm"))
+        return run_fail(r, "shape '%s' is timed with a %s L2; its numbers are compared with each other, so it "
+                        "keeps it: give --tuning ANOTHER_DIR to tune it with --l2 %s", c->key,
+                        c->cold_l2 ? "cold" : "warm", r->o->l2);
     if (!p->keep_agent)
         c->agent = p->agent;
+    return 0;
+}
+
+/* A done shape without a final ladder gets one (croqtuner ladder): its registered best
+ * becomes the ladder's winner. */
+static int maybe_ladder(struct run *r, const struct shape_params *p)
+{
+    struct checkpoint *c = &r->ck;
+    char err[600];
+    if (!p->ladder || c->phase != PH_NEXT_SHAPE || !c->have_best || c->ladder.done)
+        return 0;
+    if (run_goto(r, PH_LADDER) || run_save(r))
+        return ENGINE_FAILED;
+    if (state_put(r->dir, c, "active", err, sizeof err))
+        return run_fail(r, "%s", err);
     return 0;
 }
 
@@ -242,6 +262,13 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         return run_fail(r, "cannot create tuning directory '%s': %s", r->dir, strerror(errno));
     if (lock_shape(r))
         return ENGINE_FAILED;
+    /* A refused state.json entry is this shape's record, and unreadable: nothing is changed
+     * (the other shapes of the directory go on) */
+    char why[700];
+    if (state_entry_refused(r->dir, key, why, sizeof why) == 1)
+        return run_fail(r, "%s/state.json: %s: this shape's entry is refused, so the shape is not opened and nothing "
+                        "was changed; correct the entry, or delete it and 'croqtuner resume' restores it from "
+                        "checkpoints/%s.json", r->dir, why, key);
     clean_temps(r, p->k.dtype);
     int rc = checkpoint_load(r->dir, key, &r->ck, err, sizeof err);
     if (rc < 0)
@@ -264,7 +291,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
     if (open_backend(r) || reconcile(r))
         return ENGINE_FAILED;
-    if ((rc = maybe_reopen(r, p)))
+    if ((rc = maybe_reopen(r, p)) || (rc = maybe_ladder(r, p)))
         return rc;
     /* state.json may lag the checkpoint by one write after a crash: bring it level */
     if (state_put(r->dir, &r->ck, r->ck.phase == PH_NEXT_SHAPE ? "done" : "active", err, sizeof err))

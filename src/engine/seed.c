@@ -171,7 +171,9 @@ bool shape_needs_scratch(const struct state_shape *e)
 {
     struct shape_key from;
     char err[256];
-    if (!e->have_best || !state_shape_done(e) || mode_parse(e->mode) != MODE_FROM_CURRENT_BEST || e->best.iter != 0)
+    /* the tuning's own best (a final ladder may register another row: the loop kept none) */
+    int kept = e->have_ladder && e->ladder.tuning_best_iter >= 0 ? e->ladder.tuning_best_iter : e->best.iter;
+    if (!e->have_best || !state_shape_done(e) || mode_parse(e->mode) != MODE_FROM_CURRENT_BEST || kept != 0)
         return false;
     if (!e->seed_from[0])
         return true;

@@ -74,9 +74,10 @@ static void print_live(FILE *out, const char *key, json_t *p)
         fprintf(out, "  now: %s starting: no progress recorded yet\n", key);
         return;
     }
+    char bs[32];
     if (isfinite(best) && best > 0)
-        snprintf(what, sizeof what, "iteration %lld/%lld, best %.1f TFLOPS, last %s, %s", (long long)it,
-                 (long long)budget, best,
+        snprintf(what, sizeof what, "iteration %lld/%lld, best %s TFLOPS, last %s, %s", (long long)it,
+                 (long long)budget, results_tflops_show(bs, sizeof bs, best),
                  *str(p, "last_decision") ? str(p, "last_decision") : "-", etas);
     else
         snprintf(what, sizeof what, "iteration %lld/%lld, measuring the baseline", (long long)it, (long long)budget);
@@ -120,20 +121,34 @@ static void row_why(const char *dir, const struct state_shape *e, json_t *live, 
 static void print_row(FILE *out, const struct state_shape *e, const char *why)
 {
     double base = e->baseline_tflops, b = e->have_best ? e->best.tflops : NAN;
-    char bs[24] = "-", bt[40] = "-";
+    char bs[24] = "-", bt[48] = "-", bv[24];
     bool waiting = e->agent && !strcmp(e->phase, "IDEATE");
-    if (isfinite(base))
-        snprintf(bs, sizeof bs, "%.1f", base);
+    results_tflops_show(bs, sizeof bs, base);
+    results_tflops_show(bv, sizeof bv, b);
     /* The best still the baseline kernel: its number may be a later re-measurement of the
      * same kernel, so a ratio to the first measurement would only show noise. */
     bool is_base = e->best.iter == 0;
+    /* a ladder's winner against the baseline's number in the same ladder when it ran
+     * there (the baseline's own row was measured at another time and clock) */
+    double ref = base;
+    for (int k = 0; e->best.from_ladder && e->have_ladder && k < e->ladder.n; k++)
+        if (e->ladder.e[k].iter == 0 && isfinite(e->ladder.e[k].tflops))
+            ref = e->ladder.e[k].tflops;
     if (isfinite(b) && is_base)
-        snprintf(bt, sizeof bt, "%.1f (baseline)", b);
+        snprintf(bt, sizeof bt, "%s (baseline)", bv);
+    else if (isfinite(b) && isfinite(ref) && ref > 0)
+        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, b / ref);
     else if (isfinite(b))
-        snprintf(bt, sizeof bt, isfinite(base) && base > 0 ? "%.1f (x%.2f)" : "%.1f", b, b / base);
+        snprintf(bt, sizeof bt, "%s", bv);
+    /* the registered best measured by the final ladder: its clock, since the ladder's
+     * numbers and the baseline's were taken at different ones */
+    if (isfinite(b) && e->best.from_ladder && isfinite(e->best.sm_clock_mhz)) {
+        size_t n = strlen(bt);
+        snprintf(bt + n, sizeof bt - n, " L@%.0f", e->best.sm_clock_mhz);
+    }
     /* iteration -1: the baseline is not measured yet */
     int it = e->iteration;
-    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %16s%s%s\n", e->key, e->mode, e->backend, e->status,
+    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %22s%s%s\n", e->key, e->mode, e->backend, e->status,
             waiting && !strcmp(e->status, "active") ? "IDEATE(agent)" : e->phase, it < 0 ? 0 : it, e->budget, bs,
             bt, *why ? "  " : "", why);
 }
@@ -203,12 +218,13 @@ int engine_status(const char *dir, bool json, FILE *out)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
+    bool laddered = false;
     json_t *arr = json_array();
     size_t n;
     const char **keys = state_shape_keys(st, &n);
     qsort(keys, n, sizeof *keys, cmp_shape_key);
     if (!json)
-        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %16s  %s\n", "shape", "mode", "be", "status", "phase",
+        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %22s  %s\n", "shape", "mode", "be", "status", "phase",
                 "iter", "baseline", "best", "stopped because");
     for (size_t i = 0; i < n; i++) {
         struct state_shape e;
@@ -225,16 +241,31 @@ int engine_status(const char *dir, bool json, FILE *out)
         char why[512];
         row_why(dir, &e, live, why, sizeof why);
         print_row(out, &e, why);
+        laddered |= e.have_best && e.best.from_ladder;
         totals_add(&tot, &e, live != NULL);
         if (live)
             print_live(out, keys[i], live);
         json_decref(live);
     }
     free(keys);
+    /* a refused entry: the shape is unreadable, the others are shown as always */
+    json_t *refused = json_array();
+    size_t nr;
+    keys = state_refused_keys(st, &nr);
+    for (size_t i = 0; i < nr; i++) {
+        char why[600];
+        state_shape_refused(st, keys[i], why, sizeof why);
+        log_error("%s/state.json: %s: this shape's entry is refused (status, resume and tune do not read it)", dir,
+                  why);
+        json_array_append_new(refused, json_pack("{s:s, s:s}", "key", keys[i], "why", why));
+    }
+    free(keys);
+    int rc = nr ? ENGINE_FAILED : ENGINE_DONE;
     if (json) {
         json_t *o = json_object();
         json_object_set_new(o, "schema", json_integer(ENGINE_SCHEMA));
         json_object_set_new(o, "shapes", arr);
+        json_object_set_new(o, "refused", refused);
         json_object_set_new(o, "sweep", state_sweep_copy(st));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fprintf(out, "%s\n", s ? s : "{}");
@@ -242,17 +273,20 @@ int engine_status(const char *dir, bool json, FILE *out)
         json_decref(o);
     } else {
         json_decref(arr);
+        json_decref(refused);
         char (*orphans)[KEY_MAX];
         size_t no = checkpoint_orphans(dir, st, &orphans);
         if (!n && !no)
             fprintf(out, "(no shapes in '%s')\n", dir);
         if (n)
             totals_print(out, &tot);
+        if (laddered)
+            fprintf(out, "L@MHz: the best is the final ladder's winner, at the ladder's TFLOPS and median SM clock\n");
         for (size_t i = 0; i < no; i++)
             fprintf(out, "%-28s not in state.json, but checkpoints/%s.json exists: 'croqtuner resume' restores it\n",
                     orphans[i], orphans[i]);
         free(orphans);
     }
     json_decref(st);
-    return ENGINE_DONE;
+    return rc;
 }

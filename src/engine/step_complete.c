@@ -81,14 +81,17 @@ int step_complete(struct run *r)
     checkpoint_registered(c, &rb);
     if (!rb.have || path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key))
         snprintf(pub, sizeof pub, "no kernel");
+    char bt[32], bt3[64];
+    double best = rb.have ? rb.tflops : 0.0;
     if (rb.from_ladder)
         snprintf(clock, sizeof clock, ", final ladder at %.0f MHz", rb.sm_clock_mhz);
     if (!r->o->quiet)
-        printf("%s: done at iteration %d/%d: %s; best %.1f TFLOPS (iteration %d%s, %s)\n", c->key, c->iteration,
-               c->budget, c->stop_reason, rb.have ? rb.tflops : 0.0, rb.have ? rb.iter : -1, clock, pub);
+        printf("%s: done at iteration %d/%d: %s; best %s TFLOPS (iteration %d%s, %s)\n", c->key, c->iteration,
+               c->budget, c->stop_reason, results_tflops_show(bt, sizeof bt, best), rb.have ? rb.iter : -1, clock,
+               pub);
     if (r->o->git) {
-        snprintf(msg, sizeof msg, "%s complete: best %.3f TFLOPS at iter%03d (%.200s)", c->key,
-                 rb.have ? rb.tflops : 0.0, rb.have ? rb.iter : 0, c->stop_reason);
+        snprintf(msg, sizeof msg, "%s complete: best %s TFLOPS at iter%03d (%.200s)", c->key,
+                 results_num_text(bt3, sizeof bt3, best, RN_TFLOPS), rb.have ? rb.iter : 0, c->stop_reason);
         git_commit_shape(r, msg);
     }
     return 0;

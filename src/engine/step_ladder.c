@@ -72,7 +72,7 @@ static int fill_entries(struct run *r, const struct result_log *res, const int *
         snprintf(e->config, sizeof e->config, "%s", row->config);
         snprintf(e->kernel, sizeof e->kernel, "%s", row->kernel);
         snprintf(e->source_hash, sizeof e->source_hash, "%s", row->source_hash);
-        e->median_ms = e->tflops = e->spread_pct = e->sm_clock_mhz = NAN;
+        e->median_ms = e->tflops = e->spread_pct = e->sm_clock_mhz = e->rel = NAN;
         if (knobs_parse_signature(&cfgs[l->n], row->config, err, sizeof err))
             return run_fail(r, "shape '%s' iteration %d: config: %s", r->ck.key, row->iter, err);
         if (srcstore_materialize(r->dir, row->kernel, err, sizeof err))
@@ -84,14 +84,15 @@ static int fill_entries(struct run *r, const struct result_log *res, const int *
 
 static void take_result(struct ladder_rec *l, const struct ladder_result *o)
 {
-    double med[LADDER_MAX];
+    double rel[LADDER_MAX], *med = rel;
     for (int i = 0; i < l->n; i++) {
         struct ladder_rec_entry *e = &l->e[i];
         struct perf_numbers p = {o->e[i].tflops, o->e[i].median_ms, o->e[i].spread_pct, o->e[i].sm_clock_mhz,
                                  NAN, NAN, NAN};
         perf_quantize(&p); /* as every recorded number: resume and the audit read back these */
         e->tflops = p.tflops, e->median_ms = p.median_ms, e->spread_pct = p.spread_pct, e->sm_clock_mhz = p.sm_clock_mhz;
-        med[i] = e->median_ms;
+        e->rel = decide_round(o->e[i].rel, 6);
+        med[i] = e->rel;
     }
     l->winner = ladder_winner(med, l->n);
     l->ok = l->winner >= 0;
@@ -187,6 +188,7 @@ int step_ladder(struct run *r)
             rc = ladder_measure(r, l);
         if (rc)
             return rc;
+        crashpoint("ladder.measured"); /* raw file written, nothing recorded: resume runs it again */
         l->done = true;
         if (run_save(r))
             return ENGINE_FAILED;

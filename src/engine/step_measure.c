@@ -34,7 +34,7 @@ static void to_rec(struct run *r, const struct cand_result *m, struct measure_re
     if (m->status != CAND_OK)
         rec->p = (struct perf_numbers){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     perf_quantize(&rec->p);
-    rec->hw_eff_pct = m->status == CAND_OK ? decide_round(m->hw_eff_pct, 2) : NAN;
+    rec->hw_eff_pct = m->status == CAND_OK ? results_round(m->hw_eff_pct, RN_HW_EFF_PCT) : NAN;
     rec->max_err_over_tol = m->status == CAND_OK || m->status == CAND_INCORRECT ? m->max_err_over_tol : NAN;
     snprintf(rec->raw_rel, sizeof rec->raw_rel, "%s", m->raw_rel);
     snprintf(rec->raw_hash, sizeof rec->raw_hash, "%s", m->raw_hash);
@@ -168,6 +168,13 @@ static int measure_one(struct run *r, const char *tag, enum what what, struct me
                         "of another model are not comparable, so nothing of iteration %d was recorded; continue it "
                         "on a '%s', or tune the shape on this GPU in another --tuning directory", r->ck.key,
                         r->ck.gpu, m.gpu, q.iter, r->ck.gpu);
+    /* Every backend refuses numbers it cannot stand behind (a failed measurement, with a raw
+     * file that says so); what still fails here (a reply for another problem) is recorded
+     * nowhere: the shape stops with the reason, and resume measures it again. */
+    char bad[400];
+    if (backend_result_check(&q, &m, bad, sizeof bad))
+        return run_fail(r, "shape '%s' iteration %d: the measurement's numbers cannot be recorded: %s; nothing of it "
+                        "was recorded", r->ck.key, q.iter, bad);
     if (m.gpu[0] && !r->ck.gpu[0])
         snprintf(r->ck.gpu, sizeof r->ck.gpu, "%s", m.gpu);
     to_rec(r, &m, rec);

@@ -160,21 +160,21 @@ static const char *progress_label(const struct pending *p, const struct result_r
 static void report(struct run *r, const struct result_row *row, const char *label)
 {
     struct checkpoint *c = &r->ck;
-    char git[IDEA_TEXT_MAX + 200], tf[32] = "-";
+    char git[IDEA_TEXT_MAX + 200], tf[32] = "-", bt[32], bt3[64];
     struct strbuf sb = STRBUF_INIT;
     tsv_escape(&sb, row->idea); /* one line: newlines in idea text must not split a line */
     if (row->measured)
-        snprintf(tf, sizeof tf, "%.1f", row->tflops);
+        results_tflops_show(tf, sizeof tf, row->tflops);
+    double best = isfinite(row->best_tflops) ? row->best_tflops : 0.0;
     if (!r->o->quiet)
-        printf("%s iter %03d/%d %-28s %8s TFLOPS  best %.1f  %s\n", c->key, row->iter, c->budget,
-               label, tf,
-               isfinite(row->best_tflops) ? row->best_tflops : 0.0, strbuf_str(&sb));
+        printf("%s iter %03d/%d %-28s %8s TFLOPS  best %s  %s\n", c->key, row->iter, c->budget,
+               label, tf, results_tflops_show(bt, sizeof bt, best), strbuf_str(&sb));
     if (!r->o->git) {
         strbuf_release(&sb);
         return;
     }
-    snprintf(git, sizeof git, "%s iter%03d: %.300s — TFLOPS: %s -> %.3f (%s)", c->key, row->iter, strbuf_str(&sb),
-             tf, isfinite(row->best_tflops) ? row->best_tflops : 0.0,
+    snprintf(git, sizeof git, "%s iter%03d: %.300s — TFLOPS: %s -> %s (%s)", c->key, row->iter, strbuf_str(&sb),
+             tf, results_num_text(bt3, sizeof bt3, best, RN_TFLOPS),
              decision_kept(row->decision) ? (row->decision == DEC_KEEP ? "KEEP" : "BASELINE") : "DISCARD");
     strbuf_release(&sb);
     git_commit_shape(r, git);

@@ -129,7 +129,18 @@ static int resume_orphans(const struct engine_opts *o, json_t *state, int *ran)
 int engine_resume_shapes(const struct engine_opts *o, json_t *state, int *ran, int *worst, int rc)
 {
     size_t n;
-    const char **keys = state_shape_keys(state, &n); /* state stays alive: the keys too */
+    /* a refused entry stops its shape only: named, and the run exits 1 after the others */
+    const char **keys = state_refused_keys(state, &n);
+    for (size_t i = 0; i < n; i++) {
+        char why[600];
+        state_shape_refused(state, keys[i], why, sizeof why);
+        log_error("%s/state.json: %s: this shape's entry is refused and the shape is not resumed; correct the entry, "
+                  "or delete it and 'croqtuner resume' restores it from checkpoints/%s.json", o->dir, why, keys[i]);
+        (*ran)++;
+        *worst = ENGINE_FAILED;
+    }
+    free(keys);
+    keys = state_shape_keys(state, &n); /* state stays alive: the keys too */
     for (size_t i = 0; i < n; i++) {
         struct shape_params p;
         struct state_shape e;

@@ -15,6 +15,7 @@
 #include "util/spawn.h"
 #include "artifacts/paths.h"
 #include "artifacts/results.h"
+#include "artifacts/state.h"
 #include "engine/engine.h"
 #include "bench/kernel.h"
 #include "util/log.h"
@@ -153,16 +154,23 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *a
         double ratio[RB_MAX_NS];
         const char *best = NULL;
         size_t r = 0;
+        /* at the end of the run its registered best counts: the final ladder's winner */
+        struct state_shape done;
+        json_t *st = state_load(wd.path, err, sizeof err);
+        bool registered = st && state_shape_get(st, key, &done) && done.have_best && done.best.from_ladder;
         for (int i = 0; i < o->n_ns; i++) {
             for (; r < log.n && log.rows[r].iter <= o->ns[i]; r++)
                 if (decision_kept(log.rows[r].decision))
                     best = log.rows[r].config;
+            if (registered && (size_t)o->ns[i] + 1 >= log.n)
+                best = done.best.config;
             struct croq_config cfg;
             const struct ds_record *rec = NULL;
             if (best && !knobs_parse_signature(&cfg, best, err, sizeof err))
                 rec = dataset_find(&x->ds, &cfg);
             ratio[i] = rec && !strcmp(rec->status, "ok") ? rec->tflops / x->best->tflops : 0;
         }
+        json_decref(st);
         rc = write(fd, ratio, sizeof ratio) == (ssize_t)sizeof ratio ? 0 : 1;
     } else {
         log_error("replay-bench: %s seed %d (%s): the tuning run failed (engine status %d)", x->name, j->seed,

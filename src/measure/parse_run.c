@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/jsonget.h"
+#include "numbers.h"
 #include "parse_common.h"
 
 static const char *const status_names[MEASURE_STATUS_COUNT] = {
@@ -80,9 +81,13 @@ static void read_timing(struct jget *g, json_t *t, struct measure_timing *out)
     jget_num(g, t, p, "tflops", true, &out->tflops);
     json_t *trials = jget_array(g, t, p, "trials", false), *v;
     size_t i;
-    json_array_foreach(trials, i, v)
-        if (out->n_trials < MEASURE_MAX_TRIALS && jget_value_num(v, &out->trial_ms[out->n_trials]))
-            out->n_trials++;
+    json_array_foreach(trials, i, v) {
+        if (out->n_trials == MEASURE_MAX_TRIALS || !jget_value_num(v, &out->trial_ms[out->n_trials])) {
+            jget_fail(g, p, "trials", "holds more than 100 trials or a value that is not a number");
+            return;
+        }
+        out->n_trials++;
+    }
 }
 
 static void read_abi(struct jget *g, json_t *a, struct measure_abi *out)
@@ -182,7 +187,40 @@ static void read_run_fields(struct jget *g, json_t *root, struct measure_result 
     }
 }
 
-/* An ok status must carry what "ok" means: a passed, complete verification. */
+/* The numbers of an ok result, finite, in range and consistent with their own trials
+ * (numbers.h) before anything records them: TFLOPS against the reply's own problem, so a
+ * timed ok result must say it (the runner always does: runner/output.c). */
+static void check_numbers(struct jget *g, const struct measure_result *r)
+{
+    struct measure_numbers x;
+    char why[400];
+    unsigned what = MEASURE_CHECK_VERIFY;
+    measure_numbers_init(&x);
+    x.max_err_over_tol = r->verify.max_err_over_tol;
+    if (r->timing.present) {
+        what |= MEASURE_CHECK_TIMING;
+        if (!(r->m > 0 && r->n > 0 && r->k > 0))
+            jget_fail(g, "", "m", "(or 'n', 'k') is missing from a timed ok result: its TFLOPS cannot be checked");
+        x.flops = 2.0 * (double)r->m * (double)r->n * (double)r->k;
+        x.n_trials = r->timing.n_trials, x.trial_ms = r->timing.trial_ms;
+        if (!x.n_trials)
+            jget_fail(g, "timing", "trials", "is missing or empty in a timed ok result");
+        x.median_ms = r->timing.median_ms, x.spread_pct = r->timing.spread_pct, x.tflops = r->timing.tflops;
+        x.sm_clock_mhz = r->gpu_state.sm_clock_median_mhz;
+        x.hw_eff_pct = r->peak.hw_eff_pct, x.peak_tflops = r->peak.sparse_tflops_at_clock;
+        if (r->paired.present) {
+            x.pairs = r->paired.n, x.cand_ms = r->paired.cand_ms, x.inc_ms = r->paired.inc_ms;
+            x.inc_median_ms = r->paired.inc_median_ms, x.inc_tflops = r->paired.inc_tflops;
+        }
+    }
+    if (!g->failed && measure_numbers_check(&x, what, why, sizeof why)) {
+        snprintf(g->err, g->errlen, "%s%s", g->ctx, why);
+        g->failed = true;
+    }
+}
+
+/* An ok status must carry what "ok" means: a passed, complete verification, and numbers
+ * that can be recorded. */
 static void check_ok(struct jget *g, const struct measure_result *r)
 {
     if (r->status != MEASURE_OK)
@@ -191,6 +229,8 @@ static void check_ok(struct jget *g, const struct measure_result *r)
         jget_fail(g, "", "verify", "missing from an ok result");
     else if (!r->verify.passed || r->verify.mismatches != 0)
         jget_fail(g, "verify", "passed", "is not true in an ok result");
+    else
+        check_numbers(g, r);
 }
 
 int measure_parse(const char *text, struct measure_result *r)

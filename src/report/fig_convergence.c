@@ -64,6 +64,8 @@ void fig_conv_range(const struct report_shape *s, struct conv_range *r)
     widen(&lo, &hi, s->vendor.cublas.tflops);
     widen(&lo, &hi, s->vendor.sl_default.tflops);
     widen(&lo, &hi, s->vendor.sl_search.tflops);
+    for (int k = 0; s->have_ladder && s->ladder.ok && k < s->ladder.n; k++)
+        widen(&lo, &hi, s->ladder.e[k].tflops); /* the final ladder's points are drawn too */
     if (isnan(lo))
         lo = 0, hi = 1;
     double span = hi - lo > 1e-9 ? hi - lo : (hi > 0 ? hi * 0.1 : 1.0);
@@ -76,7 +78,8 @@ void fig_conv_range(const struct report_shape *s, struct conv_range *r)
     r->sep_y = r->tick_start - 0.4 * r->tick_step;
     r->fail_y = r->tick_start - 0.75 * r->tick_step;
     int last = s->st.iters_done > s->st.budget ? s->st.iters_done : s->st.budget;
-    r->x_max = last + 1;
+    r->x_max = last + 1 + (s->have_ladder && s->ladder.ok); /* the ladder's column after the last */
+
 }
 
 bool fig_discard_above(const struct report_shape *s, size_t i)
@@ -113,6 +116,17 @@ static void conv_data(const struct report_shape *s, struct strbuf *d, bool *abov
         strbuf_adds(d, "\t");
         plot_num(d, m ? s->st.best_so_far[i] : NAN);
         strbuf_adds(d, "\n");
+    }
+    /* the final ladder: its entries at one x past the last iteration (they were timed
+     * together after it), decision LADDER, the winner LADDER_WINNER; no best-so-far */
+    if (!s->have_ladder || !s->ladder.ok)
+        return;
+    struct conv_range r;
+    fig_conv_range(s, &r);
+    for (int k = 0; k < s->ladder.n; k++) {
+        strbuf_addf(d, "%d\t", r.x_max - 1);
+        plot_num(d, s->ladder.e[k].tflops);
+        strbuf_addf(d, "\t%s\tNaN\tNaN\tNaN\n", s->ladder.e[k].iter == s->ladder.winner_iter ? "LADDER_WINNER" : "LADDER");
     }
 }
 
@@ -218,6 +232,11 @@ static void conv_script(const struct report_shape *s, struct strbuf *sb, bool ab
     if (remeasured)
         strbuf_adds(sb, ", \\\n    '' using 1:6 with points pt 3 ps 1.6*psc lw 1.5 lc rgb \"#2166ac\" title "
                         "\"best measured again: the line follows the new measurement\"");
+    if (s->have_ladder && s->ladder.ok)
+        strbuf_adds(sb, ", \\\n    '' using 1:(strcol(3) eq \"LADDER\" ? $2 : NaN) with points pt 1 ps 1.2*psc lc rgb "
+                        "\"#2166ac\" title \"final ladder (top configurations timed together)\", \\\n"
+                        "    '' using 1:(strcol(3) eq \"LADDER_WINNER\" ? $2 : NaN) with points pt 5 ps 1.4*psc lc rgb "
+                        "\"#2166ac\" title \"final ladder's winner: the registered best\"");
     conv_vendor_lines(sb, s);
     strbuf_adds(sb, "\n");
     plot_formats_end(sb);

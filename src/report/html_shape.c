@@ -162,10 +162,16 @@ static void explain_lines(const struct report_shape *s, struct strbuf *sb)
                         "(marked &#x2731; in the figure).</p>\n",
                     strbuf_str(&drops), nd > 8 ? ", ..." : "");
     if (na)
-        strbuf_addf(sb, "<p class=\"note\">%zu DISCARD%s measured above the best so far (iteration %s%s): the "
-                        "gain was within the timing noise or the 2%% floor, or did not hold when measured again "
-                        "with the best (dark diamonds in the figure).</p>\n",
-                    na, na == 1 ? "" : "s", strbuf_str(&above), na > 8 ? ", ..." : "");
+        strbuf_addf(sb, "<p class=\"note\">%zu DISCARD%s measured above the best so far (iteration %s%s): %s "
+                        "(dark diamonds in the figure).</p>\n",
+                    na, na == 1 ? "" : "s", strbuf_str(&above), na > 8 ? ", ..." : "",
+                    s->decide_rules >= 4 ? "a row's own TFLOPS and the best's line are not one comparison (the "
+                                           "line is the baseline's measurement times the confirmed speedups); these "
+                                           "candidates' paired speedup over the best did not clear 1 + 1%, or its "
+                                           "second pairing did not confirm it"
+                    : s->decide_rules == 3 ? "their paired speedup over the best did not clear 1 + 1%"
+                                           : "the gain was within the timing noise or the 2% floor, or did not hold "
+                                             "when measured again with the best");
     strbuf_release(&drops);
     strbuf_release(&above);
 }
@@ -187,9 +193,29 @@ static void convergence(const struct report_render *rr, size_t i, struct strbuf 
     struct report_table t;
     tables_progression(s, &t);
     strbuf_adds(sb, "<h3>Optimization progression (every KEEP)</h3>\n");
+    if (s->decide_rules >= 4)
+        strbuf_adds(sb, "<p class=\"note\">Decision rules 4: each gain is the speedup a second, independent pairing "
+                        "with the best measured (the first pairing chose the candidate among many and overstates its "
+                        "gain), and the best's TFLOPS are the previous best's times it: one scale, from the baseline's "
+                        "measurement.</p>\n");
     snprintf(stem, sizeof stem, "shapes/%s/progression", s->key);
     snprintf(id, sizeof id, "progression-%s", s->key);
     table_block(rr, sb, &t, stem, id);
+    if (s->have_ladder && s->ladder.ok) {
+        tables_ladder(s, &t);
+        strbuf_adds(sb, "<h3>Final ladder: the top configurations timed together</h3>\n"
+                        "<p class=\"note\">After the last iteration the best, the last 5 kept and the 5 highest "
+                        "recorded configurations ran in one worker, one warm-up to a steady clock, then rotating rounds "
+                        "of one trial each; they are ranked by their trials relative to each round's (the clock drift "
+                        "of a round cancels). The winner is the registered best, at the ladder's TFLOPS and clock.</p>\n");
+        snprintf(stem, sizeof stem, "shapes/%s/ladder", s->key);
+        snprintf(id, sizeof id, "ladder-%s", s->key);
+        table_block(rr, sb, &t, stem, id);
+    } else if (s->have_ladder) {
+        strbuf_adds(sb, "<p class=\"note\">No final ladder: ");
+        esc_html(sb, s->ladder.note);
+        strbuf_adds(sb, "</p>\n");
+    }
 }
 
 static void bottlenecks(const struct report_render *rr, size_t i, struct strbuf *sb)

@@ -7,6 +7,7 @@
  */
 #ifndef CROQ_REPORT_MODEL_H
 #define CROQ_REPORT_MODEL_H
+#include "artifacts/state.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -95,6 +96,13 @@ struct report_shape {
     char stop_reason[160];        /* why the run ended before its budget, or "" */
     int state_iteration, state_budget;
     double state_baseline, state_best;
+    /* the final ladder (state.json "ladder"): its entries re-timed together, and whether
+     * the registered best is its winner (then st.best is the ladder's number for it) */
+    bool have_ladder, best_from_ladder;
+    int ladder_best_iter;
+    double ladder_best_clock;
+    int decide_rules;             /* results.tsv line 1's decide=N, 0 when unknown */
+    struct state_ladder ladder;
 
     struct report_vendor vendor;
     struct report_stats st;

@@ -128,6 +128,8 @@ static void parse_meta(struct reader *rd, const char *line)
     if (!sch || atoi(sch + 7) != 1)
         notes_add(rd->nl, NOTE_INFO, rd->s->key, "%s:1: schema is not 1; columns read by name", rd->rel);
     rd->s->simulated = strstr(line, "backend=sim") != NULL;
+    const char *dec = strstr(line, " decide=");
+    rd->s->decide_rules = dec ? atoi(dec + 8) : 1; /* absent: before the rules were versioned */
 }
 
 static void take_header(struct reader *rd, char *line, int lineno)

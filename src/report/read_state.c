@@ -34,6 +34,11 @@ static void take_shape(void *arg, const char *key, const struct state_shape *e)
     s->state_budget = e->budget;
     s->state_baseline = e->baseline_tflops;
     s->state_best = e->best.tflops;
+    s->have_ladder = e->have_ladder;
+    s->ladder = e->ladder;
+    s->best_from_ladder = e->have_best && e->best.from_ladder;
+    s->ladder_best_iter = e->best.iter;
+    s->ladder_best_clock = e->best.sm_clock_mhz;
 }
 
 int state_read(struct report_sweep *sw, const char *path)

@@ -44,6 +44,12 @@ static void write_shape(struct report_render *rr, size_t i)
     snprintf(stem, sizeof stem, "shapes/%s/progression", s->key);
     out_write_table(rr->o, stem, &t);
     table_release(&t);
+    if (s->have_ladder && s->ladder.ok) {
+        tables_ladder(s, &t);
+        snprintf(stem, sizeof stem, "shapes/%s/ladder", s->key);
+        out_write_table(rr->o, stem, &t);
+        table_release(&t);
+    }
     tables_bottleneck(s, &rr->bn, &t);
     snprintf(stem, sizeof stem, "shapes/%s/bottlenecks", s->key);
     out_write_table(rr->o, stem, &t);

@@ -57,6 +57,14 @@ void stats_compute(struct report_shape *s)
     st->baseline = st->best = st->best_hw_eff = NAN;
     st->best_iter = -1;
     compute_best(s);
+    if (s->best_from_ladder && isfinite(s->state_best)) { /* the registered best: the ladder's winner */
+        st->best = s->state_best;
+        st->best_iter = s->ladder_best_iter;
+        st->best_hw_eff = NAN; /* its row's: the efficiency of that configuration at that row's clock */
+        for (size_t i = 0; i < s->n_rows; i++)
+            if (s->rows[i].iter == st->best_iter)
+                st->best_hw_eff = s->rows[i].hw_eff_pct;
+    }
     for (size_t i = 0; i < s->n_rows; i++)
         st->n_decision[s->rows[i].decision]++;
     if (isnan(st->baseline) && s->in_state)

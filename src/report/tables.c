@@ -263,6 +263,40 @@ void tables_progression(const struct report_shape *s, struct report_table *t)
     free(p);
 }
 
+void tables_ladder(const struct report_shape *s, struct report_table *t)
+{
+    static const char *const heads[] = {"iteration", "decision", "recorded (TFLOPS)", "ladder (TFLOPS)",
+                                        "ladder median (ms)", "spread (%)", "SM clock (MHz)", "vs winner", "config"};
+    char cap[200];
+    snprintf(cap, sizeof cap, "%s: final ladder, %d rounds%s (the winner is the registered best)%s", s->key,
+             s->ladder.rounds, s->ladder.steady ? "" : ", warm-up not settled", tables_sim_tag(s));
+    table_init(t, cap, 9);
+    for (size_t c = 0; c < 9; c++)
+        table_col(t, c, heads[c], c != 1 && c != 8);
+    table_col_wrap(t, 8);
+    double win = NAN;
+    for (int k = 0; k < s->ladder.n; k++)
+        if (s->ladder.e[k].iter == s->ladder.winner_iter)
+            win = s->ladder.e[k].rel;
+    for (int k = 0; k < s->ladder.n; k++) {
+        const struct report_row *row = NULL;
+        for (size_t i = 0; i < s->n_rows; i++)
+            if (s->rows[i].iter == s->ladder.e[k].iter)
+                row = &s->rows[i];
+        size_t r = table_row(t, s->ladder.e[k].iter == s->ladder.winner_iter);
+        table_int(t, r, 0, s->ladder.e[k].iter);
+        table_text(t, r, 1, row ? report_decision_name(row->decision) : "?");
+        table_num(t, r, 2, row ? row->tflops : NAN, 1);
+        table_num(t, r, 3, s->ladder.e[k].tflops, 1);
+        table_num(t, r, 4, s->ladder.e[k].median_ms, 4);
+        table_num(t, r, 5, s->ladder.e[k].spread_pct, 2);
+        table_num(t, r, 6, s->ladder.e[k].sm_clock_mhz, 0);
+        /* its trials against the winner's, round by round (rel): > 1 is slower */
+        table_ratio(t, r, 7, stats_ratio(s->ladder.e[k].rel, win), 4);
+        table_text(t, r, 8, row ? row->config : "");
+    }
+}
+
 const char *tables_phase_name(int phase)
 {
     static const char *const names[STATS_PHASES] = {"early", "middle", "late"};

@@ -17,6 +17,8 @@ void tables_geomean(const struct report_sweep *sw, struct report_table *t);
 size_t tables_pairs(const struct report_sweep *sw, struct report_table *t);
 /* One row per KEEP: what it changed and what it gained. */
 void tables_progression(const struct report_shape *s, struct report_table *t);
+/* The final ladder's entries (state.json "ladder"), the winner's row marked. */
+void tables_ladder(const struct report_shape *s, struct report_table *t);
 /* One row per phase (thirds of the budget), one column per bottleneck, and a total. */
 void tables_bottleneck(const struct report_shape *s, const struct bn_list *l, struct report_table *t);
 

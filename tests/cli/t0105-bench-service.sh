@@ -28,7 +28,7 @@ grep '"op":"measure"' "$tmp/log1" | grep -Eq '"pairs":10[,}]' || fail "default t
 grep -q 'warmup_min_launches' "$tmp/log1" && fail "the default warm-up has a launch minimum: $(cat "$tmp/log1")"
 grep -q '"all_verified": true' "$tmp/b.json" || fail "not all verified: $(head -c 400 "$tmp/b.json")"
 [ "$(grep -c '"command": "serve"' "$tmp/b.json")" -eq 2 ] || fail "the worker's replies are not embedded"
-grep -Eq '^128x256x256 +f16 .* yes +100\.0 +0\.0020 ' "$tmp/err" || fail "the table line lacks the worker's 100.0 TFLOPS: $(cat "$tmp/err")"
+grep -Eq '^128x256x256 +f16 .* yes +8\.4 +0\.0020 ' "$tmp/err" || fail "the table line lacks the worker's 8.4 TFLOPS (2 x 128x256x256 / 0.002 ms): $(cat "$tmp/err")"
 
 FAKE_SERVE_LOG=$tmp/log2 "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" --trials 3 --iters 7 \
     --warmup 4 > "$tmp/out" 2>&1 || fail "bench with options exited $?: $(tail -n 3 "$tmp/out")"

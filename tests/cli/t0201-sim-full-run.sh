@@ -14,19 +14,24 @@ grep -q "^$key iter 150/150 " <<<"$out" || fail "no progress line for iteration 
 grep -q "^$key: done at iteration 150/150" <<<"$out" || fail "no completion line"
 # the completion line and status --json name the best kernel a user can open: the
 # published whole copy, not its srcs/ record (maybe only a recipe)
-grep -Eq "^$key: done at iteration 150/150: .*\(iteration [0-9]+, kernels/gemm_sp_e4m3/${key}_best\.cu\)$" <<<"$out" ||
+grep -Eq "^$key: done at iteration 150/150: .*\(iteration [0-9]+, final ladder at [0-9]+ MHz, kernels/gemm_sp_e4m3/${key}_best\.cu\)$" <<<"$out" ||
     fail "the completion line does not name the published best: $(grep "^$key: done" <<<"$out")"
 pub=$("$bin" status --tuning "$t" --json | python3 -c 'import json, sys; print([s for s in json.load(sys.stdin)["shapes"] if s["key"] == sys.argv[1]][0]["best"]["published"])' "$key") ||
     fail "status --json has no best.published"
 [ "$pub" = "kernels/gemm_sp_e4m3/${key}_best.cu" ] && [ -s "$t/$pub" ] || fail "status --json best.published: '$pub'"
 # a DISCARD of a candidate measured faster than the best says it lost to the noise rule,
-# and only then (its row's note: a paired speedup above 1 whose lower bound is too low)
+# and only then (its row's note: a paired speedup above 1 whose lower bound is too low);
+# one the screen kept but its confirmation did not says so (rules 4: 'paired again')
 noise=$(grep -c "^$key iter [0-9]*/150 DISCARD (within noise) " <<<"$out")
+unconfirmed=$(grep -c "^$key iter [0-9]*/150 DISCARD (not confirmed) " <<<"$out")
 [ "$noise" -gt 0 ] || fail "no DISCARD line says 'within noise'"
 # (the label goes by the speedup as the note prints it, 4 decimals: a 1.0000 is not above 1)
-want=$(awk -F'\t' 'NR > 2 && $10 == "DISCARD" && match($NF, /speedup over the best [0-9.]+/) &&
+want=$(awk -F'\t' 'NR > 2 && $10 == "DISCARD" && $NF !~ /paired again to confirm/ &&
+                   match($NF, /speedup over the best [0-9.]+/) &&
                    substr($NF, RSTART + 22, RLENGTH - 22) + 0 > 1' "$t/logs/$key/results.tsv" | wc -l)
 [ "$noise" -eq "$want" ] || fail "$noise lines say 'within noise', $want DISCARD rows had a speedup above 1"
+want=$(awk -F'\t' 'NR > 2 && $10 == "DISCARD" && $NF ~ /paired again to confirm/' "$t/logs/$key/results.tsv" | wc -l)
+[ "$unconfirmed" -eq "$want" ] || fail "$unconfirmed lines say 'not confirmed', $want DISCARD rows were paired again"
 
 for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$key/idea-log.jsonl \
          logs/$key/attempts.tsv srcs/$key/iter000.gen.json srcs/$key/iter150.gen.json perf/$key/iter000-cand.json \
@@ -35,8 +40,8 @@ for f in state.json RESUME.md checkpoints/$key.json logs/$key/results.tsv logs/$
     [ -s "$t/$f" ] || fail "missing or empty: $f"
 done
 res="$t/logs/$key/results.tsv"
-[ "$(head -n 1 "$res")" = "# croqtuner results schema=1 backend=sim decide=3" ] || fail "results.tsv line 1: $(head -n 1 "$res")"
-[ "$(head -n 1 "$t/logs/$key/attempts.tsv")" = "# croqtuner attempts schema=1 backend=sim decide=3" ] || fail "attempts.tsv line 1"
+[ "$(head -n 1 "$res")" = "# croqtuner results schema=1 backend=sim decide=4" ] || fail "results.tsv line 1: $(head -n 1 "$res")"
+[ "$(head -n 1 "$t/logs/$key/attempts.tsv")" = "# croqtuner attempts schema=1 backend=sim decide=4" ] || fail "attempts.tsv line 1"
 head -n 2 "$res" | tail -n 1 | grep -q "^iter	kernel	source_hash	config	tflops	" || fail "results.tsv header"
 rows=$(($(wc -l <"$res") - 2))
 [ $rows -eq 151 ] || fail "results.tsv has $rows rows, want 151"

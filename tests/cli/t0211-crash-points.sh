@@ -15,11 +15,11 @@ norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIMEST
 
 points="init.state init.logs baseline.pending implement.source measure.first measure.saved
 store.row store.row.torn store.idea store.idea.torn store.checkpoint store.state profile.saved
-ideate.saved attempt.row attempt.row.torn complete.state"
+ideate.saved attempt.row attempt.row.torn ladder.measured ladder.saved complete.state"
 n=0
 for p in $points; do
     for at in 1 3; do
-        case $p in init.*|baseline.*|complete.*) [ $at -eq 1 ] || continue ;; esac
+        case $p in init.*|baseline.*|ladder.*|complete.*) [ $at -eq 1 ] || continue ;; esac
         d="$tmp/$p@$at"
         CROQ_CRASHPOINT="$p@$at" "$bin" "${tune[@]}" --tuning "$d" >/dev/null 2>"$d.err"
         rc=$?

@@ -25,8 +25,10 @@ grep -q "^sweep done" <<<"$out" || fail "no 'sweep done'"
 grep -q '"status": "done"' "$t/state.json" || fail "no done shapes"
 [ "$(grep -c '"status": "active"' "$t/state.json")" -eq 0 ] || fail "a shape is left active"
 # from-best shapes start from the nearest tuned shape
-grep -A 40 '"f16_256x256x256"' "$t/state.json" | grep -q '"seed_from": "f16_512x512x512_fs"' || fail "256^3 seed"
-grep -A 40 '"f16_2048x4096x8192"' "$t/state.json" | grep -q '"seed_from": "f16_2048x4096x4096"' || fail "near seed"
+seed_from() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["shapes"][sys.argv[2]]["seed_from"])' \
+                  "$t/state.json" "$1"; }
+[ "$(seed_from f16_256x256x256)" = f16_512x512x512_fs ] || fail "256^3 seed"
+[ "$(seed_from f16_2048x4096x8192)" = f16_2048x4096x4096 ] || fail "near seed"
 # needs_scratch: exactly the flagged from-best shapes got a from-scratch run after them
 "$bin" status --json --tuning "$t" >"$tmp/status.json" || fail "status --json"
 if command -v python3 >/dev/null; then

@@ -7,7 +7,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 key=f16_4096x4096x4096_fs
 "$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --tuning "$tmp/clean" \
-    --iters 30 --seed 52 --sim-faults "crash@2,timeout@3,incorrect@4,compile@5*2,spike@6,abovepeak@7" || fail "tune exited $?"
+    --iters 30 --seed 69 --sim-faults "crash@2,timeout@3,incorrect@4,compile@5*2,spike@6,abovepeak@7" || fail "tune exited $?"
 col() { awk -F'\t' -v it="$2" -v c="$3" 'NR > 2 && $1 == it { print $c }' "$1"; }
 res=logs/$key/results.tsv ideas=logs/$key/idea-log.jsonl
 [ "$(col "$tmp/clean/$res" 9 10)" = DISCARD ] || fail "the fixture changed: iteration 9 is not a DISCARD"
@@ -75,15 +75,59 @@ ls "$tmp/clean/perf/$key/" | grep -q 'cand-re' || fail "no re-measured iteration
 copy madeup; cp "$tmp/madeup/perf/$key/iter011-cand.json" "$tmp/madeup/perf/$key/iter011-best-re.json"
 expect_problem madeup "$key iter 11: the best was re-measured (iter011-best-re.json) but the candidate was not"
 
-# (seed 52: iteration 6 is a KEEP; K below is the first KEEP after iteration 7, 13 when
-# written, found rather than assumed so that a proposer change only moves it)
+# (K below is the first KEEP after iteration 7, found rather than assumed so that a
+# proposer change only moves it)
 # the re-measurement at iteration 7 (above the peak) comes with the best's: it must be
-# there, and be of the best's config (iteration 6's is of an older best)
+# there, and be of the best's config (here it is made to name iteration 8's)
 [ -f "$tmp/clean/perf/$key/iter007-best-re.json" ] || fail "the fixture changed: no re-measurement at 7"
 copy nobestre; rm "$tmp/nobestre/perf/$key/iter007-best-re.json"
 expect_problem nobestre "$key iter 7: the candidate was re-measured but the best was not"
-copy otherbest; cp "$tmp/otherbest/perf/$key/iter006-best-re.json" "$tmp/otherbest/perf/$key/iter007-best-re.json"
+copy otherbest; python3 - "$tmp/otherbest/perf/$key/iter007-best-re.json" "$c8" <<'PY' || fail "cannot edit best-re"
+import json, sys
+j = json.load(open(sys.argv[1])); j["config"] = sys.argv[2]; json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
 expect_problem otherbest "$key iter 7: iter007-best-re.json is a measurement of another config than the best"
+
+# rules 4: a KEEP by the screen is paired again, and only such a one; the confirmation
+# decides, and its numbers (recomputed from its trials) make the best's on the one scale
+K=$(awk -F'\t' 'NR > 2 && $1 > 7 && $10 == "KEEP" { print $1; exit }' "$tmp/clean/$res")
+k3=$(printf %03d "$K")
+[ -f "$tmp/clean/perf/$key/iter$k3-cand-confirm.json" ] || fail "the fixture changed: KEEP $K has no confirmation"
+D=$(awk -F'\t' 'NR > 2 && $1 > 7 && $10 == "DISCARD" && $NF !~ /paired again/ { print $1; exit }' "$tmp/clean/$res")
+d3=$(printf %03d "$D")
+copy noconfirm; rm "$tmp/noconfirm/perf/$key/iter$k3-cand-confirm.json"
+expect_problem noconfirm "$key iter $K: a KEEP by the screen without its confirmation"
+copy extraconfirm; cp "$tmp/clean/perf/$key/iter$k3-cand-confirm.json" "$tmp/extraconfirm/perf/$key/iter$d3-cand-confirm.json"
+expect_problem extraconfirm "$key iter $D: iter$d3-cand-confirm.json exists but the screen gives no KEEP to confirm"
+copy unconfirmed; python3 - "$tmp/unconfirmed/perf/$key/iter$k3-cand-confirm.json" <<'PY' || fail "cannot edit the confirmation"
+import json, sys
+j = json.load(open(sys.argv[1])); j["paired"]["incumbent_ms"] = list(j["paired"]["candidate_ms"])
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem unconfirmed "$key iter $K: decision KEEP, but its evidence gives DISCARD"
+copy chain; python3 - "$tmp/chain/perf/$key/iter$k3-cand-confirm.json" <<'PY' || fail "cannot edit the confirmation"
+import json, sys
+j = json.load(open(sys.argv[1])); j["paired"]["incumbent_ms"] = [x * 1.5 for x in j["paired"]["incumbent_ms"]]
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem chain "$key iter $K: best_tflops"
+
+# the final ladder: its numbers are its trials', its winner the lowest, state.json's best
+# and the published kernel the winner's
+grep -q '"measured": "ladder"' "$tmp/clean/state.json" || fail "the fixture has no ladder winner registered"
+copy laddernum; python3 - "$tmp/laddernum/perf/$key/ladder-final.json" <<'PY' || fail "cannot edit the ladder"
+import json, sys
+j = json.load(open(sys.argv[1])); e = j["entries"][0]; e["trial_ms"] = [x * 0.5 for x in e["trial_ms"]]
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem laddernum "$key: the final ladder's raw file perf/$key/ladder-final.json hashes to"
+expect_problem laddernum "$key: the final ladder's numbers of iteration"
+copy ladderbest; python3 - "$tmp/ladderbest/state.json" "$key" <<'PY' || fail "cannot edit state.json"
+import json, sys
+j = json.load(open(sys.argv[1])); b = j["shapes"][sys.argv[2]]["best"]; b["measured"] = None; del b["measured"]
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem ladderbest "$key: state.json's best is not iteration"
 
 # rules 3: a KEEP is verified again on a new operand set, and only a KEEP is
 K=$(awk -F'\t' 'NR > 2 && $1 > 7 && $10 == "KEEP" { print $1; exit }' "$tmp/clean/$res")
@@ -108,10 +152,10 @@ PY
 expect_problem pairs "$key iter $K: decision KEEP, but its evidence gives DISCARD"
 
 # one version of the decision rules per shape
-copy attrules; sed -i '1s/ decide=3$/ decide=1/' "$tmp/attrules/logs/$key/attempts.tsv"
-expect_problem attrules "$key: attempts.tsv says decision rules 1, results.tsv 3"
-copy ckrules; sed -i 's/"decide_rules": 3/"decide_rules": 1/' "$tmp/ckrules/checkpoints/$key.json"
-expect_problem ckrules "$key: the checkpoint says decision rules 1, results.tsv 3"
+copy attrules; sed -i '1s/ decide=4$/ decide=1/' "$tmp/attrules/logs/$key/attempts.tsv"
+expect_problem attrules "$key: attempts.tsv says decision rules 1, results.tsv 4"
+copy ckrules; sed -i 's/"decide_rules": 4/"decide_rules": 1/' "$tmp/ckrules/checkpoints/$key.json"
+expect_problem ckrules "$key: the checkpoint says decision rules 1, results.tsv 4"
 
 copy fifo; rm "$tmp/fifo/srcs/$key/iter004.cu"; mkfifo "$tmp/fifo/srcs/$key/iter004.cu"
 expect_problem fifo "$key iter 4: source srcs/$key/iter004.cu cannot be read"

@@ -10,7 +10,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "skip: no nvcc"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
-ok='"status":"ok","gpu":"GPUNAME","sm_count":SMS,"device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"median_ms":0.002,"spread_pct":0.5,"tflops":100.0},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":6.7}'
+ok='"status":"ok","gpu":"GPUNAME","sm_count":SMS,"device":0,"dtype":"f16","m":256,"n":256,"k":256,"verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0},"timing":{"warmup":10,"iters":500,"trials":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"median_ms":0.002,"spread_pct":0,"tflops":16.77722},"gpu_state":{"sm_clock_median_mhz":1500},"peak":{"sparse_tflops_at_clock":1499,"hw_eff_pct":1.119227}'
 ok=${ok/GPUNAME/FAKE}
 ok=${ok/SMS/132}
 # a fake measurement worker (croq-runner serve): every measure request is logged with its

@@ -45,12 +45,15 @@ read -r _ _ _ _ _ _ fb h th k c _ < <(entry "$tmp/p")
 [ "$h" = "$hash" ] && [ "$th" = "$hash" ] || fail "entry hashes $h / $th, the measured source's is $hash"
 grep -q "regenerated" "$tmp/export.log" && fail "an unchanged source reported as regenerated"
 [ "$(grep -ac '^entry ' "$tmp/p")" -eq 3 ] || fail "not 1 best + 2 fallbacks: $(grep -a '^entry' "$tmp/p")"
-# The index quotes the TFLOPS of the best's results.tsv row; a best edited into state.json
-# is refused, and so is one key given by two directories.
+# The index quotes the registered best's TFLOPS: the final ladder's number for its winner
+# (the checkpoint's ladder record); a best edited into state.json is refused, and so is one
+# key given by two directories.
 read -r _ _ _ _ _ tf _ < <(entry "$tmp/p")
-biter=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['shapes']['$key']['best']['iter'])" "$t/state.json")
-want=$(awk -F'\t' -v i="$biter" 'NR > 2 && $1 == i {print $5}' "$t/logs/$key/results.tsv")
-[ -n "$want" ] && [ "$tf" = "$want" ] || fail "entry TFLOPS $tf, the best's row (iteration $biter) says '$want'"
+want=$(python3 -c "
+import json, sys
+l = json.load(open(sys.argv[1]))['ladder']
+print('%.3f' % l['entries'][l['winner']]['tflops'])" "$t/checkpoints/$key.json")
+[ -n "$want" ] && [ "$tf" = "$want" ] || fail "entry TFLOPS $tf, the final ladder's winner says '$want'"
 cp -a "$t" "$tmp/t2"
 out=$("$bin" export --tuning "$t" --tuning "$tmp/t2" --out "$tmp/dup" --gpu G 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "'$key' is in more than one --tuning directory (again in $tmp/t2)" <<<"$out" ||
@@ -64,7 +67,7 @@ for v in s["shapes"].values():
 json.dump(s, open(sys.argv[1], "w"))
 PY
 out=$("$bin" export --tuning "$tmp/t2" --out "$tmp/fake" --gpu G 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -qF "state.json's best is 9999 TFLOPS, results.tsv's iteration" <<<"$out" ||
+[ $rc -eq 1 ] && grep -qF "state.json's best is not the final ladder's winner the checkpoint records" <<<"$out" ||
     fail "a best edited into state.json: rc=$rc: $out"
 [ ! -e "$tmp/fake" ] || fail "a pack was written with an edited best"
 # The measured source kept whole and different from what this build generates: the index

@@ -50,7 +50,9 @@ done
 accepts_sig "idea-log.jsonl" "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["config"])' \
     "$t/logs/$key/idea-log.jsonl")"
 
-accepts_file "checkpoint" "$t/checkpoints/$key.json" "$best"
+# (a checkpoint's best is the tuning's own, which the final ladder may not have registered)
+ckbest=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["config"])' "$t/checkpoints/$key.json")
+accepts_file "checkpoint" "$t/checkpoints/$key.json" "$ckbest"
 "$bin" knobs --check --json --dtype e4m3 --set tile_n=128 >"$tmp/check.json" || fail "knobs --check --json"
 accepts_file "knobs --check --json" "$tmp/check.json" "$(sig_of --dtype e4m3 --set tile_n=128)"
 printf '%s\n' "$best" >"$tmp/sig.txt"

@@ -159,6 +159,52 @@ static void test_row_round_trip(void **state)
     free(line);
 }
 
+/* The records' numbers: each kind's decimals, at least 4 significant digits for the
+ * positive quantities, plain decimal text that reads back as the rounded value. */
+static void test_number_precision(void **state)
+{
+    (void)state;
+    char buf[128];
+    static const struct {
+        double x;
+        enum results_num kind;
+        const char *text;
+    } cases[] = {
+        {812.34567, RN_TFLOPS, "812.346"},     {1.0, RN_TFLOPS, "1.000"},         {0.99996, RN_TFLOPS, "1.000"},
+        {0.9994, RN_TFLOPS, "0.9994"},        {0.000190837, RN_TFLOPS, "0.0001908"}, {0.0099996, RN_TFLOPS, "0.01000"},
+        {1e-20, RN_TFLOPS, "0.00000000000000000001000"}, {0.0, RN_TFLOPS, "0.000"}, {-0.5, RN_TFLOPS, "-0.5000"},
+        {0.28012345678, RN_MEDIAN_MS, "0.280123"}, {0.006137, RN_MEDIAN_MS, "0.006137"},
+        {0.00053678, RN_MEDIAN_MS, "0.0005368"}, {0.0144, RN_SPREAD_PCT, "0.014"}, {0.0004, RN_SPREAD_PCT, "0.000"},
+        {2.514, RN_HW_EFF_PCT, "2.51"},       {0.000005, RN_HW_EFF_PCT, "0.00"},   {1739.6, RN_SM_CLOCK, "1740"},
+        {1.01234567, RN_RATIO, "1.012346"},   {0.000123456, RN_RATIO, "0.0001235"}, {NAN, RN_TFLOPS, ""},
+        {INFINITY, RN_MEDIAN_MS, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        results_num_text(buf, sizeof buf, cases[i].x, cases[i].kind);
+        if (strcmp(buf, cases[i].text))
+            fail_msg("case %zu: %.17g written '%s', want '%s'", i, cases[i].x, buf, cases[i].text);
+        double r = results_round(cases[i].x, cases[i].kind);
+        if (isfinite(cases[i].x)) {
+            assert_true(r == strtod(cases[i].text, NULL));
+            /* idempotent: the rounded value is written as the same text */
+            assert_string_equal(results_num_text(buf, sizeof buf, r, cases[i].kind), cases[i].text);
+        }
+    }
+    assert_string_equal(results_tflops_show(buf, sizeof buf, 812.34567), "812.3");
+    assert_string_equal(results_tflops_show(buf, sizeof buf, 0.000190837), "0.0001908");
+    assert_string_equal(results_tflops_show(buf, sizeof buf, NAN), "-");
+    /* a row of a tiny shape reads back as written */
+    struct result_row w = {.iter = 0, .measured = true, .tflops = 0.0001908, .median_ms = 0.005368, .spread_pct = 40.126,
+                           .hw_eff_pct = 0.0, .sm_clock_mhz = 1973, .decision = DEC_BASELINE, .best_tflops = 0.0001908,
+                           .max_err_over_tol = 0.25}, back;
+    char *line = row_format(&w), err[200];
+    *strchr(line, '\n') = '\0';
+    assert_int_equal(row_parse(line, &back, err, sizeof err), 0);
+    assert_true(back.tflops == 0.0001908 && back.best_tflops == 0.0001908 && back.median_ms == 0.005368);
+    assert_non_null(strstr(line, "\t0.0001908\t0.005368\t40.126\t0.00\t1973\tBASELINE\t0.0001908\t"));
+    free(line);
+}
+
 static void test_row_parse_rejects(void **state)
 {
     (void)state;
@@ -495,13 +541,104 @@ static void test_checkpoint_damage_refused_untouched(void **state)
     checkpoint_release(&c);
 }
 
+/* A refused entry makes its shape unreadable, not the file; a writer never writes what the
+ * reader would refuse, and keeps a refused entry as it was read. */
+static void test_state_refuses_a_shape(void **state)
+{
+    (void)state;
+    struct checkpoint a, b;
+    struct state_shape e;
+    char err[800], dir[300], path[400], why[600];
+    snprintf(dir, sizeof dir, "%s/st", tmpdir);
+    assert_int_equal(mkdir_p(dir), 0);
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    sample_checkpoint(&a);
+    sample_checkpoint(&b);
+    b.sk.shape.k = 4096;
+    key_format(&b.sk, b.key);
+    assert_int_equal(state_put(dir, &a, "active", err, sizeof err), 0);
+    assert_int_equal(state_put(dir, &b, "active", err, sizeof err), 0);
+    /* the writer: a best of 0 TFLOPS (a tiny shape's, rounded by fixed decimals) is not written */
+    char *before = read_file(path, NULL);
+    b.best.p.tflops = 0.0;
+    assert_int_equal(state_put(dir, &b, "active", err, sizeof err), -1);
+    assert_non_null(strstr(err, "state.json not written (its reader would refuse it): shape 'f16_4096x8192x4096_fs': "
+                                "'best.tflops' is not a positive number"));
+    char *after = read_file(path, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    b.best.p.tflops = -242.8;
+    assert_int_equal(state_put(dir, &b, "active", err, sizeof err), -1);
+    b.best.p.tflops = 901.125;
+    b.baseline_tflops = -5;
+    assert_int_equal(state_put(dir, &b, "active", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'baseline.tflops' is not a positive number"));
+    b.baseline_tflops = 600.5;
+    /* the checkpoint's writer too */
+    snprintf(err, sizeof err, "%s/checkpoints", dir);
+    assert_int_equal(mkdir_p(err), 0);
+    b.best.p.tflops = 0.0;
+    assert_int_equal(checkpoint_save(dir, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not written (its reader would refuse it): member 'best.tflops' is not a positive"));
+    b.best.p.tflops = 901.125;
+    /* the reader: a damaged number in a's entry refuses a alone */
+    char *text = strdup(before), *at = strstr(strstr(text, "\"f16_4096x8192x8192_fs\""), "\"tflops\": 901.125");
+    assert_non_null(at);
+    memcpy(at, "\"tflops\": -901.12", 17); /* as long as the text it replaces */
+    write_file(path, text);
+    free(text);
+    json_t *st = state_load(dir, err, sizeof err);
+    if (!st)
+        fail_msg("%s", err);
+    assert_true(state_shape_refused(st, a.key, why, sizeof why));
+    assert_string_equal(why, "shape 'f16_4096x8192x8192_fs': 'best.tflops' is not a positive number");
+    assert_false(state_shape_get(st, a.key, &e));
+    assert_true(state_shape_get(st, b.key, &e) && e.best.tflops == 901.125);
+    size_t n;
+    const char **keys = state_shape_keys(st, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(keys[0], b.key);
+    free(keys);
+    assert_int_equal(state_shape_count(st), 1);
+    keys = state_refused_keys(st, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(keys[0], a.key);
+    free(keys);
+    json_decref(st);
+    assert_int_equal(state_entry_refused(dir, a.key, why, sizeof why), 1);
+    assert_int_equal(state_entry_refused(dir, b.key, why, sizeof why), 0);
+    /* b's process writes its entry: a's is kept byte for byte, the reader's record is not written */
+    b.iteration = 42;
+    assert_int_equal(state_put(dir, &b, "active", err, sizeof err), 0);
+    after = read_file(path, NULL);
+    assert_non_null(strstr(after, "\"tflops\": -901.12"));
+    assert_null(strstr(after, STATE_REFUSED_MEMBER));
+    free(after);
+    snprintf(path, sizeof path, "%s/RESUME.md", dir);
+    after = read_file(path, NULL);
+    assert_non_null(strstr(after, "| f16_4096x8192x8192_fs | - | - | unreadable |"));
+    free(after);
+    /* a's entry written again from its checkpoint is read again */
+    assert_int_equal(state_put(dir, &a, "active", err, sizeof err), 0);
+    assert_int_equal(state_entry_refused(dir, a.key, why, sizeof why), 0);
+    /* what refuses the file still does: a key that is not a shape key */
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    write_file(path, "{\"schema\": 1, \"shapes\": {\"../x\": {}}}");
+    assert_null(state_load(dir, err, sizeof err));
+    free(before);
+    checkpoint_release(&a);
+    checkpoint_release(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_state_refuses_a_shape),
         cmocka_unit_test(test_key_format_and_parse),
         cmocka_unit_test(test_key_refuses_path_tricks),
         cmocka_unit_test(test_tsv_escape_round_trip),
         cmocka_unit_test(test_row_round_trip),
+        cmocka_unit_test(test_number_precision),
         cmocka_unit_test(test_row_parse_rejects),
         cmocka_unit_test(test_idea_round_trip),
         cmocka_unit_test(test_text_check),

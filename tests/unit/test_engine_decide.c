@@ -146,6 +146,20 @@ static void test_quantize_matches_printing(void **state)
     assert_true(p.spread_pct == 1.235);
     assert_true(p.sm_clock_mhz == 1740);
     assert_true(isnan(decide_round(NAN, 3)));
+    /* a tiny shape (1x8x64): TFLOPS and times keep 4 significant digits, not 0.000 */
+    struct perf_numbers t = {0.000190837, 0.00053678, 0.0004, 1973.2, 0.000123456, 0.000123, 0.00012399};
+    perf_quantize(&t);
+    assert_true(t.tflops == 0.0001908 && t.tflops > 0);
+    assert_true(t.median_ms == 0.0005368);
+    assert_true(t.spread_pct == 0.0); /* percentages keep fixed decimals: 0 is in range */
+    assert_true(t.ratio == 0.0001235 && t.ratio_lo == 0.000123 && t.ratio_hi == 0.000124);
+    /* values from 1 TFLOPS (and 0.001 ms, a 0.001 speedup) up round exactly as before */
+    struct perf_numbers u = {1.0004999, 0.00099996, 0.1, 1500, 0.9999996, 0.0010004, 2.0};
+    perf_quantize(&u);
+    assert_true(u.tflops == 1.0 && u.median_ms == 0.001 && u.ratio == 1.0 && u.ratio_lo == 0.001);
+    struct perf_numbers v = {0.99996, 49.6123456, 0.0144, 1380.4, NAN, NAN, NAN};
+    perf_quantize(&v);
+    assert_true(v.tflops == 1.0 && v.median_ms == 49.612346 && v.spread_pct == 0.014 && v.sm_clock_mhz == 1380);
 }
 
 /* Rules 3: the lower end of the paired speedup's interval decides, against 1 + 1%; only a

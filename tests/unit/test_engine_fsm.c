@@ -18,7 +18,8 @@ static const int legal[][2] = {
     {PH_IMPLEMENT, PH_MEASURE},      {PH_IMPLEMENT, PH_IDEATE},       {PH_MEASURE, PH_DECIDE},
     {PH_MEASURE, PH_STORE},          {PH_DECIDE, PH_STORE},           {PH_STORE, PH_PROFILE},
     {PH_STORE, PH_SHAPE_COMPLETE},   {PH_SHAPE_COMPLETE, PH_NEXT_SHAPE}, {PH_NEXT_SHAPE, PH_INIT},
-    {PH_NEXT_SHAPE, PH_PROFILE},
+    {PH_NEXT_SHAPE, PH_PROFILE},     {PH_IDEATE, PH_LADDER},          {PH_STORE, PH_LADDER},
+    {PH_LADDER, PH_SHAPE_COMPLETE},  {PH_NEXT_SHAPE, PH_LADDER},
 };
 
 static bool in_table(int a, int b)

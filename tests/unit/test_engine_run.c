@@ -91,17 +91,25 @@ static void test_results_tsv(void **state)
         assert_int_equal(strlen(r->timestamp), 20);
         if (i == 0)
             assert_int_equal(r->decision, DEC_BASELINE);
-        if (r->decision == DEC_KEEP) { /* rules 3: the paired speedup's lower bound cleared the floor */
+        if (r->decision == DEC_KEEP) { /* rules 4: the screen's lower bound cleared the floor ... */
             const char *iv = strstr(r->note, "95% interval [");
-            double lo = 0;
+            double lo = 0, ratio = 0, clo = 0;
             assert_non_null(iv);
             assert_int_equal(sscanf(iv, "95%% interval [%lf,", &lo), 1);
             assert_true(lo > 1.0 + DECIDE_PAIRED_FLOOR_PCT / 100.0);
+            /* ... the confirmation's cleared 1, and the best is the old one times its median */
+            const char *cf = strstr(r->note, "paired again to confirm: ");
+            assert_non_null(cf);
+            assert_int_equal(sscanf(cf, "paired again to confirm: %lf [%lf,", &ratio, &clo), 2);
+            assert_true(clo > 1.0);
+            assert_true(fabs(r->best_tflops - l.rows[i - 1].best_tflops * ratio) < 1e-3 * r->best_tflops);
             assert_non_null(strstr(r->note, "verified again on a new operand set"));
         }
-        if (decision_kept(r->decision))
+        if (r->decision == DEC_BASELINE)
             assert_true(r->best_tflops == r->tflops);
-        else
+        else if (i > 0) /* the shape's one scale: the best never falls */
+            assert_true(r->best_tflops >= l.rows[i - 1].best_tflops);
+        if (!decision_kept(r->decision))
             assert_true(r->decision == DEC_DISCARD || !r->measured);
         if (r->measured && !strstr(r->note, "above the physical peak")) /* that one is recorded as measured */
             assert_true(r->tflops > 0 && r->median_ms > 0 && r->sm_clock_mhz > 0 && r->hw_eff_pct < 100);
@@ -200,7 +208,13 @@ static void test_checkpoint_state_resume_md(void **state)
     assert_string_equal(json_string_value(json_object_get(e, "status")), "done");
     assert_string_equal(json_string_value(json_object_get(e, "backend")), "sim");
     assert_int_equal(json_integer_value(json_object_get(e, "iteration")), 150);
-    assert_true(json_real_value(json_object_get(json_object_get(e, "best"), "tflops")) == c.best.p.tflops);
+    /* the registered best: the final ladder's winner, at the ladder's number */
+    assert_true(c.ladder.done && c.ladder.ok && c.ladder.winner >= 0 && c.ladder.n >= 2);
+    assert_true(json_real_value(json_object_get(json_object_get(e, "best"), "tflops")) ==
+                c.ladder.e[c.ladder.winner].tflops);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "best"), "iter")),
+                     c.ladder.e[c.ladder.winner].iter);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(e, "best"), "measured")), "ladder");
     json_decref(st);
     path_of(path, "RESUME.md", "");
     char *md = read_file(path, NULL);
@@ -208,10 +222,10 @@ static void test_checkpoint_state_resume_md(void **state)
     assert_non_null(strstr(md, key));
     assert_non_null(strstr(md, "| done |"));
     free(md);
-    /* the best kernel is published under kernels/ */
+    /* the registered best kernel (the ladder's winner) is published under kernels/ */
     size_t len;
     path_of(path, "kernels/gemm_sp_f16/%s_best.cu", key);
-    char *a = read_file(path, NULL), *b = source_of(c.best.kernel, &len);
+    char *a = read_file(path, NULL), *b = source_of(c.ladder.e[c.ladder.winner].kernel, &len);
     assert_non_null(a);
     assert_string_equal(a, b);
     free(a);

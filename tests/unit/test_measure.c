@@ -20,10 +20,11 @@
 #include <jansson.h>
 
 #include "measure/measure.h"
+#include "measure/numbers.h"
 
 static const char ok_json[] =
     "{\"schema\": 1, \"command\": \"run\", \"status\": \"ok\", \"gpu\": \"NVIDIA H200\", \"device\": 0,"
-    " \"dtype\": \"f16\", \"m\": 4096, \"n\": 8192, \"k\": 8192, \"seed\": 1,"
+    " \"dtype\": \"f16\", \"m\": 4096, \"n\": 8192, \"k\": 4096, \"seed\": 1,"
     " \"abi\": {\"threads\": 384, \"smem_bytes\": 200704, \"tile_m\": 128, \"tile_n\": 256, \"tile_k\": 128,"
     "   \"split_k\": 1, \"persistent\": 0, \"cluster_m\": 1, \"cluster_n\": 1, \"grid\": [32, 32, 1],"
     "   \"regs\": 168, \"local_bytes\": 0},"
@@ -31,12 +32,12 @@ static const char ok_json[] =
     "   \"max_abs_err\": 0.0156, \"max_err_over_tol\": 0.41, \"nan_or_unwritten\": 0,"
     "   \"first_mismatch\": null, \"first_mismatches\": [], \"phase\": \"after_timing\"},"
     " \"timing\": {\"warmup\": 10, \"iters\": 500, \"trials\": [0.281, 0.279, 0.280, 0.282, 0.280],"
-    "   \"median_ms\": 0.280, \"spread_pct\": 1.07, \"tflops\": 981.6},"
+    "   \"median_ms\": 0.280, \"spread_pct\": 1.071429, \"tflops\": 981.7068},"
     " \"gpu_state\": {\"nvml\": \"ok\", \"sm_clock_mhz\": [1755, 1740, 1740, 1725, 1740],"
     "   \"sm_clock_median_mhz\": 1740, \"sm_clock_max_mhz\": 1980, \"temp_c\": 51,"
     "   \"throttle_reasons\": [\"sw_power_cap\", \"sw_thermal\"], \"power_w\": 688.2,"
     "   \"processes\": [{\"pid\": 7, \"used_mib\": 900}]},"
-    " \"peak\": {\"sparse_tflops_at_clock\": 1739.1, \"hw_eff_pct\": 56.4, \"clock_mhz\": 1740,"
+    " \"peak\": {\"sparse_tflops_at_clock\": 1739.1, \"hw_eff_pct\": 56.44913, \"clock_mhz\": 1740,"
     "   \"clock_source\": \"nvml\", \"sparse_tflops_at_max_clock\": 1979, \"plausible\": true}}\n";
 
 static void test_parse_ok(void **state)
@@ -50,7 +51,7 @@ static void test_parse_ok(void **state)
     assert_string_equal(r.gpu, "NVIDIA H200");
     assert_int_equal(r.dtype, CROQ_DTYPE_F16);
     assert_int_equal(r.m, 4096);
-    assert_int_equal(r.k, 8192);
+    assert_int_equal(r.k, 4096);
     assert_true(r.abi.present);
     assert_int_equal(r.abi.tile_n, 256);
     assert_int_equal(r.abi.grid[1], 32);
@@ -63,11 +64,11 @@ static void test_parse_ok(void **state)
     assert_int_equal(r.timing.n_trials, 5);
     assert_float_equal(r.timing.trial_ms[3], 0.282, 1e-12);
     assert_float_equal(r.timing.median_ms, 0.280, 1e-12);
-    assert_float_equal(r.timing.tflops, 981.6, 1e-9);
+    assert_float_equal(r.timing.tflops, 981.7068, 1e-9);
     assert_float_equal(r.gpu_state.sm_clock_median_mhz, 1740, 0);
     assert_string_equal(r.gpu_state.throttle, "sw_power_cap,sw_thermal");
     assert_int_equal(r.gpu_state.n_processes, 1);
-    assert_float_equal(r.peak.hw_eff_pct, 56.4, 1e-12);
+    assert_float_equal(r.peak.hw_eff_pct, 56.44913, 1e-12);
     assert_true(r.peak.plausible);
 }
 
@@ -318,7 +319,7 @@ static void test_run_ok_keeps_raw_json(void **state)
     assert_int_equal(r.status, MEASURE_OK);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(r.raw_json);
-    assert_non_null(strstr(r.raw_json, "\"tflops\": 981.6"));
+    assert_non_null(strstr(r.raw_json, "\"tflops\": 981.7068"));
     assert_non_null(r.stderr_text);
     assert_non_null(strstr(r.command, " run --cubin k.cubin --shape 128x256x128 "));
     measure_result_release(&r);
@@ -395,7 +396,7 @@ static void test_raw_record_agrees_with_outcome(void **state)
     text = measure_raw_record(&r);
     j = json_loads(text, 0, &je);
     assert_string_equal(json_string_value(json_object_get(j, "status")), "crash");
-    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"tflops\": 981.6"));
+    assert_non_null(strstr(json_string_value(json_object_get(j, "stdout")), "\"tflops\": 981.7068"));
     json_decref(j);
     free(text);
     measure_result_release(&r);
@@ -487,9 +488,145 @@ static void test_abi_contract(void **state)
     assert_true(measure_abi_matches(&b, &cfg, why, sizeof why));
 }
 
+/* The numbers check (numbers.h): what the runner prints passes; each number out of its
+ * range or inconsistent with its trials fails, naming the field and the value. */
+static void numbers_base(struct measure_numbers *x, double *tr, double *inc)
+{
+    /* 5 trials as the runner prints them (7 digits), 1024x1024x4096 */
+    static const double t[5] = {0.02877997, 0.02881043, 0.02879034, 0.02878835, 0.02916864};
+    memcpy(tr, t, sizeof t);
+    for (int i = 0; i < 5; i++)
+        inc[i] = 1.02 * t[i];
+    measure_numbers_init(x);
+    x->flops = 2.0 * 1024 * 1024 * 4096;
+    x->n_trials = 5, x->trial_ms = tr;
+    x->median_ms = 0.02879034, x->spread_pct = 1.350008, x->tflops = 298.3617; /* a real H200 reply's */
+    x->sm_clock_mhz = 1980, x->hw_eff_pct = 15.07639, x->peak_tflops = 1979.0;
+    x->max_err_over_tol = 0.4760377;
+}
+
+static void expect_refused(const struct measure_numbers *x, unsigned what, const char *want)
+{
+    char why[400];
+    assert_int_equal(measure_numbers_check(x, what, why, sizeof why), -1);
+    if (!strstr(why, want))
+        fail_msg("want '%s' in '%s'", want, why);
+}
+
+static void test_numbers_check(void **state)
+{
+    (void)state;
+    struct measure_numbers x;
+    double tr[8], inc[8];
+    char why[400];
+    const unsigned all = MEASURE_CHECK_TIMING | MEASURE_CHECK_VERIFY;
+    numbers_base(&x, tr, inc);
+    assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    /* an even count: the median is the mean of the middle two (runner/timing.c) */
+    double even[4] = {1.0, 3.0, 2.0, 4.0};
+    assert_true(measure_median(even, 4) == 2.5 && measure_median(even, 3) == 2.0);
+    /* not finite, not positive */
+    numbers_base(&x, tr, inc), x.tflops = NAN;
+    expect_refused(&x, all, "timing.tflops nan is not a positive number");
+    numbers_base(&x, tr, inc), x.tflops = INFINITY;
+    expect_refused(&x, all, "timing.tflops inf is not a positive number");
+    numbers_base(&x, tr, inc), x.tflops = 0;
+    expect_refused(&x, all, "timing.tflops 0 is not a positive number");
+    numbers_base(&x, tr, inc), x.median_ms = -0.000138;
+    expect_refused(&x, all, "timing.median_ms -0.000138 is not a positive number");
+    numbers_base(&x, tr, inc), tr[2] = -0.02879034;
+    expect_refused(&x, all, "timing.trials[2] -0.02879034 is not a positive number");
+    numbers_base(&x, tr, inc), x.spread_pct = -1;
+    expect_refused(&x, all, "timing.spread_pct -1 is not a number >= 0");
+    numbers_base(&x, tr, inc), x.sm_clock_mhz = 0;
+    expect_refused(&x, all, "gpu_state.sm_clock_median_mhz 0 is not in [1, 10000] MHz");
+    numbers_base(&x, tr, inc), x.sm_clock_mhz = NAN; /* unknown (no NVML) is allowed */
+    assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
+    numbers_base(&x, tr, inc), x.hw_eff_pct = -2;
+    expect_refused(&x, all, "peak.hw_eff_pct -2 is not a number >= 0");
+    numbers_base(&x, tr, inc), x.max_err_over_tol = 1.5;
+    expect_refused(&x, all, "verify.max_err_over_tol 1.5 of a passed verification is not in [0, 1]");
+    numbers_base(&x, tr, inc), x.max_err_over_tol = NAN;
+    expect_refused(&x, MEASURE_CHECK_VERIFY, "verify.max_err_over_tol nan");
+    /* consistent with its own trials, within the runner's 7-digit printing */
+    numbers_base(&x, tr, inc), x.median_ms = 0.02879035; /* one unit of the 7th digit off: printing */
+    x.tflops = x.flops / x.median_ms / 1e9;
+    assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
+    numbers_base(&x, tr, inc), x.median_ms = 0.02878835; /* another trial's time */
+    expect_refused(&x, all, "timing.median_ms 0.02878835 is not the median of timing.trials (0.02879034)");
+    numbers_base(&x, tr, inc), x.spread_pct = 1.36;
+    expect_refused(&x, all, "timing.spread_pct 1.36 is not (max - min) / median");
+    numbers_base(&x, tr, inc), x.tflops = 100.0; /* the old fake workers' number */
+    expect_refused(&x, all, "timing.tflops 100 is not 2MNK / timing.median_ms (298.3617)");
+    numbers_base(&x, tr, inc), x.hw_eff_pct = 6.7;
+    expect_refused(&x, all, "peak.hw_eff_pct 6.7 is not timing.tflops / the peak at the clock (15.07639)");
+    numbers_base(&x, tr, inc), x.flops = 0; /* problem unknown: TFLOPS not compared */
+    x.tflops = 100.0;
+    x.hw_eff_pct = NAN;
+    assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
+    /* paired: positive times, the candidate's are the timing's, the incumbent's summary */
+    numbers_base(&x, tr, inc);
+    x.pairs = 5, x.cand_ms = tr, x.inc_ms = inc;
+    x.inc_median_ms = measure_median(inc, 5), x.inc_tflops = x.flops / x.inc_median_ms / 1e9;
+    assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
+    inc[3] = 0;
+    expect_refused(&x, all, "paired.incumbent_ms[3] 0 is not a positive number");
+    numbers_base(&x, tr, inc);
+    double other[5] = {0.03, 0.03, 0.03, 0.03, 0.03};
+    x.pairs = 5, x.cand_ms = other, x.inc_ms = inc;
+    expect_refused(&x, all, "paired.candidate_ms are not the trials of timing.trials");
+    numbers_base(&x, tr, inc);
+    x.pairs = 5, x.cand_ms = tr, x.inc_ms = inc, x.inc_tflops = 12.0;
+    expect_refused(&x, all, "paired.incumbent_tflops 12 is not 2MNK / the incumbent's median");
+    numbers_base(&x, tr, inc), x.ratio = 1.02, x.ratio_lo = 1.03, x.ratio_hi = 1.04;
+    expect_refused(&x, all, "paired.ratio_median 1.02 is not within [ratio_lo 1.03, ratio_hi 1.04]");
+    numbers_base(&x, tr, inc), x.ratio = NAN, x.ratio_lo = 1.0, x.ratio_hi = 1.1;
+    expect_refused(&x, all, "paired.ratio_median nan is not a positive number");
+}
+
+/* A reply is refused for its numbers as bad output naming the field and the value: "nan"
+ * strings (which JSON carries as text), negative and zero numbers, a timed reply without
+ * its problem or trials. */
+static void test_parse_refuses_numbers(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    static const struct {
+        const char *from, *to, *want;
+    } cases[] = {
+        {"\"tflops\": 981.7068", "\"tflops\": \"nan\"", "runner output: timing.tflops nan is not a positive number"},
+        {"\"tflops\": 981.7068", "\"tflops\": -242.8", "runner output: timing.tflops -242.8 is not a positive number"},
+        {"\"tflops\": 981.7068", "\"tflops\": 0", "runner output: timing.tflops 0 is not a positive number"},
+        {"\"median_ms\": 0.280", "\"median_ms\": 0.281", "runner output: timing.median_ms 0.281 is not the median"},
+        {"[0.281, 0.279, 0.280, 0.282, 0.280]", "[0.281, -0.279, 0.280, 0.282, 0.280]",
+         "runner output: timing.trials[1] -0.279 is not a positive number"},
+        {"[0.281, 0.279, 0.280, 0.282, 0.280]", "[0.281, \"x\", 0.280, 0.282, 0.280]",
+         "'timing.trials' holds more than 100 trials or a value that is not a number"},
+        {"\"max_err_over_tol\": 0.41", "\"max_err_over_tol\": \"inf\"",
+         "runner output: verify.max_err_over_tol inf of a passed verification is not in [0, 1]"},
+        {"\"sm_clock_median_mhz\": 1740", "\"sm_clock_median_mhz\": -5",
+         "runner output: gpu_state.sm_clock_median_mhz -5 is not in [1, 10000] MHz"},
+        {"\"m\": 4096, ", "", "runner output: 'm' (or 'n', 'k') is missing from a timed ok result"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[sizeof ok_json + 64];
+        const char *at = strstr(ok_json, cases[i].from);
+        assert_non_null(at);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - ok_json), ok_json, cases[i].to, at + strlen(cases[i].from));
+        memset(&r, 0, sizeof r);
+        assert_int_equal(measure_parse(text, &r), -1);
+        assert_int_equal(r.status, MEASURE_BAD_OUTPUT);
+        if (!strstr(r.error, cases[i].want))
+            fail_msg("case %zu: want '%s' in '%s'", i, cases[i].want, r.error);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbers_check),
+        cmocka_unit_test(test_parse_refuses_numbers),
         cmocka_unit_test(test_parse_ok),
         cmocka_unit_test(test_parse_verify_only),
         cmocka_unit_test(test_parse_incorrect),

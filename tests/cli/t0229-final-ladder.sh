@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The final ladder (docs/engine.md, "Final ladder"): a rules-4 shape ends with its top
+# configurations timed together; the registered best (state.json, the published kernel,
+# status) is the winner at the ladder's numbers; a kill -9 during the ladder (the sweep's
+# worker killed from outside while it runs) resumes to exactly the uninterrupted run's
+# records; an entry that fails in the ladder is left out, said in the note, and the ladder
+# runs once more without it; every outcome audits clean.
+set -u
+. "$(dirname "$0")/lib.sh"
+key=f16_4096x4096x4096_fs
+tune=(tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 30 --seed 5)
+"$bin" "${tune[@]}" --tuning "$tmp/ref" || fail "tune exited $?"
+ck="$tmp/ref/checkpoints/$key.json"
+python3 - "$ck" "$tmp/ref/state.json" "$key" <<'PY' || fail "the ladder's records"
+import json, sys
+c = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))["shapes"][sys.argv[3]]
+l = c["ladder"]
+assert l["ok"] and 2 <= len(l["entries"]) <= 11, l
+iters = [e["iter"] for e in l["entries"]]
+assert iters == sorted(iters) and c["best"]["iter"] in iters, (iters, c["best"]["iter"])
+rels = [e["rel"] for e in l["entries"]]
+assert l["winner"] == rels.index(min(rels)), (l["winner"], rels)
+w = l["entries"][l["winner"]]
+b = s["best"]
+assert b["measured"] == "ladder" and b["iter"] == w["iter"] and b["tflops"] == w["tflops"], (b, w)
+assert b["sm_clock_mhz"] == w["sm_clock_mhz"] and b["config"] == w["config"], (b, w)
+assert s["ladder"]["tuning_best"]["iter"] == c["best"]["iter"], s["ladder"]
+PY
+cmp -s "$tmp/ref/kernels/gemm_sp_f16/${key}_best.cu" \
+    <("$bin" source --tuning "$tmp/ref" --key $key --iter "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"][sys.argv[2]]["best"]["iter"])' "$tmp/ref/state.json" $key)") ||
+    fail "the published kernel is not the ladder winner's source"
+"$bin" status --tuning "$tmp/ref" | grep -q " L@[0-9]*  budget of 30 iterations spent" || fail "status: $("$bin" status --tuning "$tmp/ref")"
+out=$("$bin" audit --tuning "$tmp/ref") || fail "audit: $out"
+
+# killed from outside while the ladder runs, then resumed: the same records as the run
+# that was never killed (stopped at iteration 30's last write, then resumed with a 1.5 s
+# delay per simulated request so the kill falls inside the ladder)
+d="$tmp/killed"
+CROQ_CRASHPOINT=store.state@31 "$bin" "${tune[@]}" --tuning "$d" >/dev/null 2>&1
+[ $? -eq 137 ] || fail "the crash point after iteration 30 did not kill the run"
+"$bin" resume --tuning "$d" --quiet --sim-delay-ms 1500 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+    grep -q '"phase": "LADDER"' "$d/checkpoints/$key.json" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q '"phase": "LADDER"' "$d/checkpoints/$key.json" || { kill -9 $pid; fail "the run never reached LADDER"; }
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+grep -q '"ladder"' "$d/checkpoints/$key.json" && fail "the kill came after the ladder was recorded (test timing)"
+"$bin" resume --tuning "$d" --quiet || fail "resume exited $?"
+for f in logs/$key/results.tsv logs/$key/idea-log.jsonl checkpoints/$key.json perf/$key/ladder-final.json \
+         kernels/gemm_sp_f16/${key}_best.cu; do
+    diff <(norm "$tmp/ref/$f") <(norm "$d/$f") >/dev/null || fail "after kill -9 and resume, $f differs"
+done
+python3 - "$tmp/ref/state.json" "$d/state.json" <<'PY' || fail "state.json differs after kill -9 and resume"
+import json, sys
+a, b = (json.load(open(p))["shapes"] for p in sys.argv[1:])
+for s in (a, b):
+    for e in s.values():
+        e.pop("updated_at")
+assert a == b, (a, b)
+PY
+out=$("$bin" audit --tuning "$d") || fail "audit after resume: $out"
+
+# an entry that crashes in the first ladder: left out, noted, the ladder runs again
+first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ladder"]["entries"][0]["iter"])' "$ck")
+"$bin" "${tune[@]}" --tuning "$tmp/fault" --sim-faults "ladder@$first" || fail "tune with a ladder fault exited $?"
+python3 - "$tmp/fault/checkpoints/$key.json" "$first" <<'PY' || fail "the failed entry"
+import json, sys
+l = json.load(open(sys.argv[1]))["ladder"]; it = int(sys.argv[2])
+assert l["ok"] and it not in [e["iter"] for e in l["entries"]], l
+assert ("iteration %d left out" % it) in l["note"] and "ILLEGAL_ADDRESS" in l["note"], l["note"]
+assert l["raw"].endswith("ladder-final-2.json"), l["raw"]
+PY
+[ -f "$tmp/fault/perf/$key/ladder-final.json" ] || fail "the failed ladder's raw file is gone"
+out=$("$bin" audit --tuning "$tmp/fault") || fail "audit of the ladder with a failed entry: $out"
+echo ok
