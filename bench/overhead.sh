@@ -4,7 +4,8 @@
 # Runs on the CPU: the measurement worker is tests/fixtures/serve/fake-serve.sh (every
 # candidate verified, timed and discarded; FAKE_SERVE_DELAY_S seconds of "GPU time" per
 # request, reported as its time phase), nvcc a stand-in that sleeps NVCC_S seconds per
-# compile and writes a cubin that is the source's checksum, cuobjdump one that shows a sparse
+# compile and writes a cubin that is the source's checksum and the identity header the build
+# gives it (the module id the fake worker reports), cuobjdump one that shows a sparse
 # MMA, ncu absent (no profile). Prints the progress file's split per iteration (compile /
 # verify / time / profile / other), iterations per second and, with strace installed, the
 # fsyncs of the tuner process per iteration. Speed is not asserted anywhere: this is a
@@ -25,7 +26,7 @@ case " $* " in *" --version "*) echo "Cuda compilation tools, release 13.0, V13.
 sleep "$FAKE_NVCC_S"
 out= src=
 while [ $# -gt 0 ]; do case "$1" in -o) out=$2; shift ;; *.cu) src=$1 ;; esac; shift; done
-{ echo STANDIN-CUBIN; cksum "$src"; } > "$out"
+{ echo STANDIN-CUBIN; cksum "$src"; cat croq_module_id.h; } > "$out" # the identity the build injects (-include)
 echo "ptxas info    : Compiling entry function 'croq_gemm_sp' for 'sm_90a'" >&2
 echo "ptxas info    : Used 168 registers, used 1 barriers, 200704 bytes smem" >&2
 EOF

@@ -41,6 +41,7 @@ static int compare_prepare(struct cmp *c, json_t *out, int argc, char **argv)
     if (c->o.cubin) {
         TRY(gpu_require_sm90(&c->g));
         TRY(module_load(c->o.cubin, c->o.dtype, &c->k.m));
+        output_module_id(out, "module_id", &c->k.m);
     }
     TRY(check_shape(c));
     TRY(operands_make(c->o.dtype, &c->o.shape, c->o.seed, &c->ops));

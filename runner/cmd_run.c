@@ -21,6 +21,7 @@ static int run_prepare(struct run *r, json_t *out, int argc, char **argv)
     gpu_json_identity(&r->g, out);
     TRY(gpu_require_sm90(&r->g));
     TRY(module_load(r->o.cubin, r->o.dtype, &r->k.m));
+    output_module_id(out, "module_id", &r->k.m);
     int dtype = (int)r->k.m.abi.dtype;
     output_problem(out, dtype, &r->o.shape, r->o.seed);
     TRY(module_check_shape(&r->k.m, &r->o.shape));

@@ -265,6 +265,7 @@ static int op_set_incumbent(struct server *s, json_t *req, json_t *out)
     TRY(req_cubin(req, &cubin));
     json_object_set_new(out, "cubin", json_string(cubin));
     TRY(slot_load(s, &s->inc, cubin));
+    output_module_id(out, "module_id", &s->inc.m);
     struct opset *base = pool_get(&s->g, &s->pool, s->pool.base_seed);
     if (!base)
         return -1;
@@ -352,6 +353,9 @@ static int op_measure(struct server *s, json_t *req, json_t *out, struct slot *k
     json_object_set_new(out, "l2", json_string(q.cold ? "cold" : "warm"));
     json_object_set_new(out, "paired_with", q.paired ? json_string(s->inc.path) : json_null());
     TRY(slot_load(s, k, q.cubin));
+    output_module_id(out, "module_id", &k->m); /* what the tuner checks the reply against */
+    if (q.paired)
+        output_module_id(out, "incumbent_module_id", &s->inc.m);
     charge(s, PH_LOAD);
     struct opset *vs = pool_get(&s->g, &s->pool, q.verify_seed);
     if (!vs)

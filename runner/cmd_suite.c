@@ -47,8 +47,10 @@ static int suite_one(struct suite *s, const char *cubin, bool poisoned)
     memset(&sub, 0, sizeof sub);
     enum runner_status status;
     char error[1024];
-    if (module_load(cubin, s->o.dtype, &k.m) || module_check_shape(&k.m, &s->o.shape) ||
-        ours_prepare(&s->g, &k, &s->ops)) {
+    int loaded = module_load(cubin, s->o.dtype, &k.m);
+    if (!loaded)
+        output_module_id(out, "module_id", &k.m);
+    if (loaded || module_check_shape(&k.m, &s->o.shape) || ours_prepare(&s->g, &k, &s->ops)) {
         status = runner_fail_status();
         snprintf(error, sizeof error, "%s", runner_fail_message());
     } else {

@@ -32,6 +32,11 @@ int output_emit(json_t *out, enum runner_status status, const char *error)
     return runner_status_exit(status);
 }
 
+void output_module_id(json_t *out, const char *key, const struct kl_module *m)
+{
+    json_object_set_new(out, key, json_string(m->module_id));
+}
+
 void output_problem(json_t *out, int dtype, const struct croq_shape *s, uint64_t seed)
 {
     json_object_set_new(out, "dtype", json_string(croq_dtype_name(dtype)));

@@ -16,6 +16,9 @@ int output_emit(json_t *out, enum runner_status status, const char *error);
 
 /* The top-level "dtype", "m", "n", "k", "seed" fields. */
 void output_problem(json_t *out, int dtype, const struct croq_shape *s, uint64_t seed);
+/* out[key] = the loaded module's identity (kl_module.module_id, kernels/module_id.h): 16
+ * lowercase hex digits, or "" when the module carries none. */
+void output_module_id(json_t *out, const char *key, const struct kl_module *m);
 
 /* The commands (cmd_run.c, cmd_compare.c, cmd_health.c); argv[0] = the command. */
 int runner_cmd_run(int argc, char **argv);

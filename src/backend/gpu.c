@@ -176,8 +176,16 @@ static int cubin_dir(const struct cand_req *r, char *out, size_t len)
     return (size_t)snprintf(out, len, "%s/build/%s", r->dir, r->key) >= len ? -1 : 0;
 }
 
-/* Build (or find in nvcc's cache) the cubin of r's source. */
-static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX], struct cand_result *out)
+/* What a build gave measure: the cubin and the identity it carries (= its cache key). */
+struct built {
+    char cubin[PATH_MAX];
+    char module_id[BACKEND_HASH_MAX];
+};
+
+/* Build (or find in nvcc's cache; with_cache false: compile afresh, store nothing) the
+ * cubin of r's source. -1 (out->reason) when the bytes built are not the source the engine
+ * recorded (r->src_hash): the source changed under the tuner, whatever the compiler said. */
+static int compile(struct gpu *g, const struct cand_req *r, bool with_cache, struct built *b, struct cand_result *out)
 {
     char src[PATH_MAX], dir[PATH_MAX];
     struct build_result br;
@@ -185,9 +193,15 @@ static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX]
         snprintf(out->reason, sizeof out->reason, "cannot prepare '%.200s': %s", dir, strerror(errno));
         return -1;
     }
-    struct build_opts bo = {.out_dir = dir, .timeout_s = g->build_timeout_s};
+    struct build_opts bo = {.out_dir = dir, .timeout_s = g->build_timeout_s, .cache_dir = with_cache ? NULL : ""};
     int rc = build_compile(src, &bo, &br);
     out->status = CAND_OK;
+    if (r->src_hash && r->src_hash[0] && br.source_hash[0] && strcmp(br.source_hash, r->src_hash)) {
+        snprintf(out->reason, sizeof out->reason, "the source changed under the tuner: '%.120s' is %s, recorded as %s",
+                 r->src_rel, br.source_hash, r->src_hash);
+        build_result_release(&br);
+        return -1;
+    }
     if ((rc || !br.ok) && br.toolchain_failed) {
         /* nvcc itself is missing, was killed or timed out: not the candidate's fault, and
          * no candidate can build, so the run stops like for an unusable GPU */
@@ -206,16 +220,19 @@ static int compile(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX]
         out->status = CAND_COMPILE_ERROR;
         snprintf(out->reason, sizeof out->reason, "no sparse tensor-core MMA (*GMMA.SP) in the SASS");
     }
-    snprintf(cubin, PATH_MAX, "%s", br.cubin_path);
+    snprintf(b->cubin, sizeof b->cubin, "%s", br.cubin_path);
+    snprintf(b->module_id, sizeof b->module_id, "%s", br.module_id);
     build_result_release(&br);
     return 0;
 }
 
 static int gpu_build(struct backend *b, const struct cand_req *r, struct cand_result *out)
 {
-    char cubin[PATH_MAX];
+    struct built k;
     memset(out, 0, sizeof *out);
-    return compile(b->priv, r, cubin, out);
+    int rc = compile(b->priv, r, true, &k, out);
+    snprintf(out->module_id, sizeof out->module_id, "%s", k.module_id);
+    return rc;
 }
 
 /* How long build_ahead waits for its build to hold the cache key's lock. */
@@ -269,16 +286,19 @@ static enum cand_status map_status(enum measure_status s)
     }
 }
 
-/* perf/<key>/iterNNN-<tag>.json: the runner's JSON, or what is known of its death. */
-static int keep_raw(const struct cand_req *r, const struct measure_result *m, struct cand_result *out)
+/* perf/<key>/iterNNN-<tag><suffix>.json (rel, its hash in hash): the runner's JSON, or what
+ * is known of its death. suffix "" is the measurement's evidence; "-foreign" a reply
+ * refused as another module's or another request's, kept for the record only. */
+static int keep_raw(const struct cand_req *r, const struct measure_result *m, const char *suffix,
+                    char rel[BACKEND_REL_MAX], char hash[BACKEND_HASH_MAX])
 {
     char dir[PATH_MAX], path[PATH_MAX];
-    snprintf(out->raw_rel, sizeof out->raw_rel, "perf/%s/iter%03d-%s.json", r->key, r->iter, r->tag);
+    snprintf(rel, BACKEND_REL_MAX, "perf/%s/iter%03d-%s%s.json", r->key, r->iter, r->tag, suffix);
     if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", r->dir, r->key) >= sizeof dir ||
-        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, out->raw_rel) >= sizeof path || mkdir_p(dir))
+        (size_t)snprintf(path, sizeof path, "%s/%s", r->dir, rel) >= sizeof path || mkdir_p(dir))
         return -1;
     char *text = measure_raw_record(m); /* parses, and says the outcome decided from it */
-    int rc = (!text || atomic_write_str(path, text) || backend_hash_file(path, out->raw_hash)) ? -1 : 0;
+    int rc = (!text || atomic_write_str(path, text) || backend_hash_file(path, hash)) ? -1 : 0;
     free(text);
     return rc;
 }
@@ -301,12 +321,14 @@ static struct measure_service *service_for(struct gpu *g, const struct cand_req 
 }
 
 /* The incumbent's cubin: its source is the best's, already built (the build cache). */
-static int incumbent_cubin(struct gpu *g, const struct cand_req *r, char cubin[PATH_MAX], struct cand_result *out)
+static int incumbent_cubin(struct gpu *g, const struct cand_req *r, bool with_cache, struct built *b,
+                           struct cand_result *out)
 {
     struct cand_req q = *r;
     q.cfg = r->incumbent_cfg;
     q.src_rel = r->incumbent_src_rel;
-    if (compile(g, &q, cubin, out))
+    q.src_hash = NULL; /* r's is the candidate's */
+    if (compile(g, &q, with_cache, b, out))
         return -1;
     if (out->status != CAND_OK) {
         char why[sizeof out->reason];
@@ -336,42 +358,133 @@ static void take_numbers(const struct measure_result *m, bool paired, struct can
     }
 }
 
-static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
+/* Did the worker measure another module than the one built? A reply names the module it
+ * loaded (module_id) once the load passed: ok, incorrect and launch_error replies always
+ * (an empty id is a mismatch: every module of ours carries one), any other status when it
+ * names one; under paired timing an ok reply also names the incumbent it timed. No reply
+ * at all (a crash, a timeout) has nothing to compare. True with why. */
+static bool foreign_module(const struct measure_result *m, const struct built *cand, const struct built *inc,
+                           char *why, size_t len)
 {
-    struct gpu *g = b->priv;
-    char cubin[PATH_MAX], inc[PATH_MAX];
-    struct measure_result m;
-    memset(out, 0, sizeof *out);
-    if (compile(g, r, cubin, out))
+    bool loaded = m->status == MEASURE_OK || m->status == MEASURE_INCORRECT || m->status == MEASURE_LAUNCH_ERROR;
+    if ((loaded || m->module_id[0]) && strcmp(m->module_id, cand->module_id)) {
+        snprintf(why, len, "module '%s' measured, the candidate's build is '%s'", m->module_id, cand->module_id);
+        return true;
+    }
+    if (inc && m->status == MEASURE_OK && strcmp(m->incumbent_module_id, inc->module_id)) {
+        snprintf(why, len, "incumbent module '%s' timed, its build is '%s'", m->incumbent_module_id,
+                 inc->module_id);
+        return true;
+    }
+    return false;
+}
+
+/* After a reply of another module: the cache entries of both modules removed (either may
+ * hold another source's module), both rebuilt without the cache, and the worker told to load
+ * the incumbent again. 0, -1 with out->reason (out->status says a toolchain failure). */
+static int rebuild(struct gpu *g, const struct cand_req *r, struct built *cand, struct built *inc,
+                   struct cand_result *out)
+{
+    struct build_opts bo = {0};
+    build_cache_purge(&bo, cand->module_id);
+    if (inc)
+        build_cache_purge(&bo, inc->module_id);
+    if (compile(g, r, false, cand, out))
         return -1;
-    if (out->status != CAND_OK) /* the best's cubin is rebuilt from the cache; this never fails twice */
-        return 0;
-    bool paired = r->incumbent_cfg && r->incumbent_src_rel && !r->no_time;
-    if (paired && incumbent_cubin(g, r, inc, out))
+    if (out->status == CAND_OK && inc && incumbent_cubin(g, r, false, inc, out))
         return -1;
-    struct service_req q = {.cubin = cubin, .incumbent = paired ? inc : NULL,
+    if (out->status != CAND_OK && out->status != CAND_UNUSABLE) {
+        char why[sizeof out->reason];
+        snprintf(why, sizeof why, "%s", out->reason);
+        snprintf(out->reason, sizeof out->reason, "the candidate built before but not again: %.200s", why);
+        return -1;
+    }
+    if (g->svc)
+        service_forget_incumbent(g->svc);
+    return 0;
+}
+
+/* One measurement of the built candidate in the backend's worker: 0 with *m, or -1 with
+ * out->reason (the tuner's side: no runner, our arguments, a worker whose replies answer
+ * other requests). */
+static int measure_built(struct gpu *g, const struct cand_req *r, const struct built *cand, const struct built *inc,
+                         struct measure_result *m, struct cand_result *out)
+{
+    struct service_req q = {.cubin = cand->cubin, .incumbent = inc ? inc->cubin : NULL,
                             .verify_seed = r->verify_seed ? r->verify_seed : r->seed, .no_time = r->no_time,
                             .cold_l2 = r->cold_l2, .timeout_s = g->measure_timeout_s,
                             /* a candidate slower at the interval's upper end is no KEEP
                              * under any rule: 6 pairs instead of 10 */
                             .stop_below = r->all_pairs ? 0 : 1.0};
     struct measure_service *svc = service_for(g, r);
-    int mrc = service_measure(svc, &q, &m);
+    int mrc = service_measure(svc, &q, m);
     own_gpu_end_s = service_last_busy_s(svc);
     own_worker_pid = service_pid(svc);
     if (mrc) {
-        snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m.error);
-        measure_result_release(&m);
-        return -1;
+        snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m->error);
+    } else if (m->status == MEASURE_NO_RUNNER || m->status == MEASURE_BAD_ARGS) {
+        snprintf(out->reason, sizeof out->reason, "croq-runner: %s: %.200s", measure_status_name(m->status),
+                 m->error);
+        mrc = -1; /* the tuner's setup, not the candidate */
+    } else if (m->status == MEASURE_FOREIGN_REPLY) {
+        /* the service could not get this request answered: the tuner's side is broken, and
+         * nothing the worker said is the candidate's */
+        char rel[BACKEND_REL_MAX], h[BACKEND_HASH_MAX];
+        bool kept = !keep_raw(r, m, "-foreign", rel, h);
+        snprintf(out->reason, sizeof out->reason, "measurement of iteration %d (%.16s): %.100s%s%.80s", r->iter,
+                 r->tag, m->error, kept ? "; kept as " : "", kept ? rel : "");
+        mrc = -1;
     }
-    if (m.status == MEASURE_NO_RUNNER || m.status == MEASURE_BAD_ARGS) {
-        snprintf(out->reason, sizeof out->reason, "croq-runner: %s: %.200s", measure_status_name(m.status), m.error);
+    if (mrc)
+        measure_result_release(m);
+    return mrc;
+}
+
+static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
+{
+    struct gpu *g = b->priv;
+    struct built cand, inc;
+    struct measure_result m;
+    memset(out, 0, sizeof *out);
+    if (compile(g, r, true, &cand, out))
+        return -1;
+    if (out->status != CAND_OK) /* the best's cubin is rebuilt from the cache; this never fails twice */
+        return 0;
+    bool paired = r->incumbent_cfg && r->incumbent_src_rel && !r->no_time;
+    if (paired && incumbent_cubin(g, r, true, &inc, out))
+        return -1;
+    char why[256], rel[BACKEND_REL_MAX], h[BACKEND_HASH_MAX];
+    for (int round = 1;; round++) {
+        if (measure_built(g, r, &cand, paired ? &inc : NULL, &m, out))
+            return -1;
+        if (!foreign_module(&m, &cand, paired ? &inc : NULL, why, sizeof why))
+            break;
+        /* not the module built (a cubin swapped behind the tuner's back, a cache entry of
+         * another source): nothing of it is the candidate's. Kept for the record, and the
+         * candidate built afresh and measured once more. */
+        bool kept = !keep_raw(r, &m, round == 1 ? "-foreign" : "-foreign2", rel, h);
         measure_result_release(&m);
-        return -1; /* the tuner's setup, not the candidate */
+        if (round == 2) {
+            snprintf(out->reason, sizeof out->reason, "iteration %d (%.16s): %.80s, again after a rebuild without "
+                     "the cache (reply kept as %.80s)", r->iter, r->tag, why, kept ? rel : "nothing");
+            return -1;
+        }
+        log_warn("%s iteration %d (%s): %s: the reply is refused (kept as %s), the modules rebuilt without the "
+                 "cache and measured again", r->key, r->iter, r->tag, why, kept ? rel : "nothing");
+        snprintf(out->remark, sizeof out->remark, "%.80s: that reply refused (kept as %.80s), rebuilt without the "
+                 "cache and measured again", why, kept ? rel : "nothing");
+        char remark[sizeof out->remark];
+        memcpy(remark, out->remark, sizeof remark);
+        if (rebuild(g, r, &cand, paired ? &inc : NULL, out))
+            return -1;
+        memcpy(out->remark, remark, sizeof remark);
+        if (out->status != CAND_OK) /* the toolchain is gone: the engine stops, resumable */
+            return 0;
     }
     out->status = map_status(m.status);
     snprintf(out->reason, sizeof out->reason, "%s%s%.200s", measure_status_name(m.status), m.error[0] ? ": " : "",
              m.error);
+    snprintf(out->module_id, sizeof out->module_id, "%s", m.module_id);
     take_numbers(&m, paired, out);
     const char *unusable = NULL; /* an ok reply whose numbers cannot be used */
     if (out->status == CAND_OK && (!m.verify.passed || (!r->no_time && !m.timing.present)))
@@ -389,18 +502,19 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
     }
     /* The configuration is the launch contract the source claims (an agent's kernel may be
      * anything): a module that launches otherwise is not that candidate, whatever it
-     * measured. */
-    char why[160];
-    if (out->status != CAND_UNUSABLE && !measure_abi_matches(&m.abi, r->cfg, why, sizeof why)) {
+     * measured. Checked on an ok reply only (one of the module built, above): a failure's
+     * reason is its own. */
+    char abi_why[160];
+    if (out->status == CAND_OK && !measure_abi_matches(&m.abi, r->cfg, abi_why, sizeof abi_why)) {
         out->status = CAND_CRASH;
-        snprintf(out->reason, sizeof out->reason, "bad module: launch contract broken: %s", why);
+        snprintf(out->reason, sizeof out->reason, "bad module: launch contract broken: %s", abi_why);
     }
     snprintf(out->command, sizeof out->command, "%.500s", m.command);
     if (m.gpu[0] && m.sm_count > 0)
         snprintf(out->gpu, sizeof out->gpu, "%.96s, %d SMs", m.gpu, m.sm_count);
     else if (m.gpu[0])
         snprintf(out->gpu, sizeof out->gpu, "%.96s", m.gpu);
-    int rc = keep_raw(r, &m, out);
+    int rc = keep_raw(r, &m, "", out->raw_rel, out->raw_hash);
     if (rc)
         snprintf(out->reason, sizeof out->reason, "cannot keep the runner output: %s", strerror(errno));
     measure_result_release(&m);
@@ -410,12 +524,13 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
 static int gpu_profile(struct backend *b, const struct cand_req *r, struct profile_out *out)
 {
     struct gpu *g = b->priv;
-    char cubin[PATH_MAX], dir[PATH_MAX], json[PATH_MAX];
+    char dir[PATH_MAX], json[PATH_MAX];
+    struct built k;
     struct cand_result br;
     memset(out, 0, sizeof *out);
     memset(&br, 0, sizeof br);
     profile_metrics_init(&out->r.m);
-    if (compile(g, r, cubin, &br) || br.status != CAND_OK) {
+    if (compile(g, r, true, &k, &br) || br.status != CAND_OK) {
         out->r.ok = false;
         snprintf(out->r.reason, sizeof out->r.reason, "cannot build the best for profiling: %.200s", br.reason);
         return 0;
@@ -428,7 +543,7 @@ static int gpu_profile(struct backend *b, const struct cand_req *r, struct profi
     }
     char runner[PATH_MAX];
     measure_runner_path(g->runner[0] ? g->runner : NULL, runner, sizeof runner);
-    profile_run(runner, cubin, &r->shape, r->cfg->dtype, dir, g->profile_timeout_s, &out->r);
+    profile_run(runner, k.cubin, &r->shape, r->cfg->dtype, dir, g->profile_timeout_s, &out->r);
     own_gpu_end_s = mono_s();
     if (profile_write_json(json, &out->r) || backend_hash_file(json, out->raw_hash)) {
         snprintf(out->r.reason, sizeof out->r.reason, "cannot write '%.200s': %s", json, strerror(errno));

@@ -20,12 +20,13 @@
 #include "util/regfile.h"
 
 /* Bump when the cache record or the flags' meaning changes: old entries stop matching. */
-#define BUILD_CACHE_SCHEMA "croq-build-cache-3" /* 2: wgmma_serialized, 3: meta_hazard */
+#define BUILD_CACHE_SCHEMA "croq-build-cache-4" /* 2: wgmma_serialized, 3: meta_hazard, 4: module id */
 #define BUILD_MAX_ARGS 64
+#define MODULE_ID_HEADER "croq_module_id.h" /* written into the private directory (kernels/module_id.h) */
 
 static const char *const base_flags[] = {
     "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-std=c++17", "-lineinfo",
-    "-Xptxas", "-v,--warn-on-local-memory-usage,--warn-on-spills", NULL,
+    "-Xptxas", "-v,--warn-on-local-memory-usage,--warn-on-spills", "-include", MODULE_ID_HEADER, NULL,
 };
 
 /* ---- tools -------------------------------------------------------------------- */
@@ -245,18 +246,29 @@ void build_parse_ptxas(const char *log, const char *entry, struct build_ptxas *p
  * the same way), so no path the user chose may reach them: the tool runs with cwd in a
  * fresh /tmp/croq-build-XXXXXX holding `name` with the given bytes, on bare names.
  * /tmp is fixed on purpose ($TMPDIR is the user's text too). */
+static void work_dir_remove(const char *work);
+
+/* Another file of the work directory (scratch: removed once the tool ran). */
+static int work_file_add(const char *work, const char *name, const void *data, size_t len, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    if (atomic_write_volatile(path, data, len)) {
+        snprintf(err, errlen, "cannot write '%.200s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static int work_dir_make(const char *name, const char *data, size_t len, char work[PATH_MAX], char *err,
                          size_t errlen)
 {
-    char path[PATH_MAX + 32];
     snprintf(work, PATH_MAX, "/tmp/croq-build-XXXXXX");
     if (!mkdtemp(work)) {
         snprintf(err, errlen, "cannot create a build directory in /tmp: %s", strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof path, "%s/%s", work, name);
-    if (atomic_write_volatile(path, data, len)) { /* scratch: removed once the tool ran */
-        snprintf(err, errlen, "cannot write '%.200s': %s", path, strerror(errno));
+    if (work_file_add(work, name, data, len, err, errlen)) {
         rmdir(work);
         return -1;
     }
@@ -265,7 +277,7 @@ static int work_dir_make(const char *name, const char *data, size_t len, char wo
 
 static void work_dir_remove(const char *work)
 {
-    static const char *const names[] = {"kernel.cu", "kernel.cubin"};
+    static const char *const names[] = {"kernel.cu", "kernel.cubin", MODULE_ID_HEADER};
     char path[PATH_MAX + 32];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", work, names[i]);
@@ -353,24 +365,19 @@ void build_scan_sass(const char *sass, struct build_sass *s)
     s->meta_hazard = build_sass_meta_hazard(sass, s->hazard, sizeof s->hazard);
 }
 
-static void sass_check(const char *cubin, struct build_sass *s)
+/* The SASS of exactly these cubin bytes (the build's private copy: a shared output path
+ * may be rewritten by another build meanwhile). */
+static void sass_check(const void *bytes, size_t len, struct build_sass *s)
 {
-    char tool[PATH_MAX];
+    char tool[PATH_MAX], work[PATH_MAX];
     *s = (struct build_sass){0};
     if (!find_cuobjdump(tool, sizeof tool)) {
         snprintf(s->note, sizeof s->note,
                  "cuobjdump not found (set CROQ_CUOBJDUMP or run scripts/setup-deps.sh)");
         return;
     }
-    size_t len;
-    char work[PATH_MAX], *bytes = read_file(cubin, &len);
-    if (!bytes || work_dir_make("kernel.cubin", bytes, len, work, s->note, sizeof s->note)) {
-        if (!bytes)
-            snprintf(s->note, sizeof s->note, "cannot read '%.160s': %s", cubin, strerror(errno));
-        free(bytes);
+    if (work_dir_make("kernel.cubin", bytes, len, work, s->note, sizeof s->note))
         return;
-    }
-    free(bytes);
     const char *argv[] = {tool, "-sass", "kernel.cubin", NULL};
     struct spawn_opts so = {.argv = argv, .cwd = work, .timeout_s = BUILD_SASS_TIMEOUT_S,
                             .out_cap = (size_t)256 << 20};
@@ -484,39 +491,127 @@ static void record_to_result(json_t *rec, struct build_result *r)
     r->log = xstrdup(log ? log : "");
 }
 
-/* A hit: the cached cubin copied to r->cubin_path and the record restored. A record
- * made without SASS is not a hit when SASS is wanted now and can be checked. */
-static bool cache_lookup(const char *dir, const struct build_opts *o, struct build_result *r)
+/* ---- module identity (kernels/module_id.h) ------------------------------------ */
+
+int build_module_id_scan(const void *bytes, size_t len, char out[17])
 {
-    char cubin[PATH_MAX], rec_path[PATH_MAX];
-    snprintf(cubin, sizeof cubin, "%s/%s.cubin", dir, r->key);
-    snprintf(rec_path, sizeof rec_path, "%s/%s.json", dir, r->key);
-    char err[300];
+    static const char prefix[] = CROQ_MODULE_ID_PREFIX;
+    const size_t plen = sizeof prefix - 1;
+    const unsigned char *b = bytes, *end = b + len;
+    int found = 0;
+    bool well_formed = true;
+    out[0] = '\0';
+    for (const unsigned char *p = b; b && (size_t)(end - p) >= plen;) {
+        const unsigned char *hit = memchr(p, prefix[0], (size_t)(end - p));
+        if (!hit || (size_t)(end - hit) < plen)
+            break;
+        if (memcmp(hit, prefix, plen)) {
+            p = hit + 1;
+            continue;
+        }
+        const unsigned char *h = hit + plen;
+        size_t n = 0;
+        while (h + n < end && ((h[n] >= '0' && h[n] <= '9') || (h[n] >= 'a' && h[n] <= 'f')))
+            n++;
+        if (n != CROQ_MODULE_ID_HEX)
+            well_formed = false;
+        else if (!found) {
+            memcpy(out, h, CROQ_MODULE_ID_HEX);
+            out[CROQ_MODULE_ID_HEX] = '\0';
+        }
+        found++;
+        p = h;
+    }
+    if (found == 1 && well_formed)
+        return 1;
+    out[0] = '\0';
+    return found ? -1 : 0;
+}
+
+/* What a cubin's bytes say about its identity, for messages: "id X", "no module id",
+ * "a malformed or repeated module id". */
+static const char *id_words(int scan, const char *id, char *buf, size_t len)
+{
+    if (scan == 1)
+        snprintf(buf, len, "module id %s", id);
+    else
+        snprintf(buf, len, "%s", scan ? "a malformed or repeated module id" : "no module id");
+    return buf;
+}
+
+/* The header nvcc -include's: the identity as a device constant (kernels/module_id.h). The
+ * prefix occurs in it once, so a stand-in compiler that copies the header into its
+ * "cubin" carries exactly one marker too. */
+static void module_id_header(const char *key, char *out, size_t len)
+{
+    snprintf(out, len,
+             "/* written by croqtuner's build (src/build/nvcc.c): the identity of this module, kernels/module_id.h */\n"
+             "extern \"C\" __device__ const char %s[%d] = \"%s%s\";\n",
+             CROQ_MODULE_ID_SYMBOL, CROQ_MODULE_ID_BYTES, CROQ_MODULE_ID_PREFIX, key);
+}
+
+/* ---- cache entries ------------------------------------------------------------ */
+
+static void cache_paths(const char *dir, const char *key, char cubin[PATH_MAX], char rec[PATH_MAX])
+{
+    snprintf(cubin, PATH_MAX, "%.4000s/%s.cubin", dir, key);
+    snprintf(rec, PATH_MAX, "%.4000s/%s.json", dir, key);
+}
+
+/* Record first, cubin last: a cubin without its record is a miss, never a hit. */
+static void cache_remove(const char *dir, const char *key)
+{
+    char cubin[PATH_MAX], rec[PATH_MAX];
+    cache_paths(dir, key, cubin, rec);
+    if ((unlink(rec) && errno != ENOENT) || (unlink(cubin) && errno != ENOENT))
+        log_warn("cannot remove the build cache entry %s in '%s': %s", key, dir, strerror(errno));
+}
+
+/* A hit: the cached cubin's bytes (malloc'd, *len) and the record restored into r. A
+ * record made without SASS is not a hit when SASS is wanted now and can be checked. An
+ * entry whose cubin does not carry exactly its own key (another source's module filed
+ * under it) is purged, with a warning naming both ids: a miss. */
+static char *cache_lookup(const char *dir, const struct build_opts *o, struct build_result *r, size_t *len)
+{
+    char cubin[PATH_MAX], rec_path[PATH_MAX], err[300], id[17], words[64];
+    cache_paths(dir, r->key, cubin, rec_path);
     json_t *rec = regfile_load_json(rec_path, 0, err, sizeof err); /* unreadable: a miss */
-    struct stat st;
-    bool hit = rec && json_is_true(json_object_get(rec, "ok")) && stat(cubin, &st) == 0 && st.st_size > 0;
+    bool hit = rec && json_is_true(json_object_get(rec, "ok"));
     if (hit && !(o && o->no_sass) && !json_is_true(json_object_get(json_object_get(rec, "sass"), "checked")))
         hit = false;
-    if (hit && atomic_copy_volatile(cubin, r->cubin_path) == 0) { /* a build output: the cache is the durable copy */
+    char *bytes = hit ? read_file(cubin, len) : NULL;
+    if (bytes && !*len) {
+        free(bytes);
+        bytes = NULL;
+    }
+    if (bytes) {
+        int scan = build_module_id_scan(bytes, *len, id);
+        if (scan != 1 || strcmp(id, r->key)) {
+            log_warn("build cache entry %s in '%s' holds a cubin with %s, not its own: another build's module "
+                     "was filed under this key; the entry is removed and the source compiled again",
+                     r->key, dir, id_words(scan, id, words, sizeof words));
+            cache_remove(dir, r->key);
+            free(bytes);
+            bytes = NULL;
+        }
+    }
+    if (bytes) {
         record_to_result(rec, r);
         r->cache_hit = true;
-    } else {
-        hit = false;
     }
     json_decref(rec);
-    return hit;
+    return bytes;
 }
 
 /* Best effort: a cache that cannot be written only costs time later. Cubin first, record
- * last, so a record always has its cubin. */
-static void cache_store(const char *dir, const struct build_result *r)
+ * last, so a record always has its cubin. bytes are the build's own (private) cubin. */
+static void cache_store(const char *dir, const struct build_result *r, const void *bytes, size_t len)
 {
     char cubin[PATH_MAX], rec_path[PATH_MAX];
-    snprintf(cubin, sizeof cubin, "%s/%s.cubin", dir, r->key);
-    snprintf(rec_path, sizeof rec_path, "%s/%s.json", dir, r->key);
+    cache_paths(dir, r->key, cubin, rec_path);
     json_t *rec = build_result_json(r, true);
     char *text = json_dumps(rec, JSON_INDENT(1) | JSON_SORT_KEYS);
-    if (mkdir_p(dir) || atomic_copy(r->cubin_path, cubin) || !text || atomic_write_str(rec_path, text))
+    if (mkdir_p(dir) || atomic_write(cubin, bytes, len) || !text || atomic_write_str(rec_path, text))
         log_warn("cannot write the build cache in '%s': %s", dir, strerror(errno));
     free(text);
     json_decref(rec);
@@ -562,13 +657,15 @@ static void args_release(struct argv_list *a)
     a->nowned = 0;
 }
 
-static void compute_key(const char *version, const struct argv_list *a, const char *src, char out[17])
+/* The key covers every byte of the source (the bytes nvcc is given), not its text up to
+ * a NUL. */
+static void compute_key(const char *version, const struct argv_list *a, const char *src, size_t len, char out[17])
 {
     uint64_t h = hash_fnv1a64_str(HASH_FNV1A64_INIT, BUILD_CACHE_SCHEMA);
     h = hash_fnv1a64_str(h, version);
     for (int i = 1; i < a->n; i++) /* argv[0] is a path; the version text stands for it */
         h = hash_fnv1a64_str(h, a->v[i]);
-    h = hash_fnv1a64_str(h, src);
+    h = hash_fnv1a64(h, src, len);
     hash_hex(h, out);
 }
 
@@ -641,28 +738,45 @@ static void result_init(struct build_result *r)
                                     .stack_frame_bytes = -1, .smem_bytes = -1, .barriers = -1};
 }
 
-/* Compile in a private directory, rename the cubin into place, then the static checks. */
-static int compile_fresh(struct argv_list *a, const char *src_path, const char *src, const struct build_opts *o,
-                         struct build_result *r)
+/* Compile in a private directory (the source as kernel.cu, the identity header beside it)
+ * and run the static checks on the private cubin, whose bytes come back (malloc'd, *len):
+ * nothing here reads the shared output path, which another build may write meanwhile. A
+ * cubin that does not carry exactly this build's key (a compiler that ignored -include)
+ * fails the build as the toolchain's fault: it must never reach the cache. */
+static char *compile_fresh(struct argv_list *a, const char *src_path, const char *src, size_t src_len,
+                           const struct build_opts *o, struct build_result *r, size_t *len)
 {
-    char work[PATH_MAX], built[PATH_MAX + 16];
-    if (work_dir_make("kernel.cu", src, strlen(src), work, r->error, sizeof r->error))
-        return -1;
-    snprintf(built, sizeof built, "%s/kernel.cubin", work);
-    int rc = run_nvcc(a, src_path, work, o, r);
-    if (!rc && atomic_copy_volatile(built, r->cubin_path)) { /* a build output, like any compiler's */
-        snprintf(r->error, sizeof r->error, "cannot write '%.1024s': %s", r->cubin_path, strerror(errno));
-        rc = -1;
+    char work[PATH_MAX], built[PATH_MAX + 16], header[512], id[17], words[64];
+    module_id_header(r->key, header, sizeof header);
+    if (work_dir_make("kernel.cu", src, src_len, work, r->error, sizeof r->error))
+        return NULL;
+    if (work_file_add(work, MODULE_ID_HEADER, header, strlen(header), r->error, sizeof r->error)) {
+        work_dir_remove(work);
+        return NULL;
     }
+    snprintf(built, sizeof built, "%s/kernel.cubin", work);
+    char *bytes = NULL;
+    if (!run_nvcc(a, src_path, work, o, r) && !(bytes = read_file(built, len)))
+        snprintf(r->error, sizeof r->error, "nvcc wrote no readable cubin for '%.1024s': %s", src_path,
+                 strerror(errno));
     work_dir_remove(work);
-    if (rc)
-        return -1;
+    if (!bytes)
+        return NULL;
+    int scan = build_module_id_scan(bytes, *len, id);
+    if (scan != 1 || strcmp(id, r->key)) {
+        snprintf(r->error, sizeof r->error, "the cubin nvcc '%.512s' made of '%.512s' carries %s, not %s (did it "
+                 "ignore '-include %s'?): refused, nothing cached", a->v[0], src_path,
+                 id_words(scan, id, words, sizeof words), r->key, MODULE_ID_HEADER);
+        r->toolchain_failed = true;
+        free(bytes);
+        return NULL;
+    }
     build_parse_ptxas(r->log, CROQ_KERNEL_ENTRY, &r->ptxas);
     if (o && o->no_sass)
         snprintf(r->sass.note, sizeof r->sass.note, "not checked (disabled)");
     else
-        sass_check(r->cubin_path, &r->sass);
-    return 0;
+        sass_check(bytes, *len, &r->sass);
+    return bytes;
 }
 
 /* One byte to the caller's notify_fd (build_opts), once: it may go on. Once only, since the
@@ -704,13 +818,15 @@ int build_compile(const char *src_path, const struct build_opts *o, struct build
     char cache[PATH_MAX];
     const char *version;
     struct argv_list a = {.n = 0};
+    size_t src_len = 0, len = 0;
     result_init(r);
     r->log = xstrdup("");
-    char *src = read_file(src_path, NULL);
+    char *src = read_file(src_path, &src_len), *cubin = NULL;
     if (!src) {
         snprintf(r->error, sizeof r->error, "cannot read '%s': %s", src_path, strerror(errno));
         return -1;
     }
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, src_len), r->source_hash);
     const char *nvcc = nvcc_path(o);
     int rc = -1;
     if (output_path(src_path, o, r->cubin_path, r->error, sizeof r->error))
@@ -721,24 +837,46 @@ int build_compile(const char *src_path, const struct build_opts *o, struct build
     }
     if (args_build(&a, nvcc, o, r->error, sizeof r->error))
         goto out;
-    compute_key(version, &a, src, r->key);
+    compute_key(version, &a, src, src_len, r->key);
     bool use_cache = cache_dir_for(o, cache, sizeof cache);
     bool told = false;
     int lock = use_cache ? key_lock(cache, r->key, o, &told) : -1;
     notify(o, &told); /* the caller may go on: this build holds its key */
-    if (use_cache && cache_lookup(cache, o, r)) {
-        rc = 0;
-    } else if (!(rc = compile_fresh(&a, src_path, src, o, r)) && use_cache) {
+    if (use_cache)
+        cubin = cache_lookup(cache, o, r, &len);
+    if (!cubin && (cubin = compile_fresh(&a, src_path, src, src_len, o, r, &len)) && use_cache) {
         r->ok = true; /* the record says so */
-        cache_store(cache, r);
+        snprintf(r->module_id, sizeof r->module_id, "%s", r->key);
+        cache_store(cache, r, cubin, len);
     }
+    /* the shared output path last, from the bytes checked (a build output, like any
+     * compiler's: the cache is the durable copy) */
+    if (cubin && atomic_write_volatile(r->cubin_path, cubin, len))
+        snprintf(r->error, sizeof r->error, "cannot write '%.1024s': %s", r->cubin_path, strerror(errno));
+    else if (cubin)
+        rc = 0;
     if (lock >= 0)
         close(lock); /* releases the flock */
 out:
     args_release(&a);
     free(src);
+    free(cubin);
     r->ok = rc == 0;
+    snprintf(r->module_id, sizeof r->module_id, "%s", r->ok ? r->key : "");
     return rc;
+}
+
+int build_cache_purge(const struct build_opts *o, const char *key)
+{
+    char cache[PATH_MAX];
+    bool told = true; /* nobody to notify */
+    if (!cache_dir_for(o, cache, sizeof cache))
+        return 0;
+    int lock = key_lock(cache, key, NULL, &told); /* not while another build fills the entry */
+    cache_remove(cache, key);
+    if (lock >= 0)
+        close(lock);
+    return 0;
 }
 
 void build_result_release(struct build_result *r)
@@ -794,8 +932,9 @@ static json_t *sass_json(const struct build_sass *s)
 
 json_t *build_result_json(const struct build_result *r, bool with_log)
 {
-    json_t *j = json_pack("{s:i, s:b, s:b, s:s, s:s, s:f, s:o, s:o}", "schema", 1, "ok", r->ok, "cache_hit",
-                          r->cache_hit, "cubin", r->cubin_path, "key", r->key, "compile_s", r->compile_s,
+    json_t *j = json_pack("{s:i, s:b, s:b, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "schema", 1, "ok", r->ok,
+                          "cache_hit", r->cache_hit, "cubin", r->cubin_path, "key", r->key, "module_id",
+                          r->module_id, "source_hash", r->source_hash, "compile_s", r->compile_s,
                           "ptxas", ptxas_json(&r->ptxas), "sass", sass_json(&r->sass));
     if (!j)
         die("cannot build the build record (jansson)");

@@ -5,15 +5,28 @@
  * nvcc: path from opts.nvcc, else $CROQ_NVCC, else the CROQ_NVCC_DEFAULT compile
  * definition (CMake's CUDAToolkit_NVCC_EXECUTABLE), else "nvcc" on PATH. Command:
  *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo
- *        -Xptxas -v,--warn-on-local-memory-usage,--warn-on-spills [-D...] -o TMP SRC
- * (--warn-on-* are ptxas options, hence -Xptxas.) The cubin is written to a temp file in
- * the output directory and renamed into place, so a reader never sees half a cubin; like
- * any compiler's output it is not fsynced (the build cache's copy is).
+ *        -Xptxas -v,--warn-on-local-memory-usage,--warn-on-spills -include croq_module_id.h
+ *        [-D...] -o kernel.cubin kernel.cu
+ * (--warn-on-* are ptxas options, hence -Xptxas.) It runs in a private directory; every
+ * check reads the private cubin, and the shared output <out_dir>/<name>.cubin is written
+ * last, from those bytes, through a temp file renamed into place, so a reader never sees
+ * half a cubin; like any compiler's output it is not fsynced (the build cache's copy is).
+ * Two builds writing one output path still race for it (the last rename wins), so callers
+ * that build concurrently give each source its own name (src/engine/speculate.c).
+ *
+ * Module identity (kernels/module_id.h): croq_module_id.h, written beside the source,
+ * defines the device constant croq_module_id = "croq-module-id:<key>", so every cubin
+ * carries the key of the bytes it was compiled from. A fresh cubin that does not carry
+ * exactly its key (a compiler that ignored -include) fails the build (toolchain_failed)
+ * and is never cached.
  *
  * Cache: key = FNV-1a 64 (src/util/hash.h) of a schema tag, `nvcc --version` output,
- * the flags and the source text. A hit copies the cached cubin and restores the
- * recorded static check without running nvcc. The key does not cover files the source
- * includes with quotes: the source must be self-contained (codegen output is).
+ * the flags and every byte of the source. A hit writes the cached cubin to the output
+ * path and restores the recorded static check without running nvcc, once the cached
+ * cubin is seen to carry exactly its key; an entry that carries another id or none
+ * (another build's module filed under the key) is removed with a warning naming both
+ * ids, and the source compiled afresh. The key does not cover files the source includes
+ * with quotes: the source must be self-contained (codegen output is).
  *
  * SASS: `cuobjdump -sass` (path from $CROQ_CUOBJDUMP, else PATH, else the
  * CROQ_CUOBJDUMP_DEFAULT compile definition, else <exe>/../.deps or <exe>/../../.deps
@@ -90,6 +103,9 @@ struct build_result {
     bool cache_hit;
     char cubin_path[PATH_MAX];
     char key[17];               /* cache key, hex */
+    char module_id[17];         /* the identity the cubin carries (= key) when ok, else "" */
+    char source_hash[17];       /* FNV-1a 64 (hex) of the exact source bytes compiled: the hash
+                                   backend_hash_file and the engine's src_hash give the file */
     double compile_s;           /* nvcc wall time (0 on a cache hit) */
     struct build_ptxas ptxas;
     struct build_sass sass;
@@ -110,9 +126,21 @@ struct build_result {
 int build_compile(const char *src_path, const struct build_opts *o, struct build_result *r);
 void build_result_release(struct build_result *r);
 
-/* The static-check record: {"ok", "cache_hit", "cubin", "key", "compile_s", "ptxas": {...},
- * "sass": {...}, "error"}; with_log adds "log". New reference. */
+/* The static-check record: {"ok", "cache_hit", "cubin", "key", "module_id", "source_hash",
+ * "compile_s", "ptxas": {...}, "sass": {...}, "error"}; with_log adds "log". New reference. */
 json_t *build_result_json(const struct build_result *r, bool with_log);
+
+/* Remove the cache entry of key (its .cubin and .json) under the key's lock: a module that
+ * turned out not to be the key's (a measurement reported another identity). The cache
+ * directory is o's (build_opts.cache_dir rules); 0, also when there is no entry or no
+ * cache. A failure to remove is logged, not returned: the next hit is checked anyway. */
+int build_cache_purge(const struct build_opts *o, const char *key);
+
+/* The module identity in cubin bytes (kernels/module_id.h): 1 with the 16 hex digits in out
+ * when bytes hold exactly one CROQ_MODULE_ID_PREFIX followed by exactly 16 lowercase hex
+ * digits; 0 (out "") when they hold none; -1 (out "") when the marker is malformed or occurs
+ * more than once. Pure; thread-safe. */
+int build_module_id_scan(const void *bytes, size_t len, char out[17]);
 
 /* Parsers, exposed for tests. */
 void build_parse_ptxas(const char *log, const char *entry, struct build_ptxas *p);

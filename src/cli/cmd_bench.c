@@ -283,6 +283,12 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
         snprintf(why, sizeof why, "%s", m.error);
         snprintf(m.error, sizeof m.error, "cannot run the measurement worker: %.400s", why);
         m.status = MEASURE_INTERNAL_ERROR;
+    } else if ((m.status == MEASURE_OK || m.status == MEASURE_INCORRECT) && strcmp(m.module_id, br->module_id)) {
+        /* the worker measured another module than the one built (kernels/module_id.h):
+         * none of its numbers are this kernel's */
+        snprintf(m.error, sizeof m.error, "the worker measured module '%s', not the build's '%s': refused",
+                 m.module_id, br->module_id);
+        m.status = MEASURE_BAD_OUTPUT;
     }
     row_from_measure(row, &m);
     report(a, out, j, row, br, &m);

@@ -10,7 +10,11 @@
  * (src/build holds a flock per cache key) instead of compiling it twice.
  *
  * Nothing here is state: a KEEP, a compile failure or a crash only makes a guess
- * useless, and the only thing written is the build cache and build/<key>/spec/.
+ * useless, and the only thing written is the build cache and build/<key>/spec/. Each guess
+ * is named by its iteration and its source's hash (spec/iterNNN-<hash>.cu): when the
+ * proposer re-plans, one iteration gets guesses of several sources, built in detached
+ * processes at the same time, and no two of them may share an output path (issue 22: two
+ * builds renaming different modules into one spec/iterNNN.cubin).
  * CROQ_SPECULATE=N sets how many candidates ahead (default: CPU cores - 1, at most 4);
  * 0 turns it off.
  */
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 #define SPECULATE_MAX 4
@@ -38,12 +43,16 @@ static int speculate_depth(void)
 /* Write the guessed source of iteration iter and have the backend start its build. */
 static void speculate_one(struct run *r, const struct croq_config *cfg, int iter)
 {
-    char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], rel[ENGINE_PATH_MAX], err[512];
+    char dir[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], rel[ENGINE_PATH_MAX], err[512], h[17];
     char *src = NULL;
     if (path_fmt(dir, "%s/build/%s/spec", r->dir, r->ck.key) || mkdir_p(dir) ||
-        path_fmt(rel, "build/%s/spec/iter%03d.cu", r->ck.key, iter) || path_fmt(path, "%s/%s", r->dir, rel) ||
         implement_source(r, cfg, iter, &src, err, sizeof err))
         return;
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, strlen(src)), h); /* backend_hash_file's hash of the file */
+    if (path_fmt(rel, "build/%s/spec/iter%03d-%s.cu", r->ck.key, iter, h) || path_fmt(path, "%s/%s", r->dir, rel)) {
+        free(src);
+        return;
+    }
     struct cand_req req = {.dir = r->dir, .key = r->ck.key, .iter = iter, .src_rel = rel};
     if (!atomic_write_volatile(path, src, strlen(src))) /* a guess: nothing needs it after a power cut */
         r->be->build_ahead(r->be, &req);

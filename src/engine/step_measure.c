@@ -178,6 +178,11 @@ static int measure_one(struct run *r, const char *tag, enum what what, struct me
     if (m.gpu[0] && !r->ck.gpu[0])
         snprintf(r->ck.gpu, sizeof r->ck.gpu, "%s", m.gpu);
     to_rec(r, &m, rec);
+    if (m.remark[0]) { /* e.g. a reply of another module refused and measured again: the row says so */
+        size_t n = strlen(p->note);
+        snprintf(p->note + n, sizeof p->note - n, "%s%s (%s)", n ? "; " : "", m.remark, tag);
+        idea_text_sanitize(p->note);
+    }
     return 0;
 }
 
@@ -199,7 +204,9 @@ static int remeasure(struct run *r, const char *why)
     if (r->ck.have_best && (rc = measure_one(r, "best-re", M_BEST, &p->best_re)))
         return rc;
     p->best_remeasured = r->ck.have_best;
-    snprintf(p->note, sizeof p->note, "first run %.3f TFLOPS was %s: candidate", p->cand_first.p.tflops, why);
+    size_t n = strlen(p->note); /* a remark of the measurements is kept */
+    snprintf(p->note + n, sizeof p->note - n, "%sfirst run %.3f TFLOPS was %s: candidate", n ? "; " : "",
+             p->cand_first.p.tflops, why);
     if (p->best_remeasured)
         note_fmt(p, " and best re-measured (best %.3f -> %.3f TFLOPS)", r->ck.best.p.tflops, p->best_re.p.tflops, 0);
     else

@@ -75,6 +75,7 @@ int measure_compare_parse(const char *text, struct measure_compare *c)
     jget_init(&g, "runner output: ", c->run.error, sizeof c->run.error);
     parse_status(&g, root, &c->run);
     jget_text(&g, root, "", "gpu", false, c->run.gpu, sizeof c->run.gpu);
+    parse_module_id(&g, root, "", "module_id", c->run.module_id); /* of --cubin */
     /* results are present whenever the runner got as far as measuring */
     json_t *results = jget_obj(&g, root, "", "results", c->run.status == MEASURE_OK);
     for (int i = 0; results && i < MEASURE_CMP_COUNT; i++)

@@ -19,6 +19,7 @@ void measure_result_clear_fields(struct measure_result *r)
     memset(&r->paired, 0, sizeof r->paired);
     memset(&r->warmup, 0, sizeof r->warmup);
     r->l2[0] = '\0';
+    r->module_id[0] = r->incumbent_module_id[0] = '\0';
     r->paired.inc_median_ms = r->paired.inc_tflops = NAN;
     r->verify_s = r->time_s = NAN;
     r->warmup.ms = r->warmup.sm_clock_mhz = r->warmup.power_w = NAN;
@@ -105,6 +106,22 @@ void parse_gpu_state(struct jget *g, json_t *o, const char *pfx, struct measure_
     json_t *procs = jget_array(g, o, pfx, "processes", false);
     if (procs)
         out->n_processes = (int)json_array_size(procs);
+}
+
+void parse_module_id(struct jget *g, json_t *o, const char *pfx, const char *key, char out[CROQ_MODULE_ID_HEX + 1])
+{
+    char text[64] = "";
+    out[0] = '\0';
+    if (!json_object_get(o, key) || !jget_str(g, o, pfx, key, false, text, sizeof text) || !text[0])
+        return;
+    bool ok = strlen(text) == CROQ_MODULE_ID_HEX;
+    for (size_t i = 0; ok && i < CROQ_MODULE_ID_HEX; i++)
+        ok = (text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f');
+    if (!ok) {
+        jget_fail(g, pfx, key, "is not a module id (16 lowercase hex digits, kernels/module_id.h)");
+        return;
+    }
+    memcpy(out, text, CROQ_MODULE_ID_HEX + 1);
 }
 
 void parse_peak(struct jget *g, json_t *o, const char *pfx, struct measure_peak *out)

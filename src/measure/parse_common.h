@@ -24,5 +24,9 @@ json_t *parse_load(const char *text, struct measure_result *r);
 void parse_status(struct jget *g, json_t *root, struct measure_result *r);
 void parse_gpu_state(struct jget *g, json_t *o, const char *pfx, struct measure_gpu_state *out);
 void parse_peak(struct jget *g, json_t *o, const char *pfx, struct measure_peak *out);
+/* o[key], a module identity (kernels/module_id.h): exactly CROQ_MODULE_ID_HEX lowercase hex
+ * digits, or absent, null or "" (a module without one: out ""); anything else fails g naming the
+ * field. */
+void parse_module_id(struct jget *g, json_t *o, const char *pfx, const char *key, char out[CROQ_MODULE_ID_HEX + 1]);
 
 #endif

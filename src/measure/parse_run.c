@@ -179,6 +179,8 @@ static void read_run_fields(struct jget *g, json_t *root, struct measure_result 
     if ((o = jget_obj(g, root, "", "paired", false))) read_paired(g, o, &r->paired);
     if ((o = jget_obj(g, root, "", "warmup", false))) read_warmup(g, o, &r->warmup);
     jget_text(g, root, "", "l2", false, r->l2, sizeof r->l2);
+    parse_module_id(g, root, "", "module_id", r->module_id);
+    parse_module_id(g, root, "", "incumbent_module_id", r->incumbent_module_id);
     if ((o = jget_obj(g, root, "", "phase_s", false))) {
         jget_num(g, o, "phase_s", "verify", false, &r->verify_s);
         jget_num(g, o, "phase_s", "time", false, &r->time_s);

@@ -28,6 +28,7 @@
 #define SERVICE_REPLY_MAX (4 << 20)  /* a "line" longer than this is no reply: the worker goes */
 #define SERVICE_PARTIAL_KEEP 65536   /* bytes of a broken reply kept with the outcome */
 #define SERVICE_TICK_MS 50           /* how soon a worker's exit is noticed */
+#define SERVICE_STALE_KEEP 4096      /* bytes of a dropped late reply kept in the request's stderr text */
 
 struct measure_service {
     struct service_opts o;
@@ -39,6 +40,7 @@ struct measure_service {
     struct strbuf out;             /* stdout not yet taken as a line */
     struct strbuf err;             /* stderr while serving the current request */
     long next_id;
+    char foreign_why[256];         /* what the last foreign line was (transact) */
     int starts, losses;
     double last_busy_s;
 };
@@ -318,7 +320,61 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* One request to a running worker; the reply (or how the worker ended) into r. */
+/* Whom a reply line answers. Ids count up over the service's life (never reused, across
+ * workers too), so an id below the one in flight is an earlier request of ours. */
+enum line_kind {
+    LINE_ANSWERS, /* the request in flight (want: its id; its cubin when the line names one) */
+    LINE_STALE,   /* an earlier request of ours: a late duplicate, nothing to do with this one */
+    LINE_FOREIGN, /* no request of ours: no id, an id never sent, or the id with another cubin */
+};
+
+/* want: the id in flight (0: none, between requests); asked: its cubin (NULL: none).
+ * why: for a foreign line, what is wrong with it. */
+static enum line_kind classify_line(const struct measure_service *s, const char *line, long want, const char *asked,
+                                    char *why, size_t whylen)
+{
+    json_t *j = json_loads(line, 0, NULL);
+    json_t *id = json_object_get(j, "id");
+    const char *cubin = json_string_value(json_object_get(j, "cubin"));
+    enum line_kind k = LINE_FOREIGN;
+    long v = json_is_integer(id) ? (long)json_integer_value(id) : 0;
+    if (!j)
+        snprintf(why, whylen, "it is not JSON");
+    else if (!json_is_integer(id))
+        snprintf(why, whylen, "it has no id");
+    else if (want && v == want && cubin && asked && strcmp(cubin, asked))
+        snprintf(why, whylen, "it has the id %ld but the cubin '%.200s', not '%.200s'", v, cubin, asked);
+    else if (want && v == want)
+        k = LINE_ANSWERS;
+    else if (v >= 1 && v <= s->next_id && v != want)
+        k = LINE_STALE;
+    else
+        snprintf(why, whylen, "its id %ld was never sent", v);
+    json_decref(j);
+    return k;
+}
+
+/* A late reply to an earlier request: dropped and said once on the terminal; while a
+ * request is served (now_serving, its id) it is also kept in that request's stderr text. */
+static void drop_stale(struct measure_service *s, const char *line, long now_serving)
+{
+    if (now_serving) {
+        char head[160];
+        size_t n = strlen(line);
+        snprintf(head, sizeof head, "croqtuner: dropped a late reply to an earlier request while waiting for "
+                 "request %ld: ", now_serving);
+        keep_err(s, head, strlen(head));
+        keep_err(s, line, n < SERVICE_STALE_KEEP ? n : SERVICE_STALE_KEEP);
+        keep_err(s, "\n", 1);
+    }
+    log_warn("measurement worker pid %d sent a late reply to an earlier request (%.*s...): dropped, it answers "
+             "nothing now", s->c.pid, 60, line);
+}
+
+/* One request to a running worker; the reply (or how the worker ended) into r. A late
+ * reply to an earlier request is dropped and the wait goes on (same deadline); a line that
+ * answers no request of ours drops the worker, and r->status is MEASURE_FOREIGN_REPLY (the
+ * caller repeats the request on a new worker). */
 static void transact(struct measure_service *s, json_t *req, double timeout_s, struct measure_result *r)
 {
     json_object_set_new(req, "id", json_integer(++s->next_id));
@@ -330,31 +386,38 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
     double t0 = mono_s();
     r->limit_s = timeout_s;
     struct spawn_result res;
-    char *line = NULL;
+    char *line = NULL, why[512];
+    const char *asked = json_string_value(json_object_get(req, "cubin"));
     enum wait_end end = GOT_EOF;
+    enum line_kind kind = LINE_ANSWERS;
     if (text && write_all(s->c.in, text, strlen(text)) == 0 && write_all(s->c.in, "\n", 1) == 0)
-        end = wait_line(s, t0 + timeout_s, &line);
+        while ((end = wait_line(s, t0 + timeout_s, &line)) == GOT_LINE &&
+               (kind = classify_line(s, line, s->next_id, asked, why, sizeof why)) == LINE_STALE) {
+            drop_stale(s, line, s->next_id);
+            free(line);
+            line = NULL;
+        }
     free(text);
     r->wall_s = mono_s() - t0;
-    if (end == GOT_LINE) {
+    if (end == GOT_LINE && kind == LINE_FOREIGN) {
+        /* nothing it says is this request's outcome, and the worker that wrote it cannot be
+         * trusted to answer the next one */
+        r->raw_json = line;
+        measure_result_clear_fields(r);
+        r->status = MEASURE_FOREIGN_REPLY;
+        snprintf(s->foreign_why, sizeof s->foreign_why, "%.250s", why);
+        snprintf(r->error, sizeof r->error, "the worker's reply line answers no request of ours (%.600s): the worker "
+                 "is dropped", why);
+        lose_worker(s, false, 0, &res);
+        set_process_facts(r, &res);
+        s->losses++;
+    } else if (end == GOT_LINE) {
         r->raw_json = line;
         measure_parse(line, r);
         json_t *j = json_loads(line, 0, NULL);
         bool exits = json_is_true(json_object_get(j, "worker_exits"));
-        json_t *id = json_object_get(j, "id");
-        const char *cubin = json_string_value(json_object_get(j, "cubin"));
-        const char *asked = json_string_value(json_object_get(req, "cubin"));
-        bool answers = json_is_integer(id) && json_integer_value(id) == s->next_id &&
-                       (!cubin || !asked || !strcmp(cubin, asked));
         json_decref(j);
-        if (!answers) { /* a stale or foreign line: nothing it says is this request's outcome */
-            r->status = MEASURE_BAD_OUTPUT;
-            snprintf(r->error, sizeof r->error, "the worker's reply does not answer request %ld (its id or cubin "
-                     "differ): the worker is dropped", s->next_id);
-            lose_worker(s, false, 0, &res);
-            set_process_facts(r, &res);
-            s->losses++;
-        } else if (exits) { /* a fault poisoned its context: it ends after this reply */
+        if (exits) { /* a fault poisoned its context: it ends after this reply */
             lose_worker(s, true, SERVICE_QUIT_GRACE_S, &res);
             set_process_facts(r, &res);
             s->losses++;
@@ -377,17 +440,36 @@ static void transact(struct measure_service *s, json_t *req, double timeout_s, s
     s->last_busy_s = mono_s();
 }
 
-/* A worker that ended after its last whole reply (or by itself while idle) is not the
- * next candidate's fault: reaped here, and a new one starts. */
+/* Output between requests, judged as transact judges a line: a late reply to an earlier
+ * request is dropped and the worker kept; a whole line that answers no request of ours
+ * (or more than a reply's worth without a newline) drops the worker, so it can never be
+ * taken for the next request's answer. A partial line stays for the next wait to judge
+ * once it is whole. A worker that ended after its last whole reply (or by itself while
+ * idle) is not the next candidate's fault either: reaped here, and a new one starts. */
 static void reap_if_gone(struct measure_service *s)
 {
     struct pollfd q = {.fd = s->c.out, .events = POLLIN};
-    if (s->up && (s->out.len > 0 || (s->c.out >= 0 && poll(&q, 1, 0) > 0))) {
-        /* output nobody asked for (an extra reply): it must not answer the next request */
-        struct spawn_result res;
+    struct spawn_result res;
+    char *line, why[512];
+    while (s->up && s->c.out >= 0 && s->out.len <= SERVICE_REPLY_MAX && poll(&q, 1, 0) > 0 &&
+           pump(s, &s->c.out, false))
+        q.fd = s->c.out;
+    while (s->up && (line = take_line(s))) {
+        if (classify_line(s, line, 0, NULL, why, sizeof why) == LINE_STALE) {
+            drop_stale(s, line, 0);
+        } else {
+            lose_worker(s, false, 0, &res);
+            s->losses++;
+            log_warn("measurement worker wrote a line between requests that answers no request of ours (%s): "
+                     "dropped, starting a new one", why);
+        }
+        free(line);
+    }
+    if (s->up && s->out.len > SERVICE_REPLY_MAX) {
         lose_worker(s, false, 0, &res);
-        log_warn("measurement worker wrote output between requests: dropped, starting a new one");
-        return;
+        s->losses++;
+        log_warn("measurement worker wrote more than %d bytes between requests: dropped, starting a new one",
+                 SERVICE_REPLY_MAX);
     }
     if (s->up && spawn_child_exited(&s->c)) {
         struct spawn_result res;
@@ -447,10 +529,12 @@ int service_start(struct measure_service *s, struct measure_result *r)
     return rc < 0 ? -1 : 0;
 }
 
-int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
+/* One try of q: a worker up, the incumbent set, the measure request. 0 with r's outcome
+ * (MEASURE_FOREIGN_REPLY: a line that answers no request of ours dropped the worker), -1
+ * on a local failure. */
+static int measure_once(struct measure_service *s, const struct service_req *q, double timeout_s,
+                        struct measure_result *r)
 {
-    double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
-    result_reset(r, false);
     reap_if_gone(s);
     if (!s->up) {
         int rc = start(s, r);
@@ -461,6 +545,8 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
         /* the incumbent passed before: a failure here is the worker's (one more try on a
          * new worker when it died), never the candidate's */
         for (int tries = 1; set_incumbent(s, q, timeout_s, r); tries++) {
+            if (r->status == MEASURE_FOREIGN_REPLY)
+                return 0; /* the whole request is repeated */
             if (s->up || tries == 2) {
                 char why[sizeof r->error];
                 snprintf(why, sizeof why, "%s: %.900s", measure_status_name(r->status), r->error);
@@ -494,6 +580,28 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
     return 0;
 }
 
+int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
+{
+    double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
+    char first[sizeof s->foreign_why];
+    result_reset(r, false);
+    for (int round = 1;; round++) {
+        if (measure_once(s, q, timeout_s, r))
+            return -1;
+        if (r->status != MEASURE_FOREIGN_REPLY)
+            return 0;
+        if (round == 2) { /* the tuner's side is broken, not the candidate: never its outcome */
+            snprintf(r->error, sizeof r->error, "twice, on two workers, a reply line answered no request of ours "
+                     "(%.250s; then %.250s), for the request of '%.400s'", first, s->foreign_why, q->cubin);
+            return 0;
+        }
+        snprintf(first, sizeof first, "%s", s->foreign_why);
+        log_warn("measurement of '%s': %s; the request is repeated on a new worker", q->cubin, r->error);
+        result_reset(r, true);
+    }
+}
+
+void service_forget_incumbent(struct measure_service *s) { s->incumbent[0] = '\0'; }
 int service_pid(const struct measure_service *s) { return s->up ? s->c.pid : 0; }
 double service_last_busy_s(const struct measure_service *s) { return s->last_busy_s; }
 int service_starts(const struct measure_service *s) { return s->starts; }

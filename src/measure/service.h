@@ -9,6 +9,16 @@
  *     an exit status) gives the outcome measure.h lists for a one-shot `run` that died the
  *     same way (the same function decides: spawn_runner_classify);
  *   - a reply with launch_error ends the worker (the kernel's fault poisoned its context);
+ *   - a reply is the request's only when it answers it: its "id" is the request's (ids
+ *     count up over the service's life, never reused) and its "cubin", when it names one,
+ *     is the request's. A late reply to an earlier request (its id below the one in flight)
+ *     is dropped, kept in the request's stderr text and logged, and the wait goes on under
+ *     the same deadline. A line that answers no request of ours (no id, an id never sent,
+ *     the right id with another cubin, not JSON) drops the worker, and the request is
+ *     repeated once on a new worker (the incumbent set again there); a second such line
+ *     makes the outcome MEASURE_FOREIGN_REPLY: the tuner's side is broken, never the
+ *     candidate's outcome. Output between requests is judged the same way before the next
+ *     request: a late reply is dropped, anything else whole drops the worker;
  *   - the next request after any of these starts a new worker (counted in restarts).
  * The worker keeps the context, the operand sets and the incumbent's loaded module, so a
  * candidate costs its own verification and timing only.
@@ -78,6 +88,10 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
  * 2 x warmup_launches launches at 100 TFLOPS, and two operand sets with their references
  * at 50 M elements/s). */
 double service_default_timeout(const struct croq_shape *shape, const struct service_req *q);
+
+/* The next paired request sets its incumbent in the worker again, even when it is the same
+ * path as now (its cubin was rebuilt: the module the worker holds may not be the new one). */
+void service_forget_incumbent(struct measure_service *s);
 
 /* The worker's pid (its process group), 0 when none runs: the health check counts it as
  * ours. */

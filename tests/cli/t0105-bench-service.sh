@@ -4,13 +4,14 @@
 # defaults (10 trials, warm-up by time alone), and --trials/--iters/--warmup sent as the
 # request's pairs/max_iters/warmup_min_launches. The worker is the fake of
 # tests/fixtures/serve/fake-serve.sh (100 TFLOPS for every kernel), nvcc and cuobjdump are
-# stand-ins, so no GPU or CUDA toolkit is needed.
+# stand-ins, so no GPU or CUDA toolkit is needed. The fake names the module it measured (the
+# identity the build put in the cubin): bench's table is of that module.
 . "$(dirname "$0")/lib.sh"
 cat > "$tmp/nvcc" <<EOF
 #!/bin/sh
 case " \$* " in *" --version "*) echo "stand-in nvcc 1.0"; exit 0 ;; esac
 echo compile >> "$tmp/nvcc.calls"
-echo cubin > kernel.cubin
+{ echo cubin; cat croq_module_id.h; } > kernel.cubin # the identity the build asks for (-include)
 EOF
 printf '#!/bin/sh\necho "        /*0100*/                   HGMMA.SP.64x128x32.F32 R24, gdesc[UR4], RZ, R2, 0x0 ;"\n' \
     > "$tmp/cuobjdump"
@@ -36,6 +37,13 @@ for want in '"pairs":3' '"max_iters":7' '"warmup_min_launches":4' '"time":true';
     grep -qF "$want" <<<"$req" || fail "request lacks $want: $req"
 done
 grep -q '^1 of 1 verified' "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+
+# a worker that reports another module than the one built: that measurement is refused
+FAKE_SERVE_LOG=$tmp/log3 FAKE_SERVE_SWAP_AT=1 "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" \
+    > "$tmp/out" 2>&1 && fail "bench took another module's numbers: $(cat "$tmp/out")"
+grep -q "the worker measured module '0000000000000bad', not the build's '[0-9a-f]\{16\}': refused" "$tmp/out" ||
+    fail "swapped module: $(cat "$tmp/out")"
+grep -q '^0 of 1 verified' "$tmp/out" || fail "swapped module: $(cat "$tmp/out")"
 
 # no worker to start, or one that finds no GPU: found before anything is compiled (finding
 # 15), that shape is the failure, no further shape is tried, and the count is of all asked

@@ -15,20 +15,24 @@ paired='"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.00
 # a fake measurement worker (croq-runner serve): the first worker measures the baseline,
 # then prints half of its reply for iteration 1 and is killed; the second, started for
 # iteration 2, sends a whole reply (the candidate 2x slower than the best) and is killed
-# after it: a whole reply line is the outcome, the worker's death only ends that worker
+# after it: a whole reply line is the outcome, the worker's death only ends that worker.
+# Like the real runner it names the modules it loaded (the identity in the cubin's bytes).
 cat > "$T/runner" <<EOF2
 #!/bin/bash
 w=\$(cat "$T/workers" 2>/dev/null || echo 0); echo \$((w + 1)) > "$T/workers"
+mid() { LC_ALL=C grep -ao 'croq-module-id:[0-9a-f]\{16\}' "\$1" | head -n 1 | cut -d: -f2; }
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
-n=0
+n=0 inc=
 while read -r line; do
     id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-    case "\$line" in *'"op":"quit"'*) exit 0 ;; *'"op":"set_incumbent"'*)
-        echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;; esac
+    cubin=\$(echo "\$line" | sed -n 's/.*"cubin":"\([^"]*\)".*/\1/p')
+    case "\$line" in *'"op":"quit"'*) exit 0 ;; *'"op":"set_incumbent"'*) inc=\$(mid "\$cubin")
+        echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","module_id":"'"\$inc"'","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;; esac
     n=\$((n + 1))
-    if [ \$w = 0 ] && [ \$n = 1 ]; then echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}'
-    elif [ \$w = 0 ]; then printf '%s' '{"schema":1,"command":"serve","id":'"\$id"',$ok}' | head -c 90; kill -9 \$\$
-    else echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,$paired}'; kill -9 \$\$; fi
+    ids='"module_id":"'\$(mid "\$cubin")'","incumbent_module_id":"'\$inc'"'
+    if [ \$w = 0 ] && [ \$n = 1 ]; then echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok}'
+    elif [ \$w = 0 ]; then printf '%s' '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok}' | head -c 90; kill -9 \$\$
+    else echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok,$paired}'; kill -9 \$\$; fi
 done
 EOF2
 chmod +x "$T/runner"

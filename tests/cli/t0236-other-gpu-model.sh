@@ -17,14 +17,19 @@ runner() { # NAME MODEL SMS
     ok=${ok/SMS/$3}
     cat > "$T/$1" <<EOF2
 #!/bin/bash
+# like the real runner, it names the modules it loaded (the identity in the cubin's bytes)
+mid() { LC_ALL=C grep -ao 'croq-module-id:[0-9a-f]\{16\}' "\$1" | head -n 1 | cut -d: -f2; }
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
+inc=
 while read -r line; do
     id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+    cubin=\$(echo "\$line" | sed -n 's/.*"cubin":"\([^"]*\)".*/\1/p')
+    ids='"module_id":"'\$(mid "\$cubin")'","incumbent_module_id":"'\$inc'"'
     case "\$line" in
     *'"op": "quit"'*|*'"op":"quit"'*) exit 0 ;;
-    *set_incumbent*) echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}' ;;
-    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
-    *) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}' ;;
+    *set_incumbent*) inc=\$(mid "\$cubin"); echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","module_id":"'"\$inc"'","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}' ;;
+    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
+    *) echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok}' ;;
     esac
 done
 EOF2

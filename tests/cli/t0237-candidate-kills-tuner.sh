@@ -18,20 +18,24 @@ ok=${ok/SMS/132}
 # tuner, the worker's parent; the rest are DISCARDs (2x slower than the best)
 cat > "$T/runner" <<EOF2
 #!/bin/bash
+# like the real runner, it names the modules it loaded (the identity in the cubin's bytes)
+mid() { LC_ALL=C grep -ao 'croq-module-id:[0-9a-f]\{16\}' "\$1" | head -n 1 | cut -d: -f2; }
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
+inc=
 while read -r line; do
     id=\$(echo "\$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+    cubin=\$(sed -E 's/.*"cubin": ?"([^"]*)".*/\\1/' <<<"\$line")
     case "\$line" in
     *'"op": "quit"'*|*'"op":"quit"'*) exit 0 ;;
-    *set_incumbent*) echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;;
+    *set_incumbent*) inc=\$(mid "\$cubin"); echo '{"schema":1,"command":"serve","id":'"\$id"',"op":"set_incumbent","status":"ok","module_id":"'"\$inc"'","verify":{"passed":true,"reference":"cpu","checked":65536,"mismatches":0,"max_abs_err":0.01,"max_err_over_tol":0.4,"nan_or_unwritten":0}}'; continue ;;
     esac
-    cubin=\$(sed -E 's/.*"cubin": ?"([^"]*)".*/\\1/' <<<"\$line")
     echo "\$cubin" >> "$T/calls"
     [ -f "$T/killer" ] && [ "\$(cat "$T/killer")" = "\$cubin" ] && kill -9 \$PPID
     [ "\$(wc -l < "$T/calls")" -eq 2 ] && { echo "\$cubin" > "$T/killer"; kill -9 \$PPID; }
+    ids='"module_id":"'\$(mid "\$cubin")'","incumbent_module_id":"'\$inc'"'
     case "\$line" in
-    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
-    *) echo '{"schema":1,"command":"serve","id":'"\$id"',$ok}' ;;
+    *'"paired": true'*|*'"paired":true'*) echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok,"paired":{"candidate_ms":[0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002,0.002],"incumbent_ms":[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]}}' ;;
+    *) echo '{"schema":1,"command":"serve","id":'"\$id,\$ids"',$ok}' ;;
     esac
 done
 EOF2

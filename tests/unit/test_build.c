@@ -1,5 +1,8 @@
 /* tests/unit/test_build.c — ptxas report and SASS parsers on real tool output, and
- * build_compile end to end with the real nvcc (cache hit, errors, time limit). */
+ * build_compile end to end with the real nvcc (cache hit, errors, time limit, the module
+ * identity it injects), and with stand-in compilers: a poisoned cache entry refused, a
+ * compiler that ignores the identity header refused, two builds racing for one output
+ * path (issue 22). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -194,6 +197,14 @@ static void test_compile_and_cache(void **state)
     assert_int_equal(stat(cubin, &st), 0);
     assert_true(st.st_size > 1000);
     assert_true(r.compile_s > 0);
+    /* the identity nvcc was given (-include croq_module_id.h) is in the cubin, once */
+    size_t len;
+    char *bytes = read_file(cubin, &len), id[17];
+    assert_non_null(bytes);
+    assert_int_equal(build_module_id_scan(bytes, len, id), 1);
+    assert_string_equal(id, r.key);
+    assert_string_equal(r.module_id, r.key);
+    free(bytes);
     assert_true(r.ptxas.parsed);
     assert_string_equal(r.ptxas.function, "croq_gemm_sp");
     assert_true(r.ptxas.registers > 0);
@@ -219,6 +230,7 @@ static void test_compile_and_cache(void **state)
     assert_int_equal(build_compile(src, &o, &r), 0);
     assert_true(r.cache_hit);
     assert_string_equal(r.key, key);
+    assert_string_equal(r.module_id, key);
     assert_int_equal(r.ptxas.registers, regs);
     assert_int_equal(r.compile_s, 0);
     assert_int_equal(stat(cubin, &st), 0);
@@ -307,7 +319,7 @@ static void test_notify_when_key_held(void **state)
     snprintf(cache, sizeof cache, "%s/cache-notify", tmpdir);
     snprintf(out, sizeof out, "%s/out-notify", tmpdir);
     assert_int_equal(atomic_write_str(fake, "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 2.0; exit 0; }\n"
-                                            "echo cubin > kernel.cubin\n"), 0);
+                                            "{ echo cubin; cat croq_module_id.h; } > kernel.cubin\n"), 0);
     assert_int_equal(chmod(fake, 0755), 0);
     assert_int_equal(atomic_write_str(src, "// notify\n"), 0);
     assert_int_equal(mkdir_p(out), 0);
@@ -404,6 +416,231 @@ static void test_meta_hazard(void **state)
     assert_non_null(strstr(where, "IADD3"));
 }
 
+
+/* ---- the module identity, with stand-in compilers ---- */
+
+static void test_module_id_scan(void **state)
+{
+    (void)state;
+    char id[17] = "x";
+    static const char one[] = "\177ELF....croq-module-id:0123456789abcdef\0tail";
+    assert_int_equal(build_module_id_scan(one, sizeof one, id), 1);
+    assert_string_equal(id, "0123456789abcdef");
+    static const char quoted[] = "extern \"C\" __device__ const char croq_module_id[32] = \"croq-module-id:fedcba9876543210\";";
+    assert_int_equal(build_module_id_scan(quoted, sizeof quoted - 1, id), 1);
+    assert_string_equal(id, "fedcba9876543210");
+    assert_int_equal(build_module_id_scan("\177ELF no id here", 15, id), 0);
+    assert_string_equal(id, "");
+    assert_int_equal(build_module_id_scan(NULL, 0, id), 0);
+    static const char two[] = "croq-module-id:0123456789abcdef\0croq-module-id:0123456789abcdef";
+    assert_int_equal(build_module_id_scan(two, sizeof two, id), -1); /* twice, even the same: refused */
+    assert_string_equal(id, "");
+    static const char *const bad[] = {"croq-module-id:0123456789abcde\0", "croq-module-id:0123456789abcdef0",
+                                      "croq-module-id:0123456789ABCDEF", "croq-module-id:"};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(build_module_id_scan(bad[i], strlen(bad[i]) + 1, id), -1);
+    /* the marker at the very end of the bytes, no terminator */
+    assert_int_equal(build_module_id_scan(one + 8, 31, id), 1);
+    assert_string_equal(id, "0123456789abcdef");
+}
+
+/* A stand-in nvcc whose "cubin" is the source text followed by the identity header (as a
+ * real cubin holds the constant); it sleeps the seconds a "// delay S" line of the source
+ * asks for. */
+static void write_standin_nvcc(const char *path, const char *version)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n[ \"$1\" = --version ] && { echo %s; exit 0; }\n"
+             "d=$(sed -n 's,^// delay ,,p' kernel.cu); sleep ${d:-0}\n"
+             "{ echo STANDIN; cat kernel.cu; cat croq_module_id.h 2>/dev/null || true; } > kernel.cubin\n", version);
+    assert_int_equal(atomic_write_str(path, text), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+}
+
+static bool file_has(const char *path, const char *what)
+{
+    char *text = read_file(path, NULL);
+    bool has = text && strstr(text, what);
+    free(text);
+    return has;
+}
+
+/* Run build_compile with stderr to a file; what it printed (malloc'd). */
+static char *build_stderr(const char *src, const struct build_opts *o, struct build_result *r, int *rc)
+{
+    char path[] = "/tmp/croq-test-build-err.XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    assert_true(fd >= 0 && saved >= 0);
+    fflush(stderr);
+    dup2(fd, 2);
+    *rc = build_compile(src, o, r);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    char *text = read_file(path, NULL);
+    unlink(path);
+    return text;
+}
+
+/* Another source's module copied over a cache entry (what the race of issue 22 left in
+ * users' caches): the hit is refused, the entry purged with a warning naming both ids,
+ * the source compiled afresh, and the entry holds its own module again. */
+static void test_poisoned_cache_entry_refused(void **state)
+{
+    (void)state;
+    char nvcc[300], one[300], two[300], cache[300], out[300], from[400], to[400];
+    snprintf(nvcc, sizeof nvcc, "%s/nvcc-poison", tmpdir);
+    snprintf(one, sizeof one, "%s/one.cu", tmpdir);
+    snprintf(two, sizeof two, "%s/two.cu", tmpdir);
+    snprintf(cache, sizeof cache, "%s/cache-poison", tmpdir);
+    snprintf(out, sizeof out, "%s/out-poison", tmpdir);
+    write_standin_nvcc(nvcc, "stand-in poison 1.0");
+    assert_int_equal(atomic_write_str(one, "// source one\n"), 0);
+    assert_int_equal(atomic_write_str(two, "// source two\n"), 0);
+    assert_int_equal(mkdir_p(out), 0);
+    struct build_opts o = {.nvcc = nvcc, .cache_dir = cache, .out_dir = out, .no_sass = true, .timeout_s = 30};
+    struct build_result r;
+    char key1[17], key2[17];
+    assert_int_equal(build_compile(one, &o, &r), 0);
+    snprintf(key1, sizeof key1, "%s", r.key);
+    build_result_release(&r);
+    assert_int_equal(build_compile(two, &o, &r), 0);
+    snprintf(key2, sizeof key2, "%s", r.key);
+    build_result_release(&r);
+    assert_string_not_equal(key1, key2);
+    snprintf(from, sizeof from, "%s/%s.cubin", cache, key2);
+    snprintf(to, sizeof to, "%s/%s.cubin", cache, key1);
+    assert_int_equal(atomic_copy(from, to), 0); /* key1's entry now holds source two's module */
+
+    int rc;
+    char *err = build_stderr(one, &o, &r, &rc);
+    assert_int_equal(rc, 0);
+    assert_true(r.ok);
+    assert_false(r.cache_hit); /* refused, compiled afresh */
+    assert_string_equal(r.module_id, key1);
+    assert_non_null(err);
+    assert_non_null(strstr(err, key1));
+    assert_non_null(strstr(err, key2));
+    assert_non_null(strstr(err, "the entry is removed"));
+    free(err);
+    char cubin[400];
+    snprintf(cubin, sizeof cubin, "%s/one.cubin", out);
+    assert_true(file_has(cubin, "// source one") && !file_has(cubin, "// source two"));
+    assert_true(file_has(to, "// source one") && !file_has(to, "// source two")); /* the entry is right again */
+    build_result_release(&r);
+    err = build_stderr(one, &o, &r, &rc); /* and now a plain hit */
+    assert_int_equal(rc, 0);
+    assert_true(r.cache_hit);
+    assert_string_equal(err, "");
+    free(err);
+    build_result_release(&r);
+
+    /* an entry whose cubin carries no id at all (written before identities existed) */
+    assert_int_equal(atomic_write_str(to, "old cubin"), 0);
+    err = build_stderr(one, &o, &r, &rc);
+    assert_int_equal(rc, 0);
+    assert_false(r.cache_hit);
+    assert_non_null(strstr(err, "no module id"));
+    free(err);
+    build_result_release(&r);
+
+    /* build_cache_purge removes an entry */
+    char rec[400];
+    snprintf(rec, sizeof rec, "%s/%s.json", cache, key1);
+    assert_int_equal(build_cache_purge(&o, key1), 0);
+    assert_int_equal(access(rec, F_OK), -1);
+    assert_int_equal(access(to, F_OK), -1);
+    assert_int_equal(build_cache_purge(&o, key1), 0); /* nothing there: fine */
+}
+
+/* A compiler that ignores -include croq_module_id.h makes cubins without the identity: the
+ * build fails loudly, as the toolchain's fault, and caches nothing. */
+static void test_compiler_without_identity_refused(void **state)
+{
+    (void)state;
+    char nvcc[300], src[300], cache[300], rec[400];
+    snprintf(nvcc, sizeof nvcc, "%s/nvcc-noid", tmpdir);
+    snprintf(src, sizeof src, "%s/noid.cu", tmpdir);
+    snprintf(cache, sizeof cache, "%s/cache-noid", tmpdir);
+    assert_int_equal(atomic_write_str(nvcc, "#!/bin/sh\n[ \"$1\" = --version ] && { echo noid 1.0; exit 0; }\n"
+                                            "echo cubin > kernel.cubin\n"), 0);
+    assert_int_equal(chmod(nvcc, 0755), 0);
+    assert_int_equal(atomic_write_str(src, "// no id\n"), 0);
+    struct build_opts o = {.nvcc = nvcc, .cache_dir = cache, .no_sass = true, .timeout_s = 30};
+    struct build_result r;
+    assert_int_equal(build_compile(src, &o, &r), -1);
+    assert_false(r.ok);
+    assert_true(r.toolchain_failed);
+    assert_non_null(strstr(r.error, "carries no module id"));
+    assert_non_null(strstr(r.error, "-include croq_module_id.h"));
+    assert_string_equal(r.module_id, "");
+    snprintf(rec, sizeof rec, "%s/%s.json", cache, r.key);
+    assert_int_equal(access(rec, F_OK), -1);
+    char cubin[320];
+    snprintf(cubin, sizeof cubin, "%s/noid.cubin", tmpdir);
+    assert_int_equal(access(cubin, F_OK), -1); /* no output either */
+    build_result_release(&r);
+}
+
+/* Issue 22's race at the build level: two compile-ahead guesses of one iteration, of
+ * different sources, built into one output path (build/<key>/spec/iterNNN.cubin before the
+ * fix). Build A's SASS check takes a while (cuobjdump stand-in: 1.5 s); build B's compile
+ * ends while it runs and writes the shared path. The cache entry of A's key must hold A's
+ * module: a later build of A's source hits the cache and gets A, not B. (Before the fix the
+ * SASS check and the cache store read the shared path: A's key was filed with B's
+ * module.) */
+static void test_race_for_one_output_path(void **state)
+{
+    (void)state;
+    char nvcc[300], tool[300], a[340], b[340], da[300], db[300], cache[300], out[300], cubin[400];
+    snprintf(nvcc, sizeof nvcc, "%s/nvcc-race", tmpdir);
+    snprintf(tool, sizeof tool, "%s/cuobjdump-race", tmpdir);
+    snprintf(da, sizeof da, "%s/race-a", tmpdir);
+    snprintf(db, sizeof db, "%s/race-b", tmpdir);
+    snprintf(a, sizeof a, "%s/iter005.cu", da);
+    snprintf(b, sizeof b, "%s/iter005.cu", db);
+    snprintf(cache, sizeof cache, "%s/cache-race", tmpdir);
+    snprintf(out, sizeof out, "%s/spec", tmpdir);
+    write_standin_nvcc(nvcc, "stand-in race 1.0");
+    assert_int_equal(atomic_write_str(tool, "#!/bin/sh\nsleep 1.5\n"
+                                            "echo '        /*0100*/   HGMMA.SP.64x128x32.F32 R24, gdesc[UR4], RZ, R2, 0x0 ;'\n"), 0);
+    assert_int_equal(chmod(tool, 0755), 0);
+    assert_int_equal(mkdir_p(da), 0);
+    assert_int_equal(mkdir_p(db), 0);
+    assert_int_equal(mkdir_p(out), 0);
+    assert_int_equal(atomic_write_str(a, "// delay 0\n// guess A\n"), 0);
+    assert_int_equal(atomic_write_str(b, "// delay 0.5\n// guess B\n"), 0);
+    setenv("CROQ_CUOBJDUMP", tool, 1);
+    struct build_opts o = {.nvcc = nvcc, .cache_dir = cache, .out_dir = out, .timeout_s = 30};
+    pid_t kids[2];
+    const char *srcs[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0) {
+            struct build_result c;
+            _exit(build_compile(srcs[i], &o, &c) == 0 && c.sass.checked ? 0 : 1);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        int status;
+        assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    struct build_result r;
+    snprintf(cubin, sizeof cubin, "%s/iter005.cubin", out);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(build_compile(srcs[i], &o, &r), 0);
+        assert_true(r.cache_hit); /* each entry is its own source's: a hit, nothing purged */
+        assert_true(file_has(cubin, i ? "// guess B" : "// guess A"));
+        assert_false(file_has(cubin, i ? "// guess A" : "// guess B"));
+        build_result_release(&r);
+    }
+    unsetenv("CROQ_CUOBJDUMP");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +651,10 @@ int main(void)
         cmocka_unit_test(test_compile_error_carries_message),
         cmocka_unit_test(test_time_limit_and_missing_tools),
         cmocka_unit_test(test_notify_when_key_held),
+        cmocka_unit_test(test_module_id_scan),
+        cmocka_unit_test(test_poisoned_cache_entry_refused),
+        cmocka_unit_test(test_compiler_without_identity_refused),
+        cmocka_unit_test(test_race_for_one_output_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,7 @@
 /* tests/unit/test_measure.c — the tuner's reading of croq-runner output
  * (src/measure): sample JSON of every kind (ok, verify-only, incorrect with NaN
  * mismatches, launch_error, truncated, missing or mistyped fields, wrong schema,
- * stray stdout lines, compare output) and the process-level outcomes of measure_run
+ * stray stdout lines, module ids, compare output) and the process-level outcomes of measure_run
  * against fake runners (shell scripts): JSON, crash by signal, timeout, exit without
  * output, loader failure, missing runner. */
 #include <stdarg.h>
@@ -183,6 +183,39 @@ static void test_parse_stray_stdout(void **state)
     assert_int_equal(measure_parse(text, &r), 0);
     assert_int_equal(r.status, MEASURE_OK);
     assert_float_equal(r.timing.median_ms, 0.280, 1e-12);
+}
+
+/* The module identities of a reply (docs/runner-protocol.md): 16 lowercase hex digits, or
+ * absent / "" (a module without one); anything else is bad output naming the field. */
+static void test_parse_module_ids(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    const char *ok = "{\"schema\":1,\"status\":\"ok\",\"module_id\":\"0123456789abcdef\","
+                     "\"incumbent_module_id\":\"fedcba9876543210\",\"verify\":{\"passed\":true,\"checked\":16,"
+                     "\"mismatches\":0,\"max_err_over_tol\":0.5}}";
+    assert_int_equal(measure_parse(ok, &r), 0);
+    assert_string_equal(r.module_id, "0123456789abcdef");
+    assert_string_equal(r.incumbent_module_id, "fedcba9876543210");
+    assert_int_equal(measure_parse("{\"schema\":1,\"status\":\"launch_error\",\"module_id\":\"\"}", &r), 0);
+    assert_string_equal(r.module_id, "");
+    assert_string_equal(r.incumbent_module_id, "");
+    assert_int_equal(measure_parse("{\"schema\":1,\"status\":\"launch_error\",\"module_id\":null}", &r), 0);
+    assert_string_equal(r.module_id, ""); /* null reads as absent, like every optional member */
+    static const char *const bad[] = {"\"0123456789ABCDEF\"", "\"0123456789abcde\"", "\"0123456789abcdef0\"",
+                                      "12", "\"croq-module-id:0123456789abcdef\""};
+    for (int i = 0; i < 5; i++) {
+        char j[256];
+        snprintf(j, sizeof j, "{\"schema\":1,\"status\":\"launch_error\",\"incumbent_module_id\":%s}", bad[i]);
+        assert_int_equal(measure_parse(j, &r), -1);
+        assert_int_equal(r.status, MEASURE_BAD_OUTPUT);
+        assert_non_null(strstr(r.error, "incumbent_module_id"));
+        assert_string_equal(r.incumbent_module_id, "");
+    }
+    struct measure_compare c;
+    assert_int_equal(measure_compare_parse("{\"schema\":1,\"status\":\"launch_error\",\"module_id\":\"00000000000000ff\"}",
+                                           &c), 0);
+    assert_string_equal(c.run.module_id, "00000000000000ff");
 }
 
 static void test_parse_compare(void **state)
@@ -601,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_parse_each_runner_status),
         cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_parse_stray_stdout),
+        cmocka_unit_test(test_parse_module_ids),
         cmocka_unit_test(test_parse_compare),
         cmocka_unit_test(test_default_timeout),
         cmocka_unit_test(test_run_ok_keeps_raw_json),

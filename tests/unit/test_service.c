@@ -3,8 +3,10 @@
  * candidate alone and paired, a kernel fault (launch_error, the worker exits), a hang
  * (deadline, SIGKILL of the group), half a reply line, a segfault, a wrong result, each
  * with the status and reason a one-shot run would get, the worker restarted after each
- * loss and the incumbent set again on the new one; a missing runner; a worker that
- * reports no GPU. And the paired statistics (src/measure/paired.h) on real numbers. */
+ * loss and the incumbent set again on the new one; replies that answer another request (a
+ * late duplicate dropped, a foreign line repeated on a new worker, twice: foreign_reply);
+ * a missing runner; a worker that reports no GPU. And the paired statistics
+ * (src/measure/paired.h) on real numbers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,14 +168,41 @@ static void test_service_outcomes(void **state)
     measure(s, "/k/twice.cubin", NULL, 10, &r); /* answered, then a stray second line ... */
     assert_int_equal(r.status, MEASURE_OK);
     measure_result_release(&r);
-    /* ... which is never taken as the next request's answer: the worker is dropped before
-     * it (the line already there) or the line is refused (it arrived late: wrong id) */
+    /* ... which is never taken as the next request's answer: a late duplicate of an earlier
+     * request, dropped (between the requests, or while this one waits), the worker kept */
     measure(s, "/k/ok5.cubin", NULL, 10, &r);
-    assert_true(r.status == MEASURE_OK || (r.status == MEASURE_BAD_OUTPUT && strstr(r.error, "does not answer")));
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_non_null(strstr(r.raw_json, "\"cubin\":\"/k/ok5.cubin\""));
+    measure_result_release(&r);
+    assert_int_equal(service_starts(s), starts);
+    measure(s, "/k/stale.cubin", NULL, 10, &r); /* a late duplicate first, then the reply */
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_non_null(strstr(r.raw_json, "\"cubin\":\"/k/stale.cubin\""));
+    assert_non_null(r.stderr_text);
+    assert_non_null(strstr(r.stderr_text, "dropped a late reply to an earlier request"));
+    assert_non_null(strstr(r.stderr_text, "/k/ok5.cubin")); /* the line dropped: ok5's reply again */
+    assert_int_equal(service_starts(s), starts); /* not the worker's loss */
+    assert_int_equal(service_losses(s), 4);
+    measure_result_release(&r);
+    measure(s, "/k/foreign.cubin", NULL, 10, &r); /* an id never sent: dropped, repeated once */
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_non_null(strstr(r.raw_json, "\"cubin\":\"/k/foreign.cubin\""));
+    assert_int_equal(service_starts(s), starts + 1);
+    assert_int_equal(log_count("\"cubin\":\"/k/foreign.cubin\""), 2);
+    measure_result_release(&r);
+    measure(s, "/k/alien.cubin", "/k/inc.cubin", 10, &r); /* another cubin's reply, on two workers */
+    assert_int_equal(r.status, MEASURE_FOREIGN_REPLY);
+    assert_string_equal(measure_status_name(r.status), "foreign_reply");
+    assert_non_null(strstr(r.error, "twice, on two workers"));
+    assert_non_null(strstr(r.error, "/elsewhere/other.cubin"));
+    assert_false(r.verify.present || r.timing.present); /* nothing of it is taken */
+    assert_int_equal(service_starts(s), starts + 2); /* the second worker is dropped too */
+    assert_int_equal(service_pid(s), 0);
+    assert_int_equal(log_count("\"cubin\":\"/k/alien.cubin\""), 2);
     measure_result_release(&r);
     measure(s, "/k/ok5b.cubin", NULL, 10, &r);
     assert_int_equal(r.status, MEASURE_OK);
-    assert_int_equal(service_starts(s), starts + 1);
+    assert_int_equal(service_starts(s), starts + 3);
     measure_result_release(&r);
     t0 = (double)time(NULL);
     measure(s, "/k/orphan.cubin", NULL, 20, &r); /* its exit ends the wait, not the deadline */
