@@ -68,7 +68,10 @@ foreach(kind shared static)
   target_include_directories(${t} PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
                              PRIVATE "${CMAKE_SOURCE_DIR}/src" "${CMAKE_SOURCE_DIR}/kernels")
-  target_link_libraries(${t} PUBLIC CUDA::cuda_driver PRIVATE Threads::Threads m)
+  # No libcuda: src/launch/driver.h loads it when croqsparse_create runs, so a program
+  # linked to the library starts without a driver (and gets NO_DEVICE). CUDA::toolkit is
+  # cuda.h, which croqsparse.h includes for CUstream.
+  target_link_libraries(${t} PUBLIC CUDA::toolkit PRIVATE Threads::Threads m ${CMAKE_DL_LIBS})
   set_target_properties(${t} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib"
                         ARCHIVE_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib")
 endforeach()
@@ -79,8 +82,6 @@ install(TARGETS croqsparse croqsparse_static EXPORT croqsparseTargets
 install(FILES "${CMAKE_SOURCE_DIR}/include/croqsparse.h" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT croqsparseTargets NAMESPACE croqsparse:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" @ONLY)
-# libcuda for linking: the toolkit's stub (the driver's own copy is found at run time).
-get_filename_component(CROQSPARSE_CUDA_LINK_DIR "${CUDA_cuda_driver_LIBRARY}" DIRECTORY)
 file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
@@ -88,7 +89,9 @@ install(FILES "${CMAKE_BINARY_DIR}/croqsparse.pc" DESTINATION ${CMAKE_INSTALL_LI
 
 # ---- tests that need no GPU ------------------------------------------------------------
 # The stub libcuda answers every call with CUDA_ERROR_STUB_LIBRARY, so the unit test sees
-# "no device" on any machine, deterministically; it needs the name the loader looks for.
+# "no device" on any machine, deterministically; it needs the name the library dlopens
+# (libcuda.so.1). tests/cli/t0240 runs the installed library with it and, on a machine
+# without a driver, without it.
 set(CROQSPARSE_STUB_DIR "${CMAKE_BINARY_DIR}/cuda-stub")
 file(MAKE_DIRECTORY "${CROQSPARSE_STUB_DIR}")
 file(CREATE_LINK "${CUDA_cuda_driver_LIBRARY}" "${CROQSPARSE_STUB_DIR}/libcuda.so.1" SYMBOLIC)

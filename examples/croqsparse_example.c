@@ -3,15 +3,22 @@
  * C[M,N] = A[M,K] . B[N,K]^T with A a 2:4-pruned f16 weight: A is pruned and compressed
  * on the GPU, a plan is made once for the shape, the product runs asynchronously on a
  * stream, and a few elements of C are checked against a host dot product.
+ * The example's own device memory and stream come from the CUDA runtime, linked
+ * statically (as nvcc links it), which loads the driver when first used, as the library
+ * does: so the program starts on a machine without a GPU driver, and croqsparse_create
+ * says so (NO_DEVICE, with the reason), where an application would take its other path.
  * Build against the installed library: examples/CMakeLists.txt (find_package) or
- *   cc croqsparse_example.c $(pkg-config --cflags --libs croqsparse)
- * Run: ./croqsparse_example (needs an H100/H200-class GPU). Exit 0 when C matches.
+ *   cc croqsparse_example.c $(pkg-config --cflags --libs croqsparse) \
+ *      -L"$(pkg-config --variable=cudalibdir croqsparse)" -lcudart_static -ldl -lrt -lpthread
+ * Run: ./croqsparse_example (needs an H100/H200-class GPU). Exit 0 when C matches, 2 when
+ * there is no usable device or driver (the message says which), 1 on any other failure.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <croqsparse.h>
+#include <cuda_runtime.h>
 
 #define M 1000 /* rows need not be a multiple of any tile */
 #define N 1024
@@ -25,10 +32,11 @@
             return 1;                                                                   \
         }                                                                               \
     } while (0)
-#define CU(call)                                                                        \
+#define CUDART(call)                                                                    \
     do {                                                                                \
-        if ((call) != CUDA_SUCCESS) {                                                   \
-            fprintf(stderr, "%s failed\n", #call);                                      \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                 \
             return 1;                                                                   \
         }                                                                               \
     } while (0)
@@ -63,41 +71,44 @@ int main(void)
     croqsparse_handle_t h;
     croqsparse_plan_t plan;
     croqsparse_plan_info info;
-    CUstream stream;
-    CUdeviceptr d_a, d_vals, d_meta, d_b, d_c;
+    cudaStream_t stream; /* a CUstream */
+    void *d_a, *d_vals, *d_meta, *d_b, *d_c;
     uint16_t *a = malloc((size_t)M * K * 2), *b = malloc((size_t)N * K * 2), *c = malloc((size_t)M * N * 2);
     for (long i = 0; i < (long)M * K; i++)
         a[i] = to_half((float)((i * 7919) % 17 - 8) / 8.0f);
     for (long i = 0; i < (long)N * K; i++)
         b[i] = to_half((float)((i * 104729) % 13 - 6) / 8.0f);
 
-    CHECK(croqsparse_create(&h, 0)); /* initializes the driver; uses device 0's primary context */
-    CUcontext ctx;                   /* the same context for our own allocations (cudaMalloc would do) */
-    CUdevice dev;
-    CU(cuDeviceGet(&dev, 0));
-    CU(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CU(cuCtxSetCurrent(ctx));
-    CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-    CU(cuMemAlloc(&d_a, (size_t)M * K * 2));
-    CU(cuMemAlloc(&d_vals, croqsparse_values_bytes(CROQSPARSE_F16, M, K)));
-    CU(cuMemAlloc(&d_meta, croqsparse_meta_bytes(M, K)));
-    CU(cuMemAlloc(&d_b, (size_t)N * K * 2));
-    CU(cuMemAlloc(&d_c, (size_t)M * N * 2));
-    CU(cuMemcpyHtoD(d_a, a, (size_t)M * K * 2));
-    CU(cuMemcpyHtoD(d_b, b, (size_t)N * K * 2));
+    /* Loads the driver and uses device 0's primary context, the one the runtime uses. */
+    croqsparse_status_t s = croqsparse_create(&h, 0);
+    if (s == CROQSPARSE_STATUS_NO_DEVICE) {
+        /* No driver, no device 0, or not Hopper: an application falls back here. */
+        fprintf(stderr, "%s: %s\n", croqsparse_status_string(s), croqsparse_last_error());
+        return 2;
+    }
+    CHECK(s);
+    CUDART(cudaSetDevice(0));
+    CUDART(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDART(cudaMalloc(&d_a, (size_t)M * K * 2));
+    CUDART(cudaMalloc(&d_vals, croqsparse_values_bytes(CROQSPARSE_F16, M, K)));
+    CUDART(cudaMalloc(&d_meta, croqsparse_meta_bytes(M, K)));
+    CUDART(cudaMalloc(&d_b, (size_t)N * K * 2));
+    CUDART(cudaMalloc(&d_c, (size_t)M * N * 2));
+    CUDART(cudaMemcpy(d_a, a, (size_t)M * K * 2, cudaMemcpyHostToDevice));
+    CUDART(cudaMemcpy(d_b, b, (size_t)N * K * 2, cudaMemcpyHostToDevice));
 
     /* The five lines an application needs (README): prune + compress the weight once,
      * plan once per shape, then matmul as often as needed. */
-    CHECK(croqsparse_prune(h, CROQSPARSE_F16, M, K, (void *)d_a, (void *)d_a, stream));
-    CHECK(croqsparse_compress(h, CROQSPARSE_F16, M, K, (void *)d_a, (void *)d_vals, (void *)d_meta, stream));
+    CHECK(croqsparse_prune(h, CROQSPARSE_F16, M, K, d_a, d_a, stream));
+    CHECK(croqsparse_compress(h, CROQSPARSE_F16, M, K, d_a, d_vals, d_meta, stream));
     CHECK(croqsparse_plan_create(h, &plan, CROQSPARSE_F16, M, N, K, CROQSPARSE_EPILOGUE_ALPHA, 1.0f));
-    CHECK(croqsparse_matmul(plan, (void *)d_vals, (void *)d_meta, (void *)d_b, (void *)d_c, NULL, NULL, stream));
-    CU(cuStreamSynchronize(stream));
+    CHECK(croqsparse_matmul(plan, d_vals, d_meta, d_b, d_c, NULL, NULL, stream));
+    CUDART(cudaStreamSynchronize(stream));
 
     CHECK(croqsparse_plan_describe(plan, &info));
     printf("kernel %s (%s match), tuned to %.1f TFLOPS; %s\n", info.key, info.match, info.tuned_tflops, info.source);
-    CU(cuMemcpyDtoH(a, d_a, (size_t)M * K * 2)); /* the pruned weight */
-    CU(cuMemcpyDtoH(c, d_c, (size_t)M * N * 2));
+    CUDART(cudaMemcpy(a, d_a, (size_t)M * K * 2, cudaMemcpyDeviceToHost)); /* the pruned weight */
+    CUDART(cudaMemcpy(c, d_c, (size_t)M * N * 2, cudaMemcpyDeviceToHost));
     int bad = 0;
     for (int t = 0; t < 64; t++) {
         long i = (t * 331) % M, j = (t * 577) % N;
@@ -114,5 +125,8 @@ int main(void)
     printf("%s: %d of 64 sampled elements wrong\n", bad ? "FAIL" : "ok", bad);
     croqsparse_plan_destroy(plan);
     croqsparse_destroy(h);
+    cudaFree(d_a), cudaFree(d_vals), cudaFree(d_meta), cudaFree(d_b), cudaFree(d_c);
+    cudaStreamDestroy(stream);
+    free(a), free(b), free(c);
     return bad ? 1 : 0;
 }

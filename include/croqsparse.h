@@ -36,6 +36,14 @@
  * CUDA: the library uses the driver API on the device's primary context (the one the CUDA
  * runtime uses); device pointers from cudaMalloc or cuMemAlloc both work; a CUstream is a
  * cudaStream_t. Nothing is compiled at run time.
+ * Without a driver: the library links no libcuda; it loads the driver (dlopen of
+ * libcuda.so.1, the library the NVIDIA driver installs, as the CUDA runtime does) at the
+ * first croqsparse_create, once per process. So a program linked to it (shared or static)
+ * starts on a machine without a driver, croqsparse_create returns NO_DEVICE and
+ * croqsparse_last_error() says why ("cannot load the CUDA driver: libcuda.so.1: cannot
+ * open shared object file: ..."), and the program can take another path. The functions
+ * that take no handle or plan (status strings, version, sizes, *_host) never reach the
+ * driver and work without one.
  */
 #ifndef CROQSPARSE_H
 #define CROQSPARSE_H
@@ -93,11 +101,14 @@ CROQSPARSE_API int croqsparse_version(void);
 
 /* ---- handle ------------------------------------------------------------------------- */
 
-/* A handle for CUDA device `device` (ordinal): retains its primary context, loads the
- * compression kernels and the default kernel pack built into the library (tuned on the
- * GPU it names; on another GPU model or CUDA major version its tuned kernels are not used
- * and only its fallback kernels run, which croqsparse_plan_describe says). NO_DEVICE if
- * the device is missing or not compute capability 9.0. */
+/* A handle for CUDA device `device` (ordinal): loads the driver (once per process; see
+ * "Without a driver" above), retains the device's primary context, loads the compression
+ * kernels and the default kernel pack built into the library (tuned on the GPU it names;
+ * on another GPU model or CUDA major version its tuned kernels are not used and only its
+ * fallback kernels run, which croqsparse_plan_describe says). NO_DEVICE if the driver
+ * cannot be loaded (no libcuda.so.1, or one too old to have an entry the library calls:
+ * the message names the library or the entry), is only the toolkit's stub
+ * (CUDA_ERROR_STUB_LIBRARY), or the device is missing or not compute capability 9.0. */
 CROQSPARSE_API croqsparse_status_t croqsparse_create(croqsparse_handle_t *handle, int device);
 /* Replace the handle's pack with the file at path (written by `croqtuner export`). The
  * pack must name this GPU model and the driver's CUDA major version: PACK_MISMATCH

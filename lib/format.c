@@ -141,7 +141,7 @@ static croqsparse_status_t launch_1d(const char *fn, CUfunction f, long long ite
     const unsigned block = 256;
     long long blocks = (items + block - 1) / block;
     unsigned grid = (unsigned)(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-    CS_CU(fn, cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, params, NULL));
+    CS_CU(fn, cuLaunchKernel, (f, grid, 1, 1, block, 1, 1, 0, stream, params, NULL));
     return CROQSPARSE_STATUS_SUCCESS;
 }
 

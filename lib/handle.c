@@ -1,6 +1,6 @@
-/* lib/handle.c — the per-device handle: primary context, compression kernels, and the
- * kernel pack with its identity check (a pack is used only on the GPU model and CUDA
- * major version it was made for). */
+/* lib/handle.c — the per-device handle: the driver (loaded at run time, launch/driver.h),
+ * primary context, compression kernels, and the kernel pack with its identity check (a
+ * pack is used only on the GPU model and CUDA major version it was made for). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -12,10 +12,10 @@ croqsparse_status_t cs_enter(croqsparse_handle_t h, const char *fn, bool *pushed
     CUcontext cur = NULL;
     *pushed = false;
     cs_clear();
-    CS_CU(fn, cuCtxGetCurrent(&cur));
+    CS_CU(fn, cuCtxGetCurrent, (&cur));
     if (cur == h->ctx)
         return CROQSPARSE_STATUS_SUCCESS;
-    CS_CU(fn, cuCtxPushCurrent(h->ctx));
+    CS_CU(fn, cuCtxPushCurrent, (h->ctx));
     *pushed = true;
     return CROQSPARSE_STATUS_SUCCESS;
 }
@@ -24,7 +24,7 @@ void cs_leave(bool pushed)
 {
     CUcontext ignored;
     if (pushed)
-        cuCtxPopCurrent(&ignored);
+        KL_DRV(cuCtxPopCurrent)(&ignored);
 }
 
 bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len)
@@ -70,28 +70,28 @@ static croqsparse_status_t open_device(croqsparse_handle_t h, int device)
 {
     static const char fn[] = "croqsparse_create";
     int major = 0, minor = 0, version = 0;
-    CS_CU(fn, cuInit(0));
-    CS_CU(fn, cuDeviceGet(&h->dev, device));
-    CS_CU(fn, cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev));
-    CS_CU(fn, cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev));
-    CS_CU(fn, cuDeviceGetAttribute(&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev));
-    CS_CU(fn, cuDeviceGetName(h->gpu, sizeof h->gpu, h->dev));
-    CS_CU(fn, cuDriverGetVersion(&version));
+    CS_CU(fn, cuInit, (0));
+    CS_CU(fn, cuDeviceGet, (&h->dev, device));
+    CS_CU(fn, cuDeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->dev));
+    CS_CU(fn, cuDeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->dev));
+    CS_CU(fn, cuDeviceGetAttribute, (&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev));
+    CS_CU(fn, cuDeviceGetName, (h->gpu, sizeof h->gpu, h->dev));
+    CS_CU(fn, cuDriverGetVersion, (&version));
     h->cuda_major = version / 1000;
     if (major != 9 || minor != 0)
         return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "device %d ('%s') is compute capability %d.%d; the "
                        "kernels are sm_90a (Hopper) code", device, h->gpu, major, minor);
-    CS_CU(fn, cuDevicePrimaryCtxRetain(&h->ctx, h->dev));
+    CS_CU(fn, cuDevicePrimaryCtxRetain, (&h->ctx, h->dev));
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
 static croqsparse_status_t load_compress(croqsparse_handle_t h)
 {
     static const char fn[] = "croqsparse_create";
-    CS_CU(fn, cuMemAlloc(&h->placeholder, 256));
-    CS_CU(fn, cuModuleLoadData(&h->compress, croqsparse_compress_cubin));
-    CS_CU(fn, cuModuleGetFunction(&h->fn_groups, h->compress, "croqsparse_groups"));
-    CS_CU(fn, cuModuleGetFunction(&h->fn_meta, h->compress, "croqsparse_meta"));
+    CS_CU(fn, cuMemAlloc, (&h->placeholder, 256));
+    CS_CU(fn, cuModuleLoadData, (&h->compress, croqsparse_compress_cubin));
+    CS_CU(fn, cuModuleGetFunction, (&h->fn_groups, h->compress, "croqsparse_groups"));
+    CS_CU(fn, cuModuleGetFunction, (&h->fn_meta, h->compress, "croqsparse_meta"));
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
@@ -104,6 +104,10 @@ croqsparse_status_t croqsparse_create(croqsparse_handle_t *handle, int device)
     if (!handle)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
     *handle = NULL;
+    /* The driver is loaded here, not by the program loader, so a machine without one gets
+     * this status and the reason instead of a program that does not start. */
+    if (!kl_driver())
+        return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "%s", kl_driver_error());
     croqsparse_handle_t h = calloc(1, sizeof *h);
     if (!h)
         return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
@@ -167,13 +171,13 @@ croqsparse_status_t croqsparse_destroy(croqsparse_handle_t h)
         return CROQSPARSE_STATUS_SUCCESS;
     if (h->ctx && cs_enter(h, "croqsparse_destroy", &pushed) == CROQSPARSE_STATUS_SUCCESS) {
         if (h->compress)
-            cuModuleUnload(h->compress); /* acts on the current context: the handle's */
+            KL_DRV(cuModuleUnload)(h->compress); /* acts on the current context: the handle's */
         if (h->placeholder)
-            cuMemFree(h->placeholder);
+            KL_DRV(cuMemFree)(h->placeholder);
         cs_leave(pushed);
     }
     if (h->ctx)
-        cuDevicePrimaryCtxRelease(h->dev);
+        KL_DRV(cuDevicePrimaryCtxRelease)(h->dev);
     pack_release(&h->pack);
     free(h->pack_bytes);
     pthread_mutex_destroy(&h->lock);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "croqsparse.h"
+#include "launch/driver.h"
 #include "launch/launch.h"
 #include "pack/pack.h"
 
@@ -68,11 +69,13 @@ bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, cha
 croqsparse_status_t cs_check_values(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k);
 croqsparse_status_t cs_check_shape(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k);
 
-#define CS_CU(fn, call)                                      \
+/* CS_CU(fn, cuFoo, (args)): call the driver's cuFoo (launch/driver.h: loaded at run
+ * time, by croqsparse_create first); a failure is recorded for fn as "cuFoo(args): ...". */
+#define CS_CU(fn, name, args)                                \
     do {                                                     \
-        CUresult rc_ = (call);                               \
+        CUresult rc_ = KL_DRV(name) args;                    \
         if (rc_ != CUDA_SUCCESS)                             \
-            return cs_fail_cu((fn), rc_, #call);             \
+            return cs_fail_cu((fn), rc_, #name #args);       \
     } while (0)
 
 #endif

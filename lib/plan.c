@@ -70,9 +70,9 @@ static croqsparse_status_t prepare(struct croqsparse_plan *p, const char *fn)
                                                          : CROQSPARSE_STATUS_CUDA_ERROR, fn, "%s", ke.msg);
     p->info.workspace_bytes = p->launch.workspace_bytes;
     if (p->launch.workspace_bytes) {
-        CS_CU(fn, cuMemAlloc(&p->workspace, p->launch.workspace_bytes));
+        CS_CU(fn, cuMemAlloc, (&p->workspace, p->launch.workspace_bytes));
         /* Zeroed once: the kernel leaves its split-K counters at zero for the next launch. */
-        CS_CU(fn, cuMemsetD8(p->workspace, 0, p->launch.workspace_bytes));
+        CS_CU(fn, cuMemsetD8, (p->workspace, 0, p->launch.workspace_bytes));
     }
     return CROQSPARSE_STATUS_SUCCESS;
 }
@@ -173,7 +173,7 @@ croqsparse_status_t croqsparse_plan_destroy(croqsparse_plan_t p)
         return CROQSPARSE_STATUS_SUCCESS;
     if (cs_enter(p->h, "croqsparse_plan_destroy", &pushed) == CROQSPARSE_STATUS_SUCCESS) {
         if (p->workspace)
-            cuMemFree(p->workspace);
+            KL_DRV(cuMemFree)(p->workspace);
         kl_module_unload(&p->mod);
         cs_leave(pushed);
     }

@@ -7,6 +7,7 @@ int runner_fail_kl(const struct kl_error *e)
     static const enum runner_status map[] = {
         [KL_OK] = RS_INTERNAL_ERROR, [KL_BAD_MODULE] = RS_BAD_MODULE,
         [KL_UNSUPPORTED_SHAPE] = RS_UNSUPPORTED_SHAPE, [KL_LAUNCH_ERROR] = RS_LAUNCH_ERROR,
+        [KL_NO_DRIVER] = RS_NO_GPU,
     };
     runner_fail((unsigned)e->status < sizeof map / sizeof map[0] ? map[e->status] : RS_INTERNAL_ERROR, "%s",
                 e->msg);

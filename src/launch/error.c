@@ -7,14 +7,18 @@
 const char *kl_cu_text(CUresult rc, char *buf, size_t len)
 {
     const char *name = NULL, *text = NULL;
-    if (cuGetErrorName(rc, &name) != CUDA_SUCCESS) {
+    if (!kl_driver()) { /* a CUresult from elsewhere: no driver to name it */
+        snprintf(buf, len, "CUresult %d (no CUDA driver loaded)", (int)rc);
+        return buf;
+    }
+    if (KL_DRV(cuGetErrorName)(rc, &name) != CUDA_SUCCESS) {
         /* A stub libcuda (no driver installed) names nothing: give the number. */
         snprintf(buf, len, "CUresult %d (%s)", (int)rc,
                  rc == CUDA_ERROR_STUB_LIBRARY ? "CUDA_ERROR_STUB_LIBRARY: no driver, only the toolkit's stub"
                                                : "unknown to this driver");
         return buf;
     }
-    if (cuGetErrorString(rc, &text) != CUDA_SUCCESS)
+    if (KL_DRV(cuGetErrorString)(rc, &text) != CUDA_SUCCESS)
         text = "no description";
     snprintf(buf, len, "%s (%s)", name, text);
     return buf;
@@ -28,6 +32,11 @@ int kl_fail(struct kl_error *e, enum kl_status s, const char *fmt, ...)
     va_end(ap);
     e->status = s;
     return -1;
+}
+
+int kl_need_driver(struct kl_error *e)
+{
+    return kl_driver() ? 0 : kl_fail(e, KL_NO_DRIVER, "%s", kl_driver_error());
 }
 
 int kl_fail_cu(struct kl_error *e, enum kl_status s, CUresult rc, const char *call, const char *file,

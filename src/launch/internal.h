@@ -2,6 +2,7 @@
 #ifndef CROQ_LAUNCH_INTERNAL_H
 #define CROQ_LAUNCH_INTERNAL_H
 
+#include "driver.h"
 #include "launch.h"
 
 /* Fill *e and return -1. */
@@ -9,13 +10,18 @@ int kl_fail(struct kl_error *e, enum kl_status s, const char *fmt, ...) __attrib
 int kl_fail_cu(struct kl_error *e, enum kl_status s, CUresult rc, const char *call, const char *file,
                int line);
 
-/* KL_CU(e, status, call): a failing driver call fills *e and returns -1. */
-#define KL_CU(e, status, call)                                              \
-    do {                                                                    \
-        CUresult rc_ = (call);                                              \
-        if (rc_ != CUDA_SUCCESS)                                            \
-            return kl_fail_cu((e), (status), rc_, #call, __FILE__, __LINE__); \
+/* KL_CU(e, status, cuFoo, (args)): call the driver's cuFoo (driver.h); a failure fills
+ * *e, naming the call as written ("cuFoo(args)"), and returns -1. */
+#define KL_CU(e, status, name, args)                                                 \
+    do {                                                                             \
+        CUresult rc_ = KL_DRV(name) args;                                            \
+        if (rc_ != CUDA_SUCCESS)                                                     \
+            return kl_fail_cu((e), (status), rc_, #name #args, __FILE__, __LINE__);  \
     } while (0)
+
+/* The entry points that reach the driver first: KL_NO_DRIVER with kl_driver_error()
+ * when it cannot be loaded. */
+int kl_need_driver(struct kl_error *e);
 
 #define KL_TRY(call)        \
     do {                    \

@@ -67,7 +67,7 @@ static void fit_clusters(int sm_count, struct kl_launch *l)
     CUlaunchAttribute attr[1];
     CUlaunchConfig cfg = launch_config(l, NULL, attr);
     int n = 0;
-    if (cuOccupancyMaxActiveClusters(&n, l->fn, &cfg) != CUDA_SUCCESS || n <= 0)
+    if (KL_DRV(cuOccupancyMaxActiveClusters)(&n, l->fn, &cfg) != CUDA_SUCCESS || n <= 0)
         n = sm_count / (int)l->cluster;
     if (n < 1)
         n = 1;
@@ -83,8 +83,8 @@ static int resident_ctas(int sm_count, const struct kl_launch *l)
     CUlaunchConfig cfg = launch_config(l, NULL, attr);
     int n = 0;
     if (l->cluster > 1)
-        return cuOccupancyMaxActiveClusters(&n, l->fn, &cfg) == CUDA_SUCCESS ? n * (int)l->cluster : -1;
-    if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, l->fn, (int)l->block, l->smem) != CUDA_SUCCESS)
+        return KL_DRV(cuOccupancyMaxActiveClusters)(&n, l->fn, &cfg) == CUDA_SUCCESS ? n * (int)l->cluster : -1;
+    if (KL_DRV(cuOccupancyMaxActiveBlocksPerMultiprocessor)(&n, l->fn, (int)l->block, l->smem) != CUDA_SUCCESS)
         return -1;
     return n * sm_count;
 }
@@ -137,6 +137,6 @@ int kl_launch(const struct kl_launch *l, const struct croq_gemm_args *args, CUst
     CUlaunchAttribute attr[1];
     CUlaunchConfig cfg = launch_config(l, s, attr);
     void *params[] = {(void *)args};
-    KL_CU(e, KL_LAUNCH_ERROR, cuLaunchKernelEx(&cfg, l->fn, params, NULL));
+    KL_CU(e, KL_LAUNCH_ERROR, cuLaunchKernelEx, (&cfg, l->fn, params, NULL));
     return 0;
 }

@@ -14,8 +14,12 @@
  * Thread-safety: functions touch only their arguments; a prepared kl_launch may be bound
  * and launched from several threads at once (kl_bind writes only its output). The
  * current CUDA context must be the one the module was loaded in.
- * Linked by code that links libcuda (CUDA driver API); not part of the tuner's host
- * library, which runs without a driver.
+ * The driver: reached through driver.h's table, loaded at run time, so nothing that
+ * links this module needs libcuda to link or start. kl_module_load_* and kl_cu_text load
+ * it; the other functions take a module or launch that exists only once it is loaded.
+ * Without a driver (no libcuda.so.1, or one without an entry) kl_module_load_* is
+ * KL_NO_DRIVER with kl_driver_error()'s text. Not part of the tuner's host library (croq),
+ * which never reaches the driver.
  */
 #ifndef CROQ_LAUNCH_LAUNCH_H
 #define CROQ_LAUNCH_LAUNCH_H
@@ -32,6 +36,7 @@ enum kl_status {
     KL_BAD_MODULE,        /* unloadable module, bad ABI record, impossible resources */
     KL_UNSUPPORTED_SHAPE, /* the shape breaks a rule of this module (K % tile_k*split_k) */
     KL_LAUNCH_ERROR,      /* the driver refused a launch or an occupancy query */
+    KL_NO_DRIVER,         /* the CUDA driver could not be loaded (driver.h) */
 };
 
 struct kl_error {
@@ -39,7 +44,8 @@ struct kl_error {
     char msg[1024];
 };
 
-/* "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access ...)" into buf; returns buf. */
+/* "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access ...)" into buf; returns buf.
+ * Without a driver (or with the stub) the number, "CUresult 34 (...)". */
 const char *kl_cu_text(CUresult rc, char *buf, size_t len);
 
 /* A loaded kernel module. */

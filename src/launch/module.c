@@ -20,13 +20,13 @@ static int read_abi(struct kl_module *m, struct kl_error *e)
 {
     CUdeviceptr p;
     size_t bytes;
-    CUresult rc = cuModuleGetGlobal(&p, &bytes, m->mod, CROQ_ABI_SYMBOL);
+    CUresult rc = KL_DRV(cuModuleGetGlobal)(&p, &bytes, m->mod, CROQ_ABI_SYMBOL);
     if (rc != CUDA_SUCCESS)
         BAD("module has no '%s' symbol (kernels/abi.h)", CROQ_ABI_SYMBOL);
     if (bytes != sizeof m->abi)
         BAD("'%s' is %zu B, this runner expects %zu B (ABI version %u)", CROQ_ABI_SYMBOL, bytes,
             sizeof m->abi, CROQ_ABI_VERSION);
-    KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH(&m->abi, p, sizeof m->abi));
+    KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH, (&m->abi, p, sizeof m->abi));
     return 0;
 }
 
@@ -38,11 +38,11 @@ static int read_module_id(struct kl_module *m, struct kl_error *e)
     char text[CROQ_MODULE_ID_BYTES];
     const size_t plen = sizeof CROQ_MODULE_ID_PREFIX - 1;
     m->module_id[0] = '\0';
-    if (cuModuleGetGlobal(&p, &bytes, m->mod, CROQ_MODULE_ID_SYMBOL) != CUDA_SUCCESS)
+    if (KL_DRV(cuModuleGetGlobal)(&p, &bytes, m->mod, CROQ_MODULE_ID_SYMBOL) != CUDA_SUCCESS)
         return 0;
     if (bytes != sizeof text)
         BAD("'%s' is %zu B, not %d (kernels/module_id.h)", CROQ_MODULE_ID_SYMBOL, bytes, CROQ_MODULE_ID_BYTES);
-    KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH(text, p, sizeof text));
+    KL_CU(e, KL_BAD_MODULE, cuMemcpyDtoH, (text, p, sizeof text));
     bool ok = !memcmp(text, CROQ_MODULE_ID_PREFIX, plen) && text[plen + CROQ_MODULE_ID_HEX] == '\0';
     for (size_t i = plen; ok && i < plen + CROQ_MODULE_ID_HEX; i++)
         ok = (text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f');
@@ -84,17 +84,17 @@ static int check_abi(const struct croq_kernel_abi *a, int want_dtype, struct kl_
 
 static int read_attributes(struct kl_module *m, struct kl_error *e)
 {
-    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn));
-    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute(&m->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->fn));
-    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn));
+    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute, (&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn));
+    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute, (&m->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, m->fn));
+    KL_CU(e, KL_BAD_MODULE, cuFuncGetAttribute, (&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn));
     /* A __launch_bounds__ below the block size makes every launch fail; say so here
      * rather than as a launch error (sparse-gemm-sm90.md 7, first defect). */
     if ((uint32_t)m->max_threads < m->abi.threads)
         BAD("kernel allows at most %d threads per block (launch bounds or registers), ABI says %u",
             m->max_threads, m->abi.threads);
     /* Dynamic shared memory above 48 KB must be opted into per function. */
-    KL_CU(e, KL_BAD_MODULE, cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               (int)m->abi.smem_bytes));
+    KL_CU(e, KL_BAD_MODULE, cuFuncSetAttribute, (m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                 (int)m->abi.smem_bytes));
     return 0;
 }
 
@@ -102,7 +102,7 @@ static int read_attributes(struct kl_module *m, struct kl_error *e)
 static int finish_load(const char *name, int want_dtype, struct kl_module *m, struct kl_error *e)
 {
     char text[256];
-    CUresult rc = cuModuleGetFunction(&m->fn, m->mod, CROQ_KERNEL_ENTRY);
+    CUresult rc = KL_DRV(cuModuleGetFunction)(&m->fn, m->mod, CROQ_KERNEL_ENTRY);
     if (rc != CUDA_SUCCESS)
         BAD("module '%s' has no kernel '%s': %s", name, CROQ_KERNEL_ENTRY, kl_cu_text(rc, text, sizeof text));
     KL_TRY(read_abi(m, e));
@@ -123,9 +123,10 @@ int kl_module_load_file(const char *path, int want_dtype, struct kl_module *m, s
     struct stat st;
     char text[256];
     memset(m, 0, sizeof *m);
+    KL_TRY(kl_need_driver(e));
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         BAD("cannot read cubin '%s'", path);
-    CUresult rc = cuModuleLoad(&m->mod, path);
+    CUresult rc = KL_DRV(cuModuleLoad)(&m->mod, path);
     if (rc != CUDA_SUCCESS)
         BAD("cuModuleLoad '%s': %s", path, kl_cu_text(rc, text, sizeof text));
     return loaded(finish_load(path, want_dtype, m, e), m);
@@ -136,7 +137,8 @@ int kl_module_load_image(const void *image, const char *name, int want_dtype, st
 {
     char text[256];
     memset(m, 0, sizeof *m);
-    CUresult rc = cuModuleLoadData(&m->mod, image);
+    KL_TRY(kl_need_driver(e));
+    CUresult rc = KL_DRV(cuModuleLoadData)(&m->mod, image);
     if (rc != CUDA_SUCCESS)
         BAD("cuModuleLoadData '%s': %s", name, kl_cu_text(rc, text, sizeof text));
     return loaded(finish_load(name, want_dtype, m, e), m);
@@ -153,7 +155,7 @@ int kl_module_check_k(const struct kl_module *m, long k, struct kl_error *e)
 
 void kl_module_unload(struct kl_module *m)
 {
-    if (m->mod)
-        cuModuleUnload(m->mod);
+    if (m->mod) /* loaded, so the driver is */
+        KL_DRV(cuModuleUnload)(m->mod);
     m->mod = NULL;
 }

@@ -91,10 +91,10 @@ static int encode(int t, const struct croq_tmap_desc *d, const struct kl_operand
                        "tensor map '%s': l2_promotion=%u is not a CUtensorMapL2promotion (0-3)",
                        tensor_name[t], d->l2_promotion);
     cuuint32_t box[3] = {d->box[0], d->box[1], g.rank == 3 ? d->box[2] : 1};
-    CUresult rc = cuTensorMapEncodeTiled(map, g.type, g.rank, g.base, g.dims, g.strides, box, estride,
-                                         CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
-                                         (CUtensorMapL2promotion)d->l2_promotion,
-                                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult rc = KL_DRV(cuTensorMapEncodeTiled)(map, g.type, g.rank, g.base, g.dims, g.strides, box, estride,
+                                                 CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
+                                                 (CUtensorMapL2promotion)d->l2_promotion,
+                                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         return kl_fail(e, KL_BAD_MODULE,
                        "tensor map '%s': cuTensorMapEncodeTiled(dims {%llu,%llu,%llu}, box {%u,%u,%u}, "
@@ -128,7 +128,7 @@ int kl_tmaps_rebind(const struct croq_kernel_abi *abi, const struct kl_operands 
     for (int t = 0; t < CROQ_T_COUNT; t++) {
         if (abi->tmap[t].box[0] == 0)
             continue;
-        CUresult rc = cuTensorMapReplaceAddress(map_of(args, t), (void *)tensor_addr(t, o));
+        CUresult rc = KL_DRV(cuTensorMapReplaceAddress)(map_of(args, t), (void *)tensor_addr(t, o));
         if (rc != CUDA_SUCCESS) {
             char text[256];
             return kl_fail(e, KL_LAUNCH_ERROR, "tensor map '%s': cuTensorMapReplaceAddress: %s (the buffer "

@@ -1,12 +1,14 @@
 /* tests/unit/test_croqsparse.c — libcroqsparse without a GPU: argument and shape checks,
  * sizes, host prune/compress/validate, the pack format and the kernel choice, the default
- * pack built into the library. Linked against the stub libcuda (cmake/croqsparse.cmake),
- * so creating a handle must fail with NO_DEVICE. */
+ * pack built into the library, the driver loader (src/launch/driver.h). The library loads
+ * libcuda.so.1 at run time; the test runs with the toolkit's stub under that name
+ * (cmake/croqsparse.cmake), so creating a handle must fail with NO_DEVICE. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "croqsparse.h"
 #include "../../lib/internal.h" /* cs_pack_mismatch */
 #include "format/numeric.h"
+#include "launch/driver.h"
 #include "pack/pack.h"
 
 extern const unsigned char croqsparse_default_pack[];
@@ -50,6 +53,42 @@ static void test_no_device(void **state)
     assert_null(h);
     assert_non_null(strstr(croqsparse_last_error(), "croqsparse_create: cuInit(0): CUresult 34 (CUDA_ERROR_STUB_LIBRARY"));
     assert_int_equal(croqsparse_destroy(NULL), CROQSPARSE_STATUS_SUCCESS);
+}
+
+/* The driver loader (issue 24 item 10): a missing library and a library without the
+ * entries fail with a message naming them and leave no table; the stub (on
+ * LD_LIBRARY_PATH as libcuda.so.1) gives every entry, each the very symbol cuda.h names,
+ * and the process's table is that one. */
+static void test_driver_loader(void **state)
+{
+    (void)state;
+    struct kl_driver d;
+    char err[512];
+    memset(&d, 0xff, sizeof d);
+    assert_int_equal(kl_driver_open("libcroq-no-such-driver.so.1", &d, err, sizeof err), -1);
+    assert_string_equal(err, "cannot load the CUDA driver: libcroq-no-such-driver.so.1: cannot open shared object "
+                             "file: No such file or directory (no NVIDIA driver installed, or not on the loader's path)");
+    assert_null(d.cuInit);
+    assert_int_equal(kl_driver_open("libm.so.6", &d, err, sizeof err), -1);
+    assert_string_equal(err, "cannot load the CUDA driver: libm.so.6 has no cuInit (a driver older than CUDA 12.0?)");
+    assert_null(d.cuInit);
+
+    assert_int_equal(kl_driver_open(KL_DRIVER_SONAME, &d, err, sizeof err), 0);
+    void *lib = dlopen(KL_DRIVER_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(lib);
+    /* cuda.h's versioned names: the entry a direct link would bind, not the old ABI's */
+    assert_ptr_equal((void *)d.cuMemAlloc, dlsym(lib, "cuMemAlloc_v2"));
+    assert_ptr_not_equal((void *)d.cuMemAlloc, dlsym(lib, "cuMemAlloc"));
+    assert_ptr_equal((void *)d.cuCtxPushCurrent, dlsym(lib, "cuCtxPushCurrent_v2"));
+    assert_ptr_equal((void *)d.cuTensorMapEncodeTiled, dlsym(lib, "cuTensorMapEncodeTiled"));
+    assert_int_equal(d.cuInit(0), CUDA_ERROR_STUB_LIBRARY);
+    dlclose(lib);
+
+    const struct kl_driver *k = kl_driver();
+    assert_non_null(k);
+    assert_string_equal(kl_driver_error(), "");
+    assert_ptr_equal((void *)k->cuInit, (void *)d.cuInit);
+    assert_ptr_equal(kl_driver(), k); /* loaded once */
 }
 
 /* Arguments are checked in the header's one order (issue 24, item 11): NULL pointers,
@@ -357,7 +396,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_no_device),      cmocka_unit_test(test_plan_checks),
+        cmocka_unit_test(test_no_device),      cmocka_unit_test(test_driver_loader),
+        cmocka_unit_test(test_plan_checks),
         cmocka_unit_test(test_nan_and_version),
         cmocka_unit_test(test_host_format),    cmocka_unit_test(test_pack_choose),
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
