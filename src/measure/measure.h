@@ -214,6 +214,24 @@ void measure_result_release(struct measure_result *r);
  * 256"). Pure; thread-safe. */
 bool measure_abi_matches(const struct measure_abi *a, const struct croq_config *cfg, char *why, size_t whylen);
 
+/* ---- the final ladder (serve op ladder; parse_ladder.c) ---- */
+
+#define MEASURE_LADDER_MAX 16
+struct measure_ladder {
+    int n;                    /* kernels the reply lists, in the request's order */
+    int failed;               /* the reply's "failed" (the kernel a verification failed on), -1 */
+    bool steady;              /* its warm-up settled */
+    struct {
+        char module_id[CROQ_MODULE_ID_HEX + 1]; /* "" when the module has none */
+        int trials;           /* 0: not timed */
+        double trial_ms[MEASURE_MAX_TRIALS];    /* per-launch ms of each round, > 0 */
+        int clock_mhz[MEASURE_MAX_TRIALS];      /* NVML SM clock of each trial, -1 unknown */
+    } k[MEASURE_LADDER_MAX];
+};
+/* The trials and identities of a ladder reply. 0, or -1 with err naming the member (a
+ * time that is not a positive finite number, a malformed module id, ...). */
+int measure_ladder_parse(const char *json, struct measure_ladder *out, char *err, size_t errlen);
+
 /* ---- compare (croq-runner compare) ---- */
 
 enum { MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS, MEASURE_CMP_OURS,
