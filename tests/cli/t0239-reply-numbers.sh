@@ -26,14 +26,19 @@ eff=$(awk -v t=$tf 'BEGIN { printf "%.7g", t / 1499 * 100 }')
 tr="[$med,$med,$med,$med,$med,$med,$med,$med,$med,$med]"
 inc='[0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001,0.001]'
 fast='[0.004,0.004,0.004,0.004,0.004,0.004,0.004,0.004,0.004,0.004]' # the candidate 2x faster: a KEEP by the ratios
+# like the runner, it names the modules it loaded (the identity in the cubin's bytes)
+mid() { LC_ALL=C grep -ao 'croq-module-id:[0-9a-f]\{16\}' "$1" | head -n 1 | cut -d: -f2; }
 echo '{"schema":1,"command":"serve","event":"ready","protocol":1,"status":"ok"}'
+incid=
 while read -r line; do
     id=$(echo "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+    cubin=$(echo "$line" | sed -n 's/.*"cubin":"\([^"]*\)".*/\1/p')
     head='"schema":1,"command":"serve","id":'$id',"status":"ok","gpu":"FAKE","device":0,"dtype":"f16","m":'$m',"n":'$n',"k":'$k
     case "$line" in
     *'"op":"quit"'*) exit 0 ;;
-    *set_incumbent*) echo "{$head,\"op\":\"set_incumbent\",$ver}"; continue ;;
+    *set_incumbent*) incid=$(mid "$cubin"); echo "{$head,\"op\":\"set_incumbent\",\"module_id\":\"$incid\",$ver}"; continue ;;
     esac
+    head=$head',"module_id":"'$(mid "$cubin")'","incumbent_module_id":"'$incid'"'
     t=$tf; pinc=$inc
     case "$line" in *'"paired":true'*)
         case $shape in 512x256x256) t='"nan"'; pinc=$fast ;; 256x256x512) t=0; pinc=$fast ;; 512x512x256) pinc='[0.001,0.001,0.001,0,0.001,0.001,0.001,0.001,0.001,0.001]' ;; esac ;;
