@@ -3,11 +3,13 @@
 #   make build   the same without the tests (binaries in build/bin)
 #   make tune    build, then tune every shape
 #                (TUNE_ARGS="--backend sim --tuning tuning-sim" for a dry run in its own directory)
+#   make install build, then install libcroqsparse (header, static and shared library,
+#                pkg-config file, CMake package) under PREFIX (default /usr/local; PREFIX=DIR)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure build test tune clean
+.PHONY: all deps configure build test tune install clean
 
 all: build
 
@@ -32,6 +34,12 @@ test: build
 TUNE_ARGS ?=
 tune: build
 	$(BUILD)/bin/croqtuner sweep --dtype all $(if $(findstring --tuning,$(TUNE_ARGS)),,--tuning tuning) $(TUNE_ARGS)
+
+# cmake's own install rules (cmake/croqsparse.cmake), so `make install` and
+# `cmake --install build --prefix P` are the same thing.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

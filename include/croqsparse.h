@@ -17,6 +17,19 @@
  *
  * Errors: every function returns a croqsparse_status_t; on failure the calling thread's
  * croqsparse_last_error() says what and where ("croqsparse_plan_create: K=100 ...").
+ * Every function checks its arguments in one order and reports the first that fails:
+ *   1. a NULL handle, plan, output pointer or buffer           INVALID_VALUE
+ *   2. a value out of range: a dtype or epilogue not in its enum, a non-finite alpha, a
+ *      dimension below 1 (M = -1, K = 0)                         INVALID_VALUE
+ *   3. a shape rule: a dimension above 1048576, K % 64, N % 8 (prune, validate: K % 4),
+ *      ALPHA_SCALES with f16                                     NOT_SUPPORTED
+ *   4. misaligned pointers (matmul)                              INVALID_VALUE
+ *   5. the device, the driver, the pack, the data              the other statuses
+ * so a NULL handle is INVALID_VALUE whatever the shape.
+ * Lifetimes: the asynchronous calls (prune, compress, matmul) only enqueue work; every
+ * buffer they are given (and the plan, and the handle) must stay allocated and unchanged
+ * by the host until that work has completed on its stream (cuStreamSynchronize, an event):
+ * nothing is copied at the call.
  * Thread-safety: a handle may be used from several threads at once. A plan may be used by
  * several threads, but its matmuls must not run concurrently on different streams when
  * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0).
@@ -37,13 +50,17 @@ extern "C" {
 #endif
 
 #define CROQSPARSE_API __attribute__((visibility("default")))
+/* The version of this header; croqsparse_version() gives the linked library's. Minor
+ * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version); a major one would
+ * change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
-#define CROQSPARSE_VERSION_MINOR 0
+#define CROQSPARSE_VERSION_MINOR 1
+#define CROQSPARSE_VERSION (CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR)
 
 typedef enum {
     CROQSPARSE_STATUS_SUCCESS = 0,
-    CROQSPARSE_STATUS_INVALID_VALUE = 1,   /* a NULL, misaligned or out-of-range argument */
-    CROQSPARSE_STATUS_NOT_SUPPORTED = 2,   /* shape rules, or a dtype/epilogue combination */
+    CROQSPARSE_STATUS_INVALID_VALUE = 1,   /* a NULL, misaligned or out-of-range argument (M < 1) */
+    CROQSPARSE_STATUS_NOT_SUPPORTED = 2,   /* a positive shape the rules exclude, or a dtype/epilogue combination */
     CROQSPARSE_STATUS_NOT_SPARSE = 3,      /* input breaks 2:4 (validate: the first group) */
     CROQSPARSE_STATUS_NO_DEVICE = 4,       /* no driver, no such device, or not sm_90 */
     CROQSPARSE_STATUS_CUDA_ERROR = 5,      /* a driver call failed (the message names it) */
@@ -51,6 +68,7 @@ typedef enum {
     CROQSPARSE_STATUS_INVALID_PACK = 7,    /* a kernel pack that does not parse */
     CROQSPARSE_STATUS_PACK_MISMATCH = 8,   /* a pack made for another GPU model or CUDA major */
     CROQSPARSE_STATUS_NO_KERNEL = 9,       /* no kernel of the pack runs this shape */
+    CROQSPARSE_STATUS_NAN = 10,            /* prune_host: the input holds a NaN (no magnitude to rank; 1.1) */
 } croqsparse_status_t;
 
 typedef enum { CROQSPARSE_F16 = 0, CROQSPARSE_E4M3 = 1 } croqsparse_dtype_t;
@@ -68,6 +86,10 @@ CROQSPARSE_API const char *croqsparse_status_string(croqsparse_status_t s);
 /* The calling thread's message about its last failed call ("" if none). Valid until the
  * thread's next croqsparse call. */
 CROQSPARSE_API const char *croqsparse_last_error(void);
+/* The linked library's version, CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR
+ * as it was built (1001 for 1.1): compare with the header's CROQSPARSE_VERSION to find an
+ * application running on an older library than it was compiled with. Never fails. */
+CROQSPARSE_API int croqsparse_version(void);
 
 /* ---- handle ------------------------------------------------------------------------- */
 
@@ -93,7 +115,8 @@ CROQSPARSE_API size_t croqsparse_meta_bytes(long m, long k);
 
 /* Host: dense [M][K] -> 2:4 dense [M][K] (out may equal dense): per group of 4 the two
  * largest magnitudes keep their bits (ties: lower index), the others become +0.
- * K % 4 == 0. NOT_SPARSE if the input holds a NaN (the message names its group). */
+ * K % 4 == 0. NAN if the input holds a NaN (the message names its groups; out is not
+ * written). */
 CROQSPARSE_API croqsparse_status_t croqsparse_prune_host(croqsparse_dtype_t dtype, long m, long k,
                                                          const void *dense, void *out);
 /* Host: 2:4 dense [M][K] -> values + metadata (sizes above). K % 64 == 0. NOT_SPARSE if a
@@ -136,6 +159,9 @@ CROQSPARSE_API croqsparse_status_t croqsparse_matmul(croqsparse_plan_t plan, con
                                                      const void *b, void *c, const float *scale_a,
                                                      const float *scale_b, CUstream stream);
 
+/* Every string is NUL-terminated. key and config always fit (the pack format limits
+ * them to these sizes); source and note are cut to fit when a pack names a very long GPU
+ * or driver (they are for people: nothing parses them). */
 typedef struct {
     char key[96];          /* the tuned shape's key ("f16_4096x8192x8192"), or "fallback" */
     char config[512];      /* the kernel's knob signature (`croqtuner knobs`) */

@@ -19,11 +19,14 @@ const char *croqsparse_status_string(croqsparse_status_t s)
         [CROQSPARSE_STATUS_INVALID_PACK] = "invalid kernel pack",
         [CROQSPARSE_STATUS_PACK_MISMATCH] = "kernel pack made for another GPU or CUDA version",
         [CROQSPARSE_STATUS_NO_KERNEL] = "no kernel for this shape",
+        [CROQSPARSE_STATUS_NAN] = "input holds a NaN",
     };
     return (unsigned)s < sizeof names / sizeof names[0] && names[s] ? names[s] : "unknown status";
 }
 
 const char *croqsparse_last_error(void) { return last_msg; }
+
+int croqsparse_version(void) { return CROQSPARSE_VERSION; }
 
 void cs_clear(void) { last_msg[0] = '\0'; }
 

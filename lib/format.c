@@ -12,26 +12,44 @@
 
 static bool dtype_ok(croqsparse_dtype_t d) { return d == CROQSPARSE_F16 || d == CROQSPARSE_E4M3; }
 
-/* M, K within the rules and K % k_multiple == 0. */
-static croqsparse_status_t check_mk(const char *fn, croqsparse_dtype_t dtype, long m, long k, long k_multiple)
+/* The value checks of the header's order (after the NULL pointers): the dtype, and every
+ * dimension at least 1 (a size below 1 is no shape: INVALID_VALUE, not a shape rule). */
+static croqsparse_status_t check_values(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k)
 {
     if (!dtype_ok(dtype))
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "dtype %d is not CROQSPARSE_F16 or CROQSPARSE_E4M3",
                        (int)dtype);
-    if (m < 1 || k < 1 || m > MAX_DIM || k > MAX_DIM)
+    if (m < 1 || n < 1 || k < 1)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "M=%ld N=%ld K=%ld: every dimension must be at least 1",
+                       m, n, k);
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+/* dtype and M, K valid, then within the rules with K % k_multiple == 0. */
+static croqsparse_status_t check_mk(const char *fn, croqsparse_dtype_t dtype, long m, long k, long k_multiple)
+{
+    croqsparse_status_t s = check_values(fn, dtype, m, 1, k);
+    if (s)
+        return s;
+    if (m > MAX_DIM || k > MAX_DIM)
         return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "M=%ld K=%ld: each must be in [1, %ld]", m, k, MAX_DIM);
     if (k % k_multiple)
         return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "K=%ld is not a multiple of %ld", k, k_multiple);
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
+croqsparse_status_t cs_check_values(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k)
+{
+    return check_values(fn, dtype, m, n, k);
+}
+
 croqsparse_status_t cs_check_shape(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k)
 {
     char why[CROQ_WHY_MAX];
     struct croq_shape s = {m, n, k};
-    if (!dtype_ok(dtype))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "dtype %d is not CROQSPARSE_F16 or CROQSPARSE_E4M3",
-                       (int)dtype);
+    croqsparse_status_t st = check_values(fn, dtype, m, n, k);
+    if (st)
+        return st;
     if (!shape_validate((int)dtype, &s, why, sizeof why))
         return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "%s", why);
     return CROQSPARSE_STATUS_SUCCESS;
@@ -62,11 +80,14 @@ croqsparse_status_t croqsparse_prune_host(croqsparse_dtype_t dtype, long m, long
     struct sparse24_error e;
     croqsparse_status_t s;
     cs_clear();
-    if ((s = check_mk(fn, dtype, m, k, 4)))
-        return s;
     if (!dense || !out)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "dense or out is NULL");
-    return sparse24_prune((int)dtype, m, k, dense, out, &e) ? data_error(fn, &e) : CROQSPARSE_STATUS_SUCCESS;
+    if ((s = check_mk(fn, dtype, m, k, 4)))
+        return s;
+    if (sparse24_prune((int)dtype, m, k, dense, out, &e) == 0)
+        return CROQSPARSE_STATUS_SUCCESS;
+    /* a NaN has no magnitude to rank: its own status, not "not 2:4" (nothing was written) */
+    return e.count ? cs_fail(CROQSPARSE_STATUS_NAN, fn, "%s", e.msg) : data_error(fn, &e);
 }
 
 croqsparse_status_t croqsparse_compress_host(croqsparse_dtype_t dtype, long m, long k, const void *dense,
@@ -76,10 +97,10 @@ croqsparse_status_t croqsparse_compress_host(croqsparse_dtype_t dtype, long m, l
     struct sparse24_error e;
     croqsparse_status_t s;
     cs_clear();
-    if ((s = check_mk(fn, dtype, m, k, 64)))
-        return s;
     if (!dense || !values || !meta)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "dense, values or meta is NULL");
+    if ((s = check_mk(fn, dtype, m, k, 64)))
+        return s;
     uint32_t *natural = malloc(sparse24_meta_words(m, k) * 4);
     if (!natural)
         return cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory (%zu B)", sparse24_meta_words(m, k) * 4);
@@ -96,10 +117,10 @@ croqsparse_status_t croqsparse_validate_host(croqsparse_dtype_t dtype, long m, l
     struct sparse24_error e;
     croqsparse_status_t s;
     cs_clear();
-    if ((s = check_mk(fn, dtype, m, k, 4)))
-        return s;
     if (!dense)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "dense is NULL");
+    if ((s = check_mk(fn, dtype, m, k, 4)))
+        return s;
     if (sparse24_check((int)dtype, m, k, dense, &e) == 0)
         return CROQSPARSE_STATUS_SUCCESS;
     if (e.count && e.listed) {

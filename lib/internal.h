@@ -62,7 +62,10 @@ void cs_leave(bool pushed);
  * than the driver's; note says which (handle.c). */
 bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len);
 
-/* Shape rules (knobs/knobs.h shape_validate) as NOT_SUPPORTED for fn. */
+/* The header's order of checks after the NULL pointers: cs_check_values is the dtype
+ * and every dimension >= 1 (INVALID_VALUE); cs_check_shape is that, then the shape rules
+ * (knobs/knobs.h shape_validate) as NOT_SUPPORTED for fn. */
+croqsparse_status_t cs_check_values(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k);
 croqsparse_status_t cs_check_shape(const char *fn, croqsparse_dtype_t dtype, long m, long n, long k);
 
 #define CS_CU(fn, call)                                      \

@@ -84,19 +84,22 @@ croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t h, croqsparse_pla
     croqsparse_status_t s;
     bool pushed;
     cs_clear();
+    /* the header's order: NULL pointers, then values, then the shape rules */
     if (!plan)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan is NULL");
     *plan = NULL;
-    if ((s = cs_check_shape(fn, dtype, m, n, k)))
+    if (!h)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
+    if ((s = cs_check_values(fn, dtype, m, n, k)))
         return s;
     if (epilogue != CROQSPARSE_EPILOGUE_ALPHA && epilogue != CROQSPARSE_EPILOGUE_ALPHA_SCALES)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "epilogue %d is not ALPHA or ALPHA_SCALES", (int)epilogue);
-    if (epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES && dtype != CROQSPARSE_E4M3)
-        return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "scale vectors are the e4m3 epilogue; f16 takes alpha");
     if (!(alpha == alpha) || alpha - alpha != 0)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "alpha must be finite");
-    if (!h)
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "handle is NULL");
+    if ((s = cs_check_shape(fn, dtype, m, n, k)))
+        return s;
+    if (epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES && dtype != CROQSPARSE_E4M3)
+        return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "scale vectors are the e4m3 epilogue; f16 takes alpha");
     /* 64-B aligned: the plan holds CUtensorMaps, which the encoder wants at 64-B
      * addresses (calloc promises 16). */
     struct croqsparse_plan *p = aligned_alloc(64, (sizeof *p + 63) / 64 * 64);

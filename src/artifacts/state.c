@@ -286,10 +286,12 @@ static int write_json(const char *path, json_t *j, char *err, size_t errlen)
     return rc;
 }
 
-/* Under <dir>/.lock (held by the caller). */
+/* Under <dir>/.lock (held by the caller): state.json, RESUME.md and the .gitignore of
+ * --git (engine/git.c writes it under .lock too). */
 static int clean_temps_locked(const char *dir)
 {
-    return atomic_clean_temps_locked(dir, "state.json", 0) + atomic_clean_temps_locked(dir, "RESUME.md", 0);
+    return atomic_clean_temps_locked(dir, "state.json.", 0) + atomic_clean_temps_locked(dir, "RESUME.md.", 0) +
+           atomic_clean_temps_locked(dir, ".gitignore.", 0);
 }
 
 int state_clean_temps(const char *dir)
@@ -433,4 +435,37 @@ int state_put(const char *dir, const struct checkpoint *c, const char *status, c
 {
     struct put_arg a = {c, status};
     return state_update(dir, put_entry, &a, err, errlen);
+}
+
+struct put_new_arg {
+    struct put_arg put;
+    const char *dir;
+};
+
+static int put_new_entry(json_t *root, void *arg, char *err, size_t errlen)
+{
+    const char *dir = ((struct put_new_arg *)arg)->dir;
+    struct put_arg *a = &((struct put_new_arg *)arg)->put;
+    size_t n;
+    const char **keys = state_shape_keys(root, &n);
+    for (size_t i = 0; i < n; i++) {
+        struct state_shape e;
+        state_shape_get(root, keys[i], &e);
+        if (strcmp(keys[i], a->c->key) && strcmp(e.backend, a->c->backend)) {
+            snprintf(err, errlen, "'%.300s' holds shapes tuned with backend '%s' (%s), not '%s': results of "
+                     "different backends are never mixed in one tuning directory; give --tuning ANOTHER_DIR for "
+                     "backend '%s' (shape '%s' was not added)", dir, e.backend, keys[i], a->c->backend, a->c->backend,
+                     a->c->key);
+            free(keys);
+            return -1;
+        }
+    }
+    free(keys);
+    return put_entry(root, arg, err, errlen);
+}
+
+int state_put_new(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen)
+{
+    struct put_new_arg a = {{c, status}, dir};
+    return state_update(dir, put_new_entry, &a, err, errlen);
 }

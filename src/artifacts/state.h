@@ -20,7 +20,7 @@
  * (nothing changed) writes nothing and state_update returns 1. */
 typedef int (*state_edit_fn)(json_t *root, void *arg, char *err, size_t errlen);
 int state_update(const char *dir, state_edit_fn fn, void *arg, char *err, size_t errlen);
-/* Remove the temp files of state.json and RESUME.md that a writer killed between
+/* Remove the temp files of state.json, RESUME.md and .gitignore that a writer killed between
  * creating and renaming them left (".state.json.tmp.<pid>", atomicio.h), whatever their
  * age: every writer holds <dir>/.lock, taken here (blocking), so a dead writer's temp is
  * never one being written. state_update does it too. Returns how many were removed; a
@@ -52,6 +52,11 @@ int state_entry_refused(const char *dir, const char *key, char *why, size_t len)
 json_t *state_entry(const struct checkpoint *c, const char *status);
 /* Put the checkpoint's entry into state.json. */
 int state_put(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen);
+/* state_put for a shape new to the directory: refused (-1, err naming a shape of the
+ * other backend and what to do) when state.json holds a shape of another backend, in
+ * the same read-modify-write: results of different backends are never mixed in one
+ * tuning directory. */
+int state_put_new(const char *dir, const struct checkpoint *c, const char *status, char *err, size_t errlen);
 /* ---- typed entries and the sweep record (state_model.c) ---------------------------
  * state.json is edited as a jansson tree (state_update hands the root to an edit
  * function) but read only through these: no other module reads one of its members by

@@ -207,6 +207,8 @@ struct backend {
 struct backend_opts {
     const char *name;       /* "sim", "gpu" or "replay" */
     const char *dataset;    /* replay: the explore dataset (JSONL) it serves */
+    const struct croq_shape *shape; /* replay: the shape it is opened for, with dtype: a dataset */
+    int dtype;                      /* of another is refused at open (NULL: not checked) */
     const char *sim_faults; /* sim: fault list (below); NULL: $CROQ_SIM_FAULTS */
     int sim_delay_ms;       /* sim: sleep per measurement (widens kill windows in tests) */
     const char *runner;     /* gpu: croq-runner path; NULL: next to croqtuner, then PATH */

@@ -114,11 +114,7 @@ static int gpu_health(struct backend *b, const struct cand_req *r, struct backen
     }
     out->sm_clock_mhz = s.sm_clock_mhz >= 0 ? s.sm_clock_mhz : NAN;
     out->temp_c = s.temp_c >= 0 ? s.temp_c : NAN;
-    const char *names[GPU_REASONS_MAX];
-    int nr = nvml_reason_names(s.reasons, names, GPU_REASONS_MAX);
-    for (int i = 0; i < nr; i++)
-        snprintf(out->throttle + strlen(out->throttle), sizeof out->throttle - strlen(out->throttle), "%s%s",
-                 i ? "," : "", names[i]);
+    nvml_reasons_text(s.reasons, out->throttle, sizeof out->throttle);
     int others = 0, listed = s.n_procs < GPU_SNAPSHOT_MAX_PROCS ? s.n_procs : GPU_SNAPSHOT_MAX_PROCS;
     for (int i = 0; i < listed; i++)
         others += own_worker_pid <= 0 || s.procs[i].pid != (unsigned)own_worker_pid;

@@ -238,6 +238,18 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
         free(p);
         return NULL;
     }
+    /* checked here, before the engine registers a shape: a dataset of another shape can
+     * serve none of its configurations (build and measure check it again) */
+    if (o->shape && (o->dtype != p->ds.dtype || memcmp(o->shape, &p->ds.shape, sizeof *o->shape))) {
+        snprintf(err, errlen, "replay: dataset '%.200s' holds %s %ldx%ldx%ld, not %s %ldx%ldx%ld: give --dataset a "
+                 "dataset explored on this shape ('croqtuner explore --dtype %s --shape %ldx%ldx%ld --out FILE'), or "
+                 "tune the dataset's shape", o->dataset, croq_dtype_name(p->ds.dtype), p->ds.shape.m, p->ds.shape.n,
+                 p->ds.shape.k, croq_dtype_name(o->dtype), o->shape->m, o->shape->n, o->shape->k,
+                 croq_dtype_name(o->dtype), o->shape->m, o->shape->n, o->shape->k);
+        dataset_release(&p->ds);
+        free(p);
+        return NULL;
+    }
     char why[768];
     if (dataset_check_baseline(&p->ds, why, sizeof why)) {
         snprintf(err, errlen, "dataset '%.200s' cannot be replayed: %s", o->dataset, why);

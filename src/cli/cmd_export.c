@@ -9,6 +9,7 @@
  * regenerated into another source than the one whose speed the index quotes. Per dtype, one fallback configuration (valid for every shape the
  * format accepts) is added, so the library has a kernel for any shape.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +41,25 @@ static const char fallback_sets[] =
 
 static const char export_usage[] =
     "usage: croqtuner export --tuning DIR [--tuning DIR ...] --out PACK [--driver VERSION]\n"
-    "                        [--gpu NAME] [--work DIR]\n"
+    "                        [--gpu NAME] [--work DIR] [--regenerate]\n"
     "\n"
     "Turn the registered best of every shape of the tuning directories into a kernel pack\n"
-    "for the croqsparse library: each configuration regenerated with the current kernel\n"
-    "sources and compiled for sm_90a, plus one fallback configuration per dtype. The index\n"
+    "for the croqsparse library: each best's measured source (whole, or regenerated from its\n"
+    "recipe by the generator that wrote it) compiled for sm_90a, so the pack holds the module\n"
+    "that was measured, plus one fallback configuration per dtype. A best measured with\n"
+    "kernels of another ABI than this library's (kernels/abi.h CROQ_ABI_VERSION) cannot be\n"
+    "loaded by it and is refused; --regenerate compiles such a directory's configurations\n"
+    "with this build's kernel sources instead (its TFLOPS were then not measured for those\n"
+    "cubins, and export says so). The index\n"
     "records shape, dtype, configuration, measured TFLOPS, source hash, the GPU the bests\n"
     "were measured on (from their runner records, or --gpu), the CUDA version of this\n"
     "build, and the driver (--driver; the tuning records do not hold it). Only shapes\n"
     "tuned on the GPU backend go into a pack: a sim or replay tuning directory is refused.\n"
     "  --work DIR   keep the generated sources and cubins there (default: a temporary dir)\n"
     "The TFLOPS of a best is its results.tsv row's; a best that is not the one results.tsv\n"
-    "committed, or a shape key found in two directories, is refused.\n"
+    "committed, a best whose source is outside the tuning directory, behind a symbolic link\n"
+    "or does not hash to the row's source_hash, or a shape key found in two directories, is\n"
+    "refused.\n"
     "Exit status: 0 written, 1 a best could not be compiled, is refused, or its GPU is unknown\n"
     "or differs between bests, 2 bad usage.\n";
 
@@ -59,6 +67,7 @@ struct export_args {
     const char *dirs[EXPORT_MAX_DIRS];
     int ndirs;
     const char *out, *driver, *gpu, *work;
+    bool regenerate;
 };
 
 static int export_parse(int argc, char **argv, struct export_args *a)
@@ -70,6 +79,10 @@ static int export_parse(int argc, char **argv, struct export_args *a)
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(export_usage, stdout);
             return 1;
+        }
+        if (args_flag(argv, i, "--regenerate")) {
+            a->regenerate = true;
+            continue;
         }
         if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
             if (a->ndirs == EXPORT_MAX_DIRS) {
@@ -103,7 +116,16 @@ struct export {
     struct pack p;
     size_t cap;
     struct kernel_workdir w;
+    bool regenerate;
 };
+
+/* The CROQ_ABI_VERSION a self-contained source defines (its embedded kernels/abi.h), -1
+ * when it defines none. */
+static long source_abi(const char *src)
+{
+    const char *p = strstr(src, "#define CROQ_ABI_VERSION ");
+    return p ? strtol(p + strlen("#define CROQ_ABI_VERSION "), NULL, 10) : -1;
+}
 
 /* "gpu" of the runner record of the best (perf/<key>/iterNNN-cand.json), or "". */
 static void best_gpu(const char *dir, const char *key, long iter, char *out, size_t len)
@@ -121,21 +143,34 @@ static void best_gpu(const char *dir, const char *key, long iter, char *out, siz
     free(text);
 }
 
-/* Compile cfg (its source's note line: note) and append it as an entry. */
+/* Compile the recorded source (measured: its bytes, len) or, for a fallback (measured
+ * NULL), cfg's source generated now with the note line note, and append it as an entry.
+ * Why the recorded bytes: a best's recipe regenerates them with the generator that wrote
+ * them (its snapshot in the tuning directory), so the pack ships the module that was
+ * measured even after kernels/ changed; today's generator would make another one. */
 static int add_entry(struct export *x, const struct croq_config *cfg, const char *key, const char *note,
-                     struct pack_entry *e)
+                     const char *measured, size_t len, struct pack_entry *e)
 {
     struct build_result r;
     char path[4200];
     size_t n;
-    int rc = kernel_build_noted(cfg, x->w.path, key, note, 0, &r);
+    int rc;
+    snprintf(path, sizeof path, "%.4000s/%.100s.cu", x->w.path, key);
+    if (measured) {
+        struct build_opts bo = {.out_dir = x->w.path};
+        memset(&r, 0, sizeof r);
+        rc = atomic_write_volatile(path, measured, len) ? -1 : build_compile(path, &bo, &r);
+        if (rc && !r.error[0])
+            snprintf(r.error, sizeof r.error, "cannot write '%.1900s': %s", path, strerror(errno));
+    } else {
+        rc = kernel_build_noted(cfg, x->w.path, key, note, 0, &r);
+    }
     if (rc || !r.ok) {
         log_error("export: '%s' does not compile: %s", key, r.error);
         build_result_release(&r);
         return -1;
     }
     unsigned char *cubin = (unsigned char *)read_file(r.cubin_path, &e->cubin_bytes);
-    snprintf(path, sizeof path, "%s/%s.cu", x->w.path, key);
     char *src = read_file(path, &n);
     build_result_release(&r);
     if (!cubin || !src) {
@@ -155,18 +190,27 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
         x->p.e = xrealloc(x->p.e, x->cap * sizeof *x->p.e);
     }
     x->p.e[x->p.n++] = *e;
-    fprintf(stderr, "export: %s %s (%zu B cubin)\n", key, e->config, e->cubin_bytes);
-    if (strcmp(e->tuned_hash, "-") && strcmp(e->tuned_hash, e->hash))
-        fprintf(stderr, "export: %s: regenerated with this build's kernel sources into source %s; the %.1f TFLOPS "
-                "of the index were measured with source %s (an older generator): not measured for this cubin\n",
+    fprintf(stderr, "export: %s %s (%zu B cubin%s)\n", key, e->config, e->cubin_bytes,
+            measured ? ", its measured source" : "");
+    if (measured && strcmp(e->tuned_hash, e->hash)) { /* the bytes were checked: a bug here */
+        log_error("export: '%s': compiled source %s, measured %s", key, e->hash, e->tuned_hash);
+        x->p.n--;
+        return -1;
+    }
+    if (!measured && strcmp(e->tuned_hash, "-") && strcmp(e->tuned_hash, e->hash))
+        fprintf(stderr, "export: %s: regenerated with this build's kernel sources into source %s (--regenerate); the "
+                "%.1f TFLOPS of the index were measured with source %s: not measured for this cubin\n",
                 key, e->hash, e->tflops, e->tuned_hash);
     return 0;
 }
 
-/* The measured source of a best (state.json best.kernel, whole or a recipe): its hash
- * into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
-static int measured_source(const char *dir, const struct state_shape *shape, struct pack_entry *e, char *note,
-                           size_t cap)
+/* The measured source of a best (state.json best.kernel, whole or a recipe), taken only
+ * from inside the tuning directory (no symlink, a regular file: srcstore_check_inside)
+ * and only when its bytes hash to row_hash, the source hash results.tsv recorded for the
+ * best's row: a pack quotes that row's TFLOPS for it, so any other file is refused. Its
+ * hash into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
+static int measured_source(const char *dir, const struct state_shape *shape, const char *row_hash,
+                           struct pack_entry *e, char *note, size_t cap, char **bytes, size_t *nbytes)
 {
     const char *key = shape->key, *rel = shape->best.kernel;
     char err[1024];
@@ -176,14 +220,21 @@ static int measured_source(const char *dir, const struct state_shape *shape, str
         log_error("export: '%s' in %s: the best names no kernel source", key, dir);
         return -1;
     }
-    if (srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
+    if (srcstore_check_inside(dir, rel, err, sizeof err) || srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
         log_error("export: '%s' in %s: the best's source: %s", key, dir, err);
         return -1;
     }
     hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, src, len), e->tuned_hash);
+    if (strcmp(e->tuned_hash, row_hash)) {
+        log_error("export: '%s' in %s: the best's source %s hashes to %s, results.tsv recorded %s for iteration %d: "
+                  "not the source that was measured", key, dir, rel, e->tuned_hash, row_hash, shape->best.iter);
+        free(src);
+        return -1;
+    }
     if (!srcstore_note(src, note, cap))
         note[0] = '\0';
-    free(src);
+    *bytes = src;
+    *nbytes = len;
     return 0;
 }
 
@@ -242,8 +293,10 @@ static int ladder_tflops(const char *dir, const struct state_shape *shape, const
 /* The TFLOPS the index quotes: the best's own results.tsv row (the measurement of that
  * source), once state.json's best has been found to be the one results.tsv committed
  * (results_check_best): a best edited into state.json is refused, never published. A
- * final ladder's winner is quoted at the ladder's number (ladder_tflops). 0, or -1 logged. */
-static int measured_tflops(const char *dir, const struct state_shape *shape, double *out)
+ * final ladder's winner is quoted at the ladder's number (ladder_tflops). The row's source
+ * hash into hash. 0, or -1 logged. */
+static int measured_tflops(const char *dir, const struct state_shape *shape, double *out,
+                           char hash[BACKEND_HASH_MAX])
 {
     char path[4200], err[1024];
     struct result_log res;
@@ -262,6 +315,8 @@ static int measured_tflops(const char *dir, const struct state_shape *shape, dou
     if (rc)
         log_error("export: '%s' in %s: %s ('croqtuner audit --tuning %s --key %s' says more)", shape->key, dir, err,
                   dir, shape->key);
+    else
+        snprintf(hash, BACKEND_HASH_MAX, "%s", res.rows[shape->best.iter].source_hash);
     result_log_release(&res);
     return rc;
 }
@@ -271,7 +326,7 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     const char *key = shape->key, *sig = shape->best.config, *backend = shape->backend;
     struct croq_config cfg;
     struct pack_entry e = {0};
-    char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX];
+    char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX], row_hash[BACKEND_HASH_MAX];
     if (!shape->have_best || !*sig)
         return 0; /* no best registered (yet): nothing to export */
     if (strcmp(backend, "gpu")) {
@@ -294,15 +349,27 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
                       key, dir);
             return -1;
         }
-    if (measured_tflops(dir, shape, &e.tflops))
+    if (measured_tflops(dir, shape, &e.tflops, row_hash))
         return -1;
     if (gpu_opt)
         snprintf(gpu, sizeof gpu, "%s", gpu_opt);
     else
         best_gpu(dir, key, shape->best.iter, gpu, sizeof gpu);
-    if (set_gpu(x, gpu, key) || measured_source(dir, shape, &e, note, sizeof note))
+    char *src = NULL;
+    size_t len = 0;
+    if (set_gpu(x, gpu, key) || measured_source(dir, shape, row_hash, &e, note, sizeof note, &src, &len))
         return -1;
-    return add_entry(x, &cfg, key, note[0] ? note : NULL, &e);
+    long abi = source_abi(src);
+    if (abi != CROQ_ABI_VERSION && !x->regenerate) {
+        log_error("export: '%s' in %s was measured with kernels of ABI %ld; this library loads ABI %u: its measured "
+                  "module cannot go into the pack (tune it again, or give --regenerate to compile its configuration "
+                  "with this build's kernel sources, unmeasured)", key, dir, abi, CROQ_ABI_VERSION);
+        free(src);
+        return -1;
+    }
+    int rc = add_entry(x, &cfg, key, note[0] ? note : NULL, x->regenerate ? NULL : src, len, &e);
+    free(src);
+    return rc;
 }
 
 static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
@@ -355,7 +422,7 @@ static int add_fallbacks(struct export *x)
         e.fallback = true;
         snprintf(e.tuned_hash, sizeof e.tuned_hash, "-"); /* never measured */
         snprintf(name, sizeof name, "fallback_%s", croq_dtype_name(dtype));
-        if (add_entry(x, &cfg, name, "croqtuner export: fallback", &e))
+        if (add_entry(x, &cfg, name, "croqtuner export: fallback", NULL, 0, &e))
             return -1;
         snprintf(x->p.e[x->p.n - 1].key, PACK_KEY_MAX, "-");
     }
@@ -394,6 +461,7 @@ int cmd_export(int argc, char **argv)
     int rc = export_parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : 2;
+    x.regenerate = a.regenerate;
     if (kernel_workdir_open(&x.w, a.work, err, sizeof err)) {
         log_error("export: %s", err);
         return 1;

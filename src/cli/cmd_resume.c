@@ -10,7 +10,7 @@
 #include "util/log.h"
 
 static const char resume_usage[] =
-    "usage: croqtuner resume [--tuning DIR] [--busy-limit MIN] [--git] [--quiet]\n"
+    "usage: croqtuner resume [--tuning DIR] [--dataset FILE] [--busy-limit MIN] [--git] [--quiet]\n"
     "\n"
     "Continue every shape of the tuning directory that is not finished: an active shape\n"
     "from its checkpoint (after reconciling its logs with it: a crash at any point is\n"
@@ -18,6 +18,10 @@ static const char resume_usage[] =
     "then the sweep that was running there, if any (a parallel sweep first, in its waves,\n"
     "so it ends as it would have uninterrupted). Each shape keeps the backend and seed\n"
     "it was started with. Agent-driven shapes finish a pending candidate and wait again.\n"
+    "\n"
+    "  --dataset FILE   the explore dataset a replay shape was started with (tune\n"
+    "                   --backend replay --dataset FILE): the directory does not record it,\n"
+    "                   so give it again; a dataset of another shape is refused\n"
     "\n"
     "A directory that records no shape yet (a tune or sweep killed before its first\n"
     "state.json write) has nothing to resume: resume says so and exits 1; run the tune\n"

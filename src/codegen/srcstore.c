@@ -271,6 +271,71 @@ static int regenerate_checked(const char *dir, const char *rel, char **src, size
     return 0;
 }
 
+/* 0: path is no symlink (a regular file or directory as want_dir says, or absent: 1);
+ * -1 with err otherwise. */
+static int plain_component(const char *path, const char *rel, const char *part, bool want_dir, char *err,
+                           size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st)) {
+        if (errno == ENOENT)
+            return 1;
+        snprintf(err, errlen, "%s: %s: %s", rel, part, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "%s: '%s' is a symbolic link, not a file of the tuning directory", rel, part);
+        return -1;
+    }
+    if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: '%s' is not a %s", rel, part, want_dir ? "directory" : "regular file");
+        return -1;
+    }
+    return 0;
+}
+
+int srcstore_check_inside(const char *dir, const char *rel, char *err, size_t errlen)
+{
+    char path[SS_PATH_MAX], rrel[SRCSTORE_REL_MAX];
+    size_t n = strlen(rel);
+    if (!n || rel[0] == '/' || srcstore_recipe_rel(rel, rrel)) {
+        snprintf(err, errlen, "'%.200s' is not a source path relative to the tuning directory (*.cu)", rel);
+        return -1;
+    }
+    /* every component but the last must be a plain name and a real directory */
+    for (const char *p = rel, *slash; (slash = strchr(p, '/')); p = slash + 1) {
+        size_t len = (size_t)(slash - p);
+        if (!len || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
+            snprintf(err, errlen, "'%.200s' leaves the tuning directory or is not a plain path", rel);
+            return -1;
+        }
+        if ((size_t)snprintf(path, sizeof path, "%s/%.*s", dir, (int)(slash - rel), rel) >= sizeof path) {
+            snprintf(err, errlen, "tuning directory path too long");
+            return -1;
+        }
+        int rc = plain_component(path, rel, path + strlen(dir) + 1, true, err, errlen);
+        if (rc)
+            return rc > 0 ? (snprintf(err, errlen, "%s: '%s' does not exist", rel, path + strlen(dir) + 1), -1)
+                          : -1;
+    }
+    if (full_path(dir, rel, path)) {
+        snprintf(err, errlen, "tuning directory path too long");
+        return -1;
+    }
+    int rc = plain_component(path, rel, rel, false, err, errlen);
+    if (rc <= 0)
+        return rc;
+    /* only a recipe: that is what is read */
+    if (full_path(dir, rrel, path)) {
+        snprintf(err, errlen, "tuning directory path too long");
+        return -1;
+    }
+    rc = plain_component(path, rel, rrel, false, err, errlen);
+    if (rc > 0)
+        snprintf(err, errlen, "%s is missing and has no recipe", rel);
+    return rc ? -1 : 0;
+}
+
 int srcstore_read(const char *dir, const char *rel, char **src, size_t *len, char *err, size_t errlen)
 {
     char path[SS_PATH_MAX];

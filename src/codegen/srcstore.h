@@ -61,6 +61,13 @@ int srcstore_regenerate(const char *dir, const struct srcstore_recipe *r, char *
                         size_t errlen);
 /* rel's bytes: the whole file if present, else regenerated from its recipe and checked
  * against the recipe's hash and size. 0, or -1 with err. */
+/* Whether rel names a source inside dir and nothing else: relative, no empty, "." or ".."
+ * component, no component below dir a symbolic link (the directories, the whole file, or
+ * its recipe when the file is absent), and the file regular where present. A reader that
+ * publishes what it reads (export) checks this first, so a record naming
+ * "../outside.cu", or a symlink put in srcs/, cannot bring another file in. 0, or -1
+ * with err (names rel and what is wrong). */
+int srcstore_check_inside(const char *dir, const char *rel, char *err, size_t errlen);
 int srcstore_read(const char *dir, const char *rel, char **src, size_t *len, char *err, size_t errlen);
 /* The note line of a generated source's header (codegen_opts.note as written) into out;
  * false when src has none (or it does not fit cap). */

@@ -199,12 +199,18 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
                      lineno, croq_dtype_name(dt), sh.m, sh.n, sh.k, croq_dtype_name(ds->dtype), ds->shape.m,
                      ds->shape.n, ds->shape.k);
             rc = -1;
+        } else if (ds->dtype >= 0 && strcmp(rec.backend, ds->backend)) {
+            /* a simulated record among measured ones would be scored as a GPU's */
+            snprintf(err, errlen, "%.200s:%d: a record of backend '%s' in a dataset of backend '%s'", path, lineno,
+                     rec.backend, ds->backend);
+            rc = -1;
         } else if (dataset_find(ds, &rec.cfg)) {
             snprintf(err, errlen, "%.200s:%d: config measured twice: %.200s", path, lineno, rec.sig);
             rc = -1;
         } else {
             ds->dtype = dt;
             ds->shape = sh;
+            memcpy(ds->backend, rec.backend, sizeof ds->backend);
             ds->r = xrealloc(ds->r, (size_t)(ds->n + 1) * sizeof *ds->r);
             ds->r[ds->n++] = rec;
         }

@@ -57,6 +57,7 @@ struct ds_record {
 struct dataset {
     int dtype;               /* -1 when empty */
     struct croq_shape shape; /* of every record */
+    char backend[16];        /* of every record ("gpu" or "sim"): one dataset, one source of numbers */
     struct ds_record *r;
     int n;
     size_t valid_bytes;      /* length of the file up to its last whole line */
@@ -65,7 +66,7 @@ struct dataset {
 
 /* Load path. A missing file is an empty dataset when missing_ok, else an error. 0, or -1
  * with the reason in err (file and line named): unreadable, a malformed line, a record
- * of another dtype or shape than the first, a configuration twice. */
+ * of another dtype, shape or backend than the first, a configuration twice. */
 int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *err, size_t errlen);
 void dataset_release(struct dataset *ds);
 

@@ -8,6 +8,8 @@
  *   - its idea-log line says the same (iteration, config, source hash, decision, TFLOPS);
  *   - srcs/<key>/iterNNN.cu (whole, or regenerated from its recipe iterNNN.gen.json)
  *     hashes to the row's source_hash, and a recipe is of the row's config;
+ *   - its bottleneck is its profile record's, its idea category a known one, and the
+ *     idea log's line says the same text;
  *   - its config is valid; an engine row's config was never tried before (results or
  *     attempts), an agent row's source has tokens no earlier source had (comments and
  *     whitespace aside: util/srcnorm.h), its config being the launch contract it claims;
@@ -429,6 +431,78 @@ static void check_usable(struct audit *a, const struct result_row *row, enum dec
         problem(a, row->iter, "the best config breaks the knob rules for the shape: %s", why);
 }
 
+/* Text from a file, for a message: cut to fit and its control bytes replaced. */
+static const char *shown(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < cap; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The bottleneck IDEATE read for a row: the category of the profile of the best it
+ * started from (the sim and replay backends' perf/<key>/iterBBB-profile.json, ncu's
+ * perf/<key>/iterBBB-profile/profile.json), "unknown" when that profile failed. false
+ * when there is no readable profile record. */
+static bool profiled_bottleneck(struct audit *a, int best_iter, char *out, size_t cap)
+{
+    char path[ENGINE_PATH_MAX], err[600];
+    const char *form[] = {"%s/perf/%s/iter%03d-profile.json", "%s/perf/%s/iter%03d-profile/profile.json"};
+    for (int i = 0; i < 2; i++) {
+        if (path_fmt(path, form[i], a->dir, a->key, best_iter) || !regfile_is(path))
+            continue;
+        json_t *o = regfile_load_json(path, 0, err, sizeof err);
+        const char *cat = json_string_value(json_object_get(o, "category"));
+        json_t *ok = json_object_get(o, "ok"); /* absent in the model backends' records: always ok */
+        bool have = cat != NULL;
+        if (have)
+            snprintf(out, cap, "%s", ok && !json_is_true(ok) ? "unknown" : cat);
+        json_decref(o);
+        return have;
+    }
+    return false;
+}
+
+/* The row's text columns that can be checked (the report shows them): the baseline has
+ * no bottleneck and no idea category; every later row's bottleneck is a known name and
+ * the one its profile record gives (the best's before the row: rp), its idea category is
+ * one the proposer and propose know; and the idea-log line says the same bottleneck,
+ * category and idea. */
+static void check_text(struct audit *a, const struct result_row *row, const struct idea_log *ideas, size_t i,
+                       const struct replay *rp)
+{
+    char b1[64], b2[64], want[32];
+    if (row->iter == 0) {
+        if (row->bottleneck[0] || row->category[0])
+            problem(a, 0, "the baseline row has bottleneck '%s' and category '%s'; the baseline has neither",
+                    shown(row->bottleneck, b1, sizeof b1), shown(row->category, b2, sizeof b2));
+    } else {
+        if (idea_category_parse(row->category) < 0) {
+            char names[128] = "";
+            for (int c = 0; c < IDEA_CAT_COUNT; c++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", c ? ", " : "",
+                         idea_category_name((enum idea_category)c));
+            problem(a, row->iter, "category '%s' is not one of %s", shown(row->category, b1, sizeof b1), names);
+        }
+        if (bottleneck_parse(row->bottleneck) == BN_UNKNOWN && strcmp(row->bottleneck, "unknown"))
+            problem(a, row->iter, "bottleneck '%s' is not a bottleneck category",
+                    shown(row->bottleneck, b1, sizeof b1));
+        else if (rp->have_best && !profiled_bottleneck(a, rp->best_iter, want, sizeof want))
+            problem(a, row->iter, "no profile record of the best it was proposed from (iteration %d) to check "
+                    "bottleneck '%s' against", rp->best_iter, row->bottleneck);
+        else if (rp->have_best && strcmp(want, row->bottleneck))
+            problem(a, row->iter, "bottleneck '%s', but the profile of the best it was proposed from (iteration %d) "
+                    "says '%s'", row->bottleneck, rp->best_iter, shown(want, b1, sizeof b1));
+    }
+    if (i >= ideas->n)
+        return; /* check_idea names it */
+    const struct idea_record *e = &ideas->recs[i];
+    if (strcmp(e->bottleneck, row->bottleneck) || strcmp(e->category, row->category) || strcmp(e->idea, row->idea))
+        problem(a, row->iter, "idea-log line %zu gives another bottleneck, category or idea text (%s, %s)", i + 1,
+                shown(e->bottleneck, b1, sizeof b1), shown(e->category, b2, sizeof b2));
+}
+
 static void audit_rows_with(struct audit *a, const struct row_sources *rs, const struct idea_log *ideas,
                             struct replay *rp)
 {
@@ -442,6 +516,7 @@ static void audit_rows_with(struct audit *a, const struct row_sources *rs, const
         check_idea(a, row, ideas, i);
         check_source(a, row);
         check_config(a, row, rs, i, i < ideas->n && !strcmp(ideas->recs[i].origin, "agent"));
+        check_text(a, row, ideas, i, rp); /* before replay_row moves the best past this row */
         enum decision want = replay_row(a, row, rp);
         if (want != row->decision)
             problem(a, row->iter, "decision %s, but its evidence gives %s", decision_name(row->decision),

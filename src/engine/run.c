@@ -114,33 +114,50 @@ static int lock_shape(struct run *r)
 }
 
 /* Temp files of atomic writes cut by kill -9 (atomicio.h), in every directory that holds
- * this shape's files or the directory-wide ones: the shape is locked, so none of its own
- * is being written; atomic_clean_temps removes only stale ones of our own name pattern. */
+ * this shape's files or the directory-wide ones. Every writer of the shape's own files
+ * (this engine, compact, propose: all through the run, or compact's try_lock) holds the
+ * shape's lock, held here, so a dead writer's temp file of them goes at once, whatever
+ * its age, as state.json's does under .lock; the prefixes are exact ("<key>." never
+ * matches "<key>_fs.json", another shape's). generators/ is written by the runs of every
+ * shape, under no common lock: there only a stale one (atomic_clean_temps) goes. */
 static void clean_temps(struct run *r, int dtype)
 {
     static const struct {
-        const char *sub, *prefix; /* prefix NULL: the shape's key */
+        const char *sub, *prefix; /* prefix: a format of the key ("%s."); NULL: any name */
         int depth;
-    } where[] = {{"checkpoints", NULL, 0}, {"progress", NULL, 0}, {"logs/%s", "", 0},
-                 {"srcs/%s", "", 0},       {"perf/%s", "", 1},     {"kernels/gemm_sp_%s", NULL, 0}};
-    char sub[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX];
+        bool locked;              /* every writer holds the shape's lock */
+    } where[] = {{"checkpoints", "%s.", 0, true},      {"progress", "%s.", 0, true}, {"logs/%s", "", 0, true},
+                 {"srcs/%s", "", 0, true},             {"perf/%s", "", 1, true},     {"build/%s", "", 2, true},
+                 {"kernels/gemm_sp_%s", "%s_best.", 0, true}, {"generators", NULL, 0, false}};
+    char sub[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX], prefix[KEY_MAX + 16];
     int n = state_clean_temps(r->dir); /* the directory-wide files: their owner's lock decides */
     for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
         const char *arg = strstr(where[i].sub, "kernels") ? croq_dtype_name(dtype) : r->ck.key;
         if (path_fmt(sub, where[i].sub, arg) || path_fmt(path, "%s/%s", r->dir, sub))
             continue;
-        n += atomic_clean_temps(path, where[i].prefix ? where[i].prefix : r->ck.key, where[i].depth);
+        if (where[i].prefix)
+            snprintf(prefix, sizeof prefix, where[i].prefix, r->ck.key);
+        const char *pre = where[i].prefix ? prefix : NULL;
+        n += where[i].locked ? atomic_clean_temps_locked(path, pre, where[i].depth)
+                             : atomic_clean_temps(path, pre, where[i].depth);
     }
     if (n && !r->o->quiet)
         printf("%s: removed %d temporary file(s) of writes cut by a crash\n", r->ck.key, n);
 }
 
+static int open_backend(struct run *r);
+
+/* A new shape: its backend is opened first (a replay dataset of another shape is
+ * refused there), then state.json gets its entry (state_put_new: refused in a directory
+ * of another backend), so a refused shape leaves nothing behind. */
 static int new_checkpoint(struct run *r, const struct shape_params *p)
 {
     char err[600];
     struct checkpoint *c = &r->ck;
     c->sk = p->k;
     snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
+    if (open_backend(r))
+        return ENGINE_FAILED;
     c->seed = p->seed;
     c->budget = p->budget > 0 ? p->budget : p->new_budget;
     if (c->budget <= 0)
@@ -150,7 +167,7 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
     c->cold_l2 = r->o->l2 && !strcmp(r->o->l2, "cold");
     c->phase = PH_INIT;
     /* state.json first: a crash before INIT finishes leaves an entry resume can finish */
-    if (state_put(r->dir, c, "active", err, sizeof err))
+    if (state_put_new(r->dir, c, "active", err, sizeof err))
         return run_fail(r, "%s", err);
     crashpoint("init.state");
     return 0;
@@ -223,7 +240,8 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
 static int open_backend(struct run *r)
 {
     char err[300];
-    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .sim_faults = r->o->sim_faults,
+    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .shape = &r->ck.sk.shape,
+                              .dtype = r->ck.sk.dtype, .sim_faults = r->o->sim_faults,
                               .sim_delay_ms = r->o->sim_delay_ms, .runner = r->o->runner};
     r->be = backend_open(&bo, err, sizeof err);
     return r->be ? 0 : run_fail(r, "%s", err);
@@ -289,7 +307,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
     }
     if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))
         return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
-    if (open_backend(r) || reconcile(r))
+    if ((!r->be && open_backend(r)) || reconcile(r))
         return ENGINE_FAILED;
     if ((rc = maybe_reopen(r, p)) || (rc = maybe_ladder(r, p)))
         return rc;

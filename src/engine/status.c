@@ -209,10 +209,33 @@ static void totals_print(FILE *out, const struct totals *t)
     fprintf(out, "; %lld of %lld budgeted iterations run; %zu being tuned now\n", t->iters, t->budget, t->live);
 }
 
+/* The directory's lock (<dir>/.lock, state.json's: state.h) is a regular file or absent:
+ * anything else in its place (a FIFO, a symlink, a device) makes every later tune,
+ * resume or sweep fail to open it, so status says so now, naming it, as it does for
+ * state.json. 0, or -1 logged. */
+static int dir_lock_ok(const char *dir)
+{
+    char path[ENGINE_PATH_MAX];
+    if (path_fmt(path, "%s/.lock", dir))
+        return 0;
+    int fd = regfile_open(path, O_RDONLY, REGFILE_NOFOLLOW, 0);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno == ENOENT)
+        return 0; /* nothing was ever written here */
+    log_error("cannot open the directory's lock '%s': %s; every write of state.json in '%s' (tune, resume, "
+              "sweep) fails until it is replaced by a regular file", path, regfile_strerror(errno), dir);
+    return -1;
+}
+
 int engine_status(const char *dir, bool json, FILE *out)
 {
     struct totals tot = {0};
     char err[600];
+    if (dir_lock_ok(dir))
+        return ENGINE_FAILED;
     json_t *st = state_load(dir, err, sizeof err);
     if (!st) {
         log_error("%s", err);

@@ -277,7 +277,7 @@ static int measure_one(struct ex *x, struct job *j, struct explore_stats *st, in
     return 0;
 }
 
-/* The dataset as it is: records checked against dtype and shape, a torn tail moved to
+/* The dataset as it is: records checked against dtype, shape and backend, a torn tail moved to
  * FILE.torn. 0, 1 (local failure) or 2 (the file is of another problem or damaged). */
 static int open_dataset(const struct explore_opts *o, struct dataset *ds)
 {
@@ -290,6 +290,12 @@ static int open_dataset(const struct explore_opts *o, struct dataset *ds)
         log_error("explore: '%s' holds %s %ldx%ldx%ld, not %s %ldx%ldx%ld: give another --out", o->out,
                   croq_dtype_name(ds->dtype), ds->shape.m, ds->shape.n, ds->shape.k, croq_dtype_name(o->dtype),
                   o->shape.m, o->shape.n, o->shape.k);
+        return 2;
+    }
+    /* like tune (a shape keeps its backend), a dataset keeps the one it was started with */
+    if (ds->n && strcmp(ds->backend, o->be.name)) {
+        log_error("explore: '%s' holds records of the '%s' backend, not '%s': give another --out (one dataset, "
+                  "one backend)", o->out, ds->backend, o->be.name);
         return 2;
     }
     if (!ds->torn)

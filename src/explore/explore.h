@@ -42,6 +42,6 @@ struct explore_stats {
 /* Run. 0: every configuration of the grid is in the dataset, or the time limit stopped
  * the run (left > 0, said on stderr); 1: the GPU is unusable or stayed busy, or a local
  * failure (cannot write the dataset); 2: bad input (grid file, a dataset of another
- * dtype or shape, unknown backend). Messages on stderr. */
+ * dtype, shape or backend, unknown backend). Messages on stderr. */
 int explore_run(const struct explore_opts *o, struct explore_stats *st);
 #endif

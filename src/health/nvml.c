@@ -250,22 +250,35 @@ static const char *const reason_name[] = {
 _Static_assert(nvmlClocksEventReasonSwPowerCap == 0x4 && nvmlClocksThrottleReasonHwPowerBrakeSlowdown == 0x80,
                "reason_name[] follows the bit order of nvml.h");
 
-int nvml_reason_names(long long mask, const char **names, int max)
+int nvml_reason_names(long long mask, char names[][GPU_REASON_NAME_MAX], int max)
 {
     const int known = (int)(sizeof reason_name / sizeof reason_name[0]);
     int n = 0;
-    for (int b = 0; b < known && n < max; b++)
-        if (mask & (1LL << b))
-            names[n++] = reason_name[b];
-    /* Bits added by later drivers: reported, not named. */
-    if (n < max && (unsigned long long)mask >> known)
-        names[n++] = "other";
+    for (int b = 0; b < 64 && n < max; b++) {
+        unsigned long long bit = 1ULL << b;
+        if (!((unsigned long long)mask & bit))
+            continue;
+        if (b < known)
+            snprintf(names[n++], GPU_REASON_NAME_MAX, "%s", reason_name[b]);
+        else /* a bit added by a later driver: reported with its value, not named */
+            snprintf(names[n++], GPU_REASON_NAME_MAX, "other(0x%llx)", bit);
+    }
     return n;
+}
+
+void nvml_reasons_text(long long mask, char *out, size_t cap)
+{
+    char names[GPU_REASONS_MAX][GPU_REASON_NAME_MAX];
+    size_t len = 0;
+    out[0] = '\0';
+    int n = mask < 0 ? 0 : nvml_reason_names(mask, names, GPU_REASONS_MAX);
+    for (int i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "," : "", names[i]);
 }
 
 json_t *nvml_reasons_json(long long mask)
 {
-    const char *names[GPU_REASONS_MAX];
+    char names[GPU_REASONS_MAX][GPU_REASON_NAME_MAX];
     if (mask < 0)
         return json_null();
     int n = nvml_reason_names(mask, names, GPU_REASONS_MAX);

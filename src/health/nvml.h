@@ -74,10 +74,15 @@ int nvml_util_only_of(int dev, unsigned int pid, double window_s);
 /* Names of the set bits of a clocks-event reason mask, in bit order, from the
  * nvmlClocksEventReason* / nvmlClocksThrottleReason* constants of nvml.h:
  * gpu_idle, applications_clocks, sw_power_cap, hw_slowdown, sync_boost, sw_thermal,
- * hw_thermal, power_brake, display_clock, board_limit, reliability; any higher bit
- * adds one "other". Returns the number of names written (at most max). The strings are
- * static. */
-int nvml_reason_names(long long mask, const char **names, int max);
+ * hw_thermal, power_brake, display_clock, board_limit, reliability; each higher bit (one
+ * a later driver added) as "other(0x<bit in hex>)", e.g. "other(0x800)", so a log says
+ * which bit it was. Returns the number of names written (at most max) into names, each
+ * at most GPU_REASON_NAME_MAX bytes with its NUL. */
+#define GPU_REASON_NAME_MAX 32
+int nvml_reason_names(long long mask, char names[][GPU_REASON_NAME_MAX], int max);
+/* The names of mask joined by ',' into out (cap bytes; cut to fit); "" for none or an
+ * unknown mask (< 0). */
+void nvml_reasons_text(long long mask, char *out, size_t cap);
 
 /* The snapshot as a JSON object (a new reference): {"nvml": status, "index", "name",
  * "sm_clock_mhz", "sm_clock_max_mhz", "temp_c", "throttle_reasons": [names],

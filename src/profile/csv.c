@@ -150,7 +150,10 @@ int csv_parse(const char *text, bool skip_tool_lines, struct csv_table *t, char 
 {
     struct parser p = {.t = t};
     *t = (struct csv_table){0};
-    int rc = parse_text(&p, text ? text : "", skip_tool_lines, err, errlen);
+    text = text ? text : "";
+    if (!strncmp(text, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte-order mark: not part of the first field */
+        text += 3;
+    int rc = parse_text(&p, text, skip_tool_lines, err, errlen);
     record_release(&p.rec);
     free(p.field.s);
     if (rc)

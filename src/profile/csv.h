@@ -21,7 +21,8 @@ struct csv_table {
 
 /* Parse text into t. With skip_tool_lines, a line that starts (outside quotes) with
  * "==" is ncu's own message ("==PROF== ...", "==WARNING== ...") and is skipped; empty
- * lines are always skipped. 0, or -1 with err (unterminated quote, out of memory);
+ * lines are always skipped; a UTF-8 byte-order mark at the start of text is skipped.
+ * 0, or -1 with err (unterminated quote, out of memory);
  * t is empty after a failure. */
 int csv_parse(const char *text, bool skip_tool_lines, struct csv_table *t, char *err, size_t errlen);
 void csv_release(struct csv_table *t);

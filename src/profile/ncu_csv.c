@@ -4,7 +4,9 @@
  * The raw page is one wide table: a header record of column names (first "ID", then
  * "Process ID", ..., "Kernel Name", ..., then one column per metric), a record of units
  * ("" for the non-metric columns, "%", "nsecond", "block", ...), then one record per
- * profiled launch. Values are quoted and may carry thousands separators ("1,234.5").
+ * profiled launch. Values are quoted and may carry thousands separators ("1,234.5");
+ * a value that is no such number (a decimal comma, "inf"), a negative one or a
+ * percentage outside 0..100 is an error naming the metric, and the table is not used.
  * ncu's own "==PROF==" lines may precede the table when it shares the log.
  *
  * Each field maps to a list of metric names, first present wins: ncu versions and
@@ -17,8 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "csv.h"
+
+struct table_view {
+    const struct csv_record *header, *units, *row;
+};
 
 enum unit_kind { U_PLAIN, U_TIME_US };
 
@@ -103,18 +110,88 @@ static double *field_at(struct profile_metrics *m, size_t offset)
     return (double *)((char *)m + offset);
 }
 
-/* "1,234.5" -> 1234.5; "", "n/a", text -> NAN. */
-static double parse_number(const char *s)
+static const char *cell(const struct csv_record *r, int col)
+{
+    return (col >= 0 && (size_t)col < r->n) ? r->fields[col] : "";
+}
+
+/* A cell's number, ncu's way: "1,234.5" (thousands separators in groups of three before
+ * the point) is 1234.5. 0 with *out; 1 absent ("" or "n/a": ncu could not collect it);
+ * -1 with *why for anything else, so a value ncu never writes is refused rather than
+ * misread: "87,1" (a decimal comma: stripping the comma would give 871), "inf", "nan",
+ * text. */
+static int parse_number(const char *s, double *out, const char **why)
 {
     char buf[64];
-    size_t n = 0;
-    for (; *s && n + 1 < sizeof buf; s++)
-        if (*s != ',' && *s != ' ')
-            buf[n++] = *s;
+    size_t n = 0, len;
+    while (*s == ' ')
+        s++;
+    len = strlen(s);
+    while (len && s[len - 1] == ' ')
+        len--;
+    if (!len || (len == 3 && !strncasecmp(s, "n/a", 3)))
+        return 1;
+    /* the integer part: digits, with commas only as thousands separators */
+    size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0, digits = 0, group = 0;
+    bool comma = false;
+    for (; i < len && s[i] != '.' && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == ',') {
+            if (!digits || (comma ? group != 3 : group > 3)) {
+                *why = "a comma that is no thousands separator (a decimal comma?)";
+                return -1;
+            }
+            comma = true;
+            group = 0;
+        } else if (s[i] >= '0' && s[i] <= '9') {
+            digits++, group++;
+        } else {
+            break;
+        }
+    }
+    if (comma && group != 3) {
+        *why = "a comma that is no thousands separator (a decimal comma?)";
+        return -1;
+    }
+    for (size_t j = 0; j < len && n + 1 < sizeof buf; j++)
+        if (s[j] != ',' || j >= i)
+            buf[n++] = s[j];
     buf[n] = '\0';
     char *end;
     double v = strtod(buf, &end);
-    return (n == 0 || *end) ? NAN : v;
+    if (n >= sizeof buf - 1 || *end || end == buf || memchr(buf, ',', n)) {
+        *why = "not a number";
+        return -1;
+    }
+    if (!isfinite(v)) {
+        *why = "not a finite number";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Column col of the view's launch row as a metric value: NAN when absent; -1 with err
+ * naming the metric when it is no number, negative (no metric read here can be), or a
+ * percentage (unit "%", or a "pct" name without a units row) outside 0..100. */
+static int metric_value(const struct table_view *v, int col, double *out, char *err, size_t errlen)
+{
+    const char *name = v->header->fields[col], *text = cell(v->row, col), *why = NULL;
+    const char *unit = v->units ? cell(v->units, col) : "";
+    *out = NAN;
+    int rc = parse_number(text, out, &why);
+    if (rc > 0)
+        return 0;
+    bool pct = !strcmp(unit, "%") || (!v->units && strstr(name, "pct"));
+    if (rc == 0 && *out < 0)
+        why = "negative";
+    else if (rc == 0 && pct && *out > 100)
+        why = "a percentage above 100";
+    if (!why)
+        return 0;
+    *out = NAN;
+    snprintf(err, errlen, "ncu metric '%.120s' is '%.40s'%s: %s; the profile is not used", name, text,
+             pct ? " (a percentage, 0..100)" : "", why);
+    return -1;
 }
 
 static double time_to_us(double v, const char *unit)
@@ -130,9 +207,6 @@ static double time_to_us(double v, const char *unit)
     return (!unit[0]) ? v / 1e3 : v;
 }
 
-struct table_view {
-    const struct csv_record *header, *units, *row;
-};
 
 static int column_of(const struct csv_record *header, const char *name)
 {
@@ -142,26 +216,25 @@ static int column_of(const struct csv_record *header, const char *name)
     return -1;
 }
 
-static const char *cell(const struct csv_record *r, int col)
-{
-    return (col >= 0 && (size_t)col < r->n) ? r->fields[col] : "";
-}
 
-static void read_mapped(const struct table_view *v, struct profile_metrics *m)
+static int read_mapped(const struct table_view *v, struct profile_metrics *m, char *err, size_t errlen)
 {
     for (size_t i = 0; i < sizeof metric_maps / sizeof *metric_maps; i++) {
         const struct metric_map *mm = &metric_maps[i];
         for (int k = 0; k < 4 && mm->names[k]; k++) {
             int col = column_of(v->header, mm->names[k]);
+            double x;
             if (col < 0)
                 continue;
-            double x = parse_number(cell(v->row, col));
+            if (metric_value(v, col, &x, err, errlen))
+                return -1;
             if (mm->kind == U_TIME_US && !isnan(x))
                 x = time_to_us(x, v->units ? cell(v->units, col) : "");
             *field_at(m, mm->offset) = x;
             break;
         }
     }
+    return 0;
 }
 
 /* Reason name of a stall column of one family ("long_scoreboard"), or NULL. */
@@ -181,17 +254,21 @@ static const char *stall_reason(const char *col, const char *prefix, const char 
     return out;
 }
 
-/* Shares of every stall reason of the first family present, in % of their sum. */
-static void read_stalls(const struct table_view *v, struct profile_metrics *m)
+/* Shares of every stall reason of the first family present, in % of their sum. 0, or
+ * -1 with err when a value of that family is no number or negative (metric_value). */
+static int read_stalls(const struct table_view *v, struct profile_metrics *m, char *err, size_t errlen)
 {
     char reason[64];
     for (size_t f = 0; f < sizeof stall_families / sizeof *stall_families; f++) {
-        double total = 0, best = -1;
+        double total = 0, best = -1, x;
         int count = 0;
         for (size_t c = 0; c < v->header->n; c++) {
-            double x = parse_number(cell(v->row, (int)c));
-            if (!stall_reason(v->header->fields[c], stall_families[f].prefix,
-                              stall_families[f].suffix, reason, sizeof reason) || isnan(x))
+            if (!stall_reason(v->header->fields[c], stall_families[f].prefix, stall_families[f].suffix, reason,
+                              sizeof reason))
+                continue;
+            if (metric_value(v, (int)c, &x, err, errlen))
+                return -1;
+            if (isnan(x))
                 continue;
             total += x;
             count++;
@@ -199,9 +276,9 @@ static void read_stalls(const struct table_view *v, struct profile_metrics *m)
         if (!count)
             continue;
         for (size_t c = 0; c < v->header->n; c++) {
-            double x = parse_number(cell(v->row, (int)c));
-            if (!stall_reason(v->header->fields[c], stall_families[f].prefix,
-                              stall_families[f].suffix, reason, sizeof reason) || isnan(x))
+            if (!stall_reason(v->header->fields[c], stall_families[f].prefix, stall_families[f].suffix, reason,
+                              sizeof reason) ||
+                metric_value(v, (int)c, &x, err, errlen) || isnan(x))
                 continue;
             double share = total > 0 ? 100.0 * x / total : 0.0;
             for (size_t s = 0; s < sizeof stall_fields / sizeof *stall_fields; s++)
@@ -214,8 +291,9 @@ static void read_stalls(const struct table_view *v, struct profile_metrics *m)
                 m->top_stall_pct = share;
             }
         }
-        return;
+        return 0;
     }
+    return 0;
 }
 
 static bool is_header(const struct csv_record *r)
@@ -276,9 +354,9 @@ int profile_parse_ncu_csv(const char *text, const char *kernel_name, struct prof
     if (csv_parse(text, true, &t, err, errlen))
         return -1;
     int rc = find_view(&t, kernel_name, &v, err, errlen);
-    if (!rc) {
-        read_mapped(&v, m);
-        read_stalls(&v, m);
+    if (!rc && (read_mapped(&v, m, err, errlen) || read_stalls(&v, m, err, errlen))) {
+        profile_metrics_init(m); /* one bad value: none of the table is used */
+        rc = -1;
     }
     csv_release(&t);
     return rc;

@@ -2,6 +2,7 @@
 #include "report/out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,12 +55,35 @@ char *report_relpath(const char *from_dir, const char *to)
     return strbuf_detach(&sb);
 }
 
+/* 0 when a file can be created in dir (tried, not guessed: access(W_OK) says yes to root
+ * on a read-only mount), else -1 with errno. */
+static int dir_writable(const char *dir)
+{
+    char probe[PATH_MAX];
+    if (report_path_fmt(probe, sizeof probe, "%s/.croq-report-probe.%ld", dir, (long)getpid()))
+        return -1;
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
 int out_init(struct report_out *o, const char *dir, const char *tuning_dir, struct report_notes *notes)
 {
     memset(o, 0, sizeof *o);
     o->notes = notes;
+    /* said once, before anything is rendered: otherwise every file of the report fails on
+     * its own line */
     if (mkdir_p(dir)) {
-        log_error("cannot create output directory '%s': %s", dir, strerror(errno));
+        log_error("cannot create the output directory '%s': %s; give --out DIR to write the report elsewhere", dir,
+                  strerror(errno));
+        return -1;
+    }
+    if (dir_writable(dir)) {
+        log_error("the output directory '%s' is not writable (%s); give --out DIR to write the report elsewhere",
+                  dir, strerror(errno));
         return -1;
     }
     o->dir = xstrdup(dir);
@@ -89,11 +113,17 @@ int out_write(struct report_out *o, const char *rel, const char *data, size_t le
     int rc = mkdir_p(path);
     *slash = '/';
     if (rc || atomic_write(path, data, len)) {
-        log_error("cannot write '%s': %s", path, strerror(errno));
-        o->failures++;
+        out_failed(o, path, errno);
         return -1;
     }
     return 0;
+}
+
+void out_failed(struct report_out *o, const char *path, int err)
+{
+    /* the first is named; the others usually share its cause (report_run counts them) */
+    if (!o->failures++)
+        log_error("cannot write '%s': %s", path, strerror(err));
 }
 
 int out_write_sb(struct report_out *o, const char *rel, const struct strbuf *sb)

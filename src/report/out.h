@@ -22,13 +22,17 @@ struct report_out {
     struct report_notes *notes;
 };
 
-/* Create dir and compute tuning_rel. 0, or -1 with a message logged. */
+/* Create dir, check that a file can be created in it, and compute tuning_rel. 0, or -1
+ * with one message logged (a directory that is not writable says so and suggests --out). */
 int out_init(struct report_out *o, const char *dir, const char *tuning_dir, struct report_notes *notes);
 void out_release(struct report_out *o);
 
-/* Write rel (relative to o->dir) atomically, creating its directory. 0 or -1 (logged). */
+/* Write rel (relative to o->dir) atomically, creating its directory. 0 or -1 (counted;
+ * the first failure of a run is logged). */
 int out_write(struct report_out *o, const char *rel, const char *data, size_t len);
 int out_write_sb(struct report_out *o, const char *rel, const struct strbuf *sb);
+/* Count a file of the report that could not be written (err: its errno); the first is logged. */
+void out_failed(struct report_out *o, const char *path, int err);
 /* Write stem.csv, stem.md and stem.tex. */
 void out_write_table(struct report_out *o, const char *stem, const struct report_table *t);
 /* Does rel (relative to o->dir) exist? */

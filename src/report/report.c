@@ -91,10 +91,14 @@ static void copy_dygraphs(struct report_render *rr, const char *dir)
         snprintf(src, sizeof src, "%s/%s", dir, files[i][0]);
         snprintf(dst, sizeof dst, "%s/%s", rr->o->dir, files[i][1]);
         if (atomic_copy(src, dst)) {
+            int err = errno;
             rr->dygraphs = false;
-            notes_add(rr->o->notes, NOTE_MISSING, NULL,
-                      "'%s': %s (Debian package libjs-dygraphs): the page has no interactive charts", src,
-                      strerror(errno));
+            if (access(src, R_OK) == 0) /* the copy failed, not the source: an output failure */
+                out_failed(rr->o, dst, err);
+            else
+                notes_add(rr->o->notes, NOTE_MISSING, NULL,
+                          "'%s': %s (Debian package libjs-dygraphs): the page has no interactive charts", src,
+                          strerror(err));
             return;
         }
     }
@@ -134,9 +138,13 @@ static void print_summary(const struct report_sweep *sw, const struct report_out
     if (printed > NOTES_PRINTED_MAX)
         log_warn("%zu more kinds of missing or skipped items in '%s/notes.txt'", printed - NOTES_PRINTED_MAX,
                  o->dir);
-    fprintf(out, "report: %s/index.html (%zu shape run(s); %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
-            o->dir, sw->n_shapes, notes_count(nl, NOTE_MISSING, NULL), notes_count(nl, NOTE_MALFORMED, NULL),
-            notes_count(nl, NOTE_INFO, NULL));
+    if (o->failures) /* the page may not be there: never name it as written */
+        log_error("%d file(s) of the report could not be written in '%s' (the first is named above)", o->failures,
+                  o->dir);
+    else
+        fprintf(out, "report: %s/index.html (%zu shape run(s); %zu missing, %zu skipped, %zu notes: see notes.txt)\n",
+                o->dir, sw->n_shapes, notes_count(nl, NOTE_MISSING, NULL), notes_count(nl, NOTE_MALFORMED, NULL),
+                notes_count(nl, NOTE_INFO, NULL));
 }
 
 static void render_all(struct report_render *rr, const struct report_opts *opts)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 17 item 7: temp files of atomic writes that kill -9 cut off between the write and
 # the rename (".<name>.tmp.<pid>") are removed when the shape is next opened, in every
-# directory that holds its files; a fresh one, one whose writer is alive, another
-# shape's and any other name stay. The run then ends as an uninterrupted one.
+# directory that holds its files, fresh ones too (t0267); one whose writer is alive,
+# another shape's and any other name stay. The run then ends as an uninterrupted one.
 set -u
 . "$(dirname "$0")/lib.sh"
 tune=(tune --backend sim --quiet --dtype f16 --shape 512x512x1024 --mode scratch --iters 5)
@@ -29,8 +29,8 @@ for f in "${stale[@]}" "${kept[@]}"; do
     touch -d '5 minutes ago' "$t/$f"
 done
 touch -d '2 days ago' "$t/logs/$key/.idea-log.jsonl.tmp.4242424" # any pid, abandoned
-echo partial >"$t/logs/$key/.attempts.tsv.tmp.$dead"               # fresh: may be being written
-kept+=("logs/$key/.attempts.tsv.tmp.$dead")
+echo partial >"$t/logs/$key/.attempts.tsv.tmp.$dead"  # fresh, but its writer held the shape's lock: goes (t0267)
+stale+=("logs/$key/.attempts.tsv.tmp.$dead")
 
 "$bin" resume --tuning "$t" --quiet >/dev/null 2>"$tmp/err" || fail "resume exited $?: $(cat "$tmp/err")"
 for f in "${stale[@]}"; do

@@ -26,7 +26,7 @@ static void test_status_strings(void **state)
     assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_SUCCESS), "success");
     assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NOT_SPARSE), "input is not 2:4 sparse");
     assert_string_equal(croqsparse_status_string((croqsparse_status_t)99), "unknown status");
-    for (int s = 0; s <= CROQSPARSE_STATUS_NO_KERNEL; s++)
+    for (int s = 0; s <= CROQSPARSE_STATUS_NAN; s++)
         assert_string_not_equal(croqsparse_status_string((croqsparse_status_t)s), "unknown status");
 }
 
@@ -52,42 +52,103 @@ static void test_no_device(void **state)
     assert_int_equal(croqsparse_destroy(NULL), CROQSPARSE_STATUS_SUCCESS);
 }
 
+/* Arguments are checked in the header's one order (issue 24, item 11): NULL pointers,
+ * then values (an enum, alpha, a dimension below 1: INVALID_VALUE), then the shape rules
+ * (NOT_SUPPORTED). A fake handle is safe here: every call returns before using it. */
 static void test_plan_checks(void **state)
 {
     (void)state;
     croqsparse_plan_t p = (croqsparse_plan_t)1;
+    croqsparse_handle_t fake = (croqsparse_handle_t)16;
     assert_int_equal(croqsparse_plan_create(NULL, NULL, CROQSPARSE_F16, 128, 128, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_INVALID_VALUE);
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 128, 100, 0, 1.0f),
+    /* a NULL handle is INVALID_VALUE whatever the shape */
+    const long bad[][3] = {{128, 128, 100}, {128, 12, 128}, {0, 128, 128}, {-1, 128, 128}, {1L << 21, 128, 128},
+                           {128, 128, 128}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        p = (croqsparse_plan_t)1;
+        assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, bad[i][0], bad[i][1], bad[i][2], 0, 1.0f),
+                         CROQSPARSE_STATUS_INVALID_VALUE);
+        assert_null(p);
+        assert_string_equal(croqsparse_last_error(), "croqsparse_plan_create: handle is NULL");
+    }
+    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 128, 100, 7, NAN),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_string_equal(croqsparse_last_error(), "croqsparse_plan_create: handle is NULL");
+    /* with a handle: the shape rules are NOT_SUPPORTED */
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 128, 128, 100, 0, 1.0f),
                      CROQSPARSE_STATUS_NOT_SUPPORTED);
     assert_null(p);
     assert_non_null(strstr(croqsparse_last_error(), "K=100: K must be a multiple of 64"));
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 12, 128, 0, 1.0f),
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 128, 12, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_NOT_SUPPORTED);
     assert_non_null(strstr(croqsparse_last_error(), "N=12"));
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 0, 128, 128, 0, 1.0f),
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 1L << 21, 128, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_NOT_SUPPORTED);
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_F16, 128, 128, 128,
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 128, 128, 128,
                                             CROQSPARSE_EPILOGUE_ALPHA_SCALES, 1.0f),
                      CROQSPARSE_STATUS_NOT_SUPPORTED);
     assert_non_null(strstr(croqsparse_last_error(), "e4m3"));
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 128, 128, 128, 0, NAN),
+    /* a dimension below 1 is an out-of-range value (the header's INVALID_VALUE), M = -1 too */
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, -1, 128, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_INVALID_VALUE);
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 128, 128, 128, 5, 1.0f),
+    assert_string_equal(croqsparse_last_error(),
+                        "croqsparse_plan_create: M=-1 N=128 K=128: every dimension must be at least 1");
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 0, 128, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_INVALID_VALUE);
-    /* a valid request reaches the handle check */
-    assert_int_equal(croqsparse_plan_create(NULL, &p, CROQSPARSE_E4M3, 100, 128, 128,
-                                            CROQSPARSE_EPILOGUE_ALPHA_SCALES, 0.5f),
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_F16, 128, -8, 128, 0, 1.0f),
                      CROQSPARSE_STATUS_INVALID_VALUE);
-    assert_string_equal(croqsparse_last_error(), "croqsparse_plan_create: handle is NULL");
+    /* values before shape rules: a bad alpha or epilogue with a bad K is INVALID_VALUE */
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_E4M3, 128, 128, 100, 0, NAN),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_non_null(strstr(croqsparse_last_error(), "alpha must be finite"));
+    assert_int_equal(croqsparse_plan_create(fake, &p, CROQSPARSE_E4M3, 128, 128, 100, 5, 1.0f),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_plan_create(fake, &p, (croqsparse_dtype_t)7, 128, 128, 100, 0, 1.0f),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
     assert_int_equal(croqsparse_matmul(NULL, (void *)16, (void *)16, (void *)16, (void *)16, NULL, NULL, NULL),
                      CROQSPARSE_STATUS_INVALID_VALUE);
     assert_int_equal(croqsparse_prune(NULL, CROQSPARSE_F16, 4, 4, (void *)16, (void *)16, NULL),
                      CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_prune(NULL, CROQSPARSE_F16, -1, 3, (void *)16, (void *)16, NULL),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
     assert_int_equal(croqsparse_compress(NULL, CROQSPARSE_F16, 4, 64, (void *)16, (void *)16, (void *)16, NULL),
                      CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_prune(fake, CROQSPARSE_F16, -1, 4, (void *)16, (void *)16, NULL),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_compress(fake, CROQSPARSE_F16, 4, 96, (void *)16, (void *)16, (void *)16, NULL),
+                     CROQSPARSE_STATUS_NOT_SUPPORTED);
+    /* the host functions: NULL first, then values, then the rules */
+    assert_int_equal(croqsparse_prune_host(CROQSPARSE_F16, -1, 3, NULL, NULL), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_string_equal(croqsparse_last_error(), "croqsparse_prune_host: dense or out is NULL");
+    uint16_t buf[64] = {0};
+    assert_int_equal(croqsparse_prune_host(CROQSPARSE_F16, -1, 4, buf, buf), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_prune_host(CROQSPARSE_F16, 1, 6, buf, buf), CROQSPARSE_STATUS_NOT_SUPPORTED);
+    assert_int_equal(croqsparse_validate_host(CROQSPARSE_F16, 0, 4, buf, NULL, NULL), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_compress_host(CROQSPARSE_F16, 1, -64, buf, buf, buf), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_int_equal(croqsparse_compress_host(CROQSPARSE_F16, 1, 64, buf, NULL, buf), CROQSPARSE_STATUS_INVALID_VALUE);
     assert_int_equal(croqsparse_plan_describe(NULL, NULL), CROQSPARSE_STATUS_INVALID_VALUE);
     assert_int_equal(croqsparse_plan_destroy(NULL), CROQSPARSE_STATUS_SUCCESS);
+}
+
+/* A NaN has no magnitude to rank: prune_host reports it as its own status, naming the
+ * group, and writes nothing; the run-time version is the header's. */
+static void test_nan_and_version(void **state)
+{
+    (void)state;
+    uint16_t a[2 * 8], out[2 * 8];
+    for (int i = 0; i < 16; i++)
+        a[i] = numeric_f32_to_f16((float)(i + 1));
+    a[8 + 5] = 0x7e00; /* row 1, group 1: a NaN */
+    memset(out, 0xab, sizeof out);
+    assert_int_equal(croqsparse_prune_host(CROQSPARSE_F16, 2, 8, a, out), CROQSPARSE_STATUS_NAN);
+    assert_non_null(strstr(croqsparse_last_error(), "croqsparse_prune_host: "));
+    assert_non_null(strstr(croqsparse_last_error(), "hold a NaN"));
+    assert_non_null(strstr(croqsparse_last_error(), "row 1"));
+    assert_int_equal(out[0], 0xabab); /* nothing written */
+    assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NAN), "input holds a NaN");
+    assert_int_equal(croqsparse_version(), CROQSPARSE_VERSION);
+    assert_int_equal(CROQSPARSE_VERSION, 1001);
 }
 
 /* f16 [M][K] with entries (r, c) = r + c + 1 (all non-zero, magnitude rising along K). */
@@ -297,6 +358,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_no_device),      cmocka_unit_test(test_plan_checks),
+        cmocka_unit_test(test_nan_and_version),
         cmocka_unit_test(test_host_format),    cmocka_unit_test(test_pack_choose),
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
         cmocka_unit_test(test_pack_identity),

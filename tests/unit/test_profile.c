@@ -244,6 +244,85 @@ static void test_parse_cell_count_mismatch_is_an_error(void **state)
     assert_non_null(strstr(err, "record 2 (units) has 2 cells, the header 3"));
 }
 
+/* ncu values that would be misread are errors naming the metric (issue 24, item 8): a
+ * percentage outside 0..100, a non-finite or negative value, a decimal comma (stripping
+ * it as a thousands separator made "87,1" 871), text; nothing of the table is used. */
+static void test_parse_refuses_values_ncu_never_writes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value, *unit, *why;
+    } bad[] = {
+        {"150.0", "%", "'150.0' (a percentage, 0..100): a percentage above 100"},
+        {"-5.0", "%", "'-5.0' (a percentage, 0..100): negative"},
+        {"inf", "%", "'inf' (a percentage, 0..100): not a finite number"},
+        {"nan", "%", "'nan' (a percentage, 0..100): not a finite number"},
+        {"87,1", "%", "'87,1' (a percentage, 0..100): a comma that is no thousands separator (a decimal comma?)"},
+        {"1,23,456", "%", "a comma that is no thousands separator"},
+        {",5", "%", "a comma that is no thousands separator"},
+        {"87.1.2", "%", "'87.1.2' (a percentage, 0..100): not a number"},
+        {"lots", "%", "not a number"},
+        {"-1", "nsecond", "'-1': negative"},
+        {"1e999", "nsecond", "'1e999': not a finite number"},
+    };
+    char text[1024], err[512], want[256];
+    struct profile_metrics m;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *metric = strcmp(bad[i].unit, "%") ? "gpu__time_duration.sum"
+                                                       : "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+        snprintf(text, sizeof text,
+                 "\"ID\",\"Kernel Name\",\"lts__throughput.avg.pct_of_peak_sustained_elapsed\",\"%s\"\n"
+                 "\"\",\"\",\"%%\",\"%s\"\n\"0\",\"croq_gemm_sp\",\"40.5\",\"%s\"\n",
+                 metric, bad[i].unit, bad[i].value);
+        err[0] = '\0';
+        assert_int_equal(profile_parse_ncu_csv(text, "croq_gemm_sp", &m, err, sizeof err), -1);
+        snprintf(want, sizeof want, "ncu metric '%s' is ", metric);
+        if (!strstr(err, want) || !strstr(err, bad[i].why) || !strstr(err, "the profile is not used"))
+            fail_msg("'%s' %s: %s", bad[i].value, bad[i].unit, err);
+        assert_true(isnan(m.l2_throughput_pct)); /* no value of a refused table is used */
+    }
+    /* a stall ratio of the family in use is checked the same way */
+    const char *stall = "\"ID\",\"Kernel Name\",\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\"\n"
+                        "\"\",\"\",\"\"\n\"0\",\"croq_gemm_sp\",\"inf\"\n";
+    assert_int_equal(profile_parse_ncu_csv(stall, "croq_gemm_sp", &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio' is 'inf'"));
+    /* what ncu does write still reads: thousands separators, 0 and 100, blanks, n/a */
+    const char *good = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\","
+                       "\"lts__throughput.avg.pct_of_peak_sustained_elapsed\","
+                       "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+                       "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
+                       "\"\",\"\",\"nsecond\",\"%\",\"%\",\"%\"\n"
+                       "\"0\",\"croq_gemm_sp\",\"1,234,567.5\",\"100\",\" 0.0 \",\"n/a\"\n";
+    assert_int_equal(profile_parse_ncu_csv(good, "croq_gemm_sp", &m, err, sizeof err), 0);
+    assert_float_equal(m.duration_us, 1234.5675, 1e-9);
+    assert_float_equal(m.l2_throughput_pct, 100.0, 0);
+    assert_float_equal(m.sm_throughput_pct, 0.0, 0);
+    assert_true(isnan(m.dram_throughput_pct));
+}
+
+/* A CSV that starts with a UTF-8 byte-order mark (a tool that rewrote ncu's log) reads as
+ * without it: the mark is not part of the header's "ID". */
+static void test_parse_skips_a_byte_order_mark(void **state)
+{
+    (void)state;
+    struct profile_metrics m;
+    char err[256] = "";
+    char *text = fixture_text("synthetic-dram-throughput.csv");
+    size_t n = strlen(text);
+    char *bom = malloc(n + 4);
+    assert_non_null(bom);
+    memcpy(bom, "\xEF\xBB\xBF", 3);
+    memcpy(bom + 3, text, n + 1);
+    assert_int_equal(profile_parse_ncu_csv(bom, PROFILE_KERNEL_NAME, &m, err, sizeof err), 0);
+    assert_float_equal(m.dram_throughput_pct, 87.1, 1e-9);
+    struct csv_table t;
+    assert_int_equal(csv_parse("\xEF\xBB\xBF\"ID\",x\n", false, &t, err, sizeof err), 0);
+    assert_string_equal(t.rows[0].fields[0], "ID");
+    csv_release(&t);
+    free(bom);
+    free(text);
+}
+
 static void test_parse_time_units_and_missing_values(void **state)
 {
     (void)state;
@@ -583,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_parse_first_launch_of_any_kernel),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_time_units_and_missing_values),
+        cmocka_unit_test(test_parse_refuses_values_ncu_never_writes),
+        cmocka_unit_test(test_parse_skips_a_byte_order_mark),
         cmocka_unit_test(test_parse_cell_count_mismatch_is_an_error),
         cmocka_unit_test(test_parse_h200_warp_specialized),
         cmocka_unit_test(test_every_fixture_classifies_as_expected),
