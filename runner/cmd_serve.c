@@ -456,8 +456,11 @@ static int op_ladder(struct server *s, json_t *req, json_t *out, struct slot *ks
     charge(s, PH_TIME);
     if (!rc) {
         json_object_set_new(json_object_get(out, "ladder"), "warmup", pair_warmup_json(&lt->w));
-        for (int k = 0; k < n; k++)
-            json_object_update(json_array_get(kernels, (size_t)k), ladder_timing_json(lt, k));
+        for (int k = 0; k < n; k++) {
+            json_t *t = ladder_timing_json(lt, k);
+            json_object_update(json_array_get(kernels, (size_t)k), t);
+            json_decref(t);
+        }
     }
     free(lt);
     TRY(rc);
