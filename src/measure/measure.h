@@ -63,6 +63,9 @@ struct measure_opts {
     bool no_time;             /* verify only */
     const char *reference;    /* "auto" (NULL), "cpu", "cublas" */
     int device;               /* CUDA ordinal */
+    bool cold_l2;             /* compare: every subject timed over copies of its operands larger
+                                 than the L2 (croq-runner compare --l2 cold); `run` has no cold
+                                 timing and ignores it (the service's is service_req.cold_l2) */
     double timeout_s;         /* <= 0: measure_default_timeout() */
 };
 
