@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum arg_kind { ARG_STR, ARG_INT, ARG_U64, ARG_FLAG, ARG_SHAPE, ARG_DTYPE, ARG_REF };
+enum arg_kind { ARG_STR, ARG_INT, ARG_U64, ARG_FLAG, ARG_SHAPE, ARG_DTYPE, ARG_REF, ARG_L2 };
 
 /* Which subcommands take an option. */
 #define CMD_RUN 1
@@ -41,6 +41,7 @@ static const struct arg_spec specs[] = {
     {"--scaled", ARG_FLAG, CMD_RUN, OFF(scaled), 0, 0},
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
     {"--device", ARG_INT, CMD_MEASURE | CMD_HEALTH, OFF(device), 0, 63},
+    {"--l2", ARG_L2, CMD_COMPARE, OFF(cold_l2), 0, 0},
 };
 
 static int cmd_bit(const char *cmd)
@@ -104,6 +105,13 @@ static int parse_value(const struct arg_spec *a, const char *val, struct runner_
             runner_fail(RS_BAD_ARGS, "option '--reference': '%s' is not auto, cpu or cublas", val);
             return -1;
         }
+        return 0;
+    case ARG_L2:
+        if (strcmp(val, "warm") && strcmp(val, "cold")) {
+            runner_fail(RS_BAD_ARGS, "option '--l2': '%s' is not warm or cold", val);
+            return -1;
+        }
+        *(bool *)dst = !strcmp(val, "cold");
         return 0;
     case ARG_FLAG:
         break;

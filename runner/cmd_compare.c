@@ -2,7 +2,8 @@
  * default and searched, dense cuBLAS; one process, one set of operands, one
  * reference, one timing method. Vendors run first so that a fault in our kernel
  * (which poisons the CUDA context) cannot cost their numbers, and so ours is timed
- * on a GPU at least as warm as theirs (the ratios never flatter ours). */
+ * on a GPU at least as warm as theirs (the ratios never flatter ours). With --l2 cold every
+ * subject's timed launches rotate over copies of its own operands (coldl2.h). */
 #include "ours.h"
 #include "output.h"
 
@@ -38,6 +39,7 @@ static int compare_prepare(struct cmp *c, json_t *out, int argc, char **argv)
     TRY(gpu_open(c->o.device, &c->g));
     gpu_json_identity(&c->g, out);
     output_problem(out, c->o.dtype, &c->o.shape, c->o.seed);
+    json_object_set_new(out, "l2", json_string(c->o.cold_l2 ? "cold" : "warm"));
     if (c->o.cubin) {
         TRY(gpu_require_sm90(&c->g));
         TRY(module_load(c->o.cubin, c->o.dtype, &c->k.m));
@@ -89,7 +91,8 @@ static json_t *ratios_json(const struct cmp *c)
 
 static void compare_measure(struct cmp *c, json_t *out)
 {
-    struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials, c->o.warmup_ms}, true};
+    struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials, c->o.warmup_ms}, true,
+                            c->o.cold_l2};
     vendor_cusparselt(&env, &c->s[S_SLT_DEFAULT], &c->s[S_SLT_SEARCH]);
     vendor_cublas(&env, &c->s[S_CUBLAS]);
     measure_ours(&env, c);

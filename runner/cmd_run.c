@@ -59,7 +59,8 @@ int runner_cmd_run(int argc, char **argv)
     memset(&r, 0, sizeof r);
     json_t *out = output_new("run");
     if (run_prepare(&r, out, argc, argv) == 0) {
-        struct bench_env env = {&r.g, &r.ops, r.o.no_verify ? NULL : &r.ref, {r.o.warmup, r.o.iters, r.o.trials, r.o.warmup_ms}, !r.o.no_time};
+        struct bench_env env = {&r.g, &r.ops, r.o.no_verify ? NULL : &r.ref, {r.o.warmup, r.o.iters, r.o.trials, r.o.warmup_ms}, !r.o.no_time,
+                                false};
         ours_measure(&env, &r.k, &r.s);
         merge_measurement(out, subject_json(&r.s, &env));
         status = r.s.status;

@@ -380,6 +380,102 @@ static int op_measure(struct server *s, json_t *req, json_t *out, struct slot *k
     return q.time ? time_candidate(s, &q, k, base, out) : 0;
 }
 
+/* ladder: the request's kernels (1..PAIR_MAX_KERNELS cubins, no incumbent) loaded,
+ * prepared and verified on the base set, timed together (pairtime.h ladder_time), warm or
+ * cold L2, and each verified again. "failed": the index of the kernel a verification
+ * failed on. The kernels are unloaded afterwards (the incumbent is left as it is). */
+static int op_ladder(struct server *s, json_t *req, json_t *out, struct slot *ks, int *nk)
+{
+    struct pair_opts p;
+    bool cold;
+    json_t *cubins = json_object_get(req, "cubins"), *v;
+    json_t *rounds_v = json_object_get(req, "rounds");
+    int rounds = 12;
+    TRY(req_pair_opts(req, &p));
+    TRY(req_l2(req, &cold));
+    if (!json_is_array(cubins) || json_array_size(cubins) < 1 || json_array_size(cubins) > PAIR_MAX_KERNELS) {
+        runner_fail(RS_BAD_ARGS, "request: 'cubins' is not an array of 1..%d paths", PAIR_MAX_KERNELS);
+        return -1;
+    }
+    if (rounds_v && (!json_is_integer(rounds_v) || json_integer_value(rounds_v) < 1 ||
+                     json_integer_value(rounds_v) > TIMING_MAX_TRIALS)) {
+        runner_fail(RS_BAD_ARGS, "request: 'rounds' is not an integer in [1, %d]", TIMING_MAX_TRIALS);
+        return -1;
+    }
+    if (rounds_v)
+        rounds = (int)json_integer_value(rounds_v);
+    json_object_set_new(out, "l2", json_string(cold ? "cold" : "warm"));
+    struct opset *base = pool_get(&s->g, &s->pool, s->pool.base_seed);
+    charge(s, PH_OPERANDS);
+    if (!base)
+        return -1;
+    json_t *kernels = json_array();
+    json_object_set_new(out, "ladder", json_pack("{s:s, s:i, s:o}", "order", "rotating, round r starts with kernel r "
+                                                 "mod n", "rounds", rounds, "kernels", kernels));
+    size_t i;
+    struct verify_result vr;
+    json_array_foreach(cubins, i, v) {
+        const char *path = json_string_value(v);
+        json_t *o = json_object();
+        json_array_append_new(kernels, o);
+        json_object_set_new(out, "failed", json_integer((json_int_t)i)); /* until it has passed */
+        if (!path || !*path) {
+            runner_fail(RS_BAD_ARGS, "request: cubins[%zu] is not a path", i);
+            return -1;
+        }
+        json_object_set_new(o, "cubin", json_string(path));
+        TRY(slot_load(s, &ks[i], path));
+        (*nk)++;
+        output_module_id(o, "module_id", &ks[i].m);
+        TRY(slot_prepare(s, &ks[i], base));
+        json_object_set_new(o, "abi", launch_abi_json(&ks[i].m, &ks[i].l));
+        if (cold)
+            TRY(slot_rotate(s, &ks[i], base));
+        charge(s, PH_LOAD);
+        TRY(verify_on(s, &ks[i], base, true, &vr));
+        charge(s, PH_VERIFY);
+        json_object_set_new(o, "verify_first", verify_block(&vr, base, "first_launch"));
+        if (!vr.passed)
+            return fail_incorrect("on the first launch", &vr);
+    }
+    json_object_del(out, "failed");
+    int n = *nk;
+    struct pair_kernel pk[PAIR_MAX_KERNELS];
+    for (int k = 0; k < n; k++) {
+        ks[k].cold = cold;
+        ks[k].next = 0;
+        pk[k] = (struct pair_kernel){slot_launch, &ks[k]};
+        TRY(verify_poison(&s->g, cold ? ks[k].rc[0] : ks[k].d_c, base->ops.m, base->ops.n));
+    }
+    struct ladder_timing *lt = calloc(1, sizeof *lt);
+    if (!lt) {
+        runner_fail(RS_INTERNAL_ERROR, "out of memory (ladder timing)");
+        return -1;
+    }
+    int rc = ladder_time(&s->g, &p, 2.0 * base->ops.m * base->ops.n * base->ops.k, pk, n, rounds, lt);
+    charge(s, PH_TIME);
+    if (!rc) {
+        json_object_set_new(json_object_get(out, "ladder"), "warmup", pair_warmup_json(&lt->w));
+        for (int k = 0; k < n; k++) {
+            json_t *t = ladder_timing_json(lt, k);
+            json_object_update(json_array_get(kernels, (size_t)k), t);
+            json_decref(t);
+        }
+    }
+    free(lt);
+    TRY(rc);
+    for (int k = 0; k < n; k++) { /* the output of each kernel's timed launches, checked again */
+        TRY(verify_output(&s->g, cold ? ks[k].rc[0] : ks[k].d_c, &base->ops, &base->ref, &vr));
+        json_object_set_new(json_array_get(kernels, (size_t)k), "verify", verify_block(&vr, base, "after_timing"));
+        if (!vr.passed) {
+            json_object_set_new(out, "failed", json_integer(k));
+            return fail_incorrect("after the timed launches", &vr);
+        }
+    }
+    charge(s, PH_VERIFY);
+    return 0;
+}
+
 static int op_health(struct server *s, json_t *out)
 {
     struct gpu_snapshot snap;
@@ -400,6 +496,8 @@ static enum runner_status handle(struct server *s, const char *line, bool *quit)
     json_t *req = json_loads(line, 0, &je);
     const char *op = json_string_value(json_object_get(req, "op"));
     struct slot cand;
+    struct slot *lad = NULL;
+    int nlad = 0;
     memset(&cand, 0, sizeof cand);
     runner_fail_clear();
     s->requests++;
@@ -413,12 +511,22 @@ static enum runner_status handle(struct server *s, const char *line, bool *quit)
         runner_fail(RS_BAD_ARGS, "request is not a JSON object: %s", req ? "not an object" : je.text);
         rc = -1;
     } else if (!op) {
-        runner_fail(RS_BAD_ARGS, "request: 'op' is required (measure, set_incumbent, health, quit)");
+        runner_fail(RS_BAD_ARGS, "request: 'op' is required (measure, set_incumbent, ladder, health, quit)");
         rc = -1;
     } else if (!strcmp(op, "measure")) {
         gpu_json_identity(&s->g, out);
         output_problem(out, s->o.dtype, &s->o.shape, s->pool.base_seed);
         rc = op_measure(s, req, out, &cand);
+    } else if (!strcmp(op, "ladder")) {
+        gpu_json_identity(&s->g, out);
+        output_problem(out, s->o.dtype, &s->o.shape, s->pool.base_seed);
+        lad = calloc(PAIR_MAX_KERNELS, sizeof *lad);
+        if (lad) {
+            rc = op_ladder(s, req, out, lad, &nlad);
+        } else {
+            runner_fail(RS_INTERNAL_ERROR, "out of memory (ladder)");
+            rc = -1;
+        }
     } else if (!strcmp(op, "set_incumbent")) {
         rc = op_set_incumbent(s, req, out);
         if (rc)
@@ -429,11 +537,14 @@ static enum runner_status handle(struct server *s, const char *line, bool *quit)
         *quit = true;
         rc = 0;
     } else {
-        runner_fail(RS_BAD_ARGS, "request: unknown op '%s' (measure, set_incumbent, health, quit)", op);
+        runner_fail(RS_BAD_ARGS, "request: unknown op '%s' (measure, set_incumbent, ladder, health, quit)", op);
         rc = -1;
     }
     slot_unload(&cand);
-    if (op && !strcmp(op, "measure")) {
+    for (int i = 0; lad && i < PAIR_MAX_KERNELS; i++)
+        slot_unload(&lad[i]);
+    free(lad);
+    if (op && (!strcmp(op, "measure") || !strcmp(op, "ladder"))) {
         charge(s, PH_LOAD);
         json_t *ph = json_object();
         for (int i = 0; i < PH_COUNT; i++)

@@ -54,7 +54,8 @@ static int suite_one(struct suite *s, const char *cubin, bool poisoned)
         status = runner_fail_status();
         snprintf(error, sizeof error, "%s", runner_fail_message());
     } else {
-        struct bench_env env = {&s->g, &s->ops, &s->ref, {s->o.warmup, s->o.iters, s->o.trials, s->o.warmup_ms}, !s->o.no_time};
+        struct bench_env env = {&s->g, &s->ops, &s->ref, {s->o.warmup, s->o.iters, s->o.trials, s->o.warmup_ms}, !s->o.no_time,
+                                false};
         ours_measure(&env, &k, &sub);
         json_t *m = subject_json(&sub, &env);
         json_object_update(out, m);

@@ -24,6 +24,7 @@ static void usage(FILE *f)
           "                           [--no-verify] [--reference auto|cpu|cublas] [--device 0]\n"
           "       croq-runner compare --dtype f16|e4m3 --shape MxNxK [--cubin FILE] [--seed S]\n"
           "                           [--warmup W] [--iters N] [--trials T] [--reference R] [--device D]\n"
+          "                           [--l2 warm|cold]\n"
           "       croq-runner health  [--device 0]\n"
           "       croq-runner suite   --cubins LIST --dtype D --shape MxNxK [run's options]\n"
           "       croq-runner serve   --dtype D --shape MxNxK [--seed S] [--reference R] [--device D]\n"

@@ -69,11 +69,12 @@ static bool settled(const struct warmup_rec *w)
     return fabs(p2 - p1) <= STEADY_POWER * p2;
 }
 
-/* One chunk of each kernel, timed with events; NVML sampled while they run. */
-static int warm_chunk(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *k[2], int nk,
-                      double est[2], CUevent ev[4], struct warmup_rec *w, double t0)
+/* One chunk of each kernel, timed with events; NVML sampled while they run. k, est: nk
+ * entries; ev: 2 nk created events. */
+static int warm_chunk(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *const *k, int nk,
+                      double *est, CUevent *ev, struct warmup_rec *w, double t0)
 {
-    int n[2];
+    int n[PAIR_MAX_KERNELS];
     for (int j = 0; j < nk; j++) {
         n[j] = launches_for(est[j], WARM_CHUNK_MS, o->max_iters);
         CU_CHECK(RS_LAUNCH_ERROR, cuEventRecord(ev[2 * j], g->stream));
@@ -98,7 +99,7 @@ static int warm_chunk(const struct gpu *g, const struct pair_opts *o, const stru
 }
 
 /* One launch of each kernel, timed with events: est[j] its ms. */
-static int time_each_once(const struct gpu *g, const struct pair_kernel *k[2], int nk, double est[2], CUevent ev[4],
+static int time_each_once(const struct gpu *g, const struct pair_kernel *const *k, int nk, double *est, CUevent *ev,
                           struct warmup_rec *w)
 {
     for (int j = 0; j < nk; j++) {
@@ -114,8 +115,8 @@ static int time_each_once(const struct gpu *g, const struct pair_kernel *k[2], i
     return 0;
 }
 
-static int warm_up(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *k[2], int nk,
-                   double est[2], CUevent ev[4], struct warmup_rec *w)
+static int warm_up(const struct gpu *g, const struct pair_opts *o, const struct pair_kernel *const *k, int nk,
+                   double *est, CUevent *ev, struct warmup_rec *w)
 {
     double t0 = now_ms();
     if (o->warmup_max_ms <= 0) { /* no timed warm-up: warmup_min_launches (at least one) */
@@ -239,4 +240,54 @@ json_t *pair_json(const struct pair_result *r)
         json_object_set_new(o, "confidence", json_real(st.coverage));
     }
     return o;
+}
+
+int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
+                int rounds, struct ladder_timing *r)
+{
+    CUevent ev[2 * PAIR_MAX_KERNELS];
+    const struct pair_kernel *kp[PAIR_MAX_KERNELS];
+    double est[PAIR_MAX_KERNELS];
+    int rc = -1, nev = 0;
+    memset(r, 0, sizeof *r);
+    if (n < 1 || n > PAIR_MAX_KERNELS || rounds < 1 || rounds > TIMING_MAX_TRIALS) {
+        runner_fail(RS_BAD_ARGS, "ladder: %d kernels (1..%d), %d rounds (1..%d)", n, PAIR_MAX_KERNELS, rounds,
+                    TIMING_MAX_TRIALS);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        kp[i] = &k[i], est[i] = 0, r->t[i].sm_clock_median_mhz = -1;
+    for (nev = 0; nev < 2 * n; nev++)
+        if (cuEventCreate(&ev[nev], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+            runner_fail(RS_LAUNCH_ERROR, "cuEventCreate failed");
+            goto out;
+        }
+    if (warm_up(g, o, kp, n, est, ev, &r->w))
+        goto out;
+    for (int i = 0; i < n; i++)
+        r->iters[i] = launches_for(est[i], o->min_trial_ms, o->max_iters);
+    for (int round = 0; round < rounds; round++)
+        for (int j = 0; j < n; j++) { /* round r starts with kernel r mod n: each follows every other alike */
+            int i = (round + j) % n;
+            if (trial(g, kp[i], r->iters[i], ev, &r->t[i]))
+                goto out;
+        }
+    for (int i = 0; i < n; i++)
+        timing_summarise(&r->t[i], flops);
+    r->n = n;
+    rc = 0;
+out:
+    for (int i = 0; i < nev; i++)
+        cuEventDestroy(ev[i]);
+    return rc;
+}
+
+json_t *ladder_timing_json(const struct ladder_timing *r, int i)
+{
+    json_t *clocks = json_array();
+    for (int t = 0; t < r->t[i].trials; t++)
+        json_array_append_new(clocks, r->t[i].snap[t].sm_clock_mhz > 0 ? json_integer(r->t[i].snap[t].sm_clock_mhz)
+                                                                        : json_null());
+    return json_pack("{s:i, s:o, s:o, s:f, s:f}", "iters", r->iters[i], "trial_ms", ms_array(&r->t[i]),
+                     "sm_clock_mhz", clocks, "median_ms", r->t[i].median_ms, "tflops", r->t[i].tflops);
 }

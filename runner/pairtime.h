@@ -46,6 +46,8 @@ struct warmup_rec {
     struct warm_sample s[WARM_SAMPLES_MAX];
 };
 
+#define PAIR_MAX_KERNELS 16 /* a ladder's kernels at most (LADDER_MAX, src/backend/backend.h) */
+
 struct pair_kernel {
     timing_launch_fn fn;  /* enqueue one launch */
     void *ctx;
@@ -72,5 +74,20 @@ json_t *pair_warmup_json(const struct warmup_rec *w);
  *  "incumbent_sm_clock_mhz": [...], "ratios", "ratio_median", "ratio_lo", "ratio_hi",
  *  "confidence"} (the summary is src/measure/paired.h on the printed times). */
 json_t *pair_json(const struct pair_result *r);
+
+/* The final ladder's timing (docs/runner-protocol.md, "serve", op ladder): one warm-up
+ * over all n kernels (as above), launches per trial from each one's estimate, then
+ * `rounds` rounds of one trial of every kernel, round r starting with kernel r mod n.
+ * Trial times rounded as above. launch_error as pair_run. */
+struct ladder_timing {
+    int n;
+    struct warmup_rec w;
+    int iters[PAIR_MAX_KERNELS];
+    struct timing_result t[PAIR_MAX_KERNELS];
+};
+int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
+                int rounds, struct ladder_timing *r);
+/* {"iters", "trial_ms": [...], "sm_clock_mhz": [per trial, null unknown], "median_ms", "tflops"} of kernel i */
+json_t *ladder_timing_json(const struct ladder_timing *r, int i);
 
 #endif

@@ -33,6 +33,7 @@ struct runner_opts {
     bool no_verify;           /* --no-verify (run): no reference, no verification (profiles) */
     bool scaled;              /* --scaled: epilogue with alpha and seeded scale vectors */
     enum ref_mode reference;  /* --reference auto|cpu|cublas */
+    bool cold_l2;             /* --l2 cold (compare): timed over copies larger than the L2 (coldl2.h) */
     int device;               /* --device: CUDA ordinal */
 };
 

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 
+#include "coldl2.h"
 #include "runner.h"
 
 /* ---- operand sets (serve_pool.c) ---- */
@@ -39,8 +40,8 @@ void pool_release(struct pool *p);
 
 /* Cold L2: device copies of the base set's A values, metadata and B, enough of them that
  * one pass over all copies (with a C each) moves more than twice the L2, so each launch
- * finds its operands evicted. */
-#define ROT_MAX 32
+ * finds its operands evicted (the count: coldl2.h, the rule compare's subjects follow). */
+#define ROT_MAX COLD_MAX_COPIES
 struct rotation {
     int n;                       /* 0: not made */
     struct operands copy[ROT_MAX]; /* device pointers only; copy[i].d_* own their buffers */

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "coldl2.h"
 #include "format/sparse24.h"
 
 static void opset_release(struct opset *s)
@@ -44,37 +45,26 @@ void pool_release(struct pool *p)
         opset_release(&p->set[i]);
 }
 
-static int copy_buffer(CUdeviceptr *dst, CUdeviceptr src, size_t bytes, const char *what)
-{
-    TRY(gpu_alloc(dst, bytes, what));
-    CU_CHECK(RS_INTERNAL_ERROR, cuMemcpyDtoD(*dst, src, bytes));
-    return 0;
-}
-
 int rotation_make(const struct gpu *g, const struct operands *b, struct rotation *r)
 {
-    int l2 = 0;
+    int n = 0;
     memset(r, 0, sizeof *r);
     if (b->d_scale_a || b->d_scale_b) {
         runner_fail(RS_INTERNAL_ERROR, "cold L2 rotation of a scaled operand set is not supported");
         return -1;
     }
-    CU_CHECK(RS_INTERNAL_ERROR, cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, g->dev));
-    r->l2_bytes = (size_t)l2;
     size_t vb = sparse24_values_bytes(b->dtype, b->m, b->k), mb = sparse24_wgmma_meta_words(b->m, b->k) * 4,
            bb = (size_t)b->n * b->k * b->esz, cb = (size_t)b->m * b->n * 2;
-    size_t per = vb + mb + bb + cb, want = 2 * r->l2_bytes;
-    int n = (int)((want + per - 1) / per);
-    n = n < 1 ? 1 : n > ROT_MAX ? ROT_MAX : n;
-    for (int i = 0; i < n; i++) {
+    TRY(cold_copies(g, vb + mb + bb + cb, &n, &r->l2_bytes)); /* each copy has a C of its own (the slot's) */
+    for (int i = 0; i < n && i < ROT_MAX; i++) {
         struct operands *c = &r->copy[i];
         /* serve's sets are unscaled (alpha 1, no vectors): only the operand buffers move */
         *c = (struct operands){.dtype = b->dtype, .m = b->m, .n = b->n, .k = b->k, .esz = b->esz,
                                .alpha = b->alpha};
         r->n = i + 1;
-        TRY(copy_buffer(&c->d_values, b->d_values, vb, "rotated A values"));
-        TRY(copy_buffer(&c->d_meta, b->d_meta, mb, "rotated A metadata"));
-        TRY(copy_buffer(&c->d_b, b->d_b, bb, "rotated B"));
+        TRY(cold_dup(&c->d_values, b->d_values, vb, "rotated A values"));
+        TRY(cold_dup(&c->d_meta, b->d_meta, mb, "rotated A metadata"));
+        TRY(cold_dup(&c->d_b, b->d_b, bb, "rotated B"));
     }
     return 0;
 }

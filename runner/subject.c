@@ -17,16 +17,15 @@ static int fail_incorrect(const char *phase, const struct verify_result *v)
     return -1;
 }
 
-static int measure_steps(const struct bench_env *env, timing_launch_fn fn, void *ctx, CUdeviceptr d_c,
-                         struct subject *s)
+static int measure_steps(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
 {
     const struct operands *o = env->o;
-    TRY(verify_poison(env->g, d_c, o->m, o->n));
-    TRY(fn(ctx));
+    TRY(verify_poison(env->g, k->d_c, o->m, o->n));
+    TRY(k->fn(k->ctx));
     /* A kernel fault surfaces at the next synchronising call; make it this one. */
     CU_CHECK(RS_LAUNCH_ERROR, cuCtxSynchronize());
     if (env->r) { /* NULL: run --no-verify (a profile of a kernel verified before) */
-        TRY(verify_output(env->g, d_c, o, env->r, &s->v));
+        TRY(verify_output(env->g, k->d_c, o, env->r, &s->v));
         s->verified = true;
         if (!s->v.passed)
             return fail_incorrect("on the first launch", &s->v);
@@ -44,9 +43,23 @@ static int measure_steps(const struct bench_env *env, timing_launch_fn fn, void 
         po.warmup_max_ms = env->topts.warmup_ms;
     else if (env->topts.warmup_ms < 0)
         po.warmup_min_ms = po.warmup_max_ms = 0;
-    struct pair_kernel k = {fn, ctx};
+    struct pair_kernel pk = {k->fn, k->ctx};
+    CUdeviceptr timed_c = k->d_c;
+    if (env->cold_l2) {
+        if (!k->cold_fn || !k->rot || !k->rot->n) {
+            runner_fail(RS_INTERNAL_ERROR, "%s cannot be timed with a cold L2", s->name);
+            return -1;
+        }
+        pk = (struct pair_kernel){k->cold_fn, k->cold_ctx};
+        timed_c = k->cold_c;
+        k->rot->next = 0; /* copy 0 first, and its output is the one checked */
+        TRY(verify_poison(env->g, timed_c, o->m, o->n));
+        s->cold = true;
+        s->rot_copies = k->rot->n;
+        s->l2_bytes = k->rot->l2_bytes;
+    }
     struct pair_result *pr = xmalloc(sizeof *pr);
-    int rc = pair_run(env->g, &po, 2.0 * o->m * o->n * o->k, &k, NULL, pr);
+    int rc = pair_run(env->g, &po, 2.0 * o->m * o->n * o->k, &pk, NULL, pr);
     s->t = pr->cand;
     s->w = pr->w;
     s->t_used = (struct timing_opts){(int)pr->w.launches, pr->cand_iters, pr->cand.trials, env->topts.warmup_ms};
@@ -55,7 +68,7 @@ static int measure_steps(const struct bench_env *env, timing_launch_fn fn, void 
     s->timed = true;
     if (!env->r)
         return 0;
-    TRY(verify_output(env->g, d_c, o, env->r, &s->v_after));
+    TRY(verify_output(env->g, timed_c, o, env->r, &s->v_after));
     s->verified_after_timing = true;
     if (!s->v_after.passed)
         return fail_incorrect("after the timed launches", &s->v_after);
@@ -69,12 +82,11 @@ void subject_take_failure(struct subject *s)
     runner_fail_clear();
 }
 
-int subject_measure(const struct bench_env *env, timing_launch_fn fn, void *ctx, CUdeviceptr d_c,
-                    struct subject *s)
+int subject_measure(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
 {
     s->status = RS_OK;
     s->error[0] = '\0';
-    if (measure_steps(env, fn, ctx, d_c, s) == 0)
+    if (measure_steps(env, k, s) == 0)
         return 0;
     subject_take_failure(s);
     return -1;
@@ -113,6 +125,10 @@ json_t *subject_json(const struct subject *s, const struct bench_env *env)
         json_object_set_new(o, "warmup", pair_warmup_json(&s->w));
         json_object_set_new(o, "gpu_state", timing_gpu_state_json(&s->t));
         json_object_set_new(o, "peak", peak_json(env->o->dtype, &s->t));
+        json_object_set_new(o, "l2", json_string(s->cold ? "cold" : "warm"));
+        if (s->cold)
+            json_object_set_new(o, "rotation", json_pack("{s:i, s:I}", "copies", s->rot_copies, "l2_bytes",
+                                                         (json_int_t)s->l2_bytes));
     }
     if (s->extra)
         json_object_update(o, s->extra);

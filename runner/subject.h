@@ -5,10 +5,15 @@
  *   trial from the kernel's duration, the same for every subject and for `serve`) ->
  *   compare again (the timed launches rewrote C
  *   from the same inputs; a race or a bad workspace reset shows here).
+ * Cold L2 (bench_env.cold_l2, compare --l2 cold): the timed launches rotate over copies of
+ * the subject's inputs and outputs (coldl2.h, the rule serve's rotation follows); the
+ * verified launch is the same as warm, and the check after timing is of the first copy's
+ * output (poisoned before the warm-up, so every copy's launch must have written it).
  */
 #ifndef CROQ_RUNNER_SUBJECT_H
 #define CROQ_RUNNER_SUBJECT_H
 
+#include "coldl2.h"
 #include "pairtime.h"
 
 struct subject {
@@ -25,6 +30,9 @@ struct subject {
     struct timing_result t;
     struct timing_opts t_used;  /* warm-up launches, launches per trial, trials: what ran */
     struct warmup_rec w;
+    bool cold;                 /* timed with a cold L2 over rot_copies copies */
+    int rot_copies;
+    size_t l2_bytes;
     json_t *extra;             /* subject-specific JSON (abi, algorithm), owned */
 };
 
@@ -35,19 +43,33 @@ struct bench_env {
     const struct reference *r;  /* NULL: no verification (run --no-verify) */
     struct timing_opts topts;
     bool time_it;
+    bool cold_l2;               /* time with a cold L2 (compare --l2 cold) */
 };
 
-/* Run the procedure above on fn(ctx), which writes f16 C [M][N] to d_c. Returns 0 if
- * the subject ended ok (s->status == RS_OK), else -1 with s->status / s->error set
- * and the global failure cleared (so the next subject starts clean). */
-int subject_measure(const struct bench_env *env, timing_launch_fn fn, void *ctx, CUdeviceptr d_c,
-                    struct subject *s);
+/* What a subject launches: fn(ctx) enqueues one launch that writes f16 C [M][N] at d_c.
+ * Under a cold L2 the timed launches are cold_fn(cold_ctx), each taking the next copy of
+ * rot (cold_rot_next); cold_c is the output of rot's copy 0. */
+struct subject_kernel {
+    timing_launch_fn fn;
+    void *ctx;
+    CUdeviceptr d_c;
+    timing_launch_fn cold_fn;  /* NULL: the subject cannot be timed cold (internal_error) */
+    void *cold_ctx;
+    CUdeviceptr cold_c;
+    struct cold_rot *rot;      /* its next copy is reset to 0 before the timing */
+};
+
+/* Run the procedure above on k. Returns 0 if the subject ended ok (s->status == RS_OK),
+ * else -1 with s->status / s->error set and the global failure cleared (so the next
+ * subject starts clean). */
+int subject_measure(const struct bench_env *env, const struct subject_kernel *k, struct subject *s);
 /* Move the recorded failure (check.h) into s and clear it. */
 void subject_take_failure(struct subject *s);
 void subject_release(struct subject *s);
 
 /* {"name", "available", "note", "status", "error", "verify", "verify_after_timing",
- *  "timing", "gpu_state", "peak", "tflops", "median_ms", "spread_pct", + extra's keys} */
+ *  "timing", "gpu_state", "peak", "l2" and, when cold, "rotation": {"copies", "l2_bytes"},
+ *  + extra's keys} */
 json_t *subject_json(const struct subject *s, const struct bench_env *env);
 
 #endif

@@ -27,24 +27,46 @@ struct dense {
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulHeuristicResult_t heur;
     CUdeviceptr ws, d_c;
+    struct cold_rot rot;       /* cold L2: copies of A, B, C */
 };
 
-static int f16_launch(void *p)
+/* C = A . B^T on the given buffers (the set's, or a cold-L2 copy's). */
+static int dense_gemm(struct dense *d, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c)
 {
-    struct dense *d = p;
-    return blas_gemm_f16(d->h, d->o->m, d->o->n, d->o->k, d->o->d_a_dense, d->o->d_b, d->d_c, CUDA_R_16F);
-}
-
-static int e4m3_launch(void *p)
-{
-    struct dense *d = p;
     const float one = 1.0f, zero = 0.0f;
+    if (d->o->dtype == CROQ_DTYPE_F16)
+        return blas_gemm_f16(d->h, d->o->m, d->o->n, d->o->k, a, b, c, CUDA_R_16F);
     LIB_CHECK(RS_LAUNCH_ERROR,
-              cublasLtMatmul(d->lt, d->desc, &one, (const void *)d->o->d_b, d->la, (const void *)d->o->d_a_dense,
-                             d->lb, &zero, (const void *)d->d_c, d->lc, (void *)d->d_c, d->lc, &d->heur.algo,
-                             (void *)d->ws, LT_WORKSPACE_BYTES, (cudaStream_t)d->stream),
+              cublasLtMatmul(d->lt, d->desc, &one, (const void *)b, d->la, (const void *)a, d->lb, &zero,
+                             (const void *)c, d->lc, (void *)c, d->lc, &d->heur.algo, (void *)d->ws,
+                             LT_WORKSPACE_BYTES, (cudaStream_t)d->stream),
               blas_status_text);
     return 0;
+}
+
+static int dense_launch(void *p)
+{
+    struct dense *d = p;
+    return dense_gemm(d, d->o->d_a_dense, d->o->d_b, d->d_c);
+}
+
+static int dense_cold_launch(void *p)
+{
+    struct dense *d = p;
+    int i = cold_rot_next(&d->rot);
+    return dense_gemm(d, d->rot.b[i][0], d->rot.b[i][1], d->rot.b[i][2]);
+}
+
+/* Cold L2: copies of the dense A, B and C (buffers 0..2). */
+static int dense_cold_prepare(const struct bench_env *env, struct dense *d)
+{
+    const struct operands *o = env->o;
+    const struct cold_buf bufs[3] = {
+        {o->d_a_dense, (size_t)o->m * o->k * o->esz, "rotated dense A"},
+        {o->d_b, (size_t)o->n * o->k * o->esz, "rotated B"},
+        {0, (size_t)o->m * o->n * 2, "rotated cublas C"},
+    };
+    return cold_rot_make(env->g, bufs, 3, &d->rot);
 }
 
 static int lt_layouts(struct dense *d)
@@ -104,6 +126,7 @@ static void dense_release(struct dense *d)
     if (d->lt) cublasLtDestroy(d->lt);
     gpu_free(&d->ws);
     gpu_free(&d->d_c);
+    cold_rot_release(&d->rot);
 }
 
 void vendor_cublas(const struct bench_env *env, struct subject *s)
@@ -113,9 +136,11 @@ void vendor_cublas(const struct bench_env *env, struct subject *s)
     s->name = "cublas";
     s->available = true;
     s->extra = json_pack("{s:s}", "library", env->o->dtype == CROQ_DTYPE_F16 ? "cublas" : "cublasLt");
-    if (dense_setup(env, &d, s))
+    if (dense_setup(env, &d, s) || (s->available && env->cold_l2 && env->time_it && dense_cold_prepare(env, &d))) {
         subject_take_failure(s);
-    else if (s->available)
-        subject_measure(env, env->o->dtype == CROQ_DTYPE_F16 ? f16_launch : e4m3_launch, &d, d.d_c, s);
+    } else if (s->available) {
+        const struct subject_kernel k = {dense_launch, &d, d.d_c, dense_cold_launch, &d, d.rot.b[0][2], &d.rot};
+        subject_measure(env, &k, s);
+    }
     dense_release(&d);
 }

@@ -552,6 +552,129 @@ static int gpu_profile(struct backend *b, const struct cand_req *r, struct profi
     return 0;
 }
 
+/* The final ladder (backend.h): every entry built through the cache, one ladder request
+ * to the shape's worker, each reported module identity checked against its build (a
+ * mismatch: the entries' cache entries purged, rebuilt without the cache, asked once
+ * more; twice is the tuner's failure, -1), the trials taken and summarised as every
+ * backend's are (backend_ladder_summarise), and the raw file written in the model
+ * backends' record with the worker's reply kept beside it. */
+static int ladder_ask(struct gpu *g, const struct ladder_req *q, bool with_cache, struct built *k,
+                      struct ladder_result *out, struct measure_result *m, struct measure_ladder *ml)
+{
+    const char *cubins[LADDER_MAX];
+    char err[300];
+    for (int i = 0; i < q->n; i++) {
+        struct cand_req r = {.dir = q->dir, .key = q->key, .iter = q->e[i].iter, .tag = "ladder", .cfg = q->e[i].cfg,
+                             .shape = q->shape, .src_rel = q->e[i].src_rel, .seed = q->seed};
+        struct cand_result cr;
+        memset(&cr, 0, sizeof cr);
+        if (compile(g, &r, with_cache, &k[i], &cr))
+            return snprintf(out->reason, sizeof out->reason, "%.250s", cr.reason), -1;
+        if (cr.status != CAND_OK) {
+            out->status = cr.status == CAND_UNUSABLE ? CAND_UNUSABLE : CAND_CRASH;
+            out->failed = i;
+            snprintf(out->reason, sizeof out->reason, "iteration %d does not build: %.200s", q->e[i].iter, cr.reason);
+            return 1;
+        }
+        cubins[i] = k[i].cubin;
+    }
+    struct cand_req sr = {.cfg = q->e[0].cfg, .shape = q->shape, .seed = q->seed};
+    struct measure_service *svc = service_for(g, &sr);
+    struct service_ladder_req lq = {.cubins = cubins, .n = q->n, .rounds = q->rounds, .cold_l2 = q->cold_l2};
+    service_forget_incumbent(svc); /* set again for the next paired measurement */
+    if (service_ladder(svc, &lq, m))
+        return snprintf(out->reason, sizeof out->reason, "cannot run croq-runner: %.200s", m->error), -1;
+    own_gpu_end_s = service_last_busy_s(svc);
+    own_worker_pid = service_pid(svc);
+    if (m->status == MEASURE_FOREIGN_REPLY || m->status == MEASURE_NO_RUNNER || m->status == MEASURE_BAD_ARGS)
+        return snprintf(out->reason, sizeof out->reason, "the ladder: %s: %.200s", measure_status_name(m->status),
+                        m->error), -1;
+    if (m->raw_json && measure_ladder_parse(m->raw_json, ml, err, sizeof err) && m->status == MEASURE_OK) {
+        m->status = MEASURE_BAD_OUTPUT;
+        snprintf(m->error, sizeof m->error, "%s", err);
+    }
+    return 0;
+}
+
+static int gpu_ladder(struct backend *b, const struct ladder_req *q, struct ladder_result *out)
+{
+    struct gpu *g = b->priv;
+    struct built k[LADDER_MAX];
+    struct measure_result m;
+    struct measure_ladder ml;
+    memset(out, 0, sizeof *out);
+    memset(&ml, 0, sizeof ml);
+    out->failed = ml.failed = -1;
+    out->n = q->n;
+    snprintf(out->l2, sizeof out->l2, "%s", q->cold_l2 ? "cold" : "warm");
+    int rc = 0;
+    for (int attempt = 1; attempt <= 2; attempt++) {
+        memset(&m, 0, sizeof m);
+        rc = ladder_ask(g, q, attempt == 1, k, out, &m, &ml);
+        if (rc) {
+            measure_result_release(&m);
+            return rc < 0 ? -1 : 0; /* 1: an entry does not build (out says which) */
+        }
+        int wrong = -1;
+        for (int i = 0; m.status == MEASURE_OK && i < q->n && wrong < 0; i++)
+            if (i >= ml.n || strcmp(ml.k[i].module_id, k[i].module_id))
+                wrong = i;
+        if (wrong < 0)
+            break;
+        log_warn("%s: the ladder's entry %d (iteration %d) ran module '%s', built '%s': refused; the entries are "
+                 "rebuilt without the cache and timed again", q->key, wrong, q->e[wrong].iter,
+                 wrong < ml.n ? ml.k[wrong].module_id : "", k[wrong].module_id);
+        for (int i = 0; i < q->n; i++) {
+            struct build_opts bo = {.timeout_s = g->build_timeout_s};
+            build_cache_purge(&bo, k[i].module_id);
+        }
+        if (attempt == 2) {
+            snprintf(out->reason, sizeof out->reason, "the ladder's entry %d ran another module than its build twice",
+                     wrong);
+            measure_result_release(&m);
+            return -1;
+        }
+        measure_result_release(&m);
+    }
+    out->status = map_status(m.status);
+    snprintf(out->reason, sizeof out->reason, "%s%s%.200s", measure_status_name(m.status), m.error[0] ? ": " : "",
+             m.error);
+    if (out->status != CAND_OK)
+        out->failed = ml.failed >= 0 && ml.failed < q->n ? ml.failed : -1;
+    out->steady = ml.steady;
+    for (int i = 0; i < q->n; i++) {
+        struct ladder_entry_result *e = &out->e[i];
+        e->status = out->status == CAND_OK ? CAND_OK : i == out->failed ? out->status : CAND_OK;
+        snprintf(e->module_id, sizeof e->module_id, "%s", k[i].module_id);
+        e->trials = i < ml.n ? ml.k[i].trials : 0;
+        for (int t = 0; t < e->trials && t < LADDER_MAX_ROUNDS; t++)
+            e->trial_ms[t] = ml.k[i].trial_ms[t], e->trial_clock_mhz[t] = ml.k[i].clock_mhz[t];
+        if (e->trials > LADDER_MAX_ROUNDS)
+            e->trials = LADDER_MAX_ROUNDS;
+        if (out->status == CAND_OK && e->trials != (q->rounds > 0 ? q->rounds : LADDER_DEFAULT_ROUNDS)) {
+            out->status = CAND_CRASH; /* an ok reply must time every entry every round */
+            snprintf(out->reason, sizeof out->reason, "the ladder's reply times entry %d %d times, not once a round",
+                     i, e->trials);
+        }
+    }
+    if (out->status == CAND_OK)
+        backend_ladder_summarise(q, out);
+    snprintf(out->command, sizeof out->command, "%.500s", m.command);
+    if (m.gpu[0] && m.sm_count > 0)
+        snprintf(out->gpu, sizeof out->gpu, "%.96s, %d SMs", m.gpu, m.sm_count);
+    else if (m.gpu[0])
+        snprintf(out->gpu, sizeof out->gpu, "%.96s", m.gpu);
+    json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:s}", "schema", 1, "command", "ladder", "tag", q->tag, "rounds",
+                          q->rounds > 0 ? q->rounds : LADDER_DEFAULT_ROUNDS, "l2", out->l2);
+    json_t *reply = m.raw_json ? json_loads(m.raw_json, 0, NULL) : NULL;
+    json_object_set_new(j, "reply", reply ? reply : m.raw_json ? json_string(m.raw_json) : json_null());
+    backend_ladder_json_finish(q, out, j);
+    rc = backend_write_ladder_raw(q, j, "gpu", out);
+    json_decref(j);
+    measure_result_release(&m);
+    return rc;
+}
+
 static void gpu_release(struct backend *b)
 {
     struct gpu *g = b->priv;
@@ -574,7 +697,7 @@ struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen)
     g->profile_timeout_s = o->profile_timeout_s > 0 ? o->profile_timeout_s : 300;
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "gpu", .health = gpu_health, .build = gpu_build, .measure = gpu_measure,
-                          .profile = gpu_profile, .build_ahead = gpu_build_ahead, .release = gpu_release,
+                          .profile = gpu_profile, .build_ahead = gpu_build_ahead, .ladder = gpu_ladder, .release = gpu_release,
                           .runs_candidates = true,
                           .priv = g};
     return b;

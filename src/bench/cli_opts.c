@@ -15,6 +15,9 @@ const char cli_measure_help[] =
     "  --iters N         at most N back-to-back launches per timed trial of >= 20 ms (default 500)\n"
     "  --trials N        timed trials; the median is reported (default 10, as the tuner)\n"
     "  --reference R     auto (default), cpu (f64) or cublas (f32 accumulate)\n"
+    "  --l2 warm|cold    warm (default, as the tuner): every launch reads the same operands, which\n"
+    "                    stay in the L2 as far as they fit; cold: the timed launches rotate over\n"
+    "                    copies of the operands that together move more than twice the L2\n"
     "  --device N        CUDA device ordinal (default 0)\n"
     "  --runner PATH     croq-runner to use (default $CROQ_RUNNER, else next to croqtuner)\n"
     "  --timeout S       time limit of one runner process (default: 30 s + a bound from the shape)\n";
@@ -44,6 +47,16 @@ static int seed_value(const char *v, unsigned long long *out)
     return 0;
 }
 
+static int l2_value(const char *v, bool *cold)
+{
+    if (strcmp(v, "warm") && strcmp(v, "cold")) {
+        log_error("option '--l2': '%s' is not warm or cold", v);
+        return -1;
+    }
+    *cold = !strcmp(v, "cold");
+    return 0;
+}
+
 static int reference_value(const char *v, const char **out)
 {
     if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cublas")) {
@@ -65,6 +78,7 @@ int cli_measure_opt(int argc, char **argv, int *i, struct measure_opts *o)
     if (TAKE("--trials")) return r < 0 || int_in("--trials", v, 1, 100, &o->trials) ? -1 : 1;
     if (TAKE("--device")) return r < 0 || int_in("--device", v, 0, 63, &o->device) ? -1 : 1;
     if (TAKE("--reference")) return r < 0 || reference_value(v, &o->reference) ? -1 : 1;
+    if (TAKE("--l2")) return r < 0 || l2_value(v, &o->cold_l2) ? -1 : 1;
     if (TAKE("--runner")) return r < 0 ? -1 : (o->runner = v, 1);
     if (TAKE("--timeout")) return r < 0 || args_double("--timeout", v, &o->timeout_s) ? -1 : 1;
 #undef TAKE

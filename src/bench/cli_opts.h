@@ -2,6 +2,7 @@
  * share, parsed into a struct measure_opts:
  *   --seed S  --warmup N (0..100000, default 0)  --iters N (1..100000, default 500)
  *   --trials N (1..100, default 10): the measurement worker's defaults  --device N  --reference auto|cpu|cublas
+ *   --l2 warm|cold (default warm: o->cold_l2)
  *   --runner PATH  --timeout SECONDS (runner time limit; default from the shape)
  * Errors are printed ("croqtuner: option '--iters': ..."), like src/util/args.h.
  */

@@ -17,6 +17,7 @@ void bench_row_init(struct bench_row *r, int dtype, const struct croq_shape *s, 
     r->shape = *s;
     r->dtype = dtype;
     snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
+    snprintf(r->l2, sizeof r->l2, "warm");
     r->tflops = r->median_ms = r->spread_pct = r->max_err_over_tol = r->sm_clock_mhz = r->pct_peak = NAN;
     gmtime_r(&now, &tm);
     strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -39,23 +40,23 @@ static const char *num(char *buf, size_t len, double x, int decimals, const char
 
 void bench_table_header(FILE *f)
 {
-    fprintf(f, "%-16s %-5s %-28s %-8s %8s %10s %8s %7s %6s\n", "shape", "dtype", "kernel", "verified", "TFLOPS",
-            "ms", "err/tol", "clock", "%peak");
+    fprintf(f, "%-16s %-5s %-28s %-8s %8s %10s %8s %7s %6s %4s\n", "shape", "dtype", "kernel", "verified", "TFLOPS",
+            "ms", "err/tol", "clock", "%peak", "l2");
 }
 
 void bench_table_line(FILE *f, const struct bench_row *r)
 {
     char shape[64], a[32], b[32], c[32], d[32], e[32];
     shape_text(&r->shape, shape, sizeof shape);
-    fprintf(f, "%-16s %-5s %-28s %-8s %8s %10s %8s %7s %6s\n", shape, croq_dtype_name(r->dtype), r->kernel,
+    fprintf(f, "%-16s %-5s %-28s %-8s %8s %10s %8s %7s %6s %4s\n", shape, croq_dtype_name(r->dtype), r->kernel,
             r->verified ? "yes" : "NO", num(a, sizeof a, r->tflops, 1, "-"), num(b, sizeof b, r->median_ms, 4, "-"),
             num(c, sizeof c, r->max_err_over_tol, 3, "-"), num(d, sizeof d, r->sm_clock_mhz, 0, "-"),
-            num(e, sizeof e, r->pct_peak, 1, "-"));
+            num(e, sizeof e, r->pct_peak, 1, "-"), r->l2);
 }
 
 static const char *const columns[] = {"shape", "dtype", "kernel", "TFLOPS", "median_ms", "spread_pct",
                                       "max_err_over_tol", "verified", "sm_clock_mhz", "pct_peak_at_clock",
-                                      "date", "gpu"};
+                                      "date", "gpu", "l2"};
 #define NCOL (sizeof columns / sizeof columns[0])
 #define CELL 192 /* > CROQ_LABEL_MAX */
 
@@ -74,6 +75,7 @@ static void cells(const struct bench_row *r, char out[NCOL][CELL])
     num(out[9], CELL, r->pct_peak, 2, "");
     snprintf(out[10], CELL, "%s", r->date);
     snprintf(out[11], CELL, "%s", r->gpu);
+    snprintf(out[12], CELL, "%s", r->l2);
 }
 
 /* RFC 4180: quote a cell holding a comma, quote or newline; double the quotes. */

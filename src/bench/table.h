@@ -2,7 +2,8 @@
  *
  * Columns (CSV header and Markdown table, in this order):
  *   shape, dtype, kernel, TFLOPS, median_ms, spread_pct, max_err_over_tol, verified,
- *   sm_clock_mhz, pct_peak_at_clock, date, gpu
+ *   sm_clock_mhz, pct_peak_at_clock, date, gpu, l2
+ * l2 is "warm" or "cold" (bench --l2: the L2 state the worker timed with).
  * TFLOPS is dense-equivalent 2MNK/t/1e12; pct_peak_at_clock = TFLOPS / sparse peak at
  * the measured SM clock (1979 f16 / 3958 e4m3 at 1980 MHz, scaled), %; date is UTC
  * ISO 8601. A number that was not measured is an empty cell ("-" on the terminal).
@@ -26,9 +27,10 @@ struct bench_row {
     double tflops, median_ms, spread_pct, max_err_over_tol, sm_clock_mhz, pct_peak; /* NAN: none */
     char date[32];
     char gpu[96];
+    char l2[8];               /* "warm" or "cold" */
 };
 
-/* Every number NAN, strings empty, date = now. */
+/* Every number NAN, strings empty, l2 "warm", date = now. */
 void bench_row_init(struct bench_row *r, int dtype, const struct croq_shape *s, const char *kernel);
 
 void bench_table_header(FILE *f);

@@ -32,7 +32,7 @@ static const char bench_usage[] =
     "usage: croqtuner bench [--dtype f16|e4m3|all] (--shape MxNxK [--shape ...] |\n"
     "                       --shapes typical|reference|odd|MxNxK,...) [--set knob=value ...]\n"
     "                       [--family] [--config FILE] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
-    "                       [--json] [--out PREFIX] [--work DIR]\n"
+    "                       [--l2 warm|cold] [--json] [--out PREFIX] [--work DIR]\n"
     "\n"
     "Build one kernel configuration per dtype (the baseline, with --family the family's\n"
     "defaults, or --config FILE; then each\n"
@@ -40,7 +40,7 @@ static const char bench_usage[] =
     "a reference and time it in a croq-runner measurement worker, as the tuner times a\n"
     "candidate. One line per result: shape, dtype, kernel,\n"
     "verified, TFLOPS (2MNK/t), median ms, max error / tolerance, SM clock (MHz), % of the\n"
-    "sparse tensor-core peak at that clock. The first shape's worker starts before the\n"
+    "sparse tensor-core peak at that clock, the L2 state it was timed with. The first shape's worker starts before the\n"
     "compile: without a usable GPU or runner nothing is compiled, and the last line counts\n"
     "every shape asked for ('0 of 4 verified (3 not run)').\n"
     "\n"
@@ -204,6 +204,8 @@ static struct bench_row *new_row(struct bench_out *o)
 
 static void row_from_measure(struct bench_row *row, const struct measure_result *m)
 {
+    if (m->l2[0])
+        snprintf(row->l2, sizeof row->l2, "%s", m->l2);
     snprintf(row->status, sizeof row->status, "%s", measure_status_name(m->status));
     snprintf(row->error, sizeof row->error, "%s", m->error);
     snprintf(row->gpu, sizeof row->gpu, "%s", m->gpu);
@@ -226,9 +228,9 @@ static json_t *result_json(const struct bench_job *j, const struct bench_row *ro
     knobs_signature(&j->cfg, sig);
     snprintf(shape, sizeof shape, "%ldx%ldx%ld", row->shape.m, row->shape.n, row->shape.k);
     json_t *runner = m && m->raw_json ? json_loads(m->raw_json, 0, NULL) : NULL;
-    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:o, s:s, s:o}", "shape", shape, "dtype",
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o, s:s, s:o}", "shape", shape, "dtype",
                      croq_dtype_name(j->dtype), "kernel", j->kernel, "signature", sig, "config", knobs_to_json(&j->cfg),
-                     "status", row->status, "verified", row->verified, "error", row->error, "build",
+                     "status", row->status, "verified", row->verified, "error", row->error, "l2", row->l2, "build",
                      br ? build_result_json(br, false) : json_null(), "command", m ? m->command : "",
                      "runner", runner ? runner : json_null());
 }
@@ -268,7 +270,9 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
 {
     struct bench_row *row = new_row(out);
     struct measure_result m;
+    const char *l2 = a->mo.cold_l2 ? "cold" : "warm";
     bench_row_init(row, j->dtype, s, j->kernel);
+    snprintf(row->l2, sizeof row->l2, "%s", l2);
     if (!br->ok) {
         snprintf(row->status, sizeof row->status, "compile_error");
         snprintf(row->error, sizeof row->error, "%s", br->error);
@@ -277,7 +281,7 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
     }
     struct service_req q = {.cubin = br->cubin_path, .verify_seed = a->mo.seed, .pairs = a->mo.trials,
                             .max_iters = a->mo.iters, .warmup_launches = a->mo.warmup,
-                            .timeout_s = a->mo.timeout_s};
+                            .cold_l2 = a->mo.cold_l2, .timeout_s = a->mo.timeout_s};
     if (service_measure(svc, &q, &m)) {
         char why[sizeof m.error];
         snprintf(why, sizeof why, "%s", m.error);
@@ -288,6 +292,10 @@ static bool run_shape(const struct bench_args *a, const struct bench_job *j, con
          * none of its numbers are this kernel's */
         snprintf(m.error, sizeof m.error, "the worker measured module '%s', not the build's '%s': refused",
                  m.module_id, br->module_id);
+        m.status = MEASURE_BAD_OUTPUT;
+    } else if (m.status == MEASURE_OK && strcmp(m.l2[0] ? m.l2 : "?", l2)) {
+        /* a number timed with the other L2 state is not what the command line asked for */
+        snprintf(m.error, sizeof m.error, "the worker timed with l2 '%s', asked for '%s': refused", m.l2, l2);
         m.status = MEASURE_BAD_OUTPUT;
     }
     row_from_measure(row, &m);
@@ -377,8 +385,9 @@ static int bench_finish(const struct bench_args *a, struct bench_out *out)
     }
     strbuf_release(&cmd);
     if (out->results) {
-        json_t *doc = json_pack("{s:i, s:s, s:b, s:i, s:o}", "schema", 1, "command", "bench", "all_verified",
-                                verified == out->requested, "requested", out->requested, "results", out->results);
+        json_t *doc = json_pack("{s:i, s:s, s:s, s:b, s:i, s:o}", "schema", 1, "command", "bench", "l2",
+                                a->mo.cold_l2 ? "cold" : "warm", "all_verified", verified == out->requested,
+                                "requested", out->requested, "results", out->results);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(7));
         fputc('\n', stdout);
         json_decref(doc);

@@ -24,19 +24,21 @@
 static const char compare_usage[] =
     "usage: croqtuner compare --dtype f16|e4m3 --shape MxNxK [--set knob=value ...] [--config FILE]\n"
     "                         [--family] [--no-ours] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
-    "                         [--json] [--work DIR] [--tuning DIR]\n"
+    "                         [--l2 warm|cold] [--json] [--work DIR] [--tuning DIR]\n"
     "\n"
     "Build our kernel (the baseline, with --family the family's defaults, or --config FILE;\n"
     "then each --set) and measure it next to\n"
     "cuSPARSELt (default algorithm, and after cusparseLtMatmulSearch) and dense cuBLAS, in one\n"
     "runner process on the same operands; every result verified against the same reference.\n"
+    "With --l2 cold every subject's timed launches rotate over copies of its own operands.\n"
     "\n"
     "  --no-ours         vendors only (nothing is compiled)\n"
     "  --json            print the runner's JSON instead of the table\n"
     "  --work DIR        keep the generated source and cubin in DIR\n"
     "  --tuning DIR      also record the verified vendor numbers as\n"
     "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report',\n"
-    "                    with ours (ours_tflops, null unless verified, and ours_config)\n";
+    "                    with ours (ours_tflops, null unless verified, and ours_config) and the\n"
+    "                    L2 state (l2)\n";
 
 struct compare_args {
     const char *dtype, *shape, *config, *work, *tuning;
@@ -141,9 +143,9 @@ static void print_table(const struct compare_args *a, const struct measure_compa
 {
     static const int order[] = {MEASURE_CMP_OURS, MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS};
     char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32];
-    printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches)%s%s\n", croq_dtype_name(a->mo.dtype),
+    printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches, %s L2)%s%s\n", croq_dtype_name(a->mo.dtype),
            a->shape, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
-           kernel ? ", ours = " : "", kernel ? kernel : "");
+           a->mo.cold_l2 ? "cold" : "warm", kernel ? ", ours = " : "", kernel ? kernel : "");
     printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", "subject", "status", "verified", "TFLOPS", "ms", "spread%",
            "clock", "%peak", "note");
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
@@ -182,7 +184,7 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
     }
     snprintf(path, sizeof path, "%s/vendor.json", dir);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s}", "schema", 1, "key", key,
+    json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s, s:s}", "schema", 1, "key", key,
                           "dtype", croq_dtype_name(a->mo.dtype), "M", (json_int_t)s->m, "N", (json_int_t)s->n, "K",
                           (json_int_t)s->k, "cublas_tflops", verified_tflops(&c->e[MEASURE_CMP_CUBLAS]),
                           "cusparselt_default_tflops", verified_tflops(&c->e[MEASURE_CMP_SLT_DEFAULT]),
@@ -190,7 +192,7 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
                           isnan(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz)
                               ? json_null()
                               : json_real(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz),
-                          "timestamp", stamp, "gpu", c->run.gpu);
+                          "timestamp", stamp, "gpu", c->run.gpu, "l2", a->mo.cold_l2 ? "cold" : "warm");
     if (j && cfg) {
         char sig[CROQ_SIG_MAX];
         knobs_signature(cfg, sig);

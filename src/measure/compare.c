@@ -3,6 +3,7 @@
 #include "measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,9 @@ int measure_compare_parse(const char *text, struct measure_compare *c)
     jget_init(&g, "runner output: ", c->run.error, sizeof c->run.error);
     parse_status(&g, root, &c->run);
     jget_text(&g, root, "", "gpu", false, c->run.gpu, sizeof c->run.gpu);
+    jget_text(&g, root, "", "l2", false, c->run.l2, sizeof c->run.l2);
+    if (c->run.l2[0] && strcmp(c->run.l2, "warm") && strcmp(c->run.l2, "cold"))
+        jget_fail(&g, "", "l2", "is not \"warm\" or \"cold\"");
     parse_module_id(&g, root, "", "module_id", c->run.module_id); /* of --cubin */
     /* results are present whenever the runner got as far as measuring */
     json_t *results = jget_obj(&g, root, "", "results", c->run.status == MEASURE_OK);
@@ -104,6 +108,13 @@ int measure_compare_run(const struct measure_opts *o, struct measure_compare *c)
     if (parse) {
         measure_compare_parse(c->run.raw_json, c);
         spawn_runner_reconcile(&c->run);
+    }
+    /* a runner that timed with the other L2 than asked (one older than --l2 says nothing:
+     * warm) measured something else than the command line says */
+    const char *asked = o->cold_l2 ? "cold" : "warm", *got = c->run.l2[0] ? c->run.l2 : "warm";
+    if (c->run.status == MEASURE_OK && strcmp(asked, got)) {
+        c->run.status = MEASURE_BAD_OUTPUT;
+        snprintf(c->run.error, sizeof c->run.error, "runner output: timed with a %s L2, asked for %s", got, asked);
     }
     return 0;
 }

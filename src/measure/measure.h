@@ -63,6 +63,9 @@ struct measure_opts {
     bool no_time;             /* verify only */
     const char *reference;    /* "auto" (NULL), "cpu", "cublas" */
     int device;               /* CUDA ordinal */
+    bool cold_l2;             /* compare: every subject timed over copies of its operands larger
+                                 than the L2 (croq-runner compare --l2 cold); `run` has no cold
+                                 timing and ignores it (the service's is service_req.cold_l2) */
     double timeout_s;         /* <= 0: measure_default_timeout() */
 };
 
@@ -213,6 +216,24 @@ void measure_result_release(struct measure_result *r);
  * with the first difference in why ("croq_abi tile_n=128, the configuration claims
  * 256"). Pure; thread-safe. */
 bool measure_abi_matches(const struct measure_abi *a, const struct croq_config *cfg, char *why, size_t whylen);
+
+/* ---- the final ladder (serve op ladder; parse_ladder.c) ---- */
+
+#define MEASURE_LADDER_MAX 16
+struct measure_ladder {
+    int n;                    /* kernels the reply lists, in the request's order */
+    int failed;               /* the reply's "failed" (the kernel a verification failed on), -1 */
+    bool steady;              /* its warm-up settled */
+    struct {
+        char module_id[CROQ_MODULE_ID_HEX + 1]; /* "" when the module has none */
+        int trials;           /* 0: not timed */
+        double trial_ms[MEASURE_MAX_TRIALS];    /* per-launch ms of each round, > 0 */
+        int clock_mhz[MEASURE_MAX_TRIALS];      /* NVML SM clock of each trial, -1 unknown */
+    } k[MEASURE_LADDER_MAX];
+};
+/* The trials and identities of a ladder reply. 0, or -1 with err naming the member (a
+ * time that is not a positive finite number, a malformed module id, ...). */
+int measure_ladder_parse(const char *json, struct measure_ladder *out, char *err, size_t errlen);
 
 /* ---- compare (croq-runner compare) ---- */
 

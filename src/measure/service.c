@@ -601,6 +601,71 @@ int service_measure(struct measure_service *s, const struct service_req *q, stru
     }
 }
 
+double service_ladder_timeout(const struct croq_shape *sh, const struct service_ladder_req *q)
+{
+    double m = (double)sh->m, n = (double)sh->n, k = (double)sh->k, launch_s = 2.0 * m * n * k / 100e12;
+    int rounds = q->rounds > 0 ? q->rounds : 12;
+    double trial_s = (q->min_trial_ms > 0 ? q->min_trial_ms : 20.0) / 1e3 + launch_s;
+    double gpu_s = 2.0 + q->n * (rounds * trial_s + 2.0 * trial_s + 4.0 * launch_s);
+    double host_s = 2.0 * (m * k + n * k + 2 * m * n) / 50e6;
+    return 30.0 + 4.0 * (gpu_s + host_s);
+}
+
+/* One ladder request on a running (or started) worker. 0 with r's outcome, -1 local. */
+static int ladder_once(struct measure_service *s, const struct service_ladder_req *q, double timeout_s,
+                       struct measure_result *r)
+{
+    reap_if_gone(s);
+    if (!s->up) {
+        int rc = start(s, r);
+        if (rc)
+            return rc < 0 ? -1 : 0;
+    }
+    json_t *cubins = json_array();
+    for (int i = 0; i < q->n; i++)
+        json_array_append_new(cubins, json_string(q->cubins[i]));
+    json_t *req = json_pack("{s:s, s:o, s:i, s:s}", "op", "ladder", "cubins", cubins, "rounds",
+                            q->rounds > 0 ? q->rounds : 12, "l2", q->cold_l2 ? "cold" : "warm");
+    if (q->min_trial_ms > 0)
+        json_object_set_new(req, "min_trial_ms", json_real(q->min_trial_ms));
+    transact(s, req, timeout_s, r);
+    json_decref(req);
+    /* measure_parse read the reply as a measurement; a ladder's status is its own */
+    if (r->raw_json && r->status != MEASURE_FOREIGN_REPLY) {
+        json_t *j = json_loads(r->raw_json, 0, NULL);
+        const char *st = json_string_value(json_object_get(j, "status"));
+        const char *err = json_string_value(json_object_get(j, "error"));
+        int parsed = measure_status_parse(st);
+        if (j && parsed >= 0 && (r->status == MEASURE_OK || r->status == MEASURE_BAD_OUTPUT)) {
+            r->status = (enum measure_status)parsed;
+            snprintf(r->error, sizeof r->error, "%s", err ? err : "");
+        }
+        json_decref(j);
+    }
+    return 0;
+}
+
+int service_ladder(struct measure_service *s, const struct service_ladder_req *q, struct measure_result *r)
+{
+    double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_ladder_timeout(&s->o.shape, q);
+    char first[sizeof s->foreign_why];
+    result_reset(r, false);
+    for (int round = 1;; round++) {
+        if (ladder_once(s, q, timeout_s, r))
+            return -1;
+        if (r->status != MEASURE_FOREIGN_REPLY)
+            return 0;
+        if (round == 2) { /* as service_measure: never an entry's outcome */
+            snprintf(r->error, sizeof r->error, "twice, on two workers, a reply line answered no request of ours "
+                     "(%.250s; then %.250s), for a ladder of %d kernels", first, s->foreign_why, q->n);
+            return 0;
+        }
+        snprintf(first, sizeof first, "%s", s->foreign_why);
+        log_warn("ladder: %s; the request is repeated on a new worker", r->error);
+        result_reset(r, true);
+    }
+}
+
 void service_forget_incumbent(struct measure_service *s) { s->incumbent[0] = '\0'; }
 int service_pid(const struct measure_service *s) { return s->up ? s->c.pid : 0; }
 double service_last_busy_s(const struct measure_service *s) { return s->last_busy_s; }

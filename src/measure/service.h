@@ -93,6 +93,26 @@ double service_default_timeout(const struct croq_shape *shape, const struct serv
  * path as now (its cubin was rebuilt: the module the worker holds may not be the new one). */
 void service_forget_incumbent(struct measure_service *s);
 
+/* The final ladder (docs/runner-protocol.md, "serve", op ladder): n cubins verified and
+ * timed together in rotating rounds. r is reset; r->status is the reply's status (a
+ * verification failure: incorrect, the reply's "failed" naming the kernel), or how the
+ * worker ended, as for service_measure; r->raw_json is the reply line (parse it with
+ * measure_ladder_parse). A stale or foreign line: as service_measure (repeated once,
+ * then MEASURE_FOREIGN_REPLY). 0, or -1 on a local failure. */
+struct service_ladder_req {
+    const char *const *cubins;
+    int n;                     /* 1..16 */
+    int rounds;                /* 0: 12 */
+    bool cold_l2;
+    double min_trial_ms;       /* 0: the worker's default (20 ms) */
+    double timeout_s;          /* <= 0: service_ladder_timeout */
+};
+int service_ladder(struct measure_service *s, const struct service_ladder_req *q, struct measure_result *r);
+/* 30 s + 4x (2 s of warm-up, n x (rounds + 2) trials of min_trial_ms plus a launch at 100
+ * TFLOPS, 4 verification launches each, and the base operand set with its reference at 50
+ * M elements/s). */
+double service_ladder_timeout(const struct croq_shape *shape, const struct service_ladder_req *q);
+
 /* The worker's pid (its process group), 0 when none runs: the health check counts it as
  * ours. */
 int service_pid(const struct measure_service *s);

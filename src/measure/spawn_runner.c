@@ -58,6 +58,10 @@ static void build_argv(struct argv_buf *a, const char *runner, const char *comma
     }
     if (o->no_time && !strcmp(command, "run")) /* compare always times */
         add(a, "--no-time");
+    if (o->cold_l2 && !strcmp(command, "compare")) {
+        add(a, "--l2");
+        add(a, "cold");
+    }
     a->v[a->n] = NULL;
 }
 

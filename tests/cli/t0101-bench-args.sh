@@ -42,6 +42,9 @@ expect_usage "option '--trials': 'many' is not an integer" --dtype f16 --shape 1
 expect_usage "option '--seed': '-1' is not an unsigned integer" --dtype f16 --shape 128x256x128 --seed -1
 expect_usage "option '--reference': 'gpu' is not auto, cpu or cublas" --dtype f16 --shape 128x256x128 --reference gpu
 expect_usage "option '--shape' needs a value" --dtype f16 --shape
+expect_usage "option '--l2': 'lukewarm' is not warm or cold" --dtype f16 --shape 128x256x128 --l2 lukewarm
+expect_usage "option '--l2' needs a value" --dtype f16 --shape 128x256x128 --l2
+grep -q -- "--l2 warm|cold" <<<"$out" || fail "bench --help does not document --l2"
 expect_usage "unknown option '--frob'" --dtype f16 --shape 128x256x128 --frob
 expect_usage "cannot read" --dtype f16 --shape 128x256x128 --config /nonexistent/config.json
 # an explicit CROQ_SHAPES that does not exist is an error, not a silent fallback

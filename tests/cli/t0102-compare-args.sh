@@ -31,4 +31,6 @@ expect_usage "K=192 is not a multiple of tile_k" --dtype f16 --set tile_k=128 --
 expect_usage "unknown knob 'nope'" --dtype f16 --shape 128x256x128 --set nope=1
 expect_usage "option '--warmup': -1 is outside" --dtype f16 --shape 128x256x128 --warmup -1
 expect_usage "unknown option '--frob'" --dtype f16 --shape 128x256x128 --frob
+expect_usage "option '--l2': 'hot' is not warm or cold" --dtype f16 --shape 128x256x128 --l2 hot
+grep -q -- "--l2 warm|cold" <<<"$out" || fail "compare --help does not document --l2"
 echo "ok"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # croq-runner: bad command lines give one JSON object with status bad_args and exit 5
-# (docs/runner-protocol.md), before any GPU work. The runner links libcuda, so without
-# an NVIDIA driver it cannot even start: skipped then.
+# (docs/runner-protocol.md), before any GPU work. The runner links libcuda; without an
+# NVIDIA driver it runs against the toolkit's stub library the build keeps (cuda-stub/,
+# whose every call fails: the arguments are parsed before the first one), else skipped.
 set -u
 runner="$CROQ_BIN/croq-runner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+if ! "$runner" --help >/dev/null 2>&1 && [ -e "$CROQ_BIN/../cuda-stub/libcuda.so.1" ]; then
+    export LD_LIBRARY_PATH=$CROQ_BIN/../cuda-stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 if ! "$runner" --help >/dev/null 2>&1; then
     echo "skip: croq-runner cannot start here (no libcuda.so.1: no NVIDIA driver)"
     exit 77
@@ -31,4 +35,6 @@ expect_bad_args "'--dtype f16|e4m3' is required" compare --shape 128x256x128
 expect_bad_args "unknown option '--no-time'" compare --dtype f16 --shape 128x256x128 --no-time
 expect_bad_args "unknown option '--shape'" health --shape 128x256x128
 expect_bad_args "option '--trials' needs a value" run --cubin x.cubin --shape 128x256x128 --trials
+expect_bad_args "option '--l2': 'hot' is not warm or cold" compare --dtype f16 --shape 128x256x128 --l2 hot
+expect_bad_args "run: unknown option '--l2'" run --cubin x.cubin --shape 128x256x128 --l2 cold
 echo "ok"

@@ -31,4 +31,29 @@ chmod +x "$T/runner2"
 grep -q '"ours_tflops": 1300.25' "$f" || { echo "ours_tflops missing"; fail=1; }
 grep -q '"ours_config": "dtype=e4m3,kernel=1,.*tile_n=128,' "$f" || { echo "ours_config missing"; fail=1; }
 [ $fail = 0 ] || cat "$f"
+grep -q '"l2": "warm"' "$f" || { echo "vendor.json does not say the L2 was warm"; fail=1; }
+
+# --l2 cold reaches the runner as --l2 cold, and the reply's "l2" is checked against it:
+# the table's title and vendor.json say cold; a runner that timed warm is refused.
+cat > "$T/runner3" <<EOF
+#!/bin/sh
+echo "\$*" > "$T/argv"
+l2=warm; case " \$* " in *" --l2 cold "*) l2=cold ;; esac
+sed 's/"dtype":"e4m3",/"dtype":"e4m3","l2":"'\$l2'",/' "$T/runner" | sed -n '/^{/p'
+EOF
+chmod +x "$T/runner3"
+"$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner3" --l2 cold \
+    --tuning "$T/cold" > "$T/out" 2>&1 || { cat "$T/out"; echo "compare --l2 cold failed"; exit 1; }
+grep -q -- '--l2 cold' "$T/argv" || { echo "the runner was not asked for --l2 cold: $(cat "$T/argv")"; fail=1; }
+grep -q '^compare e4m3 256x256x256 on NVIDIA H200 (.*, cold L2)' "$T/out" || { echo "table title: $(head -n 1 "$T/out")"; fail=1; }
+grep -q '"l2": "cold"' "$T/cold/perf/e4m3_256x256x256/vendor.json" || { echo "vendor.json does not say cold"; fail=1; }
+"$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner3" > "$T/out" 2>&1 ||
+    { cat "$T/out"; echo "compare (warm) failed"; exit 1; }
+grep -q -- '--l2' "$T/argv" && { echo "a warm compare passed --l2: $(cat "$T/argv")"; fail=1; }
+grep -q '(.*, warm L2)' "$T/out" || { echo "table title: $(head -n 1 "$T/out")"; fail=1; }
+sed 's/l2=cold ;;/l2=warm ;;/' "$T/runner3" > "$T/runner4"; chmod +x "$T/runner4"
+"$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner4" --l2 cold \
+    > "$T/out" 2>&1 && { echo "compare took a warm timing for --l2 cold: $(cat "$T/out")"; fail=1; }
+grep -q 'bad_output: runner output: timed with a warm L2, asked for cold' "$T/out" ||
+    { echo "warm reply to --l2 cold: $(cat "$T/out")"; fail=1; }
 exit $fail

@@ -30,6 +30,25 @@ grep -q '"all_verified": true' "$tmp/b.json" || fail "not all verified: $(head -
 [ "$(grep -c '"command": "serve"' "$tmp/b.json")" -eq 2 ] || fail "the worker's replies are not embedded"
 grep -Eq '^128x256x256 +f16 .* yes +8\.4 +0\.0020 ' "$tmp/err" || fail "the table line lacks the worker's 8.4 TFLOPS (2 x 128x256x256 / 0.002 ms): $(cat "$tmp/err")"
 
+# --l2 cold: the request says "l2":"cold" (the default "warm"), and the table line, the
+# CSV / Markdown and the JSON say what the worker timed with
+grep '"op":"measure"' "$tmp/log1" | grep -qv '"l2":"warm"' && fail "the default request is not warm L2: $(cat "$tmp/log1")"
+grep -Eq '^128x256x256 +f16 .* yes .* warm$' "$tmp/err" || fail "the table line does not say warm: $(cat "$tmp/err")"
+FAKE_SERVE_LOG=$tmp/log4 "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" --l2 cold --json \
+    --out "$tmp/cold" > "$tmp/c.json" 2> "$tmp/err" || fail "bench --l2 cold exited $?: $(tail -n 3 "$tmp/err")"
+grep '"op":"measure"' "$tmp/log4" | grep -q '"l2":"cold"' || fail "--l2 cold not asked for: $(cat "$tmp/log4")"
+grep -Eq '^128x256x256 +f16 .* yes .* cold$' "$tmp/err" || fail "the table line does not say cold: $(cat "$tmp/err")"
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["l2"] == "cold" and d["results"][0]["l2"] == "cold" and d["results"][0]["runner"]["l2"] == "cold", d' \
+    < "$tmp/c.json" || fail "bench --l2 cold --json: $(head -c 600 "$tmp/c.json")"
+head -n 1 "$tmp/cold.csv" | grep -q ',gpu,l2$' || fail "CSV header: $(head -n 1 "$tmp/cold.csv")"
+tail -n 1 "$tmp/cold.csv" | grep -q ',cold$' || fail "CSV row: $(cat "$tmp/cold.csv")"
+grep -q '| cold |$' "$tmp/cold.md" || fail "Markdown row: $(cat "$tmp/cold.md")"
+# a worker that timed with a warm L2 when asked for cold: not this command's number
+sed 's/l2=${l2:-warm}/l2=warm/' "$fake" > "$tmp/warm-serve.sh"; chmod +x "$tmp/warm-serve.sh"
+"$bin" bench --dtype f16 --shape 128x256x256 --runner "$tmp/warm-serve.sh" --l2 cold > "$tmp/out" 2>&1 &&
+    fail "bench took a warm timing for --l2 cold: $(cat "$tmp/out")"
+grep -q "the worker timed with l2 'warm', asked for 'cold': refused" "$tmp/out" || fail "warm reply to cold: $(cat "$tmp/out")"
+
 FAKE_SERVE_LOG=$tmp/log2 "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" --trials 3 --iters 7 \
     --warmup 4 > "$tmp/out" 2>&1 || fail "bench with options exited $?: $(tail -n 3 "$tmp/out")"
 req=$(grep '"op":"measure"' "$tmp/log2")

@@ -137,7 +137,8 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
     }
     croqsparse_plan_describe(l->plan, info);
     s->available = true;
-    ok = subject_measure(env, lib_launch, l, l->c, s) == 0;
+    const struct subject_kernel k = {.fn = lib_launch, .ctx = l, .d_c = l->c};
+    ok = subject_measure(env, &k, s) == 0;
     if (hus)
         *hus = host_us(l);
     croqsparse_plan_destroy(l->plan);
@@ -163,7 +164,7 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
         runner_fail_clear();
         return 0;
     }
-    struct bench_env env = {g, &o, &r, {10, trial_iters(dtype, shape), 5, 0}, true};
+    struct bench_env env = {g, &o, &r, {10, trial_iters(dtype, shape), 5, 0}, true, false};
     gpu_alloc(&l.values, croqsparse_values_bytes(dtype, o.m, o.k), "values");
     gpu_alloc(&l.meta, croqsparse_meta_bytes(o.m, o.k), "meta");
     gpu_alloc(&l.c, (size_t)o.m * o.n * 2, "C");

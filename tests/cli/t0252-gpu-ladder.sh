@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The final ladder through the gpu backend (src/backend/gpu.c gpu_ladder, the runner's
+# serve op ladder): every entry built through the cache and timed in one request; the raw
+# file holds each entry's trials in the model backends' record, with the worker's reply
+# (whose module ids are the builds') beside them; the registered best is the winner and
+# the run audits clean. A ladder whose reply fails an entry twice leaves the tuning's best
+# registered, with why. The GPU is tests/fixtures/serve/fake-serve.sh; nvcc builds.
+set -u
+. "$(dirname "$0")/lib.sh"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[ -x "$nvcc" ] || { echo "skip: no nvcc"; exit 77; }
+key=f16_256x256x256_fs
+fake="$CROQ_SOURCE_DIR/tests/fixtures/serve/fake-serve.sh"
+tune() { CROQ_NCU=/bin/false CROQ_CACHE_DIR=$tmp/cache CROQ_SPECULATE=0 "$bin" tune --dtype f16 --shape 256x256x256 \
+         --mode scratch --iters 3 --backend gpu --runner "$fake" --tuning "$1" --quiet 2>"$1.err"; }
+tune "$tmp/t" || fail "tune exited $?: $(tail -n 3 "$tmp/t.err")"
+python3 - "$tmp/t" "$key" <<'PY' || fail "the ladder's records"
+import json, re, sys, os
+d, key = sys.argv[1:]
+raw = json.load(open(f"{d}/perf/{key}/ladder-final.json"))
+assert raw["status"] == "ok" and raw["backend"] == "gpu", raw
+ks = raw["reply"]["ladder"]["kernels"]
+assert len(ks) == len(raw["entries"]) >= 2, raw
+for e, k in zip(raw["entries"], ks):
+    assert e["trial_ms"] == k["trial_ms"] and len(e["trial_ms"]) == raw["rounds"], (e, k)
+    cubin = open(k["cubin"], "rb").read()
+    ids = re.findall(rb"croq-module-id:([0-9a-f]{16})", cubin)
+    assert ids == [k["module_id"].encode()], (k["cubin"], ids)
+c = json.load(open(f"{d}/checkpoints/{key}.json"))["ladder"]
+s = json.load(open(f"{d}/state.json"))["shapes"][key]["best"]
+w = c["entries"][c["winner"]]
+assert s["measured"] == "ladder" and s["iter"] == w["iter"] and s["tflops"] == w["tflops"], (s, w)
+PY
+out=$("$bin" audit --tuning "$tmp/t") || fail "audit: $out"
+
+FAKE_SERVE_LADDER_FAIL=1 tune "$tmp/f" || fail "tune with a failing ladder exited $?: $(tail -n 3 "$tmp/f.err")"
+python3 - "$tmp/f" "$key" <<'PY' || fail "the failed ladder's records"
+import json, sys
+d, key = sys.argv[1:]
+c = json.load(open(f"{d}/checkpoints/{key}.json"))
+l = c["ladder"]
+assert not l["ok"] and l["winner"] == -1, l
+assert "left out: incorrect" in l["note"] and "the ladder failed (attempt 2)" in l["note"], l["note"]
+s = json.load(open(f"{d}/state.json"))["shapes"][key]["best"]
+assert "measured" not in s and s["iter"] == c["best"]["iter"], s
+PY
+[ -f "$tmp/f/perf/$key/ladder-final-2.json" ] || fail "no second ladder after the failed entry"
+out=$("$bin" audit --tuning "$tmp/f") || fail "audit of the failed ladder: $out"
+echo ok
