@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # libcroqsparse installs and is found: `cmake --install` into a temporary prefix puts the
 # header, the static and shared library, the pkg-config file and the CMake package config
-# in place, and examples/croqsparse_example.c builds against them through find_package,
-# pkg-config and the static library. None of these programs needs libcuda to start (the
+# in place, and examples/croqsparse_example.c builds against them through find_package
+# (shared and croqsparse_static), pkg-config and the static archive. None of these programs needs libcuda to start (the
 # library loads the driver in croqsparse_create; issue 24 item 10): each runs and exits 2
 # with NO_DEVICE and the reason, with the toolkit's stub as libcuda.so.1 (any machine)
 # and, on a machine without a driver, with no libcuda.so.1 at all (before the fix: rc 127,
@@ -31,6 +31,10 @@ cmake -S "$CROQ_SOURCE_DIR/examples" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$prefix" 
     cmake --build "$tmp/ex" >> "$tmp/ex.log" 2>&1 || { cat "$tmp/ex.log" >&2; fail "find_package build"; }
 [ -x "$tmp/ex/croqsparse_example" ] || fail "find_package: no binary"
 readelf -d "$tmp/ex/croqsparse_example" | grep -q 'libcroqsparse.so.1' || fail "find_package binary does not link libcroqsparse"
+cmake -S "$CROQ_SOURCE_DIR/examples" -B "$tmp/ex-cs" -DCMAKE_PREFIX_PATH="$prefix" -DCROQSPARSE_EXAMPLE_STATIC=ON \
+    > "$tmp/ex-cs.log" 2>&1 && cmake --build "$tmp/ex-cs" >> "$tmp/ex-cs.log" 2>&1 ||
+    { cat "$tmp/ex-cs.log" >&2; fail "find_package build with croqsparse::croqsparse_static"; }
+readelf -d "$tmp/ex-cs/croqsparse_example" | grep -q 'libcroqsparse' && fail "croqsparse_static binary needs the shared library"
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs croqsparse) || fail "pkg-config does not know croqsparse"
@@ -52,7 +56,7 @@ readelf -d "$tmp/ex-static" | grep -q 'libcroqsparse' && fail "static binary sti
 cc -std=c11 -Wall -Werror "$CROQ_SOURCE_DIR/tests/fixtures/croqsparse_host.c" $flags -Wl,-rpath,"$libdir" \
     -o "$tmp/host" 2> "$tmp/host.log" || { cat "$tmp/host.log" >&2; fail "host program build"; }
 
-programs=("$tmp/ex/croqsparse_example" "$tmp/ex-pc" "$tmp/ex-static" "$tmp/host")
+programs=("$tmp/ex/croqsparse_example" "$tmp/ex-cs/croqsparse_example" "$tmp/ex-pc" "$tmp/ex-static" "$tmp/host")
 # Nor does any program of it, through any of the link lines.
 for b in "${programs[@]}"; do
     ! readelf -d "$b" | grep -q 'NEEDED.*libcuda' || fail "$b needs libcuda: $(readelf -d "$b" | grep NEEDED | tr -s ' ')"
