@@ -589,9 +589,16 @@ static int ladder_ask(struct gpu *g, const struct ladder_req *q, bool with_cache
     if (m->status == MEASURE_FOREIGN_REPLY || m->status == MEASURE_NO_RUNNER || m->status == MEASURE_BAD_ARGS)
         return snprintf(out->reason, sizeof out->reason, "the ladder: %s: %.200s", measure_status_name(m->status),
                         m->error), -1;
+    const char *l2 = q->cold_l2 ? "cold" : "warm";
     if (m->raw_json && measure_ladder_parse(m->raw_json, ml, err, sizeof err) && m->status == MEASURE_OK) {
         m->status = MEASURE_BAD_OUTPUT;
         snprintf(m->error, sizeof m->error, "%s", err);
+    } else if (m->status == MEASURE_OK && ml->n != q->n) { /* not a reply to this ladder */
+        m->status = MEASURE_BAD_OUTPUT;
+        snprintf(m->error, sizeof m->error, "the ladder's reply lists %d kernels, %d were asked for", ml->n, q->n);
+    } else if (m->status == MEASURE_OK && strcmp(m->l2, l2)) { /* timed otherwise than asked */
+        m->status = MEASURE_BAD_OUTPUT;
+        snprintf(m->error, sizeof m->error, "the ladder's reply was timed with l2 '%s', asked for '%s'", m->l2, l2);
     }
     return 0;
 }
@@ -615,15 +622,15 @@ static int gpu_ladder(struct backend *b, const struct ladder_req *q, struct ladd
             measure_result_release(&m);
             return rc < 0 ? -1 : 0; /* 1: an entry does not build (out says which) */
         }
-        int wrong = -1;
+        int wrong = -1; /* ml.n == q->n in an ok reply (ladder_ask) */
         for (int i = 0; m.status == MEASURE_OK && i < q->n && wrong < 0; i++)
-            if (i >= ml.n || strcmp(ml.k[i].module_id, k[i].module_id))
+            if (strcmp(ml.k[i].module_id, k[i].module_id))
                 wrong = i;
         if (wrong < 0)
             break;
         log_warn("%s: the ladder's entry %d (iteration %d) ran module '%s', built '%s': refused; the entries are "
                  "rebuilt without the cache and timed again", q->key, wrong, q->e[wrong].iter,
-                 wrong < ml.n ? ml.k[wrong].module_id : "", k[wrong].module_id);
+                 ml.k[wrong].module_id, k[wrong].module_id);
         for (int i = 0; i < q->n; i++) {
             struct build_opts bo = {.timeout_s = g->build_timeout_s};
             build_cache_purge(&bo, k[i].module_id);

@@ -9,15 +9,7 @@
 
 #include <jansson.h>
 
-static bool hex_id(const char *s)
-{
-    if (strlen(s) != CROQ_MODULE_ID_HEX)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-            return false;
-    return true;
-}
+#include "parse_common.h"
 
 int measure_ladder_parse(const char *text, struct measure_ladder *out, char *err, size_t errlen)
 {
@@ -36,13 +28,14 @@ int measure_ladder_parse(const char *text, struct measure_ladder *out, char *err
         goto out;
     }
     json_array_foreach(ks, i, k) {
-        const char *id = json_string_value(json_object_get(k, "module_id"));
         json_t *t = json_object_get(k, "trial_ms"), *c = json_object_get(k, "sm_clock_mhz");
-        if (id && *id && !hex_id(id)) {
-            snprintf(err, errlen, "runner output: 'ladder.kernels[%zu].module_id' is not a module id", i);
+        char pfx[48];
+        struct jget g;
+        snprintf(pfx, sizeof pfx, "ladder.kernels[%zu]", i);
+        jget_init(&g, "runner output: ", err, errlen);
+        parse_module_id(&g, k, pfx, "module_id", out->k[i].module_id); /* as a measure reply's */
+        if (g.failed)
             goto out;
-        }
-        snprintf(out->k[i].module_id, sizeof out->k[i].module_id, "%s", id ? id : "");
         out->n = (int)i + 1;
         if (!t) /* not timed: a verification failed before the timing */
             continue;

@@ -44,8 +44,7 @@ head -n 1 "$tmp/cold.csv" | grep -q ',gpu,l2$' || fail "CSV header: $(head -n 1 
 tail -n 1 "$tmp/cold.csv" | grep -q ',cold$' || fail "CSV row: $(cat "$tmp/cold.csv")"
 grep -q '| cold |$' "$tmp/cold.md" || fail "Markdown row: $(cat "$tmp/cold.md")"
 # a worker that timed with a warm L2 when asked for cold: not this command's number
-sed 's/l2=${l2:-warm}/l2=warm/' "$fake" > "$tmp/warm-serve.sh"; chmod +x "$tmp/warm-serve.sh"
-"$bin" bench --dtype f16 --shape 128x256x256 --runner "$tmp/warm-serve.sh" --l2 cold > "$tmp/out" 2>&1 &&
+FAKE_SERVE_L2=warm "$bin" bench --dtype f16 --shape 128x256x256 --runner "$fake" --l2 cold > "$tmp/out" 2>&1 &&
     fail "bench took a warm timing for --l2 cold: $(cat "$tmp/out")"
 grep -q "the worker timed with l2 'warm', asked for 'cold': refused" "$tmp/out" || fail "warm reply to cold: $(cat "$tmp/out")"
 

@@ -23,7 +23,7 @@ grep -q "^8 of 8 verified" <<<"$out" || fail "summary line missing"
 
 csv="$tmp/res.csv"
 [ -f "$csv" ] && [ -f "$tmp/res.md" ] || fail "--out did not write res.csv and res.md"
-head -1 "$csv" | grep -qx "shape,dtype,kernel,TFLOPS,median_ms,spread_pct,max_err_over_tol,verified,sm_clock_mhz,pct_peak_at_clock,date,gpu" \
+head -1 "$csv" | grep -qx "shape,dtype,kernel,TFLOPS,median_ms,spread_pct,max_err_over_tol,verified,sm_clock_mhz,pct_peak_at_clock,date,gpu,l2" \
     || fail "CSV header: $(head -1 "$csv")"
 [ "$(tail -n +2 "$csv" | wc -l)" -eq 8 ] || fail "CSV rows: $(cat "$csv")"
 # every row: verified, TFLOPS > 0, error within tolerance, a GPU name

@@ -1,7 +1,7 @@
 /* tests/unit/test_measure.c — the tuner's reading of croq-runner output
  * (src/measure): sample JSON of every kind (ok, verify-only, incorrect with NaN
  * mismatches, launch_error, truncated, missing or mistyped fields, wrong schema,
- * stray stdout lines, module ids, compare output) and the process-level outcomes of measure_run
+ * stray stdout lines, module ids, compare output, a ladder reply) and the process-level outcomes of measure_run
  * against fake runners (shell scripts): JSON, crash by signal, timeout, exit without
  * output, loader failure, missing runner. */
 #include <stdarg.h>
@@ -216,6 +216,70 @@ static void test_parse_module_ids(void **state)
     assert_int_equal(measure_compare_parse("{\"schema\":1,\"status\":\"launch_error\",\"module_id\":\"00000000000000ff\"}",
                                            &c), 0);
     assert_string_equal(c.run.module_id, "00000000000000ff");
+}
+
+/* A ladder reply (serve op ladder): the trials and module ids taken as printed, the
+ * clocks per trial (null: -1), "failed"; a time that is not a positive finite number, a
+ * malformed module id, or a kernels member that is not a list of at most 16 is refused
+ * with the member named. */
+static void test_parse_ladder(void **state)
+{
+    (void)state;
+    struct measure_ladder l;
+    char err[256] = "";
+    const char *ok = "{\"schema\":1,\"command\":\"serve\",\"op\":\"ladder\",\"status\":\"ok\",\"ladder\":{"
+                     "\"order\":\"rotating\",\"rounds\":3,\"warmup\":{\"steady\":true},\"kernels\":["
+                     "{\"cubin\":\"a.cubin\",\"module_id\":\"0123456789abcdef\",\"iters\":500,"
+                     "\"trial_ms\":[0.4312,0.4301,0.4320],\"sm_clock_mhz\":[1365,null,1380]},"
+                     "{\"cubin\":\"b.cubin\",\"module_id\":\"fedcba9876543210\",\"iters\":480,"
+                     "\"trial_ms\":[0.4477,0.4470,0.4481],\"sm_clock_mhz\":[1365,1365,1350]}]}}";
+    assert_int_equal(measure_ladder_parse(ok, &l, err, sizeof err), 0);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.failed, -1);
+    assert_true(l.steady);
+    assert_string_equal(l.k[0].module_id, "0123456789abcdef");
+    assert_string_equal(l.k[1].module_id, "fedcba9876543210");
+    assert_int_equal(l.k[0].trials, 3);
+    assert_true(l.k[0].trial_ms[1] == 0.4301 && l.k[1].trial_ms[2] == 0.4481);
+    assert_int_equal(l.k[0].clock_mhz[0], 1365);
+    assert_int_equal(l.k[0].clock_mhz[1], -1);
+    assert_int_equal(l.k[1].clock_mhz[2], 1350);
+
+    /* a verification failure: the kernel named, the ones before it listed untimed */
+    const char *bad_k = "{\"schema\":1,\"status\":\"incorrect\",\"failed\":1,\"ladder\":{\"kernels\":["
+                        "{\"cubin\":\"a\",\"module_id\":\"0123456789abcdef\"},{\"cubin\":\"b\",\"module_id\":\"\"}]}}";
+    assert_int_equal(measure_ladder_parse(bad_k, &l, err, sizeof err), 0);
+    assert_int_equal(l.failed, 1);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.k[0].trials, 0);
+    assert_string_equal(l.k[1].module_id, "");
+
+    static const struct { const char *kernel, *names; } refused[] = {
+        {"{\"module_id\":\"0123456789abcdef\",\"trial_ms\":[0.4,-0.4]}", "ladder.kernels[1].trial_ms[1]"},
+        {"{\"module_id\":\"0123456789abcdef\",\"trial_ms\":[0.4,\"nan\"]}", "ladder.kernels[1].trial_ms[1]"},
+        {"{\"module_id\":\"0123456789abcdef\",\"trial_ms\":[0]}", "ladder.kernels[1].trial_ms[0]"},
+        {"{\"module_id\":\"0123456789abcdef\",\"trial_ms\":[]}", "ladder.kernels[1].trial_ms"},
+        {"{\"module_id\":\"0123456789abcdef\",\"trial_ms\":0.4}", "ladder.kernels[1].trial_ms"},
+        {"{\"module_id\":\"0123456789ABCDEF\",\"trial_ms\":[0.4]}", "ladder.kernels[1].module_id"},
+        {"{\"module_id\":12,\"trial_ms\":[0.4]}", "ladder.kernels[1].module_id"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char j[512];
+        snprintf(j, sizeof j, "{\"schema\":1,\"status\":\"ok\",\"ladder\":{\"kernels\":[{\"module_id\":\"\","
+                 "\"trial_ms\":[0.4]},%s]}}", refused[i].kernel);
+        err[0] = '\0';
+        assert_int_equal(measure_ladder_parse(j, &l, err, sizeof err), -1);
+        if (!strstr(err, refused[i].names))
+            fail_msg("%s: the error does not name %s: %s", refused[i].kernel, refused[i].names, err);
+    }
+    assert_int_equal(measure_ladder_parse("{\"schema\":1,\"status\":\"ok\"}", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'ladder.kernels' is not an array of at most 16 kernels"));
+    char many[4096] = "{\"schema\":1,\"status\":\"ok\",\"ladder\":{\"kernels\":[";
+    for (int i = 0; i < 17; i++)
+        strcat(many, i ? ",{\"trial_ms\":[0.4]}" : "{\"trial_ms\":[0.4]}");
+    strcat(many, "]}}");
+    assert_int_equal(measure_ladder_parse(many, &l, err, sizeof err), -1);
+    assert_int_equal(measure_ladder_parse("{\"ladder\":", &l, err, sizeof err), -1);
 }
 
 static void test_parse_compare(void **state)
@@ -635,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_parse_stray_stdout),
         cmocka_unit_test(test_parse_module_ids),
+        cmocka_unit_test(test_parse_ladder),
         cmocka_unit_test(test_parse_compare),
         cmocka_unit_test(test_default_timeout),
         cmocka_unit_test(test_run_ok_keeps_raw_json),

@@ -5,7 +5,8 @@
  * with the status and reason a one-shot run would get, the worker restarted after each
  * loss and the incumbent set again on the new one; replies that answer another request (a
  * late duplicate dropped, a foreign line repeated on a new worker, twice: foreign_reply);
- * a missing runner; a worker that reports no GPU. And the paired statistics
+ * a missing runner; a worker that reports no GPU; the final ladder's request and replies
+ * (service_ladder) and its deadline. And the paired statistics
  * (src/measure/paired.h) on real numbers. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,91 @@ static void test_service_outcomes(void **state)
     assert_int_equal(log_count("\"op\":\"quit\""), 1);
 }
 
+/* service_ladder: one request naming every cubin, the rounds and the L2 state; the reply's
+ * status is its own (ok, though it has no top-level verify block; incorrect naming the
+ * kernel); a kernel fault ends the worker and the next ladder starts a new one; the
+ * deadline grows with kernels, rounds and the shape. */
+static void test_service_ladder(void **state)
+{
+    (void)state;
+    struct measure_result r;
+    struct measure_ladder l;
+    char err[256];
+    struct measure_service *s = open_fake(fake);
+    const char *const cubins[3] = {"/k/l0.cubin", "/k/l1.cubin", "/k/l2.cubin"};
+    struct service_ladder_req q = {.cubins = cubins, .n = 3, .rounds = 5, .cold_l2 = true, .timeout_s = 10};
+    int before = log_count("\"op\":\"ladder\"");
+    assert_int_equal(service_ladder(s, &q, &r), 0);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(log_count("\"op\":\"ladder\""), before + 1);
+    assert_int_equal(log_count("\"cubins\":[\"/k/l0.cubin\",\"/k/l1.cubin\",\"/k/l2.cubin\"]"), 1);
+    assert_int_equal(log_count("\"rounds\":5"), 1);
+    assert_non_null(strstr(r.command, "\"l2\":\"cold\""));
+    assert_int_equal(measure_ladder_parse(r.raw_json, &l, err, sizeof err), 0);
+    assert_int_equal(l.n, 3);
+    assert_int_equal(l.failed, -1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(l.k[i].trials, 5);
+        assert_true(l.k[i].trial_ms[4] == 0.002 && l.k[i].clock_mhz[4] == 1500);
+    }
+    int pid = service_pid(s);
+    assert_true(pid > 0);
+    measure_result_release(&r);
+
+    q.rounds = 0; /* the default: LADDER_DEFAULT_ROUNDS (12) */
+    q.cold_l2 = false;
+    assert_int_equal(service_ladder(s, &q, &r), 0);
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_non_null(strstr(r.command, "\"rounds\":12"));
+    assert_non_null(strstr(r.command, "\"l2\":\"warm\""));
+    assert_int_equal(service_pid(s), pid); /* the same worker */
+    measure_result_release(&r);
+
+    service_free(s);
+
+    setenv("FAKE_SERVE_LADDER_FAIL", "1", 1); /* seen by workers started from now on */
+    s = open_fake(fake);
+    assert_int_equal(service_ladder(s, &q, &r), 0);
+    unsetenv("FAKE_SERVE_LADDER_FAIL");
+    pid = service_pid(s);
+    assert_true(pid > 0);
+    assert_int_equal(r.status, MEASURE_INCORRECT);
+    assert_non_null(strstr(r.error, "verification failed"));
+    assert_int_equal(measure_ladder_parse(r.raw_json, &l, err, sizeof err), 0);
+    assert_int_equal(l.failed, 1);
+    assert_int_equal(service_pid(s), pid); /* an incorrect kernel does not end the worker */
+    measure_result_release(&r);
+
+    const char *const trapping[2] = {"/k/l0.cubin", "/k/trap.cubin"};
+    struct service_ladder_req t = {.cubins = trapping, .n = 2, .rounds = 3, .timeout_s = 10};
+    assert_int_equal(service_ladder(s, &t, &r), 0);
+    assert_int_equal(r.status, MEASURE_LAUNCH_ERROR);
+    assert_non_null(strstr(r.error, "CUDA_ERROR_LAUNCH_FAILED"));
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(service_pid(s), 0);
+    assert_int_equal(measure_ladder_parse(r.raw_json, &l, err, sizeof err), 0);
+    assert_int_equal(l.failed, 1);
+    measure_result_release(&r);
+    int starts = service_starts(s);
+    assert_int_equal(service_ladder(s, &q, &r), 0); /* a new worker */
+    assert_int_equal(r.status, MEASURE_OK);
+    assert_int_equal(service_starts(s), starts + 1);
+    measure_result_release(&r);
+    service_free(s);
+
+    /* 30 s + 4 x (2 s + n (rounds + 2) (20 ms + a launch) + 4n launches + the base set's
+     * host work); a launch of 4096^3 at 100 TFLOPS is 1.37 ms */
+    struct croq_shape big = {4096, 4096, 4096};
+    struct service_ladder_req d = {.n = 4, .rounds = 12};
+    double launch = 2.0 * 4096 * 4096 * 4096 / 100e12, host = 2.0 * 4 * 4096.0 * 4096 / 50e6;
+    double want = 30 + 4 * (2 + 4 * (14 * (0.020 + launch) + 4 * launch) + host);
+    assert_true(fabs(service_ladder_timeout(&big, &d) - want) < 1e-9);
+    d.rounds = 24;
+    assert_true(service_ladder_timeout(&big, &d) > want + 4 * 4 * 12 * 0.020);
+    d.n = 8;
+    assert_true(service_ladder_timeout(&big, &d) > 2 * want - 30 - 4 * (2 + host));
+}
+
 static void test_service_start_failures(void **state)
 {
     (void)state;
@@ -261,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_paired_sizes),
         cmocka_unit_test(test_service_outcomes),
         cmocka_unit_test(test_service_start_failures),
+        cmocka_unit_test(test_service_ladder),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(log_path);
