@@ -461,6 +461,8 @@ static int op_ladder(struct server *s, json_t *req, json_t *out, struct slot *ks
             json_object_update(json_array_get(kernels, (size_t)k), t);
             json_decref(t);
         }
+    } else if (lt->failed >= 0) {
+        json_object_set_new(out, "failed", json_integer(lt->failed)); /* its trial faulted */
     }
     free(lt);
     TRY(rc);

@@ -250,6 +250,7 @@ int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, co
     double est[PAIR_MAX_KERNELS];
     int rc = -1, nev = 0;
     memset(r, 0, sizeof *r);
+    r->failed = -1;
     if (n < 1 || n > PAIR_MAX_KERNELS || rounds < 1 || rounds > TIMING_MAX_TRIALS) {
         runner_fail(RS_BAD_ARGS, "ladder: %d kernels (1..%d), %d rounds (1..%d)", n, PAIR_MAX_KERNELS, rounds,
                     TIMING_MAX_TRIALS);
@@ -269,8 +270,10 @@ int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, co
     for (int round = 0; round < rounds; round++)
         for (int j = 0; j < n; j++) { /* round r starts with kernel r mod n: each follows every other alike */
             int i = (round + j) % n;
-            if (trial(g, kp[i], r->iters[i], ev, &r->t[i]))
+            if (trial(g, kp[i], r->iters[i], ev, &r->t[i])) {
+                r->failed = i;
                 goto out;
+            }
         }
     for (int i = 0; i < n; i++)
         timing_summarise(&r->t[i], flops);
@@ -288,6 +291,7 @@ json_t *ladder_timing_json(const struct ladder_timing *r, int i)
     for (int t = 0; t < r->t[i].trials; t++)
         json_array_append_new(clocks, r->t[i].snap[t].sm_clock_mhz > 0 ? json_integer(r->t[i].snap[t].sm_clock_mhz)
                                                                         : json_null());
-    return json_pack("{s:i, s:o, s:o, s:f, s:f}", "iters", r->iters[i], "trial_ms", ms_array(&r->t[i]),
-                     "sm_clock_mhz", clocks, "median_ms", r->t[i].median_ms, "tflops", r->t[i].tflops);
+    return json_pack("{s:i, s:o, s:o, s:f, s:f, s:o}", "iters", r->iters[i], "trial_ms", ms_array(&r->t[i]),
+                     "sm_clock_mhz", clocks, "median_ms", r->t[i].median_ms, "tflops", r->t[i].tflops, "gpu_state",
+                     timing_gpu_state_json(&r->t[i]));
 }

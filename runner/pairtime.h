@@ -81,13 +81,17 @@ json_t *pair_json(const struct pair_result *r);
  * Trial times rounded as above. launch_error as pair_run. */
 struct ladder_timing {
     int n;
+    int failed;    /* the kernel whose trial failed (each trial ends synchronised, so a fault
+                      shows in its own kernel's trial), -1: none, or in the warm-up */
     struct warmup_rec w;
     int iters[PAIR_MAX_KERNELS];
     struct timing_result t[PAIR_MAX_KERNELS];
 };
 int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
                 int rounds, struct ladder_timing *r);
-/* {"iters", "trial_ms": [...], "sm_clock_mhz": [per trial, null unknown], "median_ms", "tflops"} of kernel i */
+/* {"iters", "trial_ms": [...], "sm_clock_mhz": [per trial, null unknown], "median_ms", "tflops",
+ *  "gpu_state": timing_gpu_state_json of its trials (temperature, power, throttle reasons)}
+ * of kernel i */
 json_t *ladder_timing_json(const struct ladder_timing *r, int i);
 
 #endif
