@@ -491,6 +491,9 @@ static int gpu_measure(struct backend *b, const struct cand_req *r, struct cand_
         unusable = "runner said ok without a passed verification and timing"; /* never trust those numbers */
     else if (out->status == CAND_OK && paired && !m.paired.stats_ok)
         unusable = "runner said ok without a usable paired timing (fewer than 6 pairs, or a time not positive)";
+    else if (out->status == CAND_OK && !r->no_time && m.l2[0] && strcmp(m.l2, r->cold_l2 ? "cold" : "warm"))
+        unusable = r->cold_l2 ? "the worker timed with a warm L2, a cold one was asked for" /* the shape's numbers */
+                              : "the worker timed with a cold L2, a warm one was asked for"; /* compare alike */
     if (unusable) {
         out->status = CAND_CRASH;
         snprintf(out->reason, sizeof out->reason, "%s", unusable);

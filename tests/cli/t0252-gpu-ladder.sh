@@ -4,7 +4,7 @@
 # file holds each entry's trials in the model backends' record, with the worker's reply
 # (whose module ids are the builds') beside them; the registered best is the winner and
 # the run audits clean. A ladder whose reply fails an entry twice leaves the tuning's best
-# registered, with why. The GPU is tests/fixtures/serve/fake-serve.sh; nvcc builds.
+# registered, with why. A shape tuned with --l2 cold refuses a reply timed warm. The GPU is tests/fixtures/serve/fake-serve.sh; nvcc builds.
 set -u
 . "$(dirname "$0")/lib.sh"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -46,4 +46,11 @@ assert "measured" not in s and s["iter"] == c["best"]["iter"], s
 PY
 [ -f "$tmp/f/perf/$key/ladder-final-2.json" ] || fail "no second ladder after the failed entry"
 out=$("$bin" audit --tuning "$tmp/f") || fail "audit of the failed ladder: $out"
+# a shape timed with a cold L2 refuses a reply timed warm: the baseline is a crash naming it
+CROQ_NCU=/bin/false CROQ_CACHE_DIR=$tmp/cache CROQ_SPECULATE=0 FAKE_SERVE_L2=warm "$bin" tune --dtype f16 \
+    --shape 256x256x256 --mode scratch --iters 1 --backend gpu --runner "$fake" --tuning "$tmp/cold" --l2 cold \
+    --quiet 2>"$tmp/cold.err" || fail "tune --l2 cold exited $?: $(tail -n 3 "$tmp/cold.err")"
+awk -F'\t' 'NR == 3' "$tmp/cold/logs/$key/results.tsv" | grep -q "DISCARD_RUNTIME_CRASH.*timed with a warm L2, a cold one was asked for" ||
+    fail "a warm reply to a cold shape: $(awk -F'\t' 'NR == 3 {print $10, $NF}' "$tmp/cold/logs/$key/results.tsv")"
+grep -q '"l2": "cold"' "$tmp/cold/checkpoints/$key.json" || fail "the checkpoint does not record the cold L2"
 echo ok
