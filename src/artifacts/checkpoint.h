@@ -173,6 +173,12 @@ struct registered_best {
     double tflops, sm_clock_mhz;      /* sm_clock_mhz NaN when not known */
 };
 void checkpoint_registered(const struct checkpoint *c, struct registered_best *out);
+/* The checkpoint's final ladder against res: every entry is a measured row with that
+ * iteration's config, kernel (srcs/<key>/iterNNN.cu) and source hash, and its raw file
+ * is perf/<key>/ladder-final.json or ladder-final-2.json. 0 (also when there is no
+ * ladder), or -1 with err. What resume, the audit and export check before a ladder's
+ * winner is published. Pure; thread-safe. */
+int checkpoint_check_ladder(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen);
 /* The checkpoint's best against res, the shape's results.tsv: results_check_best
  * (results.h) of its iteration and best, source hash included. */
 int checkpoint_check_best(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen);

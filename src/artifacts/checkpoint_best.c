@@ -72,3 +72,33 @@ void checkpoint_registered(const struct checkpoint *c, struct registered_best *o
     *out = (struct registered_best){true, false, c->best.iter, c->best.config, c->best.kernel, c->best.source_hash,
                                     c->best.p.tflops, c->best.p.sm_clock_mhz};
 }
+
+int checkpoint_check_ladder(const struct checkpoint *c, const struct result_log *res, char *err, size_t errlen)
+{
+    const struct ladder_rec *l = &c->ladder;
+    char want[BACKEND_REL_MAX], raw1[BACKEND_REL_MAX], raw2[BACKEND_REL_MAX];
+    if (!l->done)
+        return 0;
+    for (int i = 0; i < l->n; i++) {
+        const struct ladder_rec_entry *e = &l->e[i];
+        const struct result_row *row = e->iter >= 0 && (size_t)e->iter < res->n ? &res->rows[e->iter] : NULL;
+        snprintf(want, sizeof want, "srcs/%s/iter%03d.cu", c->key, e->iter);
+        if (!row || row->iter != e->iter || !row->measured || strcmp(row->config, e->config) ||
+            strcmp(row->kernel, e->kernel) || strcmp(e->kernel, want) || strcmp(row->source_hash, e->source_hash)) {
+            snprintf(err, errlen, "the final ladder's entry %d (iteration %d) is not a measured results.tsv row with "
+                     "its config, source %s and hash", i, e->iter, want);
+            return -1;
+        }
+    }
+    snprintf(raw1, sizeof raw1, "perf/%s/ladder-final.json", c->key);
+    snprintf(raw2, sizeof raw2, "perf/%s/ladder-final-2.json", c->key);
+    if (l->raw_rel[0] && strcmp(l->raw_rel, raw1) && strcmp(l->raw_rel, raw2)) {
+        snprintf(err, errlen, "the final ladder's raw file '%s' is not %s or %s", l->raw_rel, raw1, raw2);
+        return -1;
+    }
+    if (l->ok && (l->winner < 0 || l->winner >= l->n)) {
+        snprintf(err, errlen, "the final ladder's winner %d is not one of its %d entries", l->winner, l->n);
+        return -1;
+    }
+    return 0;
+}

@@ -272,7 +272,7 @@ static int ladder_tflops(const char *dir, const struct state_shape *shape, const
                                            : why);
         return -1;
     }
-    rc = checkpoint_check_best(&ck, res, why, sizeof why);
+    rc = checkpoint_check_best(&ck, res, why, sizeof why) || checkpoint_check_ladder(&ck, res, why, sizeof why) ? -1 : 0;
     checkpoint_registered(&ck, &rb);
     if (rc)
         snprintf(err, errlen, "checkpoint: %s", why);
@@ -329,6 +329,10 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     char err[CROQ_WHY_MAX], gpu[128], note[SRCSTORE_NOTE_MAX], row_hash[BACKEND_HASH_MAX];
     if (!shape->have_best || !*sig)
         return 0; /* no best registered (yet): nothing to export */
+    if (!state_shape_done(shape)) { /* its best may still change (and a reopened shape has no ladder yet) */
+        fprintf(stderr, "export: '%s' in %s is still being tuned: left out\n", key, dir);
+        return 0;
+    }
     if (strcmp(backend, "gpu")) {
         log_error("export: '%s' in %s was tuned on the '%s' backend: only GPU measurements go into a pack",
                   key, dir, backend);

@@ -47,8 +47,8 @@ int cmd_resume(int argc, char **argv)
             return 2;
         }
     }
-    if (o.backend || o.seed_given || o.iters) {
-        log_error("resume: --backend, --seed and --iters are fixed per shape when it starts");
+    if (o.backend || o.seed_given || o.iters || o.l2) {
+        log_error("resume: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
         return 2;
     }
     if (!is_dir(o.dir)) { /* a mistyped path is an error, not "nothing to resume" */

@@ -93,6 +93,10 @@ int cmd_sweep(int argc, char **argv)
             return 2;
         }
     }
+    if (o.l2) { /* the sweep record has no L2 state: resume and workers would time warm */
+        log_error("sweep: --l2 is for one shape (tune --l2 cold); a sweep times with a warm L2");
+        return 2;
+    }
     int dtype = dt && !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
     if (!dt || (dtype < 0 && strcmp(dt, "all"))) {
         if (dt)

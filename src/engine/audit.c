@@ -53,6 +53,7 @@ struct audit {
     int rules;        /* DECIDE_RULES the shape was decided under (results.tsv line 1) */
     struct croq_shape shape;
     int last; /* the last iteration to check: rows after it are not committed yet (resume) */
+    const char *l2; /* the shape's L2 state ("warm" / "cold"); NULL: not known (resume's check) */
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -132,6 +133,9 @@ static void raw_read(struct audit *a, int iter, const char *tag, struct raw *m)
     }
     const char *st = json_string_value(json_object_get(o, "status"));
     const char *cfg = json_string_value(json_object_get(o, "config"));
+    const char *l2 = json_string_value(json_object_get(o, "l2"));
+    if (a->l2 && l2 && strcmp(l2, a->l2) && st && !strcmp(st, "ok"))
+        problem(a, iter, "iter%03d-%s.json was timed with a %s L2, the shape with a %s one", iter, tag, l2, a->l2);
     snprintf(m->status, sizeof m->status, "%s", st ? st : "?");
     snprintf(m->config, sizeof m->config, "%s", cfg ? cfg : "");
     m->p = (struct perf_numbers){num(o, "timing", "tflops"), num(o, "timing", "median_ms"),
@@ -407,6 +411,9 @@ static enum decision replay_row(struct audit *a, const struct result_row *row, s
     }
     struct raw confirm;
     d = check_confirm(a, row->iter, d, &confirm);
+    if (d == DEC_KEEP && decide_needs_confirmation(a->rules) && rp->have_best &&
+        !decide_chain_plausible(a->dtype, decide_best_after_keep(a->rules, rp->best.tflops, &m->p, &confirm.p)))
+        d = DEC_DISCARD; /* the chain would pass the physical peak (step_measure.c decide_pending) */
     d = check_fresh(a, row->iter, d);
     if (d == DEC_KEEP || d == DEC_BASELINE) {
         double before = rp->have_best ? rp->best.tflops : NAN;
@@ -572,7 +579,7 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
     bool *agent = xmalloc((res->n + 1) * sizeof *agent);
     for (size_t i = 0; i < res->n; i++)
         agent[i] = i < ideas->n && !strcmp(ideas->recs[i].origin, "agent");
-    int np = ladder_pick(res, agent, rp->best_iter, pick);
+    int np = ladder_pick(res, agent, rp->best_iter, a->dtype, pick);
     free(agent);
     for (int i = 0; i < l->n; i++) {
         bool in = false;
@@ -587,7 +594,10 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
                     l->e[i].iter);
     }
     if (!l->raw_rel[0])
-        return; /* nothing ran (no best, a backend without a ladder): nothing registered from it */
+        return; /* nothing ran (no best, one configuration, a backend without a ladder): nothing registered */
+    if (l->n < np && !strstr(l->raw_rel, "ladder-final-2.json"))
+        problem(a, -1, "the final ladder timed %d of the %d configurations its rule picks, without a failed first "
+                "attempt (ladder-final-2.json)", l->n, np);
     if (path_fmt(path, "%s/%s", a->dir, l->raw_rel) || !regfile_is(path) || backend_hash_file(path, h)) {
         problem(a, -1, "the final ladder's raw file %s cannot be read", l->raw_rel);
         return;
@@ -630,6 +640,9 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
                                  NAN, NAN, NAN};
         perf_quantize(&p);
         med[k] = decide_round(lr.e[k].rel, 6);
+        if (decide_above_peak(a->dtype, &p) || !(p.tflops > 0))
+            problem(a, -1, "the final ladder's iteration %d measured %.3f TFLOPS, above the physical peak at %.0f MHz: "
+                    "the engine leaves such an entry out", l->e[k].iter, p.tflops, p.sm_clock_mhz);
         if (!same(p.tflops, l->e[k].tflops) || !same(p.median_ms, l->e[k].median_ms) ||
             !same(p.sm_clock_mhz, l->e[k].sm_clock_mhz) || !same(med[k], l->e[k].rel))
             problem(a, -1, "the final ladder's numbers of iteration %d (%.3f TFLOPS) are not its trials' (%.3f)",
@@ -640,6 +653,22 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
         problem(a, -1, "the final ladder's winner is entry %d, its trials give %d", l->winner, w);
     else if (w >= 0)
         *winner_row = l->e[w].iter;
+}
+
+/* state.json's "ladder" summary is the checkpoint's record (status and the report show it). */
+static void audit_state_ladder(struct audit *a, const struct state_shape *e, const struct ladder_rec *l, int best_iter,
+                               double best_tflops)
+{
+    const struct state_ladder *s = &e->ladder;
+    bool ok = e->have_ladder && s->ok == l->ok && s->rounds == l->rounds && s->steady == l->steady &&
+              s->n == l->n && s->winner_iter == (l->ok ? l->e[l->winner].iter : -1) &&
+              s->tuning_best_iter == best_iter && same(s->tuning_best_tflops, best_tflops) && !strcmp(s->note, l->note);
+    for (int i = 0; ok && i < l->n; i++)
+        ok = s->e[i].iter == l->e[i].iter && same(s->e[i].tflops, l->e[i].tflops) &&
+             same(s->e[i].median_ms, l->e[i].median_ms) && same(s->e[i].spread_pct, l->e[i].spread_pct) &&
+             same(s->e[i].sm_clock_mhz, l->e[i].sm_clock_mhz) && same(s->e[i].rel, l->e[i].rel);
+    if (!ok)
+        problem(a, -1, "state.json's \"ladder\" is not the checkpoint's final ladder");
 }
 
 /* state.json's iteration and best, and the published best kernel, are the replay's: the
@@ -673,13 +702,17 @@ static void audit_best(struct audit *a, const struct state_shape *entry, const s
             want_tflops = ck.ladder.e[ck.ladder.winner].tflops;
         }
     }
-    if (crc == 0)
-        checkpoint_release(&ck);
     const struct result_row *row = &res->rows[want_iter];
     if (!entry->have_best || b->iter != want_iter || isnan(b->tflops) || b->tflops != want_tflops ||
-        !b->config[0] || strcmp(b->config, row->config) || b->from_ladder != (wrow >= 0))
-        problem(a, -1, "state.json's best is not iteration %d at %.3f TFLOPS%s", want_iter, want_tflops,
-                wrow >= 0 ? " (the final ladder's winner)" : "");
+        !b->config[0] || strcmp(b->config, row->config) || strcmp(b->kernel, row->kernel) ||
+        b->from_ladder != (wrow >= 0) ||
+        (wrow >= 0 && !same(b->sm_clock_mhz, ck.ladder.e[ck.ladder.winner].sm_clock_mhz)))
+        problem(a, -1, "state.json's best is not iteration %d (%s) at %.3f TFLOPS%s", want_iter, row->kernel,
+                want_tflops, wrow >= 0 ? " and the ladder's clock (the final ladder's winner)" : "");
+    if (laddered)
+        audit_state_ladder(a, entry, &ck.ladder, ck.best.iter, ck.best.p.tflops);
+    if (crc == 0)
+        checkpoint_release(&ck);
     audit_published(a, entry, row);
 }
 
@@ -728,13 +761,15 @@ static void check_checkpoint(struct audit *a, const struct result_log *res)
     int rc = checkpoint_load(a->dir, a->key, &ck, err, sizeof err);
     if (rc < 0)
         problem(a, -1, "%s", err);
-    else if (rc == 0 && checkpoint_check_best(&ck, res, err, sizeof err))
+    else if (rc == 0 && (checkpoint_check_best(&ck, res, err, sizeof err) ||
+                         checkpoint_check_ladder(&ck, res, err, sizeof err)))
         problem(a, -1, "checkpoints/%s.json: %s", a->key, err);
     checkpoint_release(&ck);
 }
 
 static void audit_shape(struct audit *a, const struct state_shape *entry)
 {
+    a->l2 = entry->cold_l2 ? "cold" : "warm";
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};
@@ -817,7 +852,7 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
             continue;
         seen++;
         state_shape_get(state, key, &entry);
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX, NULL};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
@@ -845,7 +880,7 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
         snprintf(err, errlen, "cannot check the logs of '%s': out of memory", key);
         return 1;
     }
-    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter};
+    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter, NULL};
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};

@@ -156,6 +156,11 @@ double decide_best_after_keep(int rules, double best_tflops, const struct perf_n
     return p.tflops;
 }
 
+bool decide_chain_plausible(int dtype, double chained)
+{
+    return isfinite(chained) && chained > 0 && chained <= backend_peak_tflops(dtype, 1980.0);
+}
+
 enum decision decide_failure(enum cand_status s)
 {
     switch (s) {

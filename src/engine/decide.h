@@ -75,16 +75,21 @@ struct decide_verdict decide_confirmation(const struct perf_numbers *confirm);
  * the kept candidate's own TFLOPS (cand). The engine and the audit both compute it here. */
 double decide_best_after_keep(int rules, double best_tflops, const struct perf_numbers *cand,
                               const struct perf_numbers *confirm);
+/* Rules 4: can the chained best (decide_best_after_keep) be a kernel's at all? false above
+ * the physical peak at the highest clock (1980 MHz): then the pairings are broken, and
+ * the confirmed candidate is not kept. */
+bool decide_chain_plausible(int dtype, double chained_tflops);
 /* ---- the final ladder (ladder.c): docs/engine.md "Final ladder" ------------------ */
 
 #define LADDER_KEEPS 5 /* the last kept configurations it times ... */
 #define LADDER_TOPS 5  /* ... and the highest recorded TFLOPS besides them */
 /* The rows res (a shape's results.tsv) gives the ladder, into out in iteration order: the
  * current best (best_iter), the last LADDER_KEEPS kept rows (BASELINE, KEEP) and the
- * LADDER_TOPS measured rows of the highest recorded TFLOPS not already picked, of which a
- * discarded agent candidate (agent[i] true for row i; agent may be NULL) is never one.
+ * LADDER_TOPS measured rows of the highest recorded TFLOPS not already picked among the
+ * plain DISCARDs not above the physical peak (of dtype) and the kept rows, never a discarded
+ * agent candidate (agent[i] true for row i; agent may be NULL).
  * Returns how many (at most 1 + LADDER_KEEPS + LADDER_TOPS <= LADDER_MAX). Pure. */
-int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int out[LADDER_MAX]);
+int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int dtype, int out[LADDER_MAX]);
 /* The winner: the entry of the lowest rel (its trials relative to their rounds',
  * backend.h; the first on a tie), -1 when none has a positive finite one. Pure. */
 int ladder_winner(const double *rel, int n);

@@ -21,10 +21,13 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 /* Why these: the last kept configurations are the chain the shape climbed (each KEEP
  * claimed to beat the one before, which the ladder tests side by side), and the highest
  * recorded TFLOPS are the candidates a noisy or clock-favoured measurement may have
- * misjudged either way. A discarded agent candidate is left out: it was verified on the
- * shape's own operands only, and only a kept one was verified on a set never used before
- * (a hand-written kernel could reproduce outputs it has seen). */
-int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int out[LADDER_MAX])
+ * misjudged either way. Only a kept row or a plain DISCARD qualifies: a row discarded as
+ * incorrect (it failed a verification on a new operand set) or measured above the physical
+ * peak (twice, or once: a DISCARD's recorded numbers are its re-measurement) was found
+ * broken. A discarded agent candidate is left out too: it was verified on the shape's own
+ * operands only, and only a kept one was verified on a set never used before (a
+ * hand-written kernel could reproduce outputs it has seen). */
+int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int dtype, int out[LADDER_MAX])
 {
     int n = 0;
     if (best_iter >= 0 && (size_t)best_iter < res->n)
@@ -38,8 +41,13 @@ int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, 
         int top = -1;
         for (size_t i = 0; i < res->n; i++) {
             const struct result_row *row = &res->rows[i];
-            bool eligible = row->measured && isfinite(row->tflops) &&
-                            (decision_kept(row->decision) || !(agent && agent[i])) && !picked(out, n, row->iter);
+            /* a DISCARD only: a row discarded as incorrect (a failed verification on a new
+             * operand set) or above the physical peak twice was found broken */
+            bool broken = row->decision == DEC_DISCARD && decide_above_peak(dtype, &(struct perf_numbers){
+                              row->tflops, row->median_ms, row->spread_pct, row->sm_clock_mhz, NAN, NAN, NAN});
+            bool eligible = row->measured && isfinite(row->tflops) && !broken &&
+                            (decision_kept(row->decision) || (row->decision == DEC_DISCARD && !(agent && agent[i]))) &&
+                            !picked(out, n, row->iter);
             if (eligible && (top < 0 || row->tflops > res->rows[top].tflops))
                 top = (int)i;
         }

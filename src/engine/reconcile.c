@@ -98,7 +98,8 @@ static int check_results(struct run *r, struct logs *l, struct plan *pl, char *e
         BAD("'%.300s' has %zu iteration rows but the checkpoint committed %zu", l->res_path, n, want);
     }
     char why[400];
-    if (!l->res_missing && checkpoint_check_best(c, &l->res, why, sizeof why))
+    if (!l->res_missing && (checkpoint_check_best(c, &l->res, why, sizeof why) ||
+                            checkpoint_check_ladder(c, &l->res, why, sizeof why)))
         BAD("'%.300s': %s", l->res_path, why);
     snprintf(pre, sizeof pre, "%d\t", p->iter);
     if (l->res.torn && (pl->adopt_row || !measured || !could_be(l->res.torn, pre)))

@@ -225,7 +225,14 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
         return ENGINE_FAILED;
     c->compile_failures = 0;
     c->stop_reason[0] = '\0';
-    /* the ladder was of the old budget's end: the shape's new end gets its own */
+    /* the ladder was of the old budget's end: the shape's new end gets its own. Until then
+     * the shape is being tuned and registers no kernel: the published one (maybe the old
+     * ladder's winner, which the checkpoint's best no longer names) goes, and comes back
+     * at SHAPE_COMPLETE */
+    char pub[ENGINE_PATH_MAX], path[ENGINE_PATH_MAX];
+    if (c->ladder.done && !path_published_best(pub, croq_dtype_name(c->sk.dtype), c->key) &&
+        !path_fmt(path, "%s/%s", r->dir, pub) && unlink(path) && errno != ENOENT)
+        return run_fail(r, "cannot remove the published kernel '%s' of the reopened shape: %s", path, strerror(errno));
     memset(&c->ladder, 0, sizeof c->ladder);
     c->ladder.winner = -1;
     if (run_save(r))

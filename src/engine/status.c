@@ -128,12 +128,9 @@ static void print_row(FILE *out, const struct state_shape *e, const char *why)
     /* The best still the baseline kernel: its number may be a later re-measurement of the
      * same kernel, so a ratio to the first measurement would only show noise. */
     bool is_base = e->best.iter == 0;
-    /* a ladder's winner against the baseline's number in the same ladder when it ran
-     * there (the baseline's own row was measured at another time and clock) */
+    /* against the baseline's row, as the report's summary: a ladder's number was taken at
+     * another clock (L@MHz below), so the ratio is of two measurements */
     double ref = base;
-    for (int k = 0; e->best.from_ladder && e->have_ladder && k < e->ladder.n; k++)
-        if (e->ladder.e[k].iter == 0 && isfinite(e->ladder.e[k].tflops))
-            ref = e->ladder.e[k].tflops;
     if (isfinite(b) && is_base)
         snprintf(bt, sizeof bt, "%s (baseline)", bv);
     else if (isfinite(b) && isfinite(ref) && ref > 0)

@@ -7,6 +7,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,10 @@ int step_complete(struct run *r)
         snprintf(pub, sizeof pub, "no kernel");
     char bt[32], bt3[64];
     double best = rb.have ? rb.tflops : 0.0;
-    if (rb.from_ladder)
+    if (rb.from_ladder && isfinite(rb.sm_clock_mhz))
         snprintf(clock, sizeof clock, ", final ladder at %.0f MHz", rb.sm_clock_mhz);
+    else if (rb.from_ladder)
+        snprintf(clock, sizeof clock, ", final ladder");
     if (!r->o->quiet)
         printf("%s: done at iteration %d/%d: %s; best %s TFLOPS (iteration %d%s, %s)\n", c->key, c->iteration,
                c->budget, c->stop_reason, results_tflops_show(bt, sizeof bt, best), rb.have ? rb.iter : -1, clock,

@@ -101,6 +101,26 @@ static void take_result(struct ladder_rec *l, const struct ladder_result *o)
     snprintf(l->raw_hash, sizeof l->raw_hash, "%s", o->raw_hash);
 }
 
+/* A ladder's numbers get the checks a measurement's get: an entry whose TFLOPS is not a
+ * positive number, or is above the physical peak at its clock, fails the ladder as that
+ * entry (the measurement or the kernel is broken), so it is left out and the ladder runs
+ * again without it. */
+static void implausible_entry(struct run *r, struct ladder_result *o)
+{
+    for (int i = 0; i < o->n; i++) {
+        struct perf_numbers p = {o->e[i].tflops, o->e[i].median_ms, o->e[i].spread_pct, o->e[i].sm_clock_mhz,
+                                 NAN, NAN, NAN};
+        if (isfinite(p.tflops) && p.tflops > 0 && !decide_above_peak(r->ck.sk.dtype, &p))
+            continue;
+        o->status = CAND_CRASH;
+        o->failed = i;
+        snprintf(o->reason, sizeof o->reason, "%.3f TFLOPS at %.0f MHz is above the physical peak (%.3f) or not a "
+                 "positive number: the measurement or the kernel is broken", p.tflops, p.sm_clock_mhz,
+                 backend_peak_tflops(r->ck.sk.dtype, isfinite(p.sm_clock_mhz) ? p.sm_clock_mhz : 1980.0));
+        return;
+    }
+}
+
 /* Drop entry i (it failed), keeping the order. */
 static void drop(struct ladder_rec *l, struct croq_config *cfgs, int i)
 {
@@ -143,16 +163,22 @@ static int ladder_measure(struct run *r, struct ladder_rec *l)
     struct ladder_result o;
     if (load_rows(r, &res, &agent))
         return ENGINE_FAILED;
-    int n = ladder_pick(&res, agent, r->ck.best.iter, pick);
-    rc = fill_entries(r, &res, pick, n, l, cfgs);
+    int n = ladder_pick(&res, agent, r->ck.best.iter, r->ck.sk.dtype, pick);
+    rc = n < 2 ? 0 : fill_entries(r, &res, pick, n, l, cfgs);
     free(agent);
     result_log_release(&res);
     if (rc)
         return rc;
+    if (n < 2) { /* one configuration: nothing to compare, its own rows stand */
+        note_add(l, "only %d configuration to time: nothing to compare", n);
+        return 0;
+    }
     l->rounds = LADDER_DEFAULT_ROUNDS;
     for (int attempt = 1; attempt <= 2; attempt++) {
         if ((rc = run_once(r, attempt == 1 ? "final" : "final-2", l, cfgs, &o)))
             return rc;
+        if (o.status == CAND_OK)
+            implausible_entry(r, &o);
         if (o.status == CAND_OK) {
             take_result(l, &o);
             return 0;
@@ -193,10 +219,12 @@ int step_ladder(struct run *r)
         if (run_save(r))
             return ENGINE_FAILED;
         crashpoint("ladder.saved");
+        char clk[32] = "clock unknown";
+        if (l->ok && isfinite(l->e[l->winner].sm_clock_mhz))
+            snprintf(clk, sizeof clk, "%.0f MHz", l->e[l->winner].sm_clock_mhz);
         if (!r->o->quiet && l->ok)
-            printf("%s: final ladder of %d configurations, %d rounds: iteration %d wins at %.1f TFLOPS (%.0f MHz)\n",
-                   c->key, l->n, l->rounds, l->e[l->winner].iter, l->e[l->winner].tflops,
-                   l->e[l->winner].sm_clock_mhz);
+            printf("%s: final ladder of %d configurations, %d rounds: iteration %d wins at %.1f TFLOPS (%s)\n",
+                   c->key, l->n, l->rounds, l->e[l->winner].iter, l->e[l->winner].tflops, clk);
         else if (!r->o->quiet)
             printf("%s: no final ladder (%s): the best stays iteration %d\n", c->key, l->note, c->best.iter);
     }

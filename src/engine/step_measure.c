@@ -293,7 +293,9 @@ static bool kept_so_far(struct run *r)
         return false;
     if (!decide_needs_confirmation(r->ck.decide_rules))
         return true;
-    return p->confirm_checked && p->confirm.status == CAND_OK && decide_confirmation(&p->confirm.p).keep;
+    return p->confirm_checked && p->confirm.status == CAND_OK && decide_confirmation(&p->confirm.p).keep &&
+           decide_chain_plausible(r->ck.sk.dtype, decide_best_after_keep(r->ck.decide_rules, r->ck.best.p.tflops,
+                                                                        &p->cand.p, &p->confirm.p));
 }
 
 /* Rules 3: a candidate the numbers keep is verified once more, on an operand set never
@@ -394,7 +396,10 @@ void decide_pending(struct run *r)
     bool confirming = decide_needs_confirmation(r->ck.decide_rules) && v.keep;
     struct decide_verdict cv = confirming && p->confirm_checked ? decide_confirmation(&p->confirm.p)
                                                                 : (struct decide_verdict){0};
-    p->decision = v.keep && (!confirming || cv.keep) ? DEC_KEEP : DEC_DISCARD;
+    double chained = confirming && cv.keep ? decide_best_after_keep(r->ck.decide_rules, r->ck.best.p.tflops,
+                                                                     &p->cand.p, &p->confirm.p) : NAN;
+    bool implausible = confirming && cv.keep && !decide_chain_plausible(r->ck.sk.dtype, chained);
+    p->decision = v.keep && (!confirming || cv.keep) && !implausible ? DEC_KEEP : DEC_DISCARD;
     size_t n = strlen(p->note);
     if (v.paired)
         snprintf(p->note + n, sizeof p->note - n,
@@ -415,7 +420,11 @@ void decide_pending(struct run *r)
         snprintf(p->note + n, sizeof p->note - n,
                  "; paired again to confirm: %.4f [%.4f, %.4f], lower bound %s %.4f%s", p->confirm.p.ratio,
                  p->confirm.p.ratio_lo, p->confirm.p.ratio_hi, cv.keep ? ">" : "<=", cv.threshold,
-                 cv.keep ? ": the gain recorded is the confirmation's" : ": not confirmed");
+                 !cv.keep ? ": not confirmed" : implausible ? "" : ": the gain recorded is the confirmation's");
+    n = strlen(p->note);
+    if (implausible)
+        snprintf(p->note + n, sizeof p->note - n, "; but the best would then be %.3f TFLOPS, above the physical peak "
+                 "%.3f: the pairings are broken, not kept", chained, backend_peak_tflops(r->ck.sk.dtype, 1980.0));
     n = strlen(p->note);
     if (p->decision == DEC_KEEP && p->fresh_checked)
         snprintf(p->note + n, sizeof p->note - n, "; verified again on a new operand set");

@@ -129,6 +129,19 @@ json.dump(j, open(sys.argv[1], "w"), indent=1)
 PY
 expect_problem ladderbest "$key: state.json's best is not iteration"
 
+copy laddersum; python3 - "$tmp/laddersum/state.json" "$key" <<'PY' || fail "cannot edit state.json"
+import json, sys
+j = json.load(open(sys.argv[1])); j["shapes"][sys.argv[2]]["ladder"]["entries"][0]["tflops"] = 10.0
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem laddersum "$key: state.json's \"ladder\" is not the checkpoint's final ladder"
+copy ladderclock; python3 - "$tmp/ladderclock/state.json" "$key" <<'PY' || fail "cannot edit state.json"
+import json, sys
+j = json.load(open(sys.argv[1])); j["shapes"][sys.argv[2]]["best"]["sm_clock_mhz"] = 1980
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+expect_problem ladderclock "$key: state.json's best is not iteration"
+
 # rules 3: a KEEP is verified again on a new operand set, and only a KEEP is
 K=$(awk -F'\t' 'NR > 2 && $1 > 7 && $10 == "KEEP" { print $1; exit }' "$tmp/clean/$res")
 [ -n "$K" ] || fail "the fixture changed: no KEEP after iteration 7"

@@ -75,4 +75,43 @@ assert l["raw"].endswith("ladder-final-2.json"), l["raw"]
 PY
 [ -f "$tmp/fault/perf/$key/ladder-final.json" ] || fail "the failed ladder's raw file is gone"
 out=$("$bin" audit --tuning "$tmp/fault") || fail "audit of the ladder with a failed entry: $out"
+# a row found broken never enters the ladder: one discarded as incorrect (it failed its
+# verification on a new operand set) or measured above the physical peak
+for fault in memo abovepeak; do
+    "$bin" tune --backend sim --quiet --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 6 \
+        --tuning "$tmp/$fault" --sim-faults "$fault@2" || fail "$fault: tune exited $?"
+    python3 - "$tmp/$fault/checkpoints/f16_1024x1024x1024_fs.json" <<'PY' || fail "$fault: iteration 2 is in the ladder"
+import json, sys
+l = json.load(open(sys.argv[1]))["ladder"]
+assert 2 not in [e["iter"] for e in l["entries"]], l["entries"]
+PY
+done
+
+# resume refuses a checkpoint whose ladder winner names a file outside srcs/ (it would be
+# published), and changes nothing
+cp -a "$tmp/ref" "$tmp/outside"
+python3 - "$tmp/outside/checkpoints/$key.json" "$tmp/outside/state.json" "$key" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["ladder"]["entries"][c["ladder"]["winner"]]["kernel"] = "../outside.cu"
+c["phase"] = "SHAPE_COMPLETE"; json.dump(c, open(sys.argv[1], "w"), indent=1)
+s = json.load(open(sys.argv[2])); s["shapes"][sys.argv[3]]["status"] = "active"; s["shapes"][sys.argv[3]]["phase"] = "SHAPE_COMPLETE"
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+echo '// not measured' > "$tmp/outside.cu"
+before=$(cat "$tmp/outside/kernels/gemm_sp_f16/${key}_best.cu")
+err=$("$bin" resume --tuning "$tmp/outside" --quiet 2>&1) && fail "resume accepted a ladder winner outside srcs/"
+grep -q "the final ladder's entry .* is not a measured results.tsv row" <<<"$err" || fail "resume said: $err"
+[ "$before" = "$(cat "$tmp/outside/kernels/gemm_sp_f16/${key}_best.cu")" ] || fail "the published kernel changed"
+
+# a reopened shape is being tuned again: its old ladder and published kernel go until its
+# new end brings a new ladder; it audits clean throughout
+cp -a "$tmp/ref" "$tmp/reopen"
+"$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 32 --seed 5 \
+    --tuning "$tmp/reopen" --agent || fail "reopen with --agent exited $?"
+[ ! -e "$tmp/reopen/kernels/gemm_sp_f16/${key}_best.cu" ] || fail "the reopened shape still publishes the old winner"
+out=$("$bin" audit --tuning "$tmp/reopen") || fail "audit of the reopened shape: $out"
+"$bin" tune --backend sim --quiet --dtype f16 --shape 4096x4096x4096 --mode scratch --iters 32 --seed 5 \
+    --tuning "$tmp/reopen" || fail "finishing the reopened shape exited $?"
+grep -q '"measured": "ladder"' "$tmp/reopen/state.json" || fail "the reopened shape got no new ladder"
+out=$("$bin" audit --tuning "$tmp/reopen") || fail "audit after the new ladder: $out"
 echo ok

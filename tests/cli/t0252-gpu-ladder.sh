@@ -46,6 +46,15 @@ assert "measured" not in s and s["iter"] == c["best"]["iter"], s
 PY
 [ -f "$tmp/f/perf/$key/ladder-final-2.json" ] || fail "no second ladder after the failed entry"
 out=$("$bin" audit --tuning "$tmp/f") || fail "audit of the failed ladder: $out"
+# under rules 4 a confirmed KEEP whose chained best would pass the physical peak is not kept
+# (the fake worker's 0.002 ms at 1024x1024x1344 is 1409 TFLOPS; each KEEP claims 5% more: the 7th passes 1979)
+CROQ_NCU=/bin/false CROQ_CACHE_DIR=$tmp/cache CROQ_SPECULATE=0 FAKE_SERVE_FASTER=all "$bin" tune --dtype f16 \
+    --shape 1024x1024x1344 --mode scratch --iters 10 --backend gpu --runner "$fake" --tuning "$tmp/peak" --quiet \
+    2>"$tmp/peak.err" || fail "tune with impossible gains exited $?: $(tail -n 3 "$tmp/peak.err")"
+grep -q "above the physical peak .*: the pairings are broken, not kept" "$tmp/peak/logs/f16_1024x1024x1344_fs/results.tsv" ||
+    fail "no KEEP was refused for passing the peak: $(cut -f1,10,11 "$tmp/peak/logs/f16_1024x1024x1344_fs/results.tsv")"
+out=$("$bin" audit --tuning "$tmp/peak") || fail "audit of the refused chain: $out"
+
 # a shape timed with a cold L2 refuses a reply timed warm: the baseline is a crash naming it
 CROQ_NCU=/bin/false CROQ_CACHE_DIR=$tmp/cache CROQ_SPECULATE=0 FAKE_SERVE_L2=warm "$bin" tune --dtype f16 \
     --shape 256x256x256 --mode scratch --iters 1 --backend gpu --runner "$fake" --tuning "$tmp/cold" --l2 cold \

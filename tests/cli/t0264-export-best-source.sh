@@ -34,7 +34,7 @@ refused() {
 # 1. The records name a file outside the directory.
 cp -a "$t" "$tmp/out"
 sed -i "s#$rel#../outside.cu#" "$tmp/out/state.json" "$tmp/out/logs/$key/results.tsv" "$tmp/out/checkpoints/$key.json"
-refused outside "$tmp/out" "'../outside.cu' leaves the tuning directory"
+refused outside "$tmp/out" "is not a measured results.tsv row with its config, source srcs/$key/"
 
 # 2. A symlink where the best's source is (the recipe taken away, as a kept-whole source).
 cp -a "$t" "$tmp/sym"
