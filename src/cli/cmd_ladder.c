@@ -26,7 +26,8 @@ static const char ladder_usage[] =
     "--retime: the configurations of KEY's kept rows (baseline and KEEPs, the last 16) timed\n"
     "together N times (default 2), R rounds each (default 12), printed beside the gains the\n"
     "rows recorded (each KEEP's paired speedup over the best before it: the screen's and,\n"
-    "under decision rules 4, the confirmation's). Changes no record; the raw files are\n"
+    "under decision rules 4, the confirmation's). It opens the shape as resume does (a row\n"
+    "a crash left unstored is adopted) but records no measurement; the raw files are\n"
     "perf/KEY/ladder-retime-<i>.json.\n"
     "\n"
     "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage.\n";
