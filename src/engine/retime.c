@@ -206,6 +206,11 @@ int engine_retime(const struct engine_opts *o, const char *key, int repeat, int 
     }
     if (!rc)
         print_table(out, key, k, n, lr, repeat);
+    for (int i = 0; i < n; i++) { /* the sources made whole for the build: recipes again */
+        char e2[700];
+        if (srcstore_compact(r.dir, q.e[i].src_rel, e2, sizeof e2) < 0)
+            log_warn("%s stays whole: %s", q.e[i].src_rel, e2);
+    }
     free(lr);
     result_log_release(&res);
     run_close(&r);
