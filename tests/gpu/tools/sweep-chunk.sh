@@ -7,6 +7,9 @@
 # COMPARE_UNTIL seconds of the call are not spent (default LIMIT + 90). The directory is
 # packed without build/ and lock files into OUT_DIR/tuning.tgz, to be unpacked into the
 # checkout, committed, and carried to the next chunk.
+# shapes.json: $CROQ_SHAPES, else ../shared/data/shapes.json, which the device tool does not
+# send: copy shared/data into an ignored folder of the checkout (e.g. .devdata), carry it, and
+# give CROQ_SHAPES=$PWD/.devdata/shapes.json.
 # Usage (GPU machine, repo root): tests/gpu/tools/sweep-chunk.sh BIN_DIR TUNING_DIR OUT_DIR
 set -u
 B=${1:?bin dir}; T=${2:?tuning dir}; OUT=${3:?out dir}
