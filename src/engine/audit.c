@@ -95,9 +95,7 @@ static double num(json_t *o, const char *a, const char *b)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The speedup of a paired measurement, computed from its trials as the backends did
- * (src/measure/paired.h): never read from the file's own summary. */
-static void paired_from_raw(json_t *pj, struct perf_numbers *p)
+void paired_from_raw(json_t *pj, struct perf_numbers *p)
 {
     double c[PAIRED_MAX], inc[PAIRED_MAX];
     json_t *ca = json_object_get(pj, "candidate_ms"), *ia = json_object_get(pj, "incumbent_ms");
@@ -576,9 +574,7 @@ static void audit_ladder(struct audit *a, const struct ladder_rec *l, const stru
     char path[ENGINE_PATH_MAX], h[BACKEND_HASH_MAX], err[600];
     int pick[LADDER_MAX];
     *winner_row = -1;
-    bool *agent = xmalloc((res->n + 1) * sizeof *agent);
-    for (size_t i = 0; i < res->n; i++)
-        agent[i] = i < ideas->n && !strcmp(ideas->recs[i].origin, "agent");
+    bool *agent = ladder_agent_rows(res, ideas);
     int np = ladder_pick(res, agent, rp->best_iter, a->dtype, pick);
     free(agent);
     for (int i = 0; i < l->n; i++) {

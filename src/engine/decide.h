@@ -90,6 +90,10 @@ bool decide_chain_plausible(int dtype, double chained_tflops);
  * agent candidate (agent[i] true for row i; agent may be NULL).
  * Returns how many (at most 1 + LADDER_KEEPS + LADDER_TOPS <= LADDER_MAX). Pure. */
 int ladder_pick(const struct result_log *res, const bool *agent, int best_iter, int dtype, int out[LADDER_MAX]);
+/* Which rows of res an agent proposed (ideas: the shape's idea log, line i for row i), for
+ * ladder_pick: res->n flags, malloc'd. */
+struct idea_log;
+bool *ladder_agent_rows(const struct result_log *res, const struct idea_log *ideas);
 /* The winner: the entry of the lowest rel (its trials relative to their rounds',
  * backend.h; the first on a tie), -1 when none has a positive finite one. Pure. */
 int ladder_winner(const double *rel, int n);

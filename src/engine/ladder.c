@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/log.h"
+
 static bool picked(const int *out, int n, int iter)
 {
     for (int i = 0; i < n; i++)
@@ -70,4 +72,12 @@ int ladder_winner(const double *rel, int n)
         if (isfinite(rel[i]) && rel[i] > 0 && (w < 0 || rel[i] < rel[w]))
             w = i;
     return w;
+}
+
+bool *ladder_agent_rows(const struct result_log *res, const struct idea_log *ideas)
+{
+    bool *agent = xmalloc((res->n + 1) * sizeof *agent);
+    for (size_t i = 0; i < res->n; i++)
+        agent[i] = i < ideas->n && !strcmp(ideas->recs[i].origin, "agent");
+    return agent;
 }

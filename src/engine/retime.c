@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "codegen/srcstore.h"
-#include "measure/paired.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -72,22 +71,13 @@ int engine_ladder(const struct engine_opts *o, const char *only, int *ran)
 static double recorded_ratio(const char *dir, const char *key, int iter, const char *tag)
 {
     char path[ENGINE_PATH_MAX], err[300];
-    double c[PAIRED_MAX], inc[PAIRED_MAX];
-    struct paired_stats st;
+    struct perf_numbers p = {.ratio = NAN};
     if (path_fmt(path, "%s/perf/%s/iter%03d-%s.json", dir, key, iter, tag) || !regfile_is(path))
         return NAN;
-    json_t *o = regfile_load_json(path, 0, err, sizeof err), *p = json_object_get(o, "paired");
-    json_t *ca = json_object_get(p, "candidate_ms"), *ia = json_object_get(p, "incumbent_ms");
-    size_t n = json_array_size(ca);
-    double r = NAN;
-    if (n == json_array_size(ia) && n <= PAIRED_MAX) {
-        for (size_t i = 0; i < n; i++)
-            c[i] = json_number_value(json_array_get(ca, i)), inc[i] = json_number_value(json_array_get(ia, i));
-        if (paired_stats_compute(c, inc, (int)n, &st) == 0)
-            r = st.median;
-    }
+    json_t *o = regfile_load_json(path, 0, err, sizeof err);
+    paired_from_raw(json_object_get(o, "paired"), &p);
     json_decref(o);
-    return r;
+    return p.ratio;
 }
 
 #define RETIME_MAX_REPEAT 8

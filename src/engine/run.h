@@ -153,6 +153,10 @@ char (*source_token_hashes(const char *dir, const struct result_log *log))[BACKE
 void crashpoint(const char *name);
 /* ... after appending the first half of line to path (a torn record). */
 void crashpoint_torn(const char *name, const char *path, const char *line);
+/* The speedup of a raw file's "paired" block pj, computed from its trials as the backends
+ * did (src/measure/paired.h), never read from the file's own summary: p->ratio, ratio_lo,
+ * ratio_hi set when pj holds a usable pairing, else left as they are (audit.c). */
+void paired_from_raw(json_t *pj, struct perf_numbers *p);
 /* Run one shape from its checkpoint until done, waiting (agent) or stopped. */
 int run_loop(struct run *r);
 /* Open (lock, load or create the checkpoint, reconcile) / close a shape. */

@@ -128,13 +128,10 @@ static void print_row(FILE *out, const struct state_shape *e, const char *why)
     /* The best still the baseline kernel: its number may be a later re-measurement of the
      * same kernel, so a ratio to the first measurement would only show noise. */
     bool is_base = e->best.iter == 0;
-    /* against the baseline's row, as the report's summary: a ladder's number was taken at
-     * another clock (L@MHz below), so the ratio is of two measurements */
-    double ref = base;
     if (isfinite(b) && is_base)
         snprintf(bt, sizeof bt, "%s (baseline)", bv);
-    else if (isfinite(b) && isfinite(ref) && ref > 0)
-        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, b / ref);
+    else if (isfinite(b) && isfinite(base) && base > 0) /* the baseline's row, as the report's summary */
+        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, b / base);
     else if (isfinite(b))
         snprintf(bt, sizeof bt, "%s", bv);
     /* the registered best measured by the final ladder: its clock, since the ladder's

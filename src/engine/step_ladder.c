@@ -38,9 +38,7 @@ static int load_rows(struct run *r, struct result_log *res, bool **agent)
         result_log_release(res);
         return run_fail(r, "shape '%s': cannot read its idea log for the ladder: %s", r->ck.key, err);
     }
-    *agent = xmalloc((res->n + 1) * sizeof **agent);
-    for (size_t i = 0; i < res->n; i++)
-        (*agent)[i] = i < ideas.n && !strcmp(ideas.recs[i].origin, "agent");
+    *agent = ladder_agent_rows(res, &ideas);
     idea_log_release(&ideas);
     return 0;
 }

@@ -262,25 +262,23 @@ static struct decide_verdict pending_verdict(struct run *r)
     return decide_candidate(&c);
 }
 
-/* Rules 4: a candidate the screen keeps is paired with the best again (every pair, an
- * independent sample: decide.c says why); a failure of that measurement fixes the outcome
- * (*forced). */
-static int confirm_keep(struct run *r, bool *forced)
+/* A further measurement of a candidate the decision so far keeps (tag, what): done, its
+ * record in *rec and *checked set; a failure fixes the outcome (*forced) as that failure,
+ * the note saying `failed` (what failed) after the screen's speedup. 0 or an engine_rc. */
+static int keep_check(struct run *r, const char *tag, enum what what, struct measure_rec *rec, bool *checked,
+                      const char *failed, bool *forced)
 {
     struct pending *p = &r->ck.pending;
-    if (!decide_needs_confirmation(r->ck.decide_rules) || !r->ck.have_best || !pending_verdict(r).keep)
-        return 0;
-    int rc = measure_one(r, "cand-confirm", M_CONFIRM, &p->confirm);
+    int rc = measure_one(r, tag, what, rec);
     if (rc)
         return rc;
-    p->confirm_checked = true;
-    if (p->confirm.status == CAND_OK)
+    *checked = true;
+    if (rec->status == CAND_OK)
         return 0;
-    p->decision = decide_failure(p->confirm.status);
+    p->decision = decide_failure(rec->status);
     size_t n = strlen(p->note);
-    snprintf(p->note + n, sizeof p->note - n, "%sthe screen kept it (speedup %.4f [%.4f, %.4f]), but its "
-             "confirmation failed: %s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
-             p->confirm.reason);
+    snprintf(p->note + n, sizeof p->note - n, "%sfaster than the best (speedup %.4f [%.4f, %.4f]), but %s failed: %s",
+             n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi, failed, rec->reason);
     *forced = true;
     return 0;
 }
@@ -298,26 +296,23 @@ static bool kept_so_far(struct run *r)
                                                                         &p->cand.p, &p->confirm.p));
 }
 
-/* Rules 3: a candidate the numbers keep is verified once more, on an operand set never
- * used in the shape, so no kernel is kept for reproducing outputs it has seen. A failure
- * fixes the outcome (*forced) as that failure. */
-static int verify_keep(struct run *r, bool *forced)
+/* Rules 4: a candidate the screen keeps is paired with the best again (every pair, an
+ * independent sample: decide.c says why). Rules 3 and 4: a candidate the numbers keep is
+ * verified once more, on an operand set never used in the shape, so no kernel is kept for
+ * reproducing outputs it has seen. Either failure fixes the outcome (*forced). */
+static int keep_checks(struct run *r, bool *forced)
 {
     struct pending *p = &r->ck.pending;
-    if (r->ck.decide_rules < 3 || !r->ck.have_best || !kept_so_far(r))
+    int rc;
+    if (!r->ck.have_best)
         return 0;
-    int rc = measure_one(r, "cand-fresh", M_VERIFY, &p->fresh);
-    if (rc)
+    if (decide_needs_confirmation(r->ck.decide_rules) && pending_verdict(r).keep &&
+        ((rc = keep_check(r, "cand-confirm", M_CONFIRM, &p->confirm, &p->confirm_checked, "its confirmation",
+                          forced)) || *forced))
         return rc;
-    p->fresh_checked = true;
-    if (p->fresh.status == CAND_OK)
-        return 0;
-    p->decision = decide_failure(p->fresh.status);
-    size_t n = strlen(p->note);
-    snprintf(p->note + n, sizeof p->note - n, "%sfaster than the best (speedup %.4f [%.4f, %.4f]), but the verification "
-             "on a new operand set failed: %s", n ? "; " : "", p->cand.p.ratio, p->cand.p.ratio_lo, p->cand.p.ratio_hi,
-             p->fresh.reason);
-    *forced = true;
+    if (r->ck.decide_rules >= 3 && kept_so_far(r))
+        return keep_check(r, "cand-fresh", M_VERIFY, &p->fresh, &p->fresh_checked,
+                          "the verification on a new operand set", forced);
     return 0;
 }
 
@@ -341,9 +336,7 @@ int measure_pending(struct run *r, bool baseline)
         return rc;
     p->measured = true;
     bool forced = forced_outcome(r);
-    if (!forced && !baseline && (rc = confirm_keep(r, &forced)))
-        return rc;
-    if (!forced && !baseline && (rc = verify_keep(r, &forced)))
+    if (!forced && !baseline && (rc = keep_checks(r, &forced)))
         return rc;
     if (baseline) {
         if (!forced)

@@ -580,25 +580,43 @@ static int measure_once(struct measure_service *s, const struct service_req *q, 
     return 0;
 }
 
-int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
+/* One request (once: its one try on a worker) and, when a reply line answered no request of
+ * ours, the request repeated once on a new worker; a second such line is the outcome
+ * MEASURE_FOREIGN_REPLY, never the request's own (the tuner's side is broken). what names
+ * the request in messages. */
+typedef int (*once_fn)(struct measure_service *s, const void *q, double timeout_s, struct measure_result *r);
+static int repeat_on_foreign(struct measure_service *s, once_fn once, const void *q, double timeout_s,
+                             const char *what, struct measure_result *r)
 {
-    double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
     char first[sizeof s->foreign_why];
     result_reset(r, false);
     for (int round = 1;; round++) {
-        if (measure_once(s, q, timeout_s, r))
+        if (once(s, q, timeout_s, r))
             return -1;
         if (r->status != MEASURE_FOREIGN_REPLY)
             return 0;
-        if (round == 2) { /* the tuner's side is broken, not the candidate: never its outcome */
+        if (round == 2) {
             snprintf(r->error, sizeof r->error, "twice, on two workers, a reply line answered no request of ours "
-                     "(%.250s; then %.250s), for the request of '%.400s'", first, s->foreign_why, q->cubin);
+                     "(%.250s; then %.250s), for %.400s", first, s->foreign_why, what);
             return 0;
         }
         snprintf(first, sizeof first, "%s", s->foreign_why);
-        log_warn("measurement of '%s': %s; the request is repeated on a new worker", q->cubin, r->error);
+        log_warn("%s: %s; the request is repeated on a new worker", what, r->error);
         result_reset(r, true);
     }
+}
+
+static int measure_once_v(struct measure_service *s, const void *q, double timeout_s, struct measure_result *r)
+{
+    return measure_once(s, q, timeout_s, r);
+}
+
+int service_measure(struct measure_service *s, const struct service_req *q, struct measure_result *r)
+{
+    double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_default_timeout(&s->o.shape, q);
+    char what[PATH_MAX + 40];
+    snprintf(what, sizeof what, "the request of '%s'", q->cubin);
+    return repeat_on_foreign(s, measure_once_v, q, timeout_s, what, r);
 }
 
 double service_ladder_timeout(const struct croq_shape *sh, const struct service_ladder_req *q)
@@ -645,25 +663,17 @@ static int ladder_once(struct measure_service *s, const struct service_ladder_re
     return 0;
 }
 
+static int ladder_once_v(struct measure_service *s, const void *q, double timeout_s, struct measure_result *r)
+{
+    return ladder_once(s, q, timeout_s, r);
+}
+
 int service_ladder(struct measure_service *s, const struct service_ladder_req *q, struct measure_result *r)
 {
     double timeout_s = q->timeout_s > 0 ? q->timeout_s : service_ladder_timeout(&s->o.shape, q);
-    char first[sizeof s->foreign_why];
-    result_reset(r, false);
-    for (int round = 1;; round++) {
-        if (ladder_once(s, q, timeout_s, r))
-            return -1;
-        if (r->status != MEASURE_FOREIGN_REPLY)
-            return 0;
-        if (round == 2) { /* as service_measure: never an entry's outcome */
-            snprintf(r->error, sizeof r->error, "twice, on two workers, a reply line answered no request of ours "
-                     "(%.250s; then %.250s), for a ladder of %d kernels", first, s->foreign_why, q->n);
-            return 0;
-        }
-        snprintf(first, sizeof first, "%s", s->foreign_why);
-        log_warn("ladder: %s; the request is repeated on a new worker", r->error);
-        result_reset(r, true);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "a ladder of %d kernels", q->n);
+    return repeat_on_foreign(s, ladder_once_v, q, timeout_s, what, r);
 }
 
 void service_forget_incumbent(struct measure_service *s) { s->incumbent[0] = '\0'; }
