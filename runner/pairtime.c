@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "measure/paired.h"
+#include "util/paired.h"
 
 #define WARM_CHUNK_MS 10.0 /* one warm-up chunk per kernel */
 #define STEADY_WINDOW 4    /* samples compared with the 4 before them */

@@ -12,7 +12,7 @@
  *      launches with NVML sampled while it runs (timing.h).
  * Without an incumbent, step 3 is `pairs` trials of the candidate alone. Trial times are
  * rounded to the 7 significant digits the JSON carries, so every summary computed from the
- * printed numbers (src/measure/paired.h) is the one computed here.
+ * printed numbers (src/util/paired.h) is the one computed here.
  */
 #ifndef CROQ_RUNNER_PAIRTIME_H
 #define CROQ_RUNNER_PAIRTIME_H
@@ -72,7 +72,7 @@ json_t *pair_warmup_json(const struct warmup_rec *w);
 /* {"candidate_ms": [...], "incumbent_ms": [...], "candidate_iters", "incumbent_iters",
  *  "order": "alternating", "incumbent_median_ms", "incumbent_tflops",
  *  "incumbent_sm_clock_mhz": [...], "ratios", "ratio_median", "ratio_lo", "ratio_hi",
- *  "confidence"} (the summary is src/measure/paired.h on the printed times). */
+ *  "confidence"} (the summary is src/util/paired.h on the printed times). */
 json_t *pair_json(const struct pair_result *r);
 
 /* The final ladder's timing (docs/runner-protocol.md, "serve", op ladder): one warm-up

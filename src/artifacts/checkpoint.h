@@ -17,7 +17,7 @@
 struct perf_numbers {
     double tflops, median_ms, spread_pct, sm_clock_mhz;
     /* paired timing (rules 3): speedup over the incumbent, median and 95% interval
-     * (src/measure/paired.h); NAN when the measurement was not paired */
+     * (src/util/paired.h); NAN when the measurement was not paired */
     double ratio, ratio_lo, ratio_hi;
 };
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "measure/numbers.h"
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 

@@ -90,7 +90,7 @@ struct cand_result {
     char reason[BACKEND_REASON_MAX]; /* why not ok: compiler error line, "exit 3", ... */
     double tflops, median_ms, spread_pct, sm_clock_mhz, hw_eff_pct, max_err_over_tol;
     /* paired timing: the candidate's speedup over the incumbent (incumbent ms / candidate
-     * ms per pair, src/measure/paired.h): median and 95% interval; NAN when not paired */
+     * ms per pair, src/util/paired.h): median and 95% interval; NAN when not paired */
     double ratio, ratio_lo, ratio_hi;
     int pairs;
     /* of the measurement's wall time, seconds spent verifying and timing (the rest:
@@ -267,7 +267,7 @@ int backend_result_check(const struct cand_req *r, const struct cand_result *out
 void backend_verified_result(double max_err_over_tol, const char *reference, struct json_t *j,
                              struct cand_result *out);
 /* The "paired" block of a paired measurement (both kernels' per-launch ms, n pairs) with
- * the speedup (src/measure/paired.h) in out->ratio, ratio_lo, ratio_hi, pairs; a new
+ * the speedup (src/util/paired.h) in out->ratio, ratio_lo, ratio_hi, pairs; a new
  * reference, to be set into the raw JSON. */
 struct json_t *backend_paired_result(const struct cand_req *r, const double *cand_ms, const double *inc_ms, int n,
                                      struct cand_result *out);

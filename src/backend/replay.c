@@ -32,7 +32,7 @@
 
 #include "dataset/dataset.h"
 #include "format/rng.h"
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "util/log.h"
 
 struct replay {

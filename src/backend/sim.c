@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 #include "util/regfile.h"

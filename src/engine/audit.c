@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "codegen/srcstore.h"
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"

@@ -154,7 +154,7 @@ void crashpoint(const char *name);
 /* ... after appending the first half of line to path (a torn record). */
 void crashpoint_torn(const char *name, const char *path, const char *line);
 /* The speedup of a raw file's "paired" block pj, computed from its trials as the backends
- * did (src/measure/paired.h), never read from the file's own summary: p->ratio, ratio_lo,
+ * did (src/util/paired.h), never read from the file's own summary: p->ratio, ratio_lo,
  * ratio_hi set when pj holds a usable pairing, else left as they are (audit.c). */
 void paired_from_raw(json_t *pj, struct perf_numbers *p);
 /* Run one shape from its checkpoint until done, waiting (agent) or stopped. */

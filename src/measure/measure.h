@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "knobs/knobs.h"
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "../../kernels/module_id.h"
 
 enum measure_status {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "paired.h"
+#include "util/paired.h"
 
 void measure_numbers_init(struct measure_numbers *x)
 {

@@ -7,7 +7,7 @@
  * late duplicate dropped, a foreign line repeated on a new worker, twice: foreign_reply);
  * a missing runner; a worker that reports no GPU; the final ladder's request and replies
  * (service_ladder) and its deadline. And the paired statistics
- * (src/measure/paired.h) on real numbers. */
+ * (src/util/paired.h) on real numbers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/paired.h"
+#include "util/paired.h"
 #include "measure/service.h"
 
 static void test_paired_ten(void **state)

@@ -1,4 +1,4 @@
-/* src/measure/paired.c — ratios, median and the sign-test interval (paired.h). */
+/* src/util/paired.c — ratios, median and the sign-test interval (paired.h). */
 #include "paired.h"
 
 #include <math.h>

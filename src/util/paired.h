@@ -1,4 +1,4 @@
-/* src/measure/paired.h — the statistics of a paired timing (docs/runner-protocol.md,
+/* src/util/paired.h — the statistics of a paired timing (docs/runner-protocol.md,
  * "serve"): a candidate and the incumbent timed in alternating trials of one worker
  * process, so a clock or power change moves both of a pair alike.
  *
@@ -15,8 +15,8 @@
  * wrote, and the audit from the raw file, so all three get the same doubles.
  * Thread-safe (no state).
  */
-#ifndef CROQ_MEASURE_PAIRED_H
-#define CROQ_MEASURE_PAIRED_H
+#ifndef CROQ_UTIL_PAIRED_H
+#define CROQ_UTIL_PAIRED_H
 
 #define PAIRED_MAX 100      /* pairs at most (the runner's trial limit) */
 #define PAIRED_MIN_PAIRS 6  /* fewer cannot give a 95% interval from order statistics */
