@@ -1,5 +1,5 @@
 /* src/cli/cmd_compact.c — `croqtuner compact`: generated sources of a tuning directory
- * kept as recipes (src/engine/compact.c, src/codegen/srcstore.h). */
+ * kept as recipes (src/engine/compact.c, src/artifacts/srcstore.h). */
 #include <stdio.h>
 #include <stdlib.h>
 

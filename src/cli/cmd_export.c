@@ -21,7 +21,7 @@
 #include "commands.h"
 #include "artifacts/results.h"
 #include "artifacts/state.h"
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"

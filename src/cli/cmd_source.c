@@ -1,12 +1,12 @@
 /* src/cli/cmd_source.c — `croqtuner source`: one candidate's source, whole or
- * regenerated from its recipe (src/codegen/srcstore.h). */
+ * regenerated from its recipe (src/artifacts/srcstore.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "artifacts/checkpoint.h"
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "util/args.h"

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/paired.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
@@ -170,7 +170,7 @@ static void check_numbers(struct audit *a, const struct result_row *row, const s
                     want[i], row->iter, tag);
 }
 
-/* The row's source: the whole file, or (kept as a recipe, src/codegen/srcstore.h) the
+/* The row's source: the whole file, or (kept as a recipe, src/artifacts/srcstore.h) the
  * bytes its recipe regenerates, which must be of the row's config and hash to the row's
  * hash. A source that cannot be regenerated (another codegen version, a generator whose
  * snapshot is gone) is named as such: its record cannot be checked. */

@@ -1,4 +1,4 @@
-/* src/engine/compact.c — a shape's generated sources kept as recipes (src/codegen/srcstore.h).
+/* src/engine/compact.c — a shape's generated sources kept as recipes (src/artifacts/srcstore.h).
  *
  * The engine writes every candidate whole (nvcc needs a file) and as a recipe; this
  * removes the whole files a recipe reproduces byte for byte, so a tuned shape keeps some
@@ -19,7 +19,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 

@@ -123,7 +123,7 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
 /* `croqtuner compact` (compact.c): in every shape of srcs/ (one a tuner holds is skipped
  * and named), drop each whole source its recipe reproduces, and give a generated source
  * without one (written before recipes) a recipe from the first of gens[0..ngens) that
- * reproduces it (src/codegen/srcstore.h). Agent sources and a tuning shape's best and
+ * reproduces it (src/artifacts/srcstore.h). Agent sources and a tuning shape's best and
  * pending candidate stay whole. To out: a summary of all shapes (sources, recipes, whole
  * files and why), skipped shapes and I/O errors; with verbose also each shape's summary
  * and each file kept whole with why. Returns the number of I/O errors, -1 when srcs/

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/log.h"
 #include "util/regfile.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/lockinfo.h"
 #include "util/log.h"

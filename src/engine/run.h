@@ -58,7 +58,7 @@ int run_save(struct run *r);
 void run_req(struct run *r, struct cand_req *q, const char *tag, bool best, const struct croq_config *cfg);
 int run_fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The best's source as a whole file for the backend (a done shape reopened keeps it only
- * as a recipe: src/codegen/srcstore.h). 0 or ENGINE_FAILED with the message. */
+ * as a recipe: src/artifacts/srcstore.h). 0 or ENGINE_FAILED with the message. */
 int run_best_source(struct run *r);
 
 /* One shape's walk of engine_compact (compact.c), also run by SHAPE_COMPLETE (no gens:

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/log.h"
 #include "util/regfile.h"
 #include "util/srcnorm.h"
@@ -28,7 +28,7 @@ int source_token_hash_file(const char *path, char out[BACKEND_HASH_MAX])
     return 0;
 }
 
-/* A generated source kept only as its recipe (src/codegen/srcstore.h): its regenerated
+/* A generated source kept only as its recipe (src/artifacts/srcstore.h): its regenerated
  * bytes, so an agent cannot resubmit an engine candidate whose whole file was dropped. */
 static void source_token_hash_recipe(const char *dir, const char *rel, char out[BACKEND_HASH_MAX])
 {

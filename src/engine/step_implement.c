@@ -1,7 +1,7 @@
 /* src/engine/step_implement.c — IMPLEMENT: the pending idea becomes
  * srcs/<key>/iterNNN.cu (the code generator's self-contained source, or the agent's
  * source copied there by 'propose'), and the backend builds it. A generated source is
- * also written as its recipe (src/codegen/srcstore.h). A compile failure is
+ * also written as its recipe (src/artifacts/srcstore.h). A compile failure is
  * recorded in attempts.tsv with the failed source kept as iterNNN-attemptK.cu; it
  * consumes no iteration number, and the engine ideates again.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 
@@ -52,7 +52,7 @@ int implement_source(struct run *r, const struct croq_config *cfg, int iter, cha
 }
 
 /* The engine's own candidate: generated, hashed, written atomically, whole (for nvcc)
- * and as its recipe (src/codegen/srcstore.h; STORE and SHAPE_COMPLETE drop the whole
+ * and as its recipe (src/artifacts/srcstore.h; STORE and SHAPE_COMPLETE drop the whole
  * file once the recipe reproduces it). */
 static int write_generated(struct run *r, const struct croq_config *cfg, struct cand_result *b)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/log.h"
 
 /* results.tsv and which of its rows an agent proposed (idea log). 0 or ENGINE_FAILED. */

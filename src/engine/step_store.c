@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "report/out.h"
 #include "report/read.h"
 #include "report/stats.h"
@@ -179,7 +179,7 @@ static void note_partial(struct report_sweep *sw, const struct report_shape *s)
             continue;
         char recipe[SRCSTORE_REL_MAX], rpath[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, k);
-        /* a generated source is kept as its recipe once the shape is done (src/codegen/srcstore.h) */
+        /* a generated source is kept as its recipe once the shape is done (src/artifacts/srcstore.h) */
         bool as_recipe = !srcstore_recipe_rel(k, recipe) &&
                          (size_t)snprintf(rpath, sizeof rpath, "%s/%s", sw->tuning_dir, recipe) < sizeof rpath &&
                          exists(rpath);

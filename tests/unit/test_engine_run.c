@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "artifacts/artifacts.h"
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "engine/decide.h"
 #include "engine/engine.h"
 #include "scale/scale.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/srcstore.h"
+#include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 

@@ -1,4 +1,4 @@
-/* src/codegen/srcstore.c — whole sources and recipes (see srcstore.h). */
+/* src/artifacts/srcstore.c — whole sources and recipes (see srcstore.h). */
 #include "srcstore.h"
 
 #include <errno.h>

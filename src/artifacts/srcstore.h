@@ -1,4 +1,4 @@
-/* src/codegen/srcstore.h — candidate sources in a tuning directory: whole, or as a recipe.
+/* src/artifacts/srcstore.h — candidate sources in a tuning directory: whole, or as a recipe.
  *
  * A generated source (48 KB) is a function of its configuration and its generator
  * (generator.h), so it is kept as a recipe of a few hundred bytes beside the name the
@@ -18,8 +18,8 @@
  * here is shared between threads; concurrent processes are safe because every write is
  * atomic (src/util/atomicio.h) and a snapshot's content is fixed by its name.
  */
-#ifndef CROQ_CODEGEN_SRCSTORE_H
-#define CROQ_CODEGEN_SRCSTORE_H
+#ifndef CROQ_ARTIFACTS_SRCSTORE_H
+#define CROQ_ARTIFACTS_SRCSTORE_H
 #include <stdbool.h>
 #include <stddef.h>
 
