@@ -47,7 +47,7 @@ case_ decision "$res" "iter $disc: decision KEEP, but its evidence gives DISCARD
 kept=srcs/$key/iter$(printf %03d "$keep")
 if [ -f "$tmp/mid/$kept.cu" ]; then
     case_ source "$kept.cu" "iter $keep: source" "echo '// edited' >>$kept.cu"
-else # a KEEP replaced since: only its recipe is kept (src/codegen/srcstore.h); its config edited
+else # a KEEP replaced since: only its recipe is kept (src/artifacts/srcstore.h); its config edited
     case_ source "$kept.gen.json" "iter $keep: source" \
         "sed -i -E 's/,raster=0,/,raster=X,/; s/,raster=1,/,raster=0,/; s/,raster=X,/,raster=1,/' $kept.gen.json"
 fi
