@@ -15,17 +15,10 @@
 #include "artifacts/names.h"
 #include "knobs/knobs.h"
 
-struct scenario_set;
 struct prior_src;
-/* s's iteration_budgets (shapes.json) for m: the budget of a new shape without --iters */
-int mode_budget(const struct scenario_set *s, enum tune_mode m);
 
-/* ---- nearest tuned shape and fitting a config to a shape (seed.c) --------------- */
+/* ---- nearest tuned shape (seed.c) ------------------------------------------------ */
 
-/* Make cfg valid for shape with the smallest change: the nearest values of split_k,
- * tile_k and swizzle, in that order of preference to keep. 0 if cfg (possibly changed)
- * is valid, -1 if nothing fits. */
-int config_fit(struct croq_config *cfg, const struct croq_shape *shape);
 /* The starting configuration of a shape: from_current_best takes the nearest done
  * shape's best (fitted), else the mode's default (from_scratch: knobs_baseline,
  * from_current_best: knobs_default), fitted. from = the key it came from or "". */
@@ -149,7 +142,7 @@ struct shape_params {
     const char *backend;
     unsigned long long seed;
     int budget;            /* > 0: the shape's budget (a started shape's is changed to it); 0: keep it */
-    int new_budget;        /* budget 0 and the shape is new: this one (mode_budget of shapes.json) */
+    int new_budget;        /* budget 0 and the shape is new: this one (scenarios_budget of shapes.json) */
     const char *no_budget; /* new_budget 0: why there is none (creating the shape fails with it) */
     bool agent;
     bool keep_agent; /* leave the recorded agent flag as it is (propose) */

@@ -12,60 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapes/shapes.h"
 #include "util/log.h"
-
-/* Values of knob id ordered by distance (in log2 steps) from cur, cur first. */
-static int ordered_values(int id, int cur, int out[CROQ_KNOB_MAX_VALUES])
-{
-    const struct croq_knob *kn = &croq_knobs[id];
-    int n = kn->n_values;
-    memcpy(out, kn->values, (size_t)n * sizeof *out);
-    for (int i = 1; i < n; i++) /* insertion sort: tiny lists */
-        for (int j = i; j > 0; j--) {
-            double a = fabs(log2((double)out[j] + 1) - log2((double)cur + 1));
-            double b = fabs(log2((double)out[j - 1] + 1) - log2((double)cur + 1));
-            if (a >= b)
-                break;
-            int t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
-    return n;
-}
-
-/* Try tile_k x swizzle x split_k around cfg's values. */
-static int fit_around(struct croq_config *cfg, const struct croq_shape *shape)
-{
-    int tk[CROQ_KNOB_MAX_VALUES], sw[CROQ_KNOB_MAX_VALUES], sk[CROQ_KNOB_MAX_VALUES];
-    char why[CROQ_WHY_MAX];
-    int ntk = ordered_values(KNOB_TILE_K, cfg->v[KNOB_TILE_K], tk);
-    int nsw = ordered_values(KNOB_SWIZZLE, cfg->v[KNOB_SWIZZLE], sw);
-    int nsk = ordered_values(KNOB_SPLIT_K, cfg->v[KNOB_SPLIT_K], sk);
-    struct croq_config t = *cfg;
-    for (int a = 0; a < nsk; a++)
-        for (int b = 0; b < ntk; b++)
-            for (int c = 0; c < nsw; c++) {
-                t.v[KNOB_SPLIT_K] = sk[a];
-                t.v[KNOB_TILE_K] = tk[b];
-                t.v[KNOB_SWIZZLE] = sw[c];
-                if (knobs_validate(&t, shape, why, sizeof why)) {
-                    *cfg = t;
-                    return 0;
-                }
-            }
-    return -1;
-}
-
-int config_fit(struct croq_config *cfg, const struct croq_shape *shape)
-{
-    struct croq_config t = *cfg;
-    if (!fit_around(&t, shape)) {
-        *cfg = t;
-        return 0;
-    }
-    return -1;
-}
 
 /* The config a mode starts from when no tuned neighbour exists. */
 static int start_config(const struct shape_key *k, struct croq_config *cfg)
@@ -74,10 +21,10 @@ static int start_config(const struct shape_key *k, struct croq_config *cfg)
         knobs_baseline(cfg, k->dtype);
     else
         knobs_default(cfg, k->dtype);
-    if (!config_fit(cfg, &k->shape))
+    if (!knobs_fit(cfg, &k->shape))
         return 0;
     knobs_baseline(cfg, k->dtype); /* the default did not fit: the simplest kernel may */
-    return config_fit(cfg, &k->shape);
+    return knobs_fit(cfg, &k->shape);
 }
 
 /* A done shape with a best: one a new shape may start from. */
@@ -109,7 +56,7 @@ int seed_choose(json_t *state, const struct shape_key *k, char cfg_sig[CROQ_SIG_
         char err[256];
         const char *sig = best.best.config;
         if (*sig && !knobs_parse_signature(&cfg, sig, err, sizeof err) && cfg.dtype == k->dtype &&
-            !config_fit(&cfg, &k->shape)) {
+            !knobs_fit(&cfg, &k->shape)) {
             snprintf(from, KEY_MAX, "%s", best.key);
             knobs_signature(&cfg, cfg_sig);
             return 0;
@@ -182,7 +129,3 @@ bool shape_needs_scratch(const struct state_shape *e)
            shape_log_distance(&e->sk.shape, &from.shape) > NEEDS_SCRATCH_DISTANCE;
 }
 
-int mode_budget(const struct scenario_set *s, enum tune_mode m)
-{
-    return m == MODE_FROM_CURRENT_BEST ? s->budget_best : s->budget_scratch;
-}

@@ -50,7 +50,7 @@ int step_init(struct run *r)
          * a neighbour's best */
         struct croq_config cfg;
         if (knobs_parse_signature(&cfg, r->o->start_config, err, sizeof err) || cfg.dtype != c->sk.dtype ||
-            config_fit(&cfg, &c->sk.shape)) {
+            knobs_fit(&cfg, &c->sk.shape)) {
             json_decref(state);
             return run_fail(r, "shape '%s': the start configuration '%.200s' does not fit", c->key,
                             r->o->start_config);

@@ -58,7 +58,7 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
             snprintf(path, sizeof path, "%s", o->shapes);
         if ((o->shapes || !shapes_find_file(path, sizeof path, err, sizeof err)) &&
             !scenarios_load(path, &set, err, sizeof err)) {
-            p.new_budget = mode_budget(&set, k->mode);
+            p.new_budget = scenarios_budget(&set, k->mode == MODE_FROM_CURRENT_BEST);
             scenarios_release(&set);
         } else {
             p.no_budget = err;

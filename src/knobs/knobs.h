@@ -87,6 +87,10 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
  * only shape-independent rules. */
 bool knobs_validate(const struct croq_config *cfg, const struct croq_shape *shape,
                     char *why, size_t whylen);
+/* Make cfg valid for shape with the smallest change (fit.c): the nearest values of
+ * split_k, tile_k and swizzle, in that order of preference to keep. 0 if cfg (possibly
+ * changed) is valid, -1 if nothing fits (cfg unchanged). */
+int knobs_fit(struct croq_config *cfg, const struct croq_shape *shape);
 
 /* One violated rule and what to change: change is in --set form ("tile_n=128 or
  * tile_m=64"), or words where no knob fixes it (the shape). */

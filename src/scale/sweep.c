@@ -77,7 +77,8 @@ static int serial_wave(const struct engine_opts *o, const struct scale_plan *p, 
     for (size_t i = 0; i < w->n; i++) {
         const struct plan_shape *s = &w->s[i];
         struct shape_params sp = {.k = s->k, .backend = o->backend ? o->backend : "gpu", .seed = o->seed,
-                                  .budget = o->iters, .new_budget = mode_budget(&p->set, s->k.mode),
+                                  .budget = o->iters,
+                                  .new_budget = scenarios_budget(&p->set, s->k.mode == MODE_FROM_CURRENT_BEST),
                                   .agent = false, .reopen = false};
         if (shape_done(o->dir, s->key))
             continue;

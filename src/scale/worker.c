@@ -73,7 +73,7 @@ static int worker_do(const struct engine_opts *o, const struct scale_plan *plan,
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    p.new_budget = mode_budget(&plan->set, p.k.mode);
+    p.new_budget = scenarios_budget(&plan->set, p.k.mode == MODE_FROM_CURRENT_BEST);
     return c->action == CLAIM_INIT ? engine_init_shape(o, &p) : engine_run_shape(o, &p);
 }
 

@@ -259,3 +259,8 @@ int shapes_find_file(char *path, size_t len, char *err, size_t errlen)
                                   "for a dry run use CROQ_SHAPES=tests/fixtures/shapes.json (8 scenario + 3 typical shapes)");
     return -1;
 }
+
+int scenarios_budget(const struct scenario_set *s, bool from_current_best)
+{
+    return from_current_best ? s->budget_best : s->budget_scratch;
+}

@@ -42,4 +42,7 @@ void scenarios_release(struct scenario_set *s);
 /* shapes.json regions.rule: near when every dimension lies in its near range. */
 bool scenarios_is_near(const struct scenario_set *s, const struct croq_shape *shape);
 bool scenarios_is_typical(const struct scenario_set *s, int dtype, const struct croq_shape *shape);
+/* iteration_budgets: the budget of a new shape without --iters, from_current_best's or
+ * from_scratch's. */
+int scenarios_budget(const struct scenario_set *s, bool from_current_best);
 #endif

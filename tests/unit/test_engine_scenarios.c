@@ -43,6 +43,8 @@ static void test_shipped_file(void **state)
     assert_int_equal(s.n_typical[CROQ_DTYPE_E4M3], 14);
     assert_int_equal(s.budget_scratch, 150);
     assert_int_equal(s.budget_best, 30);
+    assert_int_equal(scenarios_budget(&s, false), 150);
+    assert_int_equal(scenarios_budget(&s, true), 30);
     /* first shape of the first scenario (square 256), the reference shape, the tied sweeps */
     size_t at = 99;
     assert_true(has(&s, 256, 256, 256, &at));

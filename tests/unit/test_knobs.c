@@ -192,6 +192,33 @@ static void test_validate_accepts(void **state)
     }
 }
 
+/* knobs_fit (fit.c): the nearest valid tile_k / swizzle / split_k, split_k kept first;
+ * a config that already fits is left as it is; a shape nothing fits leaves cfg alone. */
+static void test_fit(void **state)
+{
+    struct croq_config c, orig;
+    char err[256], why[CROQ_WHY_MAX];
+    knobs_default(&c, CROQ_DTYPE_F16);
+    orig = c;
+    assert_int_equal(knobs_fit(&c, &big), 0);
+    assert_memory_equal(&c, &orig, sizeof c);
+    /* tile_k=512 on K=128 (two stages, so shared memory holds 128): the nearest tile_k
+     * that fits K is 128, split_k stays 1 */
+    assert_int_equal(knobs_set(&c, "tile_k=512", err, sizeof err), 0);
+    assert_int_equal(knobs_set(&c, "stages=2", err, sizeof err), 0);
+    const struct croq_shape k128 = {4096, 4096, 128};
+    assert_false(knobs_validate(&c, &k128, why, sizeof why));
+    assert_int_equal(knobs_fit(&c, &k128), 0);
+    assert_true(knobs_validate(&c, &k128, why, sizeof why));
+    assert_int_equal(c.v[KNOB_TILE_K], 128);
+    assert_int_equal(c.v[KNOB_SPLIT_K], 1);
+    /* K=32 is below every tile_k: nothing fits, cfg unchanged */
+    const struct croq_shape k32 = {4096, 4096, 32};
+    orig = c;
+    assert_int_equal(knobs_fit(&c, &k32), -1);
+    assert_memory_equal(&c, &orig, sizeof c);
+}
+
 static void test_signature_round_trip(void **state)
 {
     struct croq_config a, b;
@@ -421,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate_rejects),
         cmocka_unit_test(test_validate_accepts),
+        cmocka_unit_test(test_fit),
         cmocka_unit_test(test_register_rule),
         cmocka_unit_test(test_set_list),
         cmocka_unit_test(test_signature_round_trip),
