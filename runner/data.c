@@ -15,14 +15,13 @@
 #include "format/numeric.h"
 #include "format/rng.h"
 #include "format/sparse24.h"
+#include "target/dtype.h"
 #include "util/log.h"
-
-static float range_of(int dtype) { return dtype == CROQ_DTYPE_E4M3 ? 2.0f : 1.0f; }
 
 static int fill(struct rng *r, int dtype, void *dst, size_t n, const char *what)
 {
     char err[256];
-    float x = range_of(dtype);
+    float x = croq_dtype_traits(dtype)->operand_range; /* the ranges above */
     if (rng_fill(r, dtype, dst, n, -x, x, err, sizeof err)) {
         runner_fail(RS_INTERNAL_ERROR, "random '%s': %s", what, err);
         return -1;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/target.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -101,12 +103,6 @@ json_t *timing_gpu_state_json(const struct timing_result *r)
     return o;
 }
 
-double peak_sparse_tflops(int dtype, double sm_clock_mhz)
-{
-    double boost = dtype == CROQ_DTYPE_E4M3 ? PEAK_SPARSE_E4M3_TFLOPS : PEAK_SPARSE_F16_TFLOPS;
-    return boost * sm_clock_mhz / PEAK_BOOST_MHZ;
-}
-
 json_t *peak_json(int dtype, const struct timing_result *r)
 {
     int temp, max_clock;
@@ -114,9 +110,10 @@ json_t *peak_json(int dtype, const struct timing_result *r)
     long long reasons;
     worst(r, &temp, &power, &reasons, &max_clock);
     bool measured = r->sm_clock_median_mhz > 0;
-    double clock = measured ? r->sm_clock_median_mhz : PEAK_BOOST_MHZ;
-    double at_clock = peak_sparse_tflops(dtype, clock);
-    double at_max = peak_sparse_tflops(dtype, max_clock > 0 ? max_clock : PEAK_BOOST_MHZ);
+    const struct croq_target *t = croq_target();
+    double clock = measured ? r->sm_clock_median_mhz : t->boost_mhz;
+    double at_clock = target_peak_tflops(t, dtype, clock);
+    double at_max = target_peak_tflops(t, dtype, max_clock > 0 ? max_clock : t->boost_mhz);
     return json_pack("{s:f, s:f, s:f, s:s, s:f, s:b}", "sparse_tflops_at_clock", at_clock,
                      "hw_eff_pct", at_clock > 0 ? r->tflops / at_clock * 100.0 : 0.0, "clock_mhz", clock,
                      "clock_source", measured ? "nvml" : "assumed_boost", "sparse_tflops_at_max_clock",

@@ -50,13 +50,9 @@ json_t *timing_json(const struct timing_opts *o, const struct timing_result *r);
  *  "temp_c" (max), "throttle_reasons" (union), "power_w" (max), "processes"} */
 json_t *timing_gpu_state_json(const struct timing_result *r);
 
-/* Sparse tensor-core peak, dense-equivalent TFLOPS, at boost clock 1980 MHz, 132 SMs:
- * H100/H200 SXM datasheet 1979 (f16/bf16 with sparsity) and 3958 (fp8 with
- * sparsity). Scaled linearly with the SM clock. */
-#define PEAK_BOOST_MHZ 1980.0
-#define PEAK_SPARSE_F16_TFLOPS 1979.0
-#define PEAK_SPARSE_E4M3_TFLOPS 3958.0
-double peak_sparse_tflops(int dtype, double sm_clock_mhz);
+/* The sparse tensor-core peak, dense-equivalent TFLOPS, of the target
+ * (src/target/target.def: H200 SXM datasheet 1979 f16 / 3958 fp8 "with sparsity" at the
+ * 1980 MHz boost clock), scaled linearly with the SM clock: target_peak_tflops. */
 /* {"sparse_tflops_at_clock", "hw_eff_pct", "clock_mhz", "clock_source", "plausible"}:
  * plausible is false when tflops beats the peak at the device's max clock, which no
  * correct kernel and measurement can (sparse-gemm-sm90.md 1). */

@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include "measure/numbers.h"
-#include "util/paired.h"
+#include "target/target.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/paired.h"
 
 struct backend *sim_open(const struct backend_opts *o, char *err, size_t errlen);
 struct backend *gpu_open(const struct backend_opts *o, char *err, size_t errlen);
@@ -62,8 +63,7 @@ int cand_status_parse(const char *s)
 
 double backend_peak_tflops(int dtype, double sm_clock_mhz)
 {
-    double at_boost = dtype == CROQ_DTYPE_E4M3 ? 3958.0 : 1979.0;
-    return at_boost * sm_clock_mhz / 1980.0;
+    return target_peak_tflops(croq_target(), dtype, sm_clock_mhz);
 }
 
 int backend_hash_file(const char *path, char out[BACKEND_HASH_MAX])

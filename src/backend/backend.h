@@ -224,8 +224,9 @@ bool backend_name_known(const char *name);
 struct backend *backend_open(const struct backend_opts *o, char *err, size_t errlen);
 void backend_close(struct backend *b);
 
-/* Physical sparse tensor-core peak, dense-equivalent TFLOPS, at an SM clock: 1979 (f16)
- * / 3958 (e4m3) at 1980 MHz, scaled linearly (docs/sparse-gemm-sm90.md section 1). */
+/* Physical sparse tensor-core peak, dense-equivalent TFLOPS, at an SM clock: the target's
+ * (src/target/target.def: 1979 f16 / 3958 e4m3 at 1980 MHz on the H200), scaled linearly
+ * (docs/sparse-gemm-sm90.md section 1). */
 double backend_peak_tflops(int dtype, double sm_clock_mhz);
 
 /* Hash a file's bytes (FNV-1a 64, hex). 0 or -1 with errno. */

@@ -32,8 +32,9 @@
 
 #include "dataset/dataset.h"
 #include "format/rng.h"
-#include "util/paired.h"
+#include "target/target.h"
 #include "util/log.h"
+#include "util/paired.h"
 
 struct replay {
     struct dataset ds;
@@ -148,7 +149,7 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
             if (below == n / 2)
                 mid = i;
         }
-        double clk = isfinite(clock[mid]) ? clock[mid] : 1980.0;
+        double clk = isfinite(clock[mid]) ? clock[mid] : croq_target()->boost_mhz;
         backend_ok_result(r, trial, n, clk, rec->max_err_over_tol, "replay", j, out);
         if (paired)
             json_object_set_new(j, "paired", backend_paired_result(r, trial, inc, n, out));

@@ -17,9 +17,10 @@
 
 #include <jansson.h>
 
-#include "util/paired.h"
+#include "target/target.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/paired.h"
 #include "util/regfile.h"
 
 #define SIM_TRIALS 5
@@ -125,7 +126,7 @@ static int sim_health(struct backend *b, const struct cand_req *r, struct backen
 {
     struct sim *s = b->priv;
     memset(out, 0, sizeof *out);
-    out->sm_clock_mhz = 1980;
+    out->sm_clock_mhz = croq_target()->boost_mhz;
     out->temp_c = 38;
     if (sim_fault_at(&s->faults, SIM_FAULT_UNUSABLE, r->iter)) {
         out->state = HEALTH_UNUSABLE;

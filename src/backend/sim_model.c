@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SIM_SMS 132
-#define SIM_SMEM_PER_SM 232448.0
+#include "target/target.h"
+
 #define SIM_DRAM_BPS 4.0e12   /* ~85% of the H200's 4.8 TB/s */
 #define SIM_L2_BYTES 50e6
 #define SIM_LAUNCH_S 4e-6
@@ -27,7 +27,9 @@ struct factors {
 static int ctas_per_sm(const struct croq_config *c)
 {
     long smem = knobs_smem_bytes(c);
-    int n = smem > 0 ? (int)(SIM_SMEM_PER_SM / (double)smem) : 1;
+    /* the per-CTA limit divides, as it always has (the exact rule: 228 KB per SM, 1 KB of
+     * it reserved per resident CTA) */
+    int n = smem > 0 ? (int)((double)croq_target()->smem_per_block / (double)smem) : 1;
     int by_threads = 2048 / knobs_threads(c);
     n = n < by_threads ? n : by_threads;
     return n < 1 ? 1 : n > 2 ? 2 : n;
@@ -39,11 +41,11 @@ static void wave_factors(const struct croq_config *c, const struct croq_shape *s
     double tm = v[KNOB_TILE_M], tn = v[KNOB_TILE_N];
     double tiles_m = ceil((double)s->m / tm), tiles_n = ceil((double)s->n / tn);
     double tiles = tiles_m * tiles_n * v[KNOB_SPLIT_K];
-    double slots = SIM_SMS * ctas_per_sm(c);
+    double slots = croq_target()->sms * ctas_per_sm(c);
     double cl = v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N];
     slots = floor(slots / cl) * cl; /* a cluster occupies whole groups of SMs */
     f->wave = tiles / (ceil(tiles / slots) * slots);
-    f->waves = (v[KNOB_PERSISTENT] ? fmin(tiles, SIM_SMS) : tiles) / slots;
+    f->waves = (v[KNOB_PERSISTENT] ? fmin(tiles, croq_target()->sms) : tiles) / slots;
     if (v[KNOB_PERSISTENT]) /* CTAs overlap one tile's epilogue with the next's loads */
         f->wave = fmin(1.0, 0.5 * (f->wave + fmin(1.0, tiles / slots)) * (tiles > slots ? 1.04 : 0.98));
     f->pad = ((double)s->m / (tiles_m * tm)) * ((double)s->n / (tiles_n * tn));
@@ -119,7 +121,7 @@ void sim_model(const struct croq_config *c, const struct croq_shape *s, struct s
                  f.ifetch * f.cluster;
     eff = fmin(eff, 0.95);
     /* power: a busier tensor pipe draws more, and the clock gives way (H200 at 700 W) */
-    o->clock_mhz = 1980.0 - 560.0 * eff * (c->dtype == CROQ_DTYPE_E4M3 ? 0.9 : 1.0);
+    o->clock_mhz = croq_target()->boost_mhz - 560.0 * eff * (c->dtype == CROQ_DTYPE_E4M3 ? 0.9 : 1.0);
     double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
     double peak = backend_peak_tflops(c->dtype, o->clock_mhz) * 1e12;
     double esz = croq_dtype_size(c->dtype);

@@ -22,6 +22,7 @@
 #include "measure/service.h"
 #include "bench/shapeset.h"
 #include "bench/table.h"
+#include "target/dtype.h"
 #include "util/args.h"
 #include "util/log.h"
 
@@ -174,7 +175,7 @@ static int bench_plan(const struct bench_args *a, struct bench_job jobs[2], int 
 {
     int d = croq_dtype_parse(a->dtype);
     *njobs = 0;
-    for (int dt = CROQ_DTYPE_F16; dt <= CROQ_DTYPE_E4M3; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         if (d >= 0 && dt != d)
             continue;
         if (bench_plan_job(a, dt, &jobs[*njobs]))

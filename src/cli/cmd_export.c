@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"
+#include "target/dtype.h"
 #include "util/args.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
@@ -414,7 +415,7 @@ static int add_dir(struct export *x, const char *dir, const char *gpu_opt)
 
 static int add_fallbacks(struct export *x)
 {
-    for (int dtype = CROQ_DTYPE_F16; dtype <= CROQ_DTYPE_E4M3; dtype++) {
+    for (int dtype = 0; dtype < CROQ_DTYPE_COUNT; dtype++) {
         struct croq_config cfg;
         struct pack_entry e = {0};
         char err[CROQ_WHY_MAX], name[32];

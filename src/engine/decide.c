@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "target/target.h"
+
 #define SUSPECT_HIGH 1.5 /* a jump this large is more likely a broken run than a win */
 #define SUSPECT_LOW 0.5  /* ... or a disturbed one */
 /* DECIDE_NOISE_FLOOR_PCT (decide.h), the smallest gain taken as real. Within-run spread
@@ -17,7 +19,7 @@
 
 bool decide_above_peak(int dtype, const struct perf_numbers *p)
 {
-    double clock = isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0 ? p->sm_clock_mhz : 1980.0;
+    double clock = isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0 ? p->sm_clock_mhz : croq_target()->boost_mhz;
     return p->tflops > backend_peak_tflops(dtype, clock);
 }
 
@@ -158,7 +160,7 @@ double decide_best_after_keep(int rules, double best_tflops, const struct perf_n
 
 bool decide_chain_plausible(int dtype, double chained)
 {
-    return isfinite(chained) && chained > 0 && chained <= backend_peak_tflops(dtype, 1980.0);
+    return isfinite(chained) && chained > 0 && chained <= backend_peak_tflops(dtype, croq_target()->boost_mhz);
 }
 
 enum decision decide_failure(enum cand_status s)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "artifacts/srcstore.h"
+#include "target/target.h"
 #include "util/log.h"
 
 /* results.tsv and which of its rows an agent proposed (idea log). 0 or ENGINE_FAILED. */
@@ -114,7 +115,7 @@ static void implausible_entry(struct run *r, struct ladder_result *o)
         o->failed = i;
         snprintf(o->reason, sizeof o->reason, "%.3f TFLOPS at %.0f MHz is above the physical peak (%.3f) or not a "
                  "positive number: the measurement or the kernel is broken", p.tflops, p.sm_clock_mhz,
-                 backend_peak_tflops(r->ck.sk.dtype, isfinite(p.sm_clock_mhz) ? p.sm_clock_mhz : 1980.0));
+                 backend_peak_tflops(r->ck.sk.dtype, isfinite(p.sm_clock_mhz) ? p.sm_clock_mhz : croq_target()->boost_mhz));
         return;
     }
 }

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "target/target.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -417,7 +418,7 @@ void decide_pending(struct run *r)
     n = strlen(p->note);
     if (implausible)
         snprintf(p->note + n, sizeof p->note - n, "; but the best would then be %.3f TFLOPS, above the physical peak "
-                 "%.3f: the pairings are broken, not kept", chained, backend_peak_tflops(r->ck.sk.dtype, 1980.0));
+                 "%.3f: the pairings are broken, not kept", chained, backend_peak_tflops(r->ck.sk.dtype, croq_target()->boost_mhz));
     n = strlen(p->note);
     if (p->decision == DEC_KEEP && p->fresh_checked)
         snprintf(p->note + n, sizeof p->note - n, "; verified again on a new operand set");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../kernels/abi.h"
+#include "target/dtype.h"
 
 static uint32_t f32_bits(float x)
 {
@@ -102,7 +103,7 @@ uint8_t numeric_f32_to_e4m3(float x)
 
 size_t numeric_dtype_bytes(int dtype)
 {
-    return dtype == CROQ_DTYPE_F16 ? 2 : dtype == CROQ_DTYPE_E4M3 ? 1 : 0;
+    return croq_dtype_valid(dtype) ? (size_t)croq_dtype_traits(dtype)->bytes : 0;
 }
 
 uint32_t numeric_load_bits(int dtype, const void *base, size_t i)

@@ -11,6 +11,7 @@
 
 #include "../../kernels/abi.h"
 #include "numeric.h"
+#include "target/dtype.h"
 
 #define PANEL_K 256
 #define BLOCK 16 /* rows of A and of B per cache block: 2 x 16 x 2 KiB */
@@ -105,6 +106,6 @@ int reference_gemm_abs_f64(int dtype, long m, long n, long k, const void *a_dens
 double reference_tolerance(int dtype, long k, double ref, double absref)
 {
     (void)k; /* reserved for a K-dependent bound (reference.h) */
-    double e_acc = dtype == CROQ_DTYPE_E4M3 ? REFERENCE_TOL_ACC_E4M3 : REFERENCE_TOL_ACC_F16;
+    double e_acc = croq_dtype_traits(dtype)->tol_acc;
     return REFERENCE_TOL_REL * fabs(ref) + e_acc * absref + REFERENCE_TOL_ABS;
 }

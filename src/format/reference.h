@@ -56,9 +56,8 @@ int reference_gemm_both_f64(int dtype, long m, long n, long k, const void *a_den
  * present bound does not use it (see e_acc above). Inputs are not checked: an unknown
  * dtype gets the f16 bound. NaN ref or absref gives NaN (every comparison fails). */
 #define REFERENCE_TOL_REL 0x1p-10
-#define REFERENCE_TOL_ACC_F16 0x1p-18
-#define REFERENCE_TOL_ACC_E4M3 0x1p-9
 #define REFERENCE_TOL_ABS 0x1p-14
+/* e_acc per dtype: the tol_acc column of src/target/dtype.def */
 double reference_tolerance(int dtype, long k, double ref, double absref);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "../../kernels/abi.h"
 #include "numeric.h"
+#include "target/dtype.h"
 
 uint64_t rng_splitmix64(uint64_t *x)
 {
@@ -47,12 +48,12 @@ static uint32_t to_dtype(int dtype, float x)
 
 static int is_zero_bits(int dtype, uint32_t bits)
 {
-    return (bits & (dtype == CROQ_DTYPE_E4M3 ? 0x7Fu : 0x7FFFu)) == 0;
+    return (bits & croq_dtype_traits(dtype)->mag_mask) == 0;
 }
 
 static int check_range(int dtype, float lo, float hi, char *err, size_t errlen)
 {
-    const char *name = dtype == CROQ_DTYPE_E4M3 ? "e4m3" : "f16";
+    const char *name = croq_dtype_traits(dtype)->name;
     if (!isfinite(lo) || !isfinite(hi) || lo > hi) {
         snprintf(err, errlen, "random range [%g, %g]: need finite lo <= hi", (double)lo, (double)hi);
         return -1;

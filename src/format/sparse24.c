@@ -8,6 +8,7 @@
 #include "../../kernels/abi.h" /* CROQ_META_BLOCKS: the padded block count kernels read */
 #include "../../kernels/meta_order.h"
 #include "numeric.h"
+#include "target/dtype.h"
 
 #define DIM_MAX (1L << 31)
 
@@ -106,7 +107,7 @@ static void load_group(int dtype, const void *base, size_t first, uint32_t bits[
  * non-NaN values of a sign-magnitude format). */
 static uint32_t magnitude(int dtype, uint32_t bits)
 {
-    return bits & (dtype == CROQ_DTYPE_E4M3 ? 0x7Fu : 0x7FFFu);
+    return bits & croq_dtype_traits(dtype)->mag_mask;
 }
 
 static int is_nan_bits(int dtype, uint32_t bits)

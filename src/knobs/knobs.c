@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../kernels/geometry.h"
+#include "target/dtype.h"
 
 const struct croq_knob croq_knobs[KNOB_COUNT] = {
 #define KNOB(id, nm, mc, def, cat, mean, ...)                                    \
@@ -22,19 +23,18 @@ const struct croq_knob croq_knobs[KNOB_COUNT] = {
 
 const char *croq_dtype_name(int dtype)
 {
-    return dtype == CROQ_DTYPE_E4M3 ? "e4m3" : dtype == CROQ_DTYPE_F16 ? "f16" : "?";
+    return croq_dtype_valid(dtype) ? croq_dtype_traits(dtype)->name : "?";
 }
 
 int croq_dtype_parse(const char *s)
 {
-    if (s && !strcmp(s, "f16"))
-        return CROQ_DTYPE_F16;
-    if (s && !strcmp(s, "e4m3"))
-        return CROQ_DTYPE_E4M3;
+    for (int d = 0; s && d < CROQ_DTYPE_COUNT; d++)
+        if (!strcmp(s, croq_dtype_traits(d)->name))
+            return d;
     return -1;
 }
 
-int croq_dtype_size(int dtype) { return dtype == CROQ_DTYPE_E4M3 ? 1 : 2; }
+int croq_dtype_size(int dtype) { return croq_dtype_traits(dtype)->bytes; }
 
 void knobs_default(struct croq_config *cfg, int dtype)
 {
@@ -42,8 +42,7 @@ void knobs_default(struct croq_config *cfg, int dtype)
     for (int i = 0; i < KNOB_COUNT; i++)
         cfg->v[i] = croq_knobs[i].default_value;
     /* e4m3 moves half the bytes per K: twice the K per stage keeps stages equal in size. */
-    if (dtype == CROQ_DTYPE_E4M3)
-        cfg->v[KNOB_TILE_K] *= 2;
+    cfg->v[KNOB_TILE_K] *= croq_dtype_traits(dtype)->tile_k_scale;
 }
 
 void knobs_baseline(struct croq_config *cfg, int dtype)
@@ -389,7 +388,7 @@ static void validate_structure(const struct croq_config *c, struct rule_sink *s)
         if (!knobs_value_allowed(i, v[i]))
             REJECT("a value listed by 'croqtuner knobs'", "knob '%s': value %d is not allowed", croq_knobs[i].name,
                    v[i]);
-    if (c->dtype != CROQ_DTYPE_F16 && c->dtype != CROQ_DTYPE_E4M3)
+    if (!croq_dtype_valid(c->dtype))
         REJECT("--dtype f16 or e4m3", "dtype %d is not supported", c->dtype);
     /* One wgmma covers 64 rows; each consumer needs whole m64 slices of the rows it owns
      * (a share of the tile when cooperative, the whole tile in ping-pong). */

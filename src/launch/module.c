@@ -13,6 +13,7 @@
 
 #include "geometry.h"
 #include "knobs/knobs.h" /* croq_dtype_name (knobs.c: linked by every user of this module) */
+#include "target/dtype.h"
 
 #define BAD(...) return kl_fail(e, KL_BAD_MODULE, __VA_ARGS__)
 
@@ -61,7 +62,7 @@ static int check_abi(const struct croq_kernel_abi *a, int want_dtype, struct kl_
 {
     if (a->version != CROQ_ABI_VERSION)
         BAD("ABI version %u, this runner speaks version %u", a->version, CROQ_ABI_VERSION);
-    if (a->dtype != CROQ_DTYPE_F16 && a->dtype != CROQ_DTYPE_E4M3)
+    if (!croq_dtype_valid((int)a->dtype))
         BAD("ABI dtype %u is not f16 (0) or e4m3 (1)", a->dtype);
     if (want_dtype >= 0 && (int)a->dtype != want_dtype)
         BAD("dtype mismatch: module is %s, '--dtype %s' was asked for", croq_dtype_name((int)a->dtype),

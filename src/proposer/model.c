@@ -36,7 +36,7 @@
 
 #include "internal.h"
 
-#define SMEM_LIMIT 232448.0
+#define SMEM_LIMIT ((double)croq_target()->smem_per_block) /* src/target/target.def */
 
 static int n_onehot(void)
 {

@@ -31,6 +31,7 @@
 
 #include "knobs/knobs.h"
 #include "profile/profile.h"
+#include "target/target.h"
 
 #define IDEA_TEXT_MAX 512
 
@@ -52,8 +53,9 @@ int idea_category_parse(const char *s); /* -1 if unknown */
 #define PROPOSER_PORT 15           /* the best config of another tuned shape */
 #define PROPOSER_ESCALATION_PERIOD 5
 #define PROPOSER_RADICAL_MIN_KNOBS 3
-/* SMs of the target (H200): a grid of fewer CTAs leaves SMs idle (docs/proposer.md). */
-#define PROPOSER_SM_COUNT 132
+/* SMs of the target (src/target/target.def): a grid of fewer CTAs leaves SMs idle
+ * (docs/proposer.md). */
+#define PROPOSER_SM_COUNT (croq_target()->sms)
 
 /* Budget phases: first third explores macro/structural changes, the middle third
  * data-path variants, the last third micro refinement (scheduling, cache hints). */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "target/dtype.h"
 
 #define RECIPE_MAX_SETTINGS 10
 
@@ -59,8 +60,8 @@ static void apply(const struct recipe *r, struct croq_config *c)
 {
     for (int i = 0; i < r->n; i++) {
         int v = r->set[i].value;
-        if (r->set[i].knob == KNOB_TILE_K && c->dtype == CROQ_DTYPE_E4M3)
-            v *= 2;
+        if (r->set[i].knob == KNOB_TILE_K) /* the recipes' tile_k are f16's */
+            v *= croq_dtype_traits(c->dtype)->tile_k_scale;
         if (knobs_value_allowed(r->set[i].knob, v))
             c->v[r->set[i].knob] = v;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "target/dtype.h"
 #include "report/figures.h"
 #include "report/plot.h"
 #include "report/stats.h"
@@ -140,11 +141,10 @@ static bool speedup_part(struct report_out *o, const struct report_sweep *sw, co
 
 size_t fig_speedup(struct report_out *o, const struct report_sweep *sw, struct fig_speedup_list *out)
 {
-    static const char *const dtypes[] = {"f16", "e4m3"};
     memset(out, 0, sizeof *out);
-    for (int t = 0; t < 2; t++)
+    for (int t = 0; t < CROQ_DTYPE_COUNT; t++)
         for (int m = 0; m < 2; m++) {
-            struct speedup_part p = {dtypes[t], m == 0, 0, SPEEDUP_PER_FIGURE};
+            struct speedup_part p = {croq_dtype_name(t), m == 0, 0, SPEEDUP_PER_FIGURE};
             size_t n = 0;
             for (size_t i = 0; i < sw->n_shapes; i++)
                 n += in_group(&sw->shapes[i], p.dtype, p.from_scratch);

@@ -9,6 +9,7 @@
 #include "shapes/shapes.h"
 #include "report/out.h"
 #include "report/sweep.h"
+#include "target/dtype.h"
 #include "util/strbuf.h"
 
 /* Examples named in the note; the count says the rest. */
@@ -69,7 +70,7 @@ void plan_check(struct report_sweep *sw)
                   path, err);
         return;
     }
-    for (int dt = 0; dt < 2; dt++)
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
         if (!strcmp(sw->info.dtype, "all") || !strcmp(sw->info.dtype, croq_dtype_name(dt)))
             plan_dtype(sw, &set, dt, sw->info.shapes);
     scenarios_release(&set);

@@ -60,7 +60,7 @@ static void level_unfinished(const struct engine_opts *o, const struct scale_pla
 {
     char err[600];
     json_t *st = state_load(o->dir, err, sizeof err);
-    for (int dt = 0; st && dt < 2; dt++)
+    for (int dt = 0; st && dt < CROQ_DTYPE_COUNT; dt++)
         for (int w = 0; w < 3; w++)
             for (size_t i = 0; i < p->waves[dt][w].n; i++) {
                 const struct plan_shape *s = &p->waves[dt][w].s[i];

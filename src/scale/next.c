@@ -154,7 +154,7 @@ int claim_next(const char *dir, json_t *state, const struct scale_plan *p, const
     bool unfinished = false;
     out->dropped_own = drop_own(state, w);
     out->dropped_own |= drop_stale_finished(dir, state, w);
-    for (int dt = 0; dt < 2; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         struct plan_wave tmp;
         const struct plan_wave *wv = plan_current_wave(p, dt, state, &tmp);
         unfinished |= wv != NULL;

@@ -63,7 +63,7 @@ int plan_build(const char *path, int dtype, int mode, bool warn, struct scale_pl
     if (scenarios_load(path, &p->set, err, errlen))
         return -1;
     p->scratch_rerun = mode < 0;
-    for (int dt = 0; dt < 2; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         for (int st = 0; st < 3; st++)
             p->waves[dt][st] = (struct plan_wave){.dtype = dt, .stage = st + 1};
         p->dtypes[dt] = dtype < 0 || dtype == dt;
@@ -82,7 +82,7 @@ void plan_wave_release(struct plan_wave *w)
 
 void plan_release(struct scale_plan *p)
 {
-    for (int dt = 0; dt < 2; dt++)
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
         for (int st = 0; st < 3; st++)
             plan_wave_release(&p->waves[dt][st]);
     scenarios_release(&p->set);
@@ -137,7 +137,7 @@ const struct plan_wave *plan_current_wave(const struct scale_plan *p, int dtype,
 void plan_pending(const struct scale_plan *p, json_t *state, size_t *pending, size_t *widest)
 {
     *pending = *widest = 0;
-    for (int dt = 0; dt < 2; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         size_t wide = 0, u;
         for (int st = 0; p->dtypes[dt] && st < 3; st++) {
             u = wave_unfinished(&p->waves[dt][st], state);

@@ -125,10 +125,10 @@ static bool wave_finished(const struct sim_wave *sw)
 
 /* The claim next.c would make now: the dtype's first unfinished wave, INIT until every
  * shape of it is INITed, then TUNE. Returns the wave, with *idx and *tune set, or NULL. */
-static struct sim_wave *claim(struct sim_wave waves[2][3], int nst, bool longest_first, size_t *idx, bool *tune)
+static struct sim_wave *claim(struct sim_wave waves[CROQ_DTYPE_COUNT][3], int nst, bool longest_first, size_t *idx, bool *tune)
 {
     struct sim_wave *best = NULL;
-    for (int dt = 0; dt < 2; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         struct sim_wave *cur = NULL;
         for (int s = 0; s < nst && !cur; s++)
             if (waves[dt][s].w && waves[dt][s].w->n && !wave_finished(&waves[dt][s]))
@@ -156,11 +156,11 @@ static struct sim_wave *claim(struct sim_wave waves[2][3], int nst, bool longest
 void plansim_run(const struct scale_plan *p, int max_stage, int iters, int workers, const struct plansim_model *m,
                  struct plansim_result *out)
 {
-    struct sim_wave waves[2][3];
+    struct sim_wave waves[CROQ_DTYPE_COUNT][3];
     memset(waves, 0, sizeof waves);
     memset(out, 0, sizeof *out);
     int nst = max_stage < 1 ? 1 : max_stage > 3 ? 3 : max_stage;
-    for (int dt = 0; dt < 2; dt++)
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
         for (int s = 0; s < nst; s++) {
             const struct plan_wave *w = &p->waves[dt][s];
             if (!p->dtypes[dt] || !w->n)
@@ -223,7 +223,7 @@ void plansim_run(const struct scale_plan *p, int max_stage, int iters, int worke
     out->wall_s = now;
     out->idle_share = now > 0 ? fmax(0, 1.0 - out->busy_s / (workers * now)) : 0; /* not -0.0 from rounding */
     free(wk);
-    for (int dt = 0; dt < 2; dt++)
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
         for (int s = 0; s < 3; s++)
             free(waves[dt][s].st), free(waves[dt][s].dur);
 }

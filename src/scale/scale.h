@@ -31,6 +31,7 @@
 #include "artifacts/artifacts.h"
 #include "engine/engine.h"
 #include "shapes/shapes.h"
+#include "target/dtype.h"
 #include "util/strbuf.h"
 
 #define SCALE_WORKERS_MAX 64
@@ -88,8 +89,8 @@ struct plan_wave {
     size_t n;
 };
 struct scale_plan {
-    struct plan_wave waves[2][3];      /* [dtype][stage-1], stages 1-3; stage 4 comes from the state */
-    bool dtypes[2];                    /* which dtypes the sweep covers */
+    struct plan_wave waves[CROQ_DTYPE_COUNT][3]; /* [dtype][stage-1], stages 1-3; stage 4 comes from the state */
+    bool dtypes[CROQ_DTYPE_COUNT];     /* which dtypes the sweep covers */
     bool scratch_rerun;                /* the default plan: stage 4 runs */
     struct scenario_set set;
 };

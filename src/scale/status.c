@@ -67,7 +67,7 @@ static json_t *sweep_progress(json_t *state)
         return o;
     }
     size_t planned = 0, not_started = 0, unfinished = 0;
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < CROQ_DTYPE_COUNT; d++)
         for (int st = 0; p.dtypes[d] && st < 3; st++)
             for (size_t i = 0; i < p.waves[d][st].n; i++) {
                 const char *key = p.waves[d][st].s[i].key;

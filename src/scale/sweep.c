@@ -123,7 +123,7 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
         return ENGINE_FAILED;
     }
     int rc = sweep_record(o, dtype, mode, "running", false);
-    for (int dt = 0; !rc && dt < 2; dt++)
+    for (int dt = 0; !rc && dt < CROQ_DTYPE_COUNT; dt++)
         if (p.dtypes[dt])
             rc = serial_dtype(o, &p, dt, &failed);
     plan_release(&p);

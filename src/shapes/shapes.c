@@ -149,7 +149,7 @@ static int read_typical(json_t *doc, struct scenario_set *s, char *err, size_t e
     json_t *ty = json_object_get(doc, "typical_shapes_for_scratch");
     if (!json_is_object(ty))
         FAIL("'typical_shapes_for_scratch' is not an object");
-    for (int dt = 0; dt < 2; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         json_t *list = json_object_get(ty, croq_dtype_name(dt)), *v;
         size_t i;
         if (!json_is_array(list))
@@ -225,8 +225,8 @@ int scenarios_load(const char *path, struct scenario_set *out, char *err, size_t
 void scenarios_release(struct scenario_set *s)
 {
     free(s->scenario);
-    free(s->typical[0]);
-    free(s->typical[1]);
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
+        free(s->typical[dt]);
     memset(s, 0, sizeof *s);
 }
 

@@ -18,12 +18,13 @@
 #include <jansson.h>
 
 #include "knobs/knobs.h"
+#include "target/dtype.h"
 
 struct scenario_set {
     struct croq_shape *scenario; /* deduplicated, in file order */
     size_t n_scenario;
-    struct croq_shape *typical[2]; /* indexed by enum croq_dtype */
-    size_t n_typical[2];
+    struct croq_shape *typical[CROQ_DTYPE_COUNT]; /* indexed by enum croq_dtype */
+    size_t n_typical[CROQ_DTYPE_COUNT];
     long near_lo[3], near_hi[3];   /* M, N, K: inclusive near ranges */
     long min_dim[3];               /* size_constraints */
     int budget_scratch, budget_best; /* iteration_budgets: from_scratch, from_current_best */
