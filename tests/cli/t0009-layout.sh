@@ -4,7 +4,8 @@
 # build tree's object files), is an arrow layout.md declares, and each declared arrow
 # is used. Then that the check fails where it should, on a copy of the tree: an
 # undeclared include (named by file and line), a private header from another folder, a
-# declared arrow nothing uses, a paragraph below a module it calls, and, on two object
+# declared arrow nothing uses, a paragraph below a module it calls (and the one
+# arrow against the order without its "below it"), and, on two object
 # files compiled here, an undeclared call.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -62,6 +63,11 @@ paras.append(paras.pop(i))
 open(p, 'w').write('\n\n'.join(paras) + '\n')
 EOF
 expect_fail "the order" 'which is listed below it'
+cp "$tmp/layout.md" "$lay"
+
+# 4b. the one arrow against the order (kernels read knobs.def) without its "below it"
+sed -i 's/May call knobs below it\./May call knobs./' "$lay"
+expect_fail "an unmarked back-arrow" 'kernels may call knobs, which is listed below it'
 cp "$tmp/layout.md" "$lay"
 
 # 5. calls between objects, with no include: shapes' object calls a function the
