@@ -136,6 +136,29 @@ int costmodel_fit(struct costmodel *m, const struct costmodel_row *rows, size_t 
  * fewer than COSTMODEL_MIN_SAMPLES rows or fewer than 2 shapes qualify; -1 on no memory. */
 int costmodel_fit_shapes(struct costmodel *m, int dtype, const struct costmodel_sample *s, size_t n);
 
+/* Leave-one-shape-out: each shape of dtype among s[0..n) held out in turn, a model fitted
+ * on the other shapes' rows (costmodel_fit_shapes) and the held-out shape's rows predicted.
+ * One entry per held-out shape (in order of first appearance) into out[0..max), *n_out of
+ * them. row_err (may be NULL; n entries): each held-out row's |predicted / measured - 1|,
+ * NAN for rows not judged. -1 when out of memory or more than max shapes. */
+#define COSTMODEL_TOP 8 /* the candidates a plan-time search would time (issue 26) */
+struct costmodel_heldout {
+    struct croq_shape shape;
+    bool fitted;                /* the others gave a model (at least 2 shapes); else the rest is 0 */
+    int fit_rows, fit_shapes;   /* what it was fitted on */
+    int rows, configs;          /* the held-out shape's rows, and their distinct configurations */
+    double err_median, err_worst; /* |predicted / measured - 1| over its rows */
+    double rel_err_median, rel_err_worst; /* the same of each configuration's TFLOPS relative to the
+                                   best configuration's, predicted vs measured (what ranking sees) */
+    struct croq_config pick, best; /* the model's top configuration; the best measured (by mean) */
+    double pick_tflops, best_tflops; /* their mean measured TFLOPS */
+    double pick_ratio;          /* pick_tflops / best_tflops */
+    double top_ratio;           /* the best of the model's COSTMODEL_TOP top configurations / best */
+    int best_rank;              /* configurations the model ranks above the best (0: it picks it) */
+};
+int costmodel_leave_out(int dtype, const struct costmodel_sample *s, size_t n, struct costmodel_heldout *out,
+                        size_t max, size_t *n_out, double *row_err);
+
 /* Predicted TFLOPS of cfg on shape (m->n > 0). *unseen (may be NULL): knob values of cfg
  * no fitted row had (their weight is the prior's "no effect"). */
 double costmodel_predict(const struct costmodel *m, const struct croq_config *cfg, const struct croq_shape *shape,
