@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "costmodel/costmodel.h"
+#include "dataset/dataset.h"
 #include "engine/engine.h"
 #include "util/args.h"
 #include "util/atomicio.h"
@@ -17,13 +18,15 @@
 #define MAX_SHAPES 512
 
 static const char usage[] =
-    "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--backend NAME] [--dtype f16|e4m3]\n"
-    "                           [--leave-out] [--out FILE]\n"
+    "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
+    "                           [--dtype f16|e4m3]\n"
+    "                           [--leave-out [--verbose]] [--out FILE]\n"
     "\n"
     "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
     "shape of the tuning directories (costmodel_fit_shapes: src/costmodel/costmodel.h) and\n"
     "print what it was fitted on.\n"
     "\n"
+    "  --dataset FILE  also the 'ok' records of an explore dataset (docs/explore.md; repeatable)\n"
     "  --backend NAME  only shapes tuned on this backend (default gpu; 'any' for all)\n"
     "  --dtype D       only this dtype (default: each dtype with rows)\n"
     "  --leave-out     each shape held out in turn: the model fitted on the other shapes predicts\n"
@@ -34,11 +37,12 @@ static const char usage[] =
     "                  and how many configurations it ranks above the best; then per dtype the\n"
     "                  line 'costmodel leave-out DTYPE: shapes S rows R err median X worst Y\n"
     "                  pick min A median B top8 min C'\n"
+    "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
     "Exit status: 0 done, 1 an unreadable directory or no model to write, 2 bad usage.\n";
 
-static void print_heldout(const struct costmodel_heldout *h)
+static void print_heldout(const struct costmodel_heldout *h, bool verbose)
 {
     char shape[64];
     snprintf(shape, sizeof shape, "%ldx%ldx%ld", h->shape.m, h->shape.n, h->shape.k);
@@ -49,6 +53,13 @@ static void print_heldout(const struct costmodel_heldout *h)
     printf("  %-18s %5d %5d  %6.1f%% %6.1f%%  %6.1f%% %6.1f%%  %5.3f %5.3f  %4d  %8.1f\n", shape, h->rows, h->configs,
            100 * h->err_median, 100 * h->err_worst, 100 * h->rel_err_median, 100 * h->rel_err_worst, h->pick_ratio,
            h->top_ratio, h->best_rank, h->best_tflops);
+    if (verbose) {
+        char sig[CROQ_SIG_MAX];
+        knobs_signature(&h->pick, sig);
+        printf("      pick %8.1f  %s\n", h->pick_tflops, sig);
+        knobs_signature(&h->best, sig);
+        printf("      best %8.1f  %s\n", h->best_tflops, sig);
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -57,7 +68,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int leave_out(int dtype, const struct costmodel_sample *s, size_t n)
+static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool verbose)
 {
     static struct costmodel_heldout h[MAX_SHAPES];
     size_t nh;
@@ -73,7 +84,7 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n)
     size_t ne = 0, np = 0, shapes = 0;
     double top_min = INFINITY;
     for (size_t i = 0; i < nh; i++) {
-        print_heldout(&h[i]);
+        print_heldout(&h[i], verbose);
         if (!h[i].fitted)
             continue;
         shapes++;
@@ -99,9 +110,9 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n)
 
 int cmd_costmodel(int argc, char **argv)
 {
-    const char *dirs[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL;
-    int ndirs = 0;
-    bool lo = false;
+    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL;
+    int ndirs = 0, nds = 0;
+    bool lo = false, verbose = false;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -109,8 +120,8 @@ int cmd_costmodel(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
-        if (args_flag(argv, i, "--leave-out")) {
-            lo = true;
+        if (args_flag(argv, i, "--leave-out") || args_flag(argv, i, "--verbose")) {
+            *(args_flag(argv, i, "--verbose") ? &verbose : &lo) = true;
             continue;
         }
         if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
@@ -119,6 +130,12 @@ int cmd_costmodel(int argc, char **argv)
                 return 2;
             }
             dirs[ndirs++] = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--dataset", &v)) > 0) {
+            if (nds == MAX_DIRS) {
+                log_error("costmodel: at most %d --dataset files", MAX_DIRS);
+                return 2;
+            }
+            datasets[nds++] = v;
         } else if (!r && (r = args_value(argc, argv, &i, "--backend", &v)) > 0)
             backend = v;
         else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0)
@@ -137,8 +154,8 @@ int cmd_costmodel(int argc, char **argv)
         log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
         return 2;
     }
-    if (!ndirs) {
-        log_error("costmodel: --tuning DIR is required (see 'croqtuner costmodel --help')");
+    if (!ndirs && !nds) {
+        log_error("costmodel: --tuning DIR or --dataset FILE is required (see 'croqtuner costmodel --help')");
         return 2;
     }
     struct costmodel_sample *all = NULL;
@@ -156,6 +173,20 @@ int cmd_costmodel(int argc, char **argv)
         memcpy(all + n, s, ns * sizeof *s);
         n += ns;
         free(s);
+    }
+    for (int d = 0; d < nds; d++) {
+        struct dataset ds;
+        char err[1200];
+        if (dataset_load(datasets[d], false, &ds, err, sizeof err)) {
+            log_error("costmodel: %s", err);
+            free(all);
+            return 1;
+        }
+        all = xrealloc(all, (n + (size_t)ds.n + 1) * sizeof *all);
+        for (int i = 0; i < ds.n; i++)
+            if (!strcmp(ds.r[i].status, "ok") && isfinite(ds.r[i].tflops) && ds.r[i].tflops > 0)
+                all[n++] = (struct costmodel_sample){.cfg = ds.r[i].cfg, .shape = ds.shape, .tflops = ds.r[i].tflops};
+        dataset_release(&ds);
     }
     static struct costmodel models[2];
     const struct costmodel *fitted[2];
@@ -177,7 +208,7 @@ int cmd_costmodel(int argc, char **argv)
                models[dt].n, models[dt].n_groups, models[dt].sigma);
         fitted[nf++] = &models[dt];
         if (lo)
-            rc = leave_out(dt, all, n);
+            rc = leave_out(dt, all, n, verbose);
     }
     if (!rc && out) {
         long len = costmodel_serialize(fitted, nf, NULL, 0);

@@ -59,9 +59,13 @@
 
 #define COSTMODEL_FORMAT 1          /* version of the serialized format */
 #define COSTMODEL_DERIVED 11        /* features beyond the one-hot of knob values */
+#define COSTMODEL_SHAPE_EXTRA 2     /* and beyond those, only in the model across shapes */
 #define COSTMODEL_FEATURES 112      /* capacity: the one-hot count + COSTMODEL_DERIVED fits */
 #define COSTMODEL_MIN_SAMPLES 4     /* fewer rows of group 0: no model */
 #define COSTMODEL_LAMBDA 1.0        /* ridge penalty: unseen knob values stay at "no effect" */
+/* The model across shapes' penalty: chosen by leave-one-shape-out on the committed H200
+ * rows (docs/proposer.md "The model across shapes": 1, 2, 3, 5 and 10 tried). */
+#define COSTMODEL_SHAPES_LAMBDA 3.0
 #define COSTMODEL_SIGMA_MIN 0.03    /* ln units: about the run-to-run noise of a measurement */
 #define COSTMODEL_SM_COUNT 132      /* the target's SMs (H200) */
 #define COSTMODEL_SMEM_LIMIT 232448 /* bytes of shared memory per SM a CTA may use (H200) */

@@ -135,7 +135,7 @@ int engine_tuning_samples(const char *dir, const char *backend, struct costmodel
             snprintf(err, errlen, "%s: the path of shape '%s' is too long", dir, shape.key);
             rc = -1;
         } else if (result_log_read(path, &log, e, sizeof e) < 0) {
-            snprintf(err, errlen, "%s: %s", path, e);
+            snprintf(err, errlen, "%s", e); /* it names the file */
             rc = -1;
         } else {
             push_rows(&log, -1, &shape.sk, &s);

@@ -34,6 +34,12 @@ grep -q "^f16: no model" <<<"$out" || fail "sim rows taken for the gpu backend: 
 "$bin" costmodel --tuning "$tmp/t" --backend sim --out "$tmp/x" --dtype e4m3 >/dev/null 2>&1
 [ $? -eq 1 ] && [ ! -e "$tmp/x" ] || fail "no model to write: not exit 1, or a file written"
 "$bin" costmodel --tuning "$tmp/nowhere" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing directory: not exit 1"
+# a damaged results.tsv: refused, naming the file, nothing written
+cp -r "$tmp/t" "$tmp/d"
+printf '7\tgarbage\n' >> "$tmp/d/logs/f16_4096x2048x2048_fs/results.tsv"
+err=$("$bin" costmodel --tuning "$tmp/d" --backend sim --out "$tmp/y" 2>&1); rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/y" ] || fail "a damaged results.tsv: exit $rc"
+grep -q "d/logs/f16_4096x2048x2048_fs/results.tsv" <<<"$err" || fail "the message does not name the file: $err"
 "$bin" costmodel >/dev/null 2>&1; [ $? -eq 2 ] || fail "no --tuning: not exit 2"
 "$bin" costmodel --tuning "$tmp/t" --dtype f32 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--dtype f32: not exit 2"
 echo ok
