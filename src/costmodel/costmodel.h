@@ -32,7 +32,7 @@
  *     mean 6.52                            ln-TFLOPS level when has-level is 0
  *     level 1 0.1 0.2 0.3 0.05             has-level (0/1), then c0 c1 c2 c3: the level
  *                                          c0 + c1 ln M + c2 ln N + c3 ln K
- *     features 69                          the count of f lines that follow
+ *     features 71                          the count of f lines that follow
  *     f tile_m=64 1 0.25 -0.013            name, seen (0/1), centre xbar, weight w
  *     ...                                  one-hot names "knob=value", derived ones by name
  *     end                                  the model's last line; more "model" blocks may follow
@@ -42,13 +42,14 @@
  * or a value (a feature the file lacks weighs 0). costmodel_parse refuses, with a
  * message: another magic or version, a missing/short line or field, a number that does not
  * parse or is not finite, a feature name this build does not know, a target other than
- * this build's, more models than the caller's array, a sum that does not match (a damaged
- * byte anywhere), anything after the sum line.
+ * this build's, a second model of one dtype, more models than the caller's array, a last
+ * line that is not the sum, a sum that does not match (a damaged byte anywhere).
  *
- * Sources of the constants: the SM count and the shared memory per SM are the H200's
- * (132 SMs; 227 KiB = 232448 bytes of shared memory a CTA may opt into, CUDA C
- * Programming Guide, compute capability 9.0); the fit's constants were chosen by
- * replay-bench (bench/results/replay-bench.txt).
+ * Sources of the constants: the SM count and the shared memory are the H200's (132 SMs;
+ * 227 KiB = 232448 bytes, the most shared memory a CTA may opt into on compute capability
+ * 9.0, CUDA C Programming Guide, which the features also take as the SM's budget); the
+ * proposer's fit constants were chosen by replay-bench (bench/results/replay-bench.txt),
+ * the model across shapes' by leave-one-shape-out (`croqtuner costmodel --leave-out`).
  */
 #ifndef CROQ_COSTMODEL_H
 #define CROQ_COSTMODEL_H
@@ -124,7 +125,10 @@ struct costmodel {
  * the tail efficiency, the SM fill min(1, CTAs / SMs), persistent x log2(max(1, waves)) / 4,
  * persistent with at most one wave, shared memory per CTA / COSTMODEL_SMEM_LIMIT, 1 / CTAs
  * per SM, accumulator registers / 256, operand bytes per flop, log2 of the k-loop steps
- * / 8, log2(split_k) x log2(M x N / 2^20) / 16 (docs/proposer.md). */
+ * / 8, log2(split_k) x log2(M x N / 2^20) / 16 (docs/proposer.md): COSTMODEL_DERIVED of
+ * them, which the proposer's fit uses; then COSTMODEL_SHAPE_EXTRA more, which only the
+ * model across shapes uses: log2 of the SM fill, log2 of the tail efficiency. -1 (x
+ * untouched) when knobs.def has outgrown COSTMODEL_FEATURES. */
 int costmodel_features(const struct croq_config *cfg, const struct croq_shape *shape, double *x);
 /* The name of feature j ("tile_m=128", "waves", ...) into out; -1 if j is out of range. */
 int costmodel_feature_name(int j, char *out, size_t outlen);
@@ -163,8 +167,11 @@ struct costmodel_heldout {
 int costmodel_leave_out(int dtype, const struct costmodel_sample *s, size_t n, struct costmodel_heldout *out,
                         size_t max, size_t *n_out, double *row_err);
 
-/* Predicted TFLOPS of cfg on shape (m->n > 0). *unseen (may be NULL): knob values of cfg
- * no fitted row had (their weight is the prior's "no effect"). */
+/* Predicted TFLOPS of cfg on shape (m->n > 0; NAN if costmodel_features refuses). *unseen
+ * (may be NULL): knob values of cfg no fitted row had (their weight is the prior's "no
+ * effect"). For a model across shapes the level of a shape no row had is a regression
+ * on its ln M, ln N, ln K: it ranks configurations of one shape well, its absolute TFLOPS
+ * is rougher (docs/proposer.md "The model across shapes" gives both errors). */
 double costmodel_predict(const struct costmodel *m, const struct croq_config *cfg, const struct croq_shape *shape,
                          int *unseen);
 /* The uncertainty of ln(TFLOPS) at cfg: sigma x sqrt(z' (X~'WX~ + lambda I)^-1 z), z the
