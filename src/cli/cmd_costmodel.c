@@ -1,6 +1,7 @@
 /* src/cli/cmd_costmodel.c — `croqtuner costmodel`: the cost model across shapes
  * (src/costmodel) fitted on the measured rows of tuning directories, its leave-one-shape-out
  * error, and its serialized form (docs/proposer.md "The model across shapes"). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 #define MAX_DIRS 16
 #define MAX_SHAPES 512
@@ -20,6 +22,7 @@
 static const char usage[] =
     "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
     "                           [--dtype f16|e4m3]\n"
+    "       croqtuner costmodel --check FILE\n"
     "                           [--leave-out [--verbose]] [--out FILE]\n"
     "\n"
     "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
@@ -40,7 +43,35 @@ static const char usage[] =
     "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
-    "Exit status: 0 done, 1 an unreadable directory or no model to write, 2 bad usage.\n";
+    "With --check: read a model written by --out (or a pack's copy of it) as the library does\n"
+    "and print its models, or why it is refused.\n"
+    "\n"
+    "Exit status: 0 done, 1 an unreadable directory, no model to write or a refused model,\n"
+    "2 bad usage.\n";
+
+/* --check FILE: parse it as the library would. */
+static int check_model(const char *path)
+{
+    size_t len, n;
+    char err[512];
+    static struct costmodel m[2];
+    char *text = read_file(path, &len);
+    if (!text) {
+        log_error("costmodel: cannot read %s: %s", path, regfile_strerror(errno));
+        return 1;
+    }
+    int rc = costmodel_parse(text, len, m, 2, &n, err, sizeof err);
+    free(text);
+    if (rc) {
+        log_error("costmodel: %s: %s", path, err);
+        return 1;
+    }
+    printf("%s: cost model format %d, %zu model%s\n", path, COSTMODEL_FORMAT, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++)
+        printf("  %s: fitted on %d rows of %d shapes, %d features, residual sigma %.3f\n", croq_dtype_name(m[i].dtype),
+               m[i].n, m[i].n_groups, m[i].p, m[i].sigma);
+    return 0;
+}
 
 static void print_heldout(const struct costmodel_heldout *h, bool verbose)
 {
@@ -110,7 +141,7 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
 
 int cmd_costmodel(int argc, char **argv)
 {
-    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL;
+    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
     for (int i = 1; i < argc; i++) {
@@ -142,6 +173,8 @@ int cmd_costmodel(int argc, char **argv)
             dtype_opt = v;
         else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0)
             out = v;
+        else if (!r && (r = args_value(argc, argv, &i, "--check", &v)) > 0)
+            check = v;
         if (r < 0)
             return 2;
         if (!r) {
@@ -153,6 +186,13 @@ int cmd_costmodel(int argc, char **argv)
     if (dtype_opt && (only = croq_dtype_parse(dtype_opt)) < 0) {
         log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
         return 2;
+    }
+    if (check) {
+        if (ndirs || nds || out || lo) {
+            log_error("costmodel: --check FILE takes no other option");
+            return 2;
+        }
+        return check_model(check);
     }
     if (!ndirs && !nds) {
         log_error("costmodel: --tuning DIR or --dataset FILE is required (see 'croqtuner costmodel --help')");

@@ -28,6 +28,12 @@ grep -q "^e4m3: no model" <<<"$out" || fail "e4m3 has no rows here: $out"
 head -n 2 "$tmp/model.txt" | tr '\n' ' ' | grep -q '^croq-costmodel 1 model f16 $' || fail "model file: $(head -n 2 "$tmp/model.txt")"
 tail -n 1 "$tmp/model.txt" | grep -Eq '^sum [0-9a-f]{16}$' || fail "model file has no sum line"
 grep -q "^wrote $tmp/model.txt ([0-9]* bytes, 1 model)$" <<<"$out" || fail "no 'wrote' line"
+# --check reads it back as the library would; a damaged copy is refused, saying why
+chk=$("$bin" costmodel --check "$tmp/model.txt") || fail "--check exited $?: $chk"
+grep -q "^  f16: fitted on $rows rows of 3 shapes, [0-9]* features" <<<"$chk" || fail "--check: $chk"
+sed 's/^mean .*/mean 7/' "$tmp/model.txt" > "$tmp/bad.txt"
+chk=$("$bin" costmodel --check "$tmp/bad.txt" 2>&1); [ $? -eq 1 ] || fail "a damaged model: not exit 1"
+grep -q "bad.txt: cost model: sum '[0-9a-f]*' does not match" <<<"$chk" || fail "a damaged model: $chk"
 # the default backend is gpu: these sim shapes give no rows
 out=$("$bin" costmodel --tuning "$tmp/t" 2>&1) || fail "costmodel (gpu rows) exited $?"
 grep -q "^f16: no model" <<<"$out" || fail "sim rows taken for the gpu backend: $out"
