@@ -32,7 +32,7 @@
  *     mean 6.52                            ln-TFLOPS level when has-level is 0
  *     level 1 0.1 0.2 0.3 0.05             has-level (0/1), then c0 c1 c2 c3: the level
  *                                          c0 + c1 ln M + c2 ln N + c3 ln K
- *     features 71                          the count of f lines that follow
+ *     features 70                          the count of f lines that follow
  *     f tile_m=64 1 0.25 -0.013            name, seen (0/1), centre xbar, weight w
  *     ...                                  one-hot names "knob=value", derived ones by name
  *     end                                  the model's last line; more "model" blocks may follow

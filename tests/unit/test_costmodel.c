@@ -281,7 +281,7 @@ static void test_missing_feature_weighs_zero(void **state)
     snprintf(num, sizeof num, "%d", p);
     char with[16];
     snprintf(with, sizeof with, "%d", p - 1);
-    memcpy(cnt + 10, with, strlen(with)); /* the same width (71 -> 70) */
+    memcpy(cnt + 10, with, strlen(with)); /* the same width (70 -> 69) */
     assert_int_equal(strlen(with), strlen(num));
     char *r = resum(text);
     size_t n;
