@@ -29,9 +29,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "costmodel/costmodel.h"
 #include "knobs/knobs.h"
 #include "profile/profile.h"
-#include "target/target.h"
 
 #define IDEA_TEXT_MAX 512
 
@@ -53,9 +53,9 @@ int idea_category_parse(const char *s); /* -1 if unknown */
 #define PROPOSER_PORT 15           /* the best config of another tuned shape */
 #define PROPOSER_ESCALATION_PERIOD 5
 #define PROPOSER_RADICAL_MIN_KNOBS 3
-/* SMs of the target (src/target/target.def): a grid of fewer CTAs leaves SMs idle
- * (docs/proposer.md). */
-#define PROPOSER_SM_COUNT (croq_target()->sms)
+/* SMs of the target (H200): a grid of fewer CTAs leaves SMs idle (docs/proposer.md). The
+ * cost model's features count the same SMs: one constant (costmodel.h). */
+#define PROPOSER_SM_COUNT COSTMODEL_SM_COUNT
 
 /* Budget phases: first third explores macro/structural changes, the middle third
  * data-path variants, the last third micro refinement (scheduling, cache hints). */
@@ -81,15 +81,6 @@ struct idea_history_entry {
     bool start;           /* iteration 0 (the baseline or the seed): not an idea */
 };
 
-/* A measurement of another tuned shape: the cost model's prior knowledge (docs/proposer.md
- * "Cost model"). The engine gives the other shapes' verified rows of the tuning directory
- * (and replay-bench the other datasets); never this shape's own run. */
-struct proposer_sample {
-    struct croq_config cfg;   /* dtype included: samples of another dtype than best are ignored */
-    struct croq_shape shape;  /* the shape it was measured on */
-    double tflops;            /* > 0; a sample without a usable number is ignored */
-};
-
 struct proposer_ctx {
     struct croq_shape shape;
     struct croq_config best;              /* current best configuration */
@@ -108,8 +99,11 @@ struct proposer_ctx {
     size_t n_other_bests;
     unsigned long long seed;
     /* appended: measurements of other tuned shapes for the cost model (may be NULL; order
-     * only decides floating-point rounding, so pass them in a fixed order) */
-    const struct proposer_sample *others;
+     * only decides floating-point rounding, so pass them in a fixed order): the engine
+     * gives the other shapes' verified rows of the tuning directory (and replay-bench the
+     * other datasets), never this shape's own run; samples of another dtype than best, or
+     * without a usable number, are ignored (docs/proposer.md "Cost model") */
+    const struct costmodel_sample *others;
     size_t n_others;
 };
 
