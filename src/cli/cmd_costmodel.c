@@ -11,6 +11,7 @@
 #include "costmodel/costmodel.h"
 #include "dataset/dataset.h"
 #include "engine/engine.h"
+#include "target/dtype.h"
 #include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
@@ -232,7 +233,7 @@ int cmd_costmodel(int argc, char **argv)
     const struct costmodel *fitted[2];
     size_t nf = 0;
     int rc = 0;
-    for (int dt = CROQ_DTYPE_F16; dt <= CROQ_DTYPE_E4M3 && !rc; dt++) {
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT && !rc; dt++) {
         if (only >= 0 && dt != only)
             continue;
         if (costmodel_fit_shapes(&models[dt], dt, all, n)) {
