@@ -16,18 +16,20 @@ Every folder of src/ and runner/, lib/, kernels/ must have its paragraph, and no
 paragraphs name one module.
 
 The code: every `#include "..."` at the start of a line in src/, runner/, lib/,
-include/ and kernels/ resolved as the compiler does (the including file's folder,
-then the include paths: src/, kernels/, and runner/ for the runner, include/ for the
-library; for kernels/, src/knobs/, since codegen embeds knobs.def beside them; an include found in none of them is a third-party header and not ours), and,
-when --build names a build tree, the undefined symbols of each object file of the
-project's targets (nm) matched to the module whose object defines them. An include or
-call from module A to module B is an error unless A == B or layout.md declares A -> B;
-so is a module's private header (internal.h, engine/run.h) included from another
-folder, a module that may call one listed below it without saying so ("below it": the
-only cycles are the ones declared), and,
-with --build, an arrow declared but used by no include or call (layout.md would then say
-more than the code does; some arrows are only calls, through another module's header). Errors name the
-file and line (for a call: the object's source and the symbol).
+include/ and kernels/, resolved as the compiler does (the including file's folder, then
+the include paths: src/, kernels/, and runner/ for the runner, include/ for the
+library; for kernels/, src/knobs/, since codegen embeds knobs.def beside them; an
+include found in none of them is a third-party header, not ours), and, when --build
+names a build tree, the undefined symbols of each object file of the project's targets
+(nm) matched to the module whose object defines them (an object whose source is gone
+is stale and skipped). An include or call from module A to module B is an error unless
+A == B or layout.md declares A -> B; so is a module's private header (internal.h,
+engine/run.h) included from another folder, a module that may call one listed below it
+without saying so ("below it": the only cycles are the declared ones), and, with
+--build, an arrow declared but used by no include or call (layout.md would then say
+more than the code does; without --build this is not checked, since some arrows are
+only calls, through another module's header). Errors name the file and line (for a
+call: the object's source and the symbol).
 
 Exit 0 when the code matches, 1 with one line per problem on stderr, 2 on bad usage
 or an unreadable layout.md. --list prints every include and call between modules.
@@ -221,7 +223,11 @@ def scan_calls(root, build, errors):
         errors.append(f'{build}: no object files of {", ".join(TARGETS)} (build the tree first)')
         return []
     defs, undefs = {}, []
-    syms = nm_symbols([path for _, _, path in objs])
+    try:
+        syms = nm_symbols([path for _, _, path in objs])
+    except (OSError, subprocess.CalledProcessError) as e:
+        errors.append(f'{build}: nm (binutils) could not read the object files: {e}')
+        return []
     for mod, src, path in objs:
         d, u = syms[path]
         for s in d:
