@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "explore/replay_bench.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char usage[] =
@@ -29,41 +29,18 @@ static const char usage[] =
 int cmd_replay_bench(int argc, char **argv)
 {
     struct replay_bench_opts o = {.seeds = 20, .iters = 150, .ns = {10, 30, 50, 150}, .n_ns = 4};
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN), n;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (int)cpus : 1;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if ((r = args_value(argc, argv, &i, "--datasets", &v))) {
-            if (r < 0)
-                return 2;
-            o.datasets = v;
-            continue;
-        }
-        int *dst = NULL;
-        long lo = 1, hi = 1000;
-        if ((r = args_value(argc, argv, &i, "--seeds", &v)))
-            dst = &o.seeds;
-        else if ((r = args_value(argc, argv, &i, "--iters", &v)))
-            dst = &o.iters, hi = 100000;
-        else if ((r = args_value(argc, argv, &i, "--jobs", &v)))
-            dst = &o.jobs, hi = 256;
-        if (!dst) {
-            log_error("replay-bench: unknown option '%s' (see 'croqtuner replay-bench --help')", argv[i]);
-            return 2;
-        }
-        if (r < 0 || args_long(argv[i - 1], v, &n))
-            return 2;
-        if (n < lo || n > hi) {
-            log_error("replay-bench: %s: expected %ld..%ld, got %ld", argv[i - 1], lo, hi, n);
-            return 2;
-        }
-        *dst = (int)n;
-    }
+    struct opt t[] = {
+        {.name = "--datasets", .type = OPT_DIR, .dst = &o.datasets},
+        {.name = "--seeds", .type = OPT_INT, .dst = &o.seeds, .lo = 1, .hi = 1000},
+        {.name = "--iters", .type = OPT_INT, .dst = &o.iters, .lo = 1, .hi = 100000},
+        {.name = "--jobs", .type = OPT_INT, .dst = &o.jobs, .lo = 1, .hi = 256},
+    };
+    struct opt_spec spec = {"replay-bench", usage, t, sizeof t / sizeof t[0]};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
     if (!o.datasets) {
         log_error("replay-bench: --datasets DIR is required (see 'croqtuner replay-bench --help')");
         return 2;

@@ -1,10 +1,11 @@
 /* src/cli/cmd_report.c — `croqtuner report`: tables, figures and one HTML page from a
  * tuning directory (src/report, docs/report.md). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "commands.h"
 #include "report/report.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char report_usage[] =
@@ -29,38 +30,27 @@ static const char report_usage[] =
     "Exit status: 0 report written (possibly partial), 1 no tuning data or an output\n"
     "file could not be written, 2 bad usage.\n";
 
-/* An option with a value: 1 taken, 0 not one of ours, -1 bad (message printed). */
-static int report_value_opt(int argc, char **argv, int *i, struct report_opts *o)
-{
-    const struct {
-        const char *name;
-        const char **dst;
-    } opts[] = {
-        {"--tuning", &o->tuning_dir}, {"--out", &o->out_dir}, {"--anchors", &o->anchors},
-        {"--gnuplot", &o->gnuplot},   {"--dygraphs", &o->dygraphs_dir},
-    };
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-        int r = args_value(argc, argv, i, opts[k].name, opts[k].dst);
-        if (r)
-            return r;
-    }
-    return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
     struct report_opts o = {.tuning_dir = "tuning"};
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(report_usage, stdout);
-            return 0;
-        } else if ((r = report_value_opt(argc, argv, &i, &o)) < 0) {
-            return 2;
-        } else if (r == 0) {
-            log_error("report: unknown option '%s' (see 'croqtuner report --help')", argv[i]);
-            return 2;
-        }
+    /* --dygraphs is not checked here: without the library the page is written without
+     * interactive charts, and says so */
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &o.tuning_dir},
+        {.name = "--out", .type = OPT_OUTDIR, .dst = &o.out_dir},
+        {.name = "--anchors", .type = OPT_FILE, .dst = &o.anchors},
+        {.name = "--gnuplot", .type = OPT_STR, .dst = &o.gnuplot},
+        {.name = "--dygraphs", .type = OPT_STR, .dst = &o.dygraphs_dir},
+    };
+    struct opt_spec spec = {"report", report_usage, t, 5};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    const char *env = getenv("CROQ_ANCHORS");
+    char err[600];
+    if (!o.anchors && env && *env && opts_check_file(env, err, sizeof err)) { /* named, as --anchors is */
+        log_error("report: CROQ_ANCHORS: %s", err);
+        return 2;
     }
     if (!o.anchors)
         o.anchors = report_default_anchors();

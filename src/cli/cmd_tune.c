@@ -1,5 +1,5 @@
 /* src/cli/cmd_tune.c — `croqtuner tune`: tune one shape with the engine (src/engine),
- * and the option parsing the engine's commands share (tune, sweep, resume, propose). */
+ * options from its table (src/util/opts.h; the engine's shared ones: engine_opts.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "backend/backend.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char tune_usage[] =
@@ -74,95 +74,9 @@ static int bad(const char *fmt, ...)
     return -1;
 }
 
-/* The engine options every engine command accepts. 1 taken, 0 not ours, -1 bad. */
-int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
-{
-    const char *v;
-    double d;
-    long l;
-    int r;
-    if ((r = args_value(argc, argv, i, "--tuning", &v)) > 0)
-        o->dir = v;
-    else if (!r && (r = args_value(argc, argv, i, "--backend", &v)) > 0) {
-        if (!backend_name_known(v))
-            return bad("--backend: '%s' is not gpu, sim or replay", v);
-        o->backend = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--dataset", &v)) > 0) {
-        o->dataset = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--seed", &v)) > 0) {
-        if (args_long("--seed", v, &l))
-            return -1;
-        if (l < 0)
-            return bad("--seed: expected a non-negative integer, got %ld", l);
-        o->seed = (unsigned long long)l;
-        o->seed_given = true;
-    } else if (!r && (r = args_value(argc, argv, i, "--iters", &v)) > 0) {
-        if (args_long("--iters", v, &l)) /* it said why */
-            return -1;
-        if (l < 1 || l > 100000)
-            return bad("--iters: expected 1..100000, got %ld", l);
-        o->iters = (int)l;
-    } else if (!r && (r = args_value(argc, argv, i, "--busy-limit", &v)) > 0) {
-        if (args_double("--busy-limit", v, &d))
-            return -1;
-        if (d < 0)
-            return bad("--busy-limit: expected minutes >= 0");
-        o->busy_limit_s = d * 60;
-    } else if (!r && (r = args_value(argc, argv, i, "--backoff-s", &v)) > 0) { /* tests */
-        if (args_double("--backoff-s", v, &d))
-            return -1;
-        if (d < 0)
-            return bad("--backoff-s: expected seconds >= 0");
-        o->backoff_s = d;
-    } else if (!r && (r = args_value(argc, argv, i, "--sim-faults", &v)) > 0) { /* tests */
-        o->sim_faults = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--inject-fault", &v)) > 0) { /* tests */
-        o->inject_faults = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--sim-delay-ms", &v)) > 0) { /* tests */
-        if (args_long("--sim-delay-ms", v, &l))
-            return -1;
-        if (l < 0 || l > 60000)
-            return bad("--sim-delay-ms: expected 0..60000");
-        o->sim_delay_ms = (int)l;
-    } else if (!r && (r = args_value(argc, argv, i, "--runner", &v)) > 0) {
-        o->runner = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--shapes", &v)) > 0) {
-        o->shapes = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--l2", &v)) > 0) {
-        if (strcmp(v, "warm") && strcmp(v, "cold"))
-            return bad("--l2: '%s' is not warm or cold", v);
-        o->l2 = v;
-    } else if (!r && args_flag(argv, *i, "--git")) {
-        o->git = true;
-        r = 1;
-    } else if (!r && args_flag(argv, *i, "--quiet")) {
-        o->quiet = true;
-        r = 1;
-    }
-    return r;
-}
-
-int engine_exit_code(int rc)
-{
-    return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : 1;
-}
-
 struct tune_args {
     const char *dtype, *shape, *mode;
 };
-
-static int tune_value(int argc, char **argv, int *i, struct tune_args *a)
-{
-    const char *v;
-    int r;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) > 0)
-        a->dtype = v;
-    else if (!r && (r = args_value(argc, argv, i, "--shape", &v)) > 0)
-        a->shape = v;
-    else if (!r && (r = args_value(argc, argv, i, "--mode", &v)) > 0)
-        a->mode = v;
-    return r;
-}
 
 /* Shape, dtype and mode, validated before anything can become a path. */
 static int tune_key(const struct tune_args *a, struct shape_key *k)
@@ -189,21 +103,24 @@ int cmd_tune(int argc, char **argv)
     struct tune_args a = {0};
     struct shape_key k;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(tune_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--agent")) {
-            o.agent = true;
-        } else if ((r = engine_opt_parse(argc, argv, &i, &o)) < 0 || (!r && (r = tune_value(argc, argv, &i, &a)) < 0)) {
-            return 2;
-        } else if (!r) {
-            log_error("tune: unknown option '%s' (see 'croqtuner tune --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[ENGINE_OPTS_N + 4] = {
+        {.name = "--dtype", .type = OPT_STR, .dst = &a.dtype},
+        {.name = "--shape", .type = OPT_STR, .dst = &a.shape},
+        {.name = "--mode", .type = OPT_STR, .dst = &a.mode},
+        {.name = "--agent", .type = OPT_FLAG, .dst = &o.agent},
+    };
+    struct opt_spec spec = {"tune", tune_usage, t, 4};
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_DATASET | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES |
+                                        EO_L2 | EO_GIT | EO_QUIET, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (tune_key(&a, &k))
         return 2;
+    if (o.backend && !strcmp(o.backend, "replay") && !o.dataset) {
+        log_error("tune: --backend replay needs --dataset FILE (an explore dataset of the shape; docs/explore.md)");
+        return 2;
+    }
     return engine_exit_code(engine_tune(&o, &k));
 }

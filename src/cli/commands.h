@@ -3,6 +3,7 @@
  * the process exit code: 0 success, 1 failure of the work, 2 bad usage. */
 #ifndef CROQ_CLI_COMMANDS_H
 #define CROQ_CLI_COMMANDS_H
+#include <stddef.h>
 
 struct croq_command {
     const char *name;
@@ -30,11 +31,25 @@ int cmd_compact(int argc, char **argv);
 int cmd_plan_sim(int argc, char **argv);
 int cmd_ladder(int argc, char **argv);
 
-/* Shared by the engine's commands (cmd_tune.c): the options every one of them takes
- * (--tuning, --backend, --seed, --iters, --git, --quiet, --busy-limit, ...): 1 taken,
- * 0 not one of them, -1 bad (message printed). */
+/* The options the engine's commands share (engine_opts.c): rows of a command's option
+ * table (src/util/opts.h) that store into o. shown: the EO_* bits of the ones its --help
+ * documents; the others are accepted but hidden (those only for tests, and those a
+ * command refuses after parsing with its reason, as resume refuses --seed). Writes
+ * ENGINE_OPTS_N rows to t and returns that number. */
 struct engine_opts;
-int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o);
-/* enum engine_rc -> exit status */
+struct opt;
+struct opt_spec;
+enum {
+    EO_TUNING = 1 << 1, EO_BACKEND = 1 << 2, EO_DATASET = 1 << 3, EO_SEED = 1 << 4, EO_ITERS = 1 << 5,
+    EO_BUSY = 1 << 6, EO_SHAPES = 1 << 7, EO_L2 = 1 << 8, EO_GIT = 1 << 9, EO_QUIET = 1 << 10, EO_RUNNER = 1 << 11,
+};
+#define ENGINE_OPTS_N 15
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t);
+/* After opts_parse: what the table cannot store by itself (o->seed_given). */
+void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o);
+/* OPT_CUSTOM check of a --busy-limit MIN option: minutes >= 0, stored in seconds into
+ * the double dst. */
+int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen);
+/* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
 #endif

@@ -76,6 +76,7 @@ void engine_opts_default(struct engine_opts *o);
 enum engine_rc {
     ENGINE_DONE = 0,      /* the shape (or every shape) is complete */
     ENGINE_FAILED = 1,    /* an error; the message was printed */
+    ENGINE_USAGE = 2,     /* bad usage found before anything was created (message printed) */
     ENGINE_WAITING = 3,   /* agent mode: stopped at IDEATE, waiting for propose */
     ENGINE_GPU_BUSY = 4,  /* the GPU stayed busy past the limit */
     ENGINE_GPU_GONE = 5,  /* the GPU is unusable */

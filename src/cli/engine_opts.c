@@ -1,0 +1,74 @@
+/* src/cli/engine_opts.c — the options the engine's commands share (struct engine_opts:
+ * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, and the
+ * exit status of an engine outcome. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "engine/engine.h"
+#include "util/opts.h"
+
+/* --busy-limit MIN: stored in seconds */
+int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct opt o = {.name = "--busy-limit", .type = OPT_DOUBLE, .dst = dst};
+    double *s = dst;
+    if (opts_value(&o, v, err, errlen))
+        return -1;
+    if (*s < 0) {
+        snprintf(err, errlen, "expected minutes >= 0");
+        return -1;
+    }
+    *s *= 60;
+    return 0;
+}
+
+static int nonneg_seconds(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct opt o = {.name = "--backoff-s", .type = OPT_DOUBLE, .dst = dst};
+    if (opts_value(&o, v, err, errlen))
+        return -1;
+    if (*(double *)dst < 0) {
+        snprintf(err, errlen, "expected seconds >= 0");
+        return -1;
+    }
+    return 0;
+}
+
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
+{
+    const struct opt rows[ENGINE_OPTS_N] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &o->dir, .flags = EO_TUNING},
+        {.name = "--backend", .type = OPT_ENUM, .dst = &o->backend, .choices = "gpu|sim|replay", .flags = EO_BACKEND},
+        {.name = "--dataset", .type = OPT_FILE, .dst = &o->dataset, .flags = EO_DATASET},
+        {.name = "--seed", .type = OPT_U64, .dst = &o->seed, .flags = EO_SEED},
+        {.name = "--iters", .type = OPT_INT, .dst = &o->iters, .lo = 1, .hi = 100000, .flags = EO_ITERS},
+        {.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o->busy_limit_s, .check = cli_busy_minutes,
+         .flags = EO_BUSY},
+        {.name = "--shapes", .type = OPT_FILE, .dst = &o->shapes, .flags = EO_SHAPES},
+        {.name = "--l2", .type = OPT_ENUM, .dst = &o->l2, .choices = "warm|cold", .flags = EO_L2},
+        {.name = "--git", .type = OPT_FLAG, .dst = &o->git, .flags = EO_GIT},
+        {.name = "--quiet", .type = OPT_FLAG, .dst = &o->quiet, .flags = EO_QUIET},
+        {.name = "--runner", .type = OPT_STR, .dst = &o->runner, .flags = EO_RUNNER},
+        /* for tests: never in --help */
+        {.name = "--backoff-s", .type = OPT_CUSTOM, .dst = &o->backoff_s, .check = nonneg_seconds},
+        {.name = "--sim-faults", .type = OPT_STR, .dst = &o->sim_faults},
+        {.name = "--inject-fault", .type = OPT_STR, .dst = &o->inject_faults},
+        {.name = "--sim-delay-ms", .type = OPT_INT, .dst = &o->sim_delay_ms, .lo = 0, .hi = 60000},
+    };
+    for (size_t k = 0; k < ENGINE_OPTS_N; k++) {
+        t[k] = rows[k];
+        t[k].flags = rows[k].flags & shown ? 0 : OPT_HIDDEN;
+    }
+    return ENGINE_OPTS_N;
+}
+
+void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o)
+{
+    o->seed_given = opts_given(spec, "--seed");
+}
+
+int engine_exit_code(int rc)
+{
+    return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : rc == ENGINE_USAGE ? 2 : 1;
+}
