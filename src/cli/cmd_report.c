@@ -1,7 +1,6 @@
 /* src/cli/cmd_report.c — `croqtuner report`: tables, figures and one HTML page from a
  * tuning directory (src/report, docs/report.md). */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "commands.h"
 #include "report/report.h"
@@ -33,10 +32,10 @@ static const char report_usage[] =
 int cmd_report(int argc, char **argv)
 {
     struct report_opts o = {.tuning_dir = "tuning"};
-    /* --dygraphs is not checked here: without the library the page is written without
-     * interactive charts, and says so */
+    /* --tuning and --dygraphs are the report's to read (it reads leniently: what is missing
+     * is said in the page, and a tuning directory that is not one is exit 1) */
     struct opt t[] = {
-        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &o.tuning_dir},
+        {.name = "--tuning", .type = OPT_STR, .dst = &o.tuning_dir},
         {.name = "--out", .type = OPT_OUTDIR, .dst = &o.out_dir},
         {.name = "--anchors", .type = OPT_FILE, .dst = &o.anchors},
         {.name = "--gnuplot", .type = OPT_STR, .dst = &o.gnuplot},
@@ -46,12 +45,6 @@ int cmd_report(int argc, char **argv)
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;
-    const char *env = getenv("CROQ_ANCHORS");
-    char err[600];
-    if (!o.anchors && env && *env && opts_check_file(env, err, sizeof err)) { /* named, as --anchors is */
-        log_error("report: CROQ_ANCHORS: %s", err);
-        return 2;
-    }
     if (!o.anchors)
         o.anchors = report_default_anchors();
     return report_run(&o, stdout);

@@ -45,18 +45,18 @@ int scale_gpus_parse(const char *s, struct scale_opts *o, char *err, size_t errl
         size_t len = strcspn(p, ",");
         char id[SCALE_GPU_MAX];
         if (len >= sizeof id || o->n_gpus == SCALE_WORKERS_MAX) {
-            snprintf(err, errlen, "--gpus '%s': at most %d ids of at most %zu characters", s, SCALE_WORKERS_MAX,
+            snprintf(err, errlen, "'%s': at most %d ids of at most %zu characters", s, SCALE_WORKERS_MAX,
                      sizeof id - 1);
             return -1;
         }
         snprintf(id, sizeof id, "%.*s", (int)len, p);
         if (!gpu_id_valid(id)) {
-            snprintf(err, errlen, "--gpus '%s': '%s' is not a GPU index or a GPU-/MIG- UUID", s, id);
+            snprintf(err, errlen, "'%s': '%s' is not a GPU index or a GPU-/MIG- UUID", s, id);
             return -1;
         }
         for (int i = 0; i < o->n_gpus; i++)
             if (!strcmp(o->gpus[i], id)) {
-                snprintf(err, errlen, "--gpus '%s': GPU '%s' is listed twice", s, id);
+                snprintf(err, errlen, "'%s': GPU '%s' is listed twice", s, id);
                 return -1;
             }
         snprintf(o->gpus[o->n_gpus++], SCALE_GPU_MAX, "%s", id);

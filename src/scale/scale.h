@@ -192,7 +192,8 @@ struct scale_opts {
     int workers;                          /* or this many workers without a GPU each */
     bool array_task;                      /* a Slurm array task: joins the recorded sweep */
 };
-/* Parse "0,1,2" (ids: digits, or GPU-/MIG- UUIDs) into o. 0 or -1 with err. */
+/* Parse "0,1,2" (ids: digits, or GPU-/MIG- UUIDs) into o. 0 or -1 with err (which names the
+ * list, not the option). */
 int scale_gpus_parse(const char *s, struct scale_opts *o, char *err, size_t errlen);
 /* `sweep --gpus` / `--workers`: record the sweep, fork the workers, wait, record how it
  * ended. Returns an engine_rc. */

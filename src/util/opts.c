@@ -336,12 +336,12 @@ int opts_parse(struct opt_spec *s, int argc, char **argv)
             return 2;
         }
         if (!takes_value(o) && v) {
-            log_error("option '%s' takes no value", o->name);
+            log_error("%s: option '%s' takes no value", s->command, o->name);
             return 2;
         }
         if (takes_value(o) && !v) {
             if (i + 1 >= argc) {
-                log_error("option '%s' needs a value", o->name);
+                log_error("%s: option '%s' needs a value", s->command, o->name);
                 return 2;
             }
             v = argv[++i];
@@ -355,7 +355,7 @@ int opts_parse(struct opt_spec *s, int argc, char **argv)
             return 2;
         }
         if (store(o, takes_value(o) ? v : "", o->max ? *o->count : 0, err, sizeof err)) {
-            log_error("option '%s': %s", o->name, err);
+            log_error("%s: option '%s': %s", s->command, o->name, err);
             return 2;
         }
         o->seen++;

@@ -7,7 +7,8 @@
  * with '-': "--seed -1" is the option --seed with the value "-1", refused by its type),
  * "--name" alone for a flag. "--help" and "-h" print the command's usage.
  *
- * Errors are printed ("croqtuner: option '--iters': 0 is outside [1, 100000]"), so a
+ * Errors are printed naming the command and the option ("croqtuner: tune: option
+ * '--iters': 0 is outside [1, 100000]"), so a
  * command only returns 2 (bad usage). Every check here happens before the command does
  * any work: a wrong path or value costs nothing and creates nothing.
  *
