@@ -9,7 +9,7 @@
 
 static const char report_usage[] =
     "usage: croqtuner report [--tuning DIR] [--out DIR] [--anchors FILE] [--gnuplot PROG]\n"
-    "                        [--dygraphs DIR]\n"
+    "                        [--dygraphs DIR [--link-dygraphs]]\n"
     "\n"
     "Read the tuning artifacts in DIR (default ./tuning; docs/artifacts.md) and write a\n"
     "report into --out (default DIR/report): per shape a convergence figure, the\n"
@@ -25,6 +25,9 @@ static const char report_usage[] =
     "  --gnuplot PROG   gnuplot to run (default gnuplot from PATH)\n"
     "  --dygraphs DIR   where dygraph.min.js and dygraph.css are (default\n"
     "                   $CROQ_DYGRAPHS_DIR, else /usr/share/javascript/dygraphs)\n"
+    "  --link-dygraphs  put relative symbolic links to those two files into the report\n"
+    "                   instead of copies: for a report kept in a repository beside one\n"
+    "                   vendored copy (results/vendor/dygraphs)\n"
     "\n"
     "Exit status: 0 report written (possibly partial), 1 no tuning data or an output\n"
     "file could not be written, 2 bad usage.\n";
@@ -40,8 +43,9 @@ int cmd_report(int argc, char **argv)
         {.name = "--anchors", .type = OPT_FILE, .dst = &o.anchors},
         {.name = "--gnuplot", .type = OPT_STR, .dst = &o.gnuplot},
         {.name = "--dygraphs", .type = OPT_STR, .dst = &o.dygraphs_dir},
+        {.name = "--link-dygraphs", .type = OPT_FLAG, .dst = &o.link_dygraphs},
     };
-    struct opt_spec spec = {"report", report_usage, t, 5};
+    struct opt_spec spec = {"report", report_usage, t, 6};
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;
