@@ -37,28 +37,29 @@ static int nonneg_seconds(const char *v, void *dst, char *err, size_t errlen)
 
 size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
 {
-    const struct opt rows[ENGINE_OPTS_N] = {
-        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &o->dir, .flags = EO_TUNING},
-        {.name = "--backend", .type = OPT_ENUM, .dst = &o->backend, .choices = "gpu|sim|replay", .flags = EO_BACKEND},
-        {.name = "--dataset", .type = OPT_FILE, .dst = &o->dataset, .flags = EO_DATASET},
-        {.name = "--seed", .type = OPT_U64, .dst = &o->seed, .flags = EO_SEED},
-        {.name = "--iters", .type = OPT_INT, .dst = &o->iters, .lo = 1, .hi = 100000, .flags = EO_ITERS},
-        {.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o->busy_limit_s, .check = cli_busy_minutes,
-         .flags = EO_BUSY},
-        {.name = "--shapes", .type = OPT_FILE, .dst = &o->shapes, .flags = EO_SHAPES},
-        {.name = "--l2", .type = OPT_ENUM, .dst = &o->l2, .choices = "warm|cold", .flags = EO_L2},
-        {.name = "--git", .type = OPT_FLAG, .dst = &o->git, .flags = EO_GIT},
-        {.name = "--quiet", .type = OPT_FLAG, .dst = &o->quiet, .flags = EO_QUIET},
-        {.name = "--runner", .type = OPT_STR, .dst = &o->runner, .flags = EO_RUNNER},
-        /* for tests: never in --help */
-        {.name = "--backoff-s", .type = OPT_CUSTOM, .dst = &o->backoff_s, .check = nonneg_seconds},
-        {.name = "--sim-faults", .type = OPT_STR, .dst = &o->sim_faults},
-        {.name = "--inject-fault", .type = OPT_STR, .dst = &o->inject_faults},
-        {.name = "--sim-delay-ms", .type = OPT_INT, .dst = &o->sim_delay_ms, .lo = 0, .hi = 60000},
+    const struct {
+        struct opt row;
+        unsigned eo; /* its EO_* bit: documented by the commands that show it; 0: tests only */
+    } rows[ENGINE_OPTS_N] = {
+        {{.name = "--tuning", .type = OPT_OUTDIR, .dst = &o->dir}, EO_TUNING},
+        {{.name = "--backend", .type = OPT_ENUM, .dst = &o->backend, .choices = "gpu|sim|replay"}, EO_BACKEND},
+        {{.name = "--dataset", .type = OPT_FILE, .dst = &o->dataset}, EO_DATASET},
+        {{.name = "--seed", .type = OPT_U64, .dst = &o->seed}, EO_SEED},
+        {{.name = "--iters", .type = OPT_INT, .dst = &o->iters, .lo = 1, .hi = 100000}, EO_ITERS},
+        {{.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o->busy_limit_s, .check = cli_busy_minutes}, EO_BUSY},
+        {{.name = "--shapes", .type = OPT_FILE, .dst = &o->shapes}, EO_SHAPES},
+        {{.name = "--l2", .type = OPT_ENUM, .dst = &o->l2, .choices = "warm|cold"}, EO_L2},
+        {{.name = "--git", .type = OPT_FLAG, .dst = &o->git}, EO_GIT},
+        {{.name = "--quiet", .type = OPT_FLAG, .dst = &o->quiet}, EO_QUIET},
+        {{.name = "--runner", .type = OPT_STR, .dst = &o->runner}, EO_RUNNER},
+        {{.name = "--backoff-s", .type = OPT_CUSTOM, .dst = &o->backoff_s, .check = nonneg_seconds}, 0},
+        {{.name = "--sim-faults", .type = OPT_STR, .dst = &o->sim_faults}, 0},
+        {{.name = "--inject-fault", .type = OPT_STR, .dst = &o->inject_faults}, 0},
+        {{.name = "--sim-delay-ms", .type = OPT_INT, .dst = &o->sim_delay_ms, .lo = 0, .hi = 60000}, 0},
     };
     for (size_t k = 0; k < ENGINE_OPTS_N; k++) {
-        t[k] = rows[k];
-        t[k].flags = rows[k].flags & shown ? 0 : OPT_HIDDEN;
+        t[k] = rows[k].row;
+        t[k].flags = rows[k].eo & shown ? 0 : OPT_HIDDEN;
     }
     return ENGINE_OPTS_N;
 }
