@@ -122,5 +122,9 @@ int cmd_tune(int argc, char **argv)
         log_error("tune: --backend replay needs --dataset FILE (an explore dataset of the shape; docs/explore.md)");
         return 2;
     }
+    if (o.backend && strcmp(o.backend, "replay") && o.dataset) { /* it would be ignored */
+        log_error("tune: --dataset is the replay backend's; --backend %s measures without one", o.backend);
+        return 2;
+    }
     return engine_exit_code(engine_tune(&o, &k));
 }

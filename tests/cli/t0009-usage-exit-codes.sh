@@ -36,6 +36,9 @@ grep -qF "f16_512x512x512_fs: no iteration budget for a new shape (give --iters 
 usage "option '--anchors': '/nonexistent' does not exist" report --tuning "$tmp/adir" --anchors /nonexistent
 usage "option '--dataset': '/nonexistent' does not exist" "${tune[@]}" --shape 1024x1024x1024 --backend sim \
     --dataset /nonexistent
+echo '{}' >"$tmp/data.jsonl"
+usage "--dataset is the replay backend's; --backend sim measures without one" "${tune[@]}" --shape 1024x1024x1024 \
+    --backend sim --dataset "$tmp/data.jsonl"
 usage "option '--shapes': '/nonexistent' does not exist" "${tune[@]}" --shape 1024x1024x1024 --backend sim \
     --shapes /nonexistent
 usage "option '--shapes': '/nonexistent' does not exist" sweep --dtype f16 --backend sim --shapes /nonexistent \
