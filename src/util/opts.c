@@ -69,10 +69,12 @@ static int path_kind(const char *path, struct stat *st, char *err, size_t errlen
     return 0;
 }
 
-static const char *not_regular(const struct stat *st)
+/* input: the words of the readers (regfile.h); an output is never written either */
+static const char *not_regular(const struct stat *st, bool input)
 {
     return S_ISDIR(st->st_mode) ? "is a directory, not a regular file"
-                                : "is not a regular file (a FIFO, device or socket)";
+           : input              ? "is not a regular file (a FIFO, device or socket is never read)"
+                                : "is not a regular file (a FIFO, device or socket is never written)";
 }
 
 int opts_check_file(const char *path, char *err, size_t errlen)
@@ -82,7 +84,7 @@ int opts_check_file(const char *path, char *err, size_t errlen)
     if (k > 0)
         snprintf(err, errlen, "'%s' does not exist", path);
     else if (!k && !S_ISREG(st.st_mode))
-        snprintf(err, errlen, "'%s' %s", path, not_regular(&st));
+        snprintf(err, errlen, "'%s' %s", path, not_regular(&st, true));
     else if (!k)
         return 0;
     return -1;
@@ -108,7 +110,7 @@ int opts_check_outfile(const char *path, char *err, size_t errlen)
     if (k < 0)
         return -1;
     if (!k && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "'%s' %s", path, not_regular(&st));
+        snprintf(err, errlen, "'%s' %s", path, not_regular(&st, false));
         return -1;
     }
     return 0;

@@ -785,7 +785,9 @@ static void test_opts_value_messages(void **state)
     assert_int_equal(opts_value(&o, "9", err, sizeof err), -1);
     assert_string_equal(err, "9 is outside [1, 5]");
     assert_int_equal(opts_check_file("/dev/zero", err, sizeof err), -1);
-    assert_string_equal(err, "'/dev/zero' is not a regular file (a FIFO, device or socket)");
+    assert_string_equal(err, "'/dev/zero' is not a regular file (a FIFO, device or socket is never read)");
+    assert_int_equal(opts_check_outfile("/dev/null", err, sizeof err), -1);
+    assert_string_equal(err, "'/dev/null' is not a regular file (a FIFO, device or socket is never written)");
     assert_int_equal(opts_check_file("/nonexistent", err, sizeof err), -1);
     assert_string_equal(err, "'/nonexistent' does not exist");
     assert_int_equal(opts_check_outfile("/tmp", err, sizeof err), -1);
