@@ -49,7 +49,8 @@ static const char build_usage[] =
 
 struct build_args {
     bool json, strict, no_compile, no_cache;
-    const char *dtype, *config, *out, *name, *shape, *cache_dir, *fault;
+    const char *dtype, *config, *out, *name, *cache_dir, *fault;
+    struct cli_shape shape;
     double timeout_s;
     const char *sets[BUILD_MAX_SETS];
     int nsets;
@@ -74,7 +75,7 @@ static int build_parse(int argc, char **argv, struct build_args *a)
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--out", .type = OPT_OUTDIR, .dst = &a->out},
         {.name = "--name", .type = OPT_STR, .dst = &a->name},
-        {.name = "--shape", .type = OPT_STR, .dst = &a->shape},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
         {.name = "--cache-dir", .type = OPT_OUTDIR, .dst = &a->cache_dir},
         {.name = "--timeout", .type = OPT_DOUBLE, .dst = &a->timeout_s},
         {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = BUILD_MAX_SETS, .count = &a->nsets},
@@ -103,11 +104,6 @@ static int build_parse(int argc, char **argv, struct build_args *a)
 static int build_config(const struct build_args *a, struct croq_config *cfg, int *fault)
 {
     char err[512], why[CROQ_WHY_MAX];
-    struct croq_shape shape;
-    if (a->shape && shape_parse(a->shape, &shape)) {
-        log_error("build: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
-        return 2;
-    }
     *fault = a->fault ? codegen_fault_parse(a->fault) : CODEGEN_FAULT_NONE;
     if (*fault < 0) {
         log_error("build: unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", a->fault);
@@ -117,7 +113,7 @@ static int build_config(const struct build_args *a, struct croq_config *cfg, int
         log_error("build: %s", err);
         return 2;
     }
-    if (!knobs_validate(cfg, a->shape ? &shape : NULL, why, sizeof why)) {
+    if (!knobs_validate(cfg, a->shape.text ? &a->shape.s : NULL, why, sizeof why)) {
         log_error("build: invalid configuration: %s", why);
         return 1;
     }

@@ -44,7 +44,8 @@ static const char compare_usage[] =
     "verification failed, 2 bad usage.\n";
 
 struct compare_args {
-    const char *dtype, *shape, *config, *work, *tuning;
+    const char *dtype, *config, *work, *tuning;
+    struct cli_shape shape;
     bool json, no_ours, family;
     const char *sets[COMPARE_MAX_SETS];
     int nsets;
@@ -59,7 +60,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
         {.name = "--no-ours", .type = OPT_FLAG, .dst = &a->no_ours},
         {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
         {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
-        {.name = "--shape", .type = OPT_STR, .dst = &a->shape},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
         {.name = "--tuning", .type = OPT_OUTDIR, .dst = &a->tuning},
@@ -74,14 +75,11 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
         log_error("compare: %s dtype '%s' (f16 or e4m3)", a->dtype ? "unknown" : "missing", a->dtype ? a->dtype : "--dtype");
         return 2;
     }
-    if (!a->shape) {
+    if (!a->shape.text) {
         log_error("compare: '--shape MxNxK' is required");
         return 2;
     }
-    if (shape_parse(a->shape, &a->mo.shape)) {
-        log_error("compare: bad shape '%s' (expected MxNxK with positive integers)", a->shape);
-        return 2;
-    }
+    a->mo.shape = a->shape.s;
     return 0;
 }
 
@@ -102,7 +100,7 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
     }
     knobs_label(cfg, kernel);
     if (!knobs_validate(cfg, s, why, sizeof why)) {
-        log_error("compare: kernel '%s' on %s: %s", kernel, a->shape, why);
+        log_error("compare: kernel '%s' on %s: %s", kernel, a->shape.text, why);
         return 2;
     }
     return 0;
@@ -122,7 +120,7 @@ static void print_table(const struct compare_args *a, const struct measure_compa
     static const int order[] = {MEASURE_CMP_OURS, MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS};
     char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32];
     printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches, %s L2)%s%s\n", croq_dtype_name(a->mo.dtype),
-           a->shape, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
+           a->shape.text, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
            a->mo.cold_l2 ? "cold" : "warm", kernel ? ", ours = " : "", kernel ? kernel : "");
     printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", "subject", "status", "verified", "TFLOPS", "ms", "spread%",
            "clock", "%peak", "note");

@@ -57,7 +57,8 @@ static int positive_seconds(const char *v, void *dst, char *err, size_t errlen)
 int cmd_explore(int argc, char **argv)
 {
     struct explore_opts o;
-    const char *dtype = NULL, *shape = NULL;
+    const char *dtype = NULL;
+    struct cli_shape shape = {0};
     memset(&o, 0, sizeof o);
     o.be.name = "gpu";
     o.seed = 1;
@@ -66,7 +67,7 @@ int cmd_explore(int argc, char **argv)
     o.jobs = cpus > 0 ? (int)cpus : 1;
     struct opt t[] = {
         {.name = "--dtype", .type = OPT_STR, .dst = &dtype},
-        {.name = "--shape", .type = OPT_STR, .dst = &shape},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &shape, .check = cli_shape_value},
         {.name = "--out", .type = OPT_OUTFILE, .dst = &o.out},
         {.name = "--grid", .type = OPT_FILE, .dst = &o.grid},
         {.name = "--backend", .type = OPT_ENUM, .dst = &o.be.name, .choices = "gpu|sim"},
@@ -82,15 +83,16 @@ int cmd_explore(int argc, char **argv)
     int prc = opts_parse(&spec, argc, argv);
     if (prc)
         return prc == 1 ? 0 : 2;
-    if (!dtype || !shape || !o.out)
+    if (!dtype || !shape.text || !o.out)
         return bad("--dtype, --shape and --out are required");
     if ((o.dtype = croq_dtype_parse(dtype)) < 0) {
         log_error("explore: unknown dtype '%s' (f16 or e4m3)", dtype);
         return 2;
     }
     char why[CROQ_WHY_MAX];
-    if (shape_parse(shape, &o.shape) || !shape_validate(o.dtype, &o.shape, why, sizeof why)) {
-        log_error("explore: shape '%s': %s", shape, shape_parse(shape, &o.shape) ? "expected MxNxK" : why);
+    o.shape = shape.s;
+    if (!shape_validate(o.dtype, &o.shape, why, sizeof why)) {
+        log_error("explore: shape '%s': %s", shape.text, why);
         return 2;
     }
     struct explore_stats st;

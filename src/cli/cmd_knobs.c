@@ -40,7 +40,8 @@ static const char knobs_usage[] =
 
 struct knobs_args {
     bool json, check;
-    const char *dtype, *shape, *config;
+    const char *dtype, *config;
+    struct cli_shape shape;
     const char *sets[KNOBS_MAX_SETS];
     int nsets;
 };
@@ -52,7 +53,7 @@ static int knobs_parse(int argc, char **argv, struct knobs_args *a)
         {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
         {.name = "--check", .type = OPT_FLAG, .dst = &a->check},
         {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
-        {.name = "--shape", .type = OPT_STR, .dst = &a->shape},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = KNOBS_MAX_SETS, .count = &a->nsets},
     };
@@ -60,7 +61,7 @@ static int knobs_parse(int argc, char **argv, struct knobs_args *a)
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc;
-    if (!a->check && (a->dtype || a->shape || a->config || a->nsets)) {
+    if (!a->check && (a->dtype || a->shape.text || a->config || a->nsets)) {
         log_error("knobs: --dtype, --shape, --config and --set need --check");
         return 2;
     }
@@ -162,12 +163,8 @@ static void check_report(const struct croq_config *cfg, const struct croq_shape 
 static int knobs_check(const struct knobs_args *a)
 {
     struct croq_config cfg;
-    struct croq_shape shape;
+    const struct croq_shape *shape = a->shape.text ? &a->shape.s : NULL;
     char err[512];
-    if (a->shape && shape_parse(a->shape, &shape)) {
-        log_error("knobs --check: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
-        return 2;
-    }
     if (a->dtype && croq_dtype_parse(a->dtype) < 0) {
         log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
         return 2;
@@ -186,8 +183,8 @@ static int knobs_check(const struct knobs_args *a)
         }
         return 2;
     }
-    bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, NULL, 0);
-    check_report(&cfg, a->shape ? &shape : NULL, a->json);
+    bool valid = knobs_validate(&cfg, shape, NULL, 0);
+    check_report(&cfg, shape, a->json);
     return valid ? 0 : 1;
 }
 

@@ -75,19 +75,19 @@ static int bad(const char *fmt, ...)
 }
 
 struct tune_args {
-    const char *dtype, *shape, *mode;
+    const char *dtype, *mode;
+    struct cli_shape shape;
 };
 
 /* Shape, dtype and mode, validated before anything can become a path. */
 static int tune_key(const struct tune_args *a, struct shape_key *k)
 {
     char why[CROQ_WHY_MAX];
-    if (!a->dtype || !a->shape || !a->mode)
+    if (!a->dtype || !a->shape.text || !a->mode)
         return bad("tune: --dtype, --shape and --mode are required (see 'croqtuner tune --help')");
     if ((k->dtype = croq_dtype_parse(a->dtype)) < 0)
         return bad("--dtype: '%s' is not f16 or e4m3", a->dtype);
-    if (shape_parse(a->shape, &k->shape))
-        return bad("--shape: '%s' is not MxNxK with positive integers", a->shape);
+    k->shape = a->shape.s;
     if (!shape_validate(k->dtype, &k->shape, why, sizeof why))
         return bad("--shape: %s", why);
     int m = mode_parse(a->mode);
@@ -105,7 +105,7 @@ int cmd_tune(int argc, char **argv)
     engine_opts_default(&o);
     struct opt t[ENGINE_OPTS_N + 4] = {
         {.name = "--dtype", .type = OPT_STR, .dst = &a.dtype},
-        {.name = "--shape", .type = OPT_STR, .dst = &a.shape},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a.shape, .check = cli_shape_value},
         {.name = "--mode", .type = OPT_STR, .dst = &a.mode},
         {.name = "--agent", .type = OPT_FLAG, .dst = &o.agent},
     };

@@ -50,6 +50,15 @@ void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o);
 /* OPT_CUSTOM check of a --busy-limit MIN option: minutes >= 0, stored in seconds into
  * the double dst. */
 int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM check of a --shape MxNxK option (shape_parse: digits and 'x' only): dst a
+ * struct cli_shape, text NULL until given. The dtype's rules (shape_validate) are the
+ * command's, once it knows the dtype. */
+#include "knobs/knobs.h"
+struct cli_shape {
+    const char *text;
+    struct croq_shape s;
+};
+int cli_shape_value(const char *v, void *dst, char *err, size_t errlen);
 /* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
 #endif

@@ -1,6 +1,7 @@
 /* src/cli/engine_opts.c — the options the engine's commands share (struct engine_opts:
- * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, and the
- * exit status of an engine outcome. */
+ * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, the value
+ * checks several commands' tables use (--busy-limit, --shape), and the exit status of an
+ * engine outcome. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,17 @@ int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen)
         return -1;
     }
     *s *= 60;
+    return 0;
+}
+
+int cli_shape_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct cli_shape *sh = dst;
+    if (shape_parse(v, &sh->s)) {
+        snprintf(err, errlen, "bad shape '%s': expected MxNxK with positive integers (e.g. 4096x8192x8192)", v);
+        return -1;
+    }
+    sh->text = v;
     return 0;
 }
 

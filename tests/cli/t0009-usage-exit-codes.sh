@@ -53,9 +53,13 @@ usage "option '--driver': 'abc' is not a driver version like 580.95.05" \
 usage "option '--driver': '580.95.05.1' is not a driver version" \
     export --tuning "$tmp/adir" --out "$tmp/p" --driver 580.95.05.1
 for s in " 1024x1024x1024" "+1024x1024x1024" "1024x1024x1024 " "1024x+1024x1024"; do
-    usage "is not MxNxK" "${tune[@]}" --shape "$s"
+    # one check of a shape string in every command's table (bench's list takes named sets too)
+    for c in "${tune[*]}" "explore --dtype f16 --out $tmp/x.jsonl" "knobs --check --dtype f16" \
+             "build --dtype f16 --out $tmp/b" "compare --dtype f16"; do
+        # shellcheck disable=SC2086
+        usage "option '--shape': bad shape '$s': expected MxNxK with positive integers" $c --shape "$s"
+    done
     usage "bad shape '$s'" bench --dtype f16 --shape "$s"
-    usage "bad --shape '$s'" knobs --check --dtype f16 --shape "$s"
 done
 [ ! -e "$t" ] || fail "a refused shape created the tuning directory"
 
