@@ -5,6 +5,8 @@
 #define CROQ_CLI_COMMANDS_H
 #include <stddef.h>
 
+#include "knobs/knobs.h"
+
 struct croq_command {
     const char *name;
     int (*fn)(int argc, char **argv);
@@ -53,7 +55,6 @@ int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen);
 /* OPT_CUSTOM check of a --shape MxNxK option (shape_parse: digits and 'x' only): dst a
  * struct cli_shape, text NULL until given. The dtype's rules (shape_validate) are the
  * command's, once it knows the dtype. */
-#include "knobs/knobs.h"
 struct cli_shape {
     const char *text;
     struct croq_shape s;
