@@ -95,7 +95,7 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
     struct opt t[10 + CLI_MEASURE_OPTS_N] = {
         {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
         {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
-        {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a->dtype, .check = cli_dtype_all_value},
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--out", .type = OPT_STR, .dst = &a->out},
         {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
@@ -109,10 +109,6 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc;
-    if (strcmp(a->dtype, "all") && croq_dtype_parse(a->dtype) < 0) {
-        log_error("bench: unknown dtype '%s' (f16, e4m3 or all)", a->dtype);
-        return 2;
-    }
     if (!a->nspecs) {
         log_error("bench: no shapes: give --shape MxNxK or --shapes typical|reference|odd|LIST");
         return 2;

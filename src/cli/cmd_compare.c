@@ -59,7 +59,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
         {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
         {.name = "--no-ours", .type = OPT_FLAG, .dst = &a->no_ours},
         {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
-        {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a->dtype, .check = cli_dtype_value},
         {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
@@ -71,10 +71,11 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc;
-    if (!a->dtype || (a->mo.dtype = croq_dtype_parse(a->dtype)) < 0) {
-        log_error("compare: %s dtype '%s' (f16 or e4m3)", a->dtype ? "unknown" : "missing", a->dtype ? a->dtype : "--dtype");
+    if (!a->dtype) {
+        log_error("compare: missing dtype '--dtype' (f16 or e4m3)");
         return 2;
     }
+    a->mo.dtype = croq_dtype_parse(a->dtype);
     if (!a->shape.text) {
         log_error("compare: '--shape MxNxK' is required");
         return 2;

@@ -66,7 +66,7 @@ int cmd_explore(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (int)cpus : 1;
     struct opt t[] = {
-        {.name = "--dtype", .type = OPT_STR, .dst = &dtype},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dtype, .check = cli_dtype_value},
         {.name = "--shape", .type = OPT_CUSTOM, .dst = &shape, .check = cli_shape_value},
         {.name = "--out", .type = OPT_OUTFILE, .dst = &o.out},
         {.name = "--grid", .type = OPT_FILE, .dst = &o.grid},
@@ -85,10 +85,7 @@ int cmd_explore(int argc, char **argv)
         return prc == 1 ? 0 : 2;
     if (!dtype || !shape.text || !o.out)
         return bad("--dtype, --shape and --out are required");
-    if ((o.dtype = croq_dtype_parse(dtype)) < 0) {
-        log_error("explore: unknown dtype '%s' (f16 or e4m3)", dtype);
-        return 2;
-    }
+    o.dtype = croq_dtype_parse(dtype);
     char why[CROQ_WHY_MAX];
     o.shape = shape.s;
     if (!shape_validate(o.dtype, &o.shape, why, sizeof why)) {

@@ -114,16 +114,12 @@ static int absolutize(struct engine_opts *o, struct slurm_opts *so, struct slurm
 static int slurm_run(struct engine_opts *o, struct slurm_opts *so, const struct slurm_args *a,
                      struct slurm_paths *ps)
 {
-    int dtype = a->dtype && !strcmp(a->dtype, "all") ? -1 : croq_dtype_parse(a->dtype);
-    int mode = a->mode ? mode_parse(a->mode) : -1;
-    if (!a->dtype || (dtype < 0 && strcmp(a->dtype, "all"))) {
+    if (!a->dtype) {
         log_error("slurm: --dtype f16, e4m3 or all is required");
         return 2;
     }
-    if (a->mode && mode < 0) {
-        log_error("slurm: --mode '%s' is not scratch or best", a->mode);
-        return 2;
-    }
+    int dtype = !strcmp(a->dtype, "all") ? -1 : croq_dtype_parse(a->dtype);
+    int mode = a->mode ? mode_parse(a->mode) : -1;
     int ar = absolutize(o, so, ps);
     if (ar) /* -2: no shapes.json, a missing input file: bad usage, as in sweep and bench */
         return ar == -2 ? 2 : 1;
@@ -138,8 +134,8 @@ int cmd_slurm(int argc, char **argv)
     struct slurm_paths ps;
     engine_opts_default(&o);
     struct opt t[ENGINE_OPTS_N + 10] = {
-        {.name = "--dtype", .type = OPT_STR, .dst = &a.dtype},
-        {.name = "--mode", .type = OPT_STR, .dst = &a.mode},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a.dtype, .check = cli_dtype_all_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &a.mode, .check = cli_mode_value},
         {.name = "--partition", .type = OPT_CUSTOM, .dst = &so.partition, .check = partition_value},
         {.name = "--time", .type = OPT_CUSTOM, .dst = &so.time, .check = time_value},
         {.name = "--gpus-per-task", .type = OPT_INT, .dst = &so.gpus_per_task, .lo = 0, .hi = 16},

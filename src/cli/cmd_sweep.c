@@ -54,8 +54,8 @@ int cmd_sweep(int argc, char **argv)
     /* --array-task is set by the scripts of 'croqtuner slurm': the task joins the run
      * 'slurm' recorded */
     struct opt t[ENGINE_OPTS_N + 5] = {
-        {.name = "--dtype", .type = OPT_STR, .dst = &dt},
-        {.name = "--mode", .type = OPT_STR, .dst = &mode},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dt, .check = cli_dtype_all_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &mode, .check = cli_mode_value},
         {.name = "--gpus", .type = OPT_CUSTOM, .dst = &so, .check = gpus_value},
         {.name = "--workers", .type = OPT_INT, .dst = &so.workers, .lo = 1, .hi = SCALE_WORKERS_MAX},
         {.name = "--array-task", .type = OPT_FLAG, .dst = &so.array_task, .flags = OPT_HIDDEN},
@@ -71,19 +71,11 @@ int cmd_sweep(int argc, char **argv)
         log_error("sweep: --l2 is for one shape (tune --l2 cold); a sweep times with a warm L2");
         return 2;
     }
-    int dtype = dt && !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
-    if (!dt || (dtype < 0 && strcmp(dt, "all"))) {
-        if (dt)
-            log_error("sweep: unknown --dtype '%s' (f16, e4m3 or all)", dt);
-        else
-            log_error("sweep: --dtype f16, e4m3 or all is required");
+    if (!dt) {
+        log_error("sweep: --dtype f16, e4m3 or all is required");
         return 2;
     }
-    int m = mode ? mode_parse(mode) : -1;
-    if (mode && m < 0) {
-        log_error("sweep: --mode '%s' is not scratch or best", mode);
-        return 2;
-    }
+    int dtype = !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt), m = mode ? mode_parse(mode) : -1;
     if (!o.shapes) {
         if (shapes_find_file(found, sizeof found, err, sizeof err)) {
             log_error("sweep: %s (give --shapes FILE)", err);

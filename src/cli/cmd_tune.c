@@ -85,15 +85,11 @@ static int tune_key(const struct tune_args *a, struct shape_key *k)
     char why[CROQ_WHY_MAX];
     if (!a->dtype || !a->shape.text || !a->mode)
         return bad("tune: --dtype, --shape and --mode are required (see 'croqtuner tune --help')");
-    if ((k->dtype = croq_dtype_parse(a->dtype)) < 0)
-        return bad("--dtype: '%s' is not f16 or e4m3", a->dtype);
+    k->dtype = croq_dtype_parse(a->dtype);
     k->shape = a->shape.s;
     if (!shape_validate(k->dtype, &k->shape, why, sizeof why))
         return bad("--shape: %s", why);
-    int m = mode_parse(a->mode);
-    if (m < 0)
-        return bad("--mode: '%s' is not scratch or best", a->mode);
-    k->mode = (enum tune_mode)m;
+    k->mode = (enum tune_mode)mode_parse(a->mode);
     return 0;
 }
 
@@ -104,9 +100,9 @@ int cmd_tune(int argc, char **argv)
     struct shape_key k;
     engine_opts_default(&o);
     struct opt t[ENGINE_OPTS_N + 4] = {
-        {.name = "--dtype", .type = OPT_STR, .dst = &a.dtype},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a.dtype, .check = cli_dtype_value},
         {.name = "--shape", .type = OPT_CUSTOM, .dst = &a.shape, .check = cli_shape_value},
-        {.name = "--mode", .type = OPT_STR, .dst = &a.mode},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &a.mode, .check = cli_mode_value},
         {.name = "--agent", .type = OPT_FLAG, .dst = &o.agent},
     };
     struct opt_spec spec = {"tune", tune_usage, t, 4};

@@ -60,6 +60,12 @@ struct cli_shape {
     struct croq_shape s;
 };
 int cli_shape_value(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM checks of --dtype (f16|e4m3; cli_dtype_all_value: or all) and --mode
+ * (scratch|best, mode_parse's names): dst a const char *, set to the value once it is
+ * one of those, so a command's croq_dtype_parse / mode_parse of it cannot fail. */
+int cli_dtype_value(const char *v, void *dst, char *err, size_t errlen);
+int cli_dtype_all_value(const char *v, void *dst, char *err, size_t errlen);
+int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
 /* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
 #endif

@@ -1,7 +1,7 @@
 /* src/cli/engine_opts.c — the options the engine's commands share (struct engine_opts:
  * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, the value
- * checks several commands' tables use (--busy-limit, --shape), and the exit status of an
- * engine outcome. */
+ * checks several commands' tables use (--busy-limit, --shape, --dtype, --mode), and the
+ * exit status of an engine outcome. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +32,36 @@ int cli_shape_value(const char *v, void *dst, char *err, size_t errlen)
         return -1;
     }
     sh->text = v;
+    return 0;
+}
+
+int cli_dtype_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (croq_dtype_parse(v) < 0) {
+        snprintf(err, errlen, "unknown dtype '%s' (f16 or e4m3)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_dtype_all_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "all") && croq_dtype_parse(v) < 0) {
+        snprintf(err, errlen, "unknown dtype '%s' (f16, e4m3 or all)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_mode_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (mode_parse(v) < 0) {
+        snprintf(err, errlen, "'%s' is not scratch or best", v);
+        return -1;
+    }
+    *(const char **)dst = v;
     return 0;
 }
 
