@@ -36,19 +36,13 @@ int cmd_audit(int argc, char **argv)
     double floor_pct = -1; /* the floor of each shape's rules version */
     struct opt t[] = {
         {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
-        {.name = "--key", .type = OPT_STR, .dst = &key},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
         {.name = "--noise-floor", .type = OPT_PERCENT, .dst = &floor_pct},
     };
     struct opt_spec spec = {"audit", audit_usage, t, 3};
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;
-    struct shape_key sk;
-    char err[256];
-    if (key && key_parse(key, &sk, err, sizeof err)) {
-        log_error("audit: --key: %s (keys come from 'croqtuner status')", err);
-        return 2;
-    }
     if (!is_dir(dir)) {
         log_error("audit: no tuning directory '%s'", dir);
         return 1;

@@ -41,7 +41,7 @@ int cmd_ladder(int argc, char **argv)
     engine_opts_default(&o);
     struct opt t[ENGINE_OPTS_N + 4] = {
         {.name = "--retime", .type = OPT_FLAG, .dst = &retime},
-        {.name = "--key", .type = OPT_STR, .dst = &key},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
         {.name = "--repeat", .type = OPT_LONG, .dst = &repeat, .lo = 1, .hi = 8},
         {.name = "--rounds", .type = OPT_LONG, .dst = &rounds, .lo = 1, .hi = 64},
     };

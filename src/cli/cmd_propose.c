@@ -44,7 +44,7 @@ int cmd_propose(int argc, char **argv)
     int nsets = 0;
     engine_opts_default(&o);
     struct opt t[ENGINE_OPTS_N + 6] = {
-        {.name = "--key", .type = OPT_STR, .dst = &p.key},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &p.key, .check = cli_key_value},
         {.name = "--idea", .type = OPT_STR, .dst = &p.idea},
         {.name = "--category", .type = OPT_ENUM, .dst = &p.category, .choices = "macro|structural|variant|micro"},
         /* read by the engine: a source it cannot read is refused (exit 1) like a bad one */
@@ -66,12 +66,6 @@ int cmd_propose(int argc, char **argv)
     }
     if (o.backend || o.seed_given || o.iters) {
         log_error("propose: --backend, --seed and --iters belong to 'tune'");
-        return 2;
-    }
-    struct shape_key sk;
-    char err[256];
-    if (key_parse(p.key, &sk, err, sizeof err)) {
-        log_error("propose: --key: %s (keys come from 'croqtuner status')", err);
         return 2;
     }
     p.sets = sets;

@@ -31,7 +31,7 @@ int cmd_source(int argc, char **argv)
     long iter = -1, attempt = 0;
     struct opt t[] = {
         {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
-        {.name = "--key", .type = OPT_STR, .dst = &key},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
         {.name = "--out", .type = OPT_OUTFILE, .dst = &outp},
         {.name = "--iter", .type = OPT_LONG, .dst = &iter, .lo = 0, .hi = 999},
         {.name = "--attempt", .type = OPT_LONG, .dst = &attempt, .lo = 1, .hi = 100000},
@@ -40,14 +40,9 @@ int cmd_source(int argc, char **argv)
     int prc = opts_parse(&spec, argc, argv);
     if (prc)
         return prc == 1 ? 0 : 2;
-    struct shape_key sk;
     char err[600], rel[SRCSTORE_REL_MAX];
     if (!key || iter < 0) {
         log_error("source: --key and --iter are required (see 'croqtuner source --help')");
-        return 2;
-    }
-    if (key_parse(key, &sk, err, sizeof err)) {
-        log_error("source: --key: %s", err);
         return 2;
     }
     if (attempt)

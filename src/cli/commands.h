@@ -66,6 +66,9 @@ int cli_shape_value(const char *v, void *dst, char *err, size_t errlen);
 int cli_dtype_value(const char *v, void *dst, char *err, size_t errlen);
 int cli_dtype_all_value(const char *v, void *dst, char *err, size_t errlen);
 int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM check of a --key KEY option: a shape key as key_format writes it (key_parse:
+ * no path in it); dst a const char *. */
+int cli_key_value(const char *v, void *dst, char *err, size_t errlen);
 /* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
 #endif

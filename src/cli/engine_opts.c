@@ -1,6 +1,6 @@
 /* src/cli/engine_opts.c — the options the engine's commands share (struct engine_opts:
  * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, the value
- * checks several commands' tables use (--busy-limit, --shape, --dtype, --mode), and the
+ * checks several commands' tables use (--busy-limit, --shape, --dtype, --mode, --key), and the
  * exit status of an engine outcome. */
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +59,18 @@ int cli_mode_value(const char *v, void *dst, char *err, size_t errlen)
 {
     if (mode_parse(v) < 0) {
         snprintf(err, errlen, "'%s' is not scratch or best", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_key_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct shape_key sk;
+    char why[256];
+    if (key_parse(v, &sk, why, sizeof why)) {
+        snprintf(err, errlen, "%s (keys come from 'croqtuner status')", why);
         return -1;
     }
     *(const char **)dst = v;

@@ -63,6 +63,11 @@ for s in " 1024x1024x1024" "+1024x1024x1024" "1024x1024x1024 " "1024x+1024x1024"
 done
 [ ! -e "$t" ] || fail "a refused shape created the tuning directory"
 
+for c in "propose --idea x --category micro --src $tmp/k.cu" "audit" "source --iter 0" "ladder"; do
+    # shellcheck disable=SC2086
+    usage "option '--key': '../f16_1x1x1_fs' is not a shape key" $c --tuning "$tmp/adir" --key ../f16_1x1x1_fs
+done
+
 # item 14: what a path is, said in words, before any work
 usage "option '--dataset': '/dev/zero' is not a regular file" "${tune[@]}" --shape 1024x1024x1024 \
     --backend replay --dataset /dev/zero
