@@ -54,6 +54,8 @@ bool opts_given(const struct opt_spec *s, const char *name)
 
 /* ---- value checks ---------------------------------------------------------------- */
 
+/* 0 path exists (*st, symbolic links followed), 1 it does not, -1 it cannot be looked at
+ * (err: why, e.g. a component that is not a directory, no permission). */
 static int path_kind(const char *path, struct stat *st, char *err, size_t errlen)
 {
     if (!*path) {
