@@ -8,13 +8,14 @@
 #include "commands.h"
 #include "backend/backend.h"
 #include "engine/engine.h"
+#include "search/search.h"
 #include "util/args.h"
 #include "util/log.h"
 
 static const char tune_usage[] =
     "usage: croqtuner tune --dtype f16|e4m3 --shape MxNxK --mode scratch|best [--iters N]\n"
     "                      [--backend gpu|sim|replay [--dataset FILE]] [--tuning DIR] [--seed S]\n"
-    "                      [--git] [--agent] [--l2 warm|cold]\n"
+    "                      [--git] [--agent] [--l2 warm|cold] [--strategy NAME]\n"
     "                      [--busy-limit MIN] [--shapes FILE] [--quiet]\n"
     "\n"
     "Tune one shape: baseline, then PROFILE -> IDEATE -> IMPLEMENT -> MEASURE -> DECIDE ->\n"
@@ -50,6 +51,11 @@ static const char tune_usage[] =
     "                   when it starts, recorded in its checkpoint and every raw file\n"
     "  --agent          agent-driven: stop at IDEATE and wait for 'croqtuner propose'\n"
     "                   (docs/agent.md)\n"
+    "  --strategy NAME  how IDEATE chooses configurations (docs/search.md): heuristic (the\n"
+    "                   proposer, the default), grid (the knob space in table order), random\n"
+    "                   (seeded uniform draws: the baseline), agent (= --agent); fixed when the\n"
+    "                   shape starts and recorded in its checkpoint: another one for a started\n"
+    "                   shape is refused\n"
     "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30);\n"
     "                   croqtuner only waits for other processes, it never stops them\n"
     "  --quiet          no progress lines\n"
@@ -148,7 +154,7 @@ int engine_exit_code(int rc)
 }
 
 struct tune_args {
-    const char *dtype, *shape, *mode;
+    const char *dtype, *shape, *mode, *strategy;
 };
 
 static int tune_value(int argc, char **argv, int *i, struct tune_args *a)
@@ -161,6 +167,8 @@ static int tune_value(int argc, char **argv, int *i, struct tune_args *a)
         a->shape = v;
     else if (!r && (r = args_value(argc, argv, i, "--mode", &v)) > 0)
         a->mode = v;
+    else if (!r && (r = args_value(argc, argv, i, "--strategy", &v)) > 0)
+        a->strategy = v;
     return r;
 }
 
@@ -205,5 +213,18 @@ int cmd_tune(int argc, char **argv)
     }
     if (tune_key(&a, &k))
         return 2;
+    if (a.strategy) {
+        const struct search_strategy *s = search_open(a.strategy);
+        char names[200];
+        search_names(names, sizeof names);
+        if (!s) {
+            bad("--strategy: '%s' is not a search strategy (%s)", a.strategy, names);
+            return 2;
+        }
+        if (s->next) /* the engine's own; the agent's is the agent flag */
+            o.strategy = s->name;
+        else
+            o.agent = true;
+    }
     return engine_exit_code(engine_tune(&o, &k));
 }
