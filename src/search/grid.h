@@ -51,7 +51,7 @@ void grid_release(struct grid *g);
 
 /* The search strategies' knob space (src/search/search.h): the product of every early
  * knob's value list (knobs below KNOB_FIRST_LATE; a late knob is not walked, as the
- * heuristic proposer does not walk it: docs/proposer.md), about 42 M points, each point
+ * heuristic proposer does not walk it: docs/proposer.md), 83,886,080 points, each point
  * x in [0, grid_space_points()) in mixed-radix order, the first knob of the table
  * varying fastest (as a grid block's product). grid_space_point sets the early knobs of
  * *out to point x and copies dtype and the late knobs from base. Valid or not: the
