@@ -27,7 +27,7 @@ static const char usage[] =
     "  --iters N   iterations per run (default 150)\n"
     "  --jobs N    runs in parallel (default: CPU cores)\n"
     "  --strategy  the runs' search strategies (docs/search.md): a comma-separated list of\n"
-    "              heuristic, grid, random, or all of them; each gets its table (its last\n"
+    "              those below but agent, or all of them; each gets its table (its last\n"
     "              line 'replay-bench NAME: ...'), then every strategy's @50 / @150 per\n"
     "              dataset side by side. Without it: the default strategy, as above\n"
     "\n"
@@ -83,6 +83,7 @@ int cmd_replay_bench(int argc, char **argv)
         int r;
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(usage, stdout);
+            cli_print_strategies(stdout);
             return 0;
         }
         if ((r = args_value(argc, argv, &i, "--datasets", &v))) {

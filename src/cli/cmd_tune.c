@@ -51,10 +51,9 @@ static const char tune_usage[] =
     "                   when it starts, recorded in its checkpoint and every raw file\n"
     "  --agent          agent-driven: stop at IDEATE and wait for 'croqtuner propose'\n"
     "                   (docs/agent.md)\n"
-    "  --strategy NAME  how IDEATE chooses configurations (docs/search.md): heuristic (the\n"
-    "                   proposer, the default), grid (the knob space in table order), random\n"
-    "                   (seeded uniform draws: the baseline), agent (= --agent); fixed when the\n"
-    "                   shape starts and recorded in its checkpoint: another one for a started\n"
+    "  --strategy NAME  how IDEATE chooses configurations (docs/search.md; the strategies\n"
+    "                   below, default heuristic; agent is --agent): fixed when the shape\n"
+    "                   starts and recorded in its checkpoint, another one for a started\n"
     "                   shape is refused\n"
     "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30);\n"
     "                   croqtuner only waits for other processes, it never stops them\n"
@@ -148,6 +147,13 @@ int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
     return r;
 }
 
+void cli_print_strategies(FILE *out)
+{
+    fputs("\nSearch strategies (--strategy):\n", out);
+    for (size_t i = 0; i < search_count(); i++)
+        fprintf(out, "  %-10s %s\n", search_at(i)->name, search_at(i)->summary);
+}
+
 int engine_exit_code(int rc)
 {
     return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : 1;
@@ -201,6 +207,7 @@ int cmd_tune(int argc, char **argv)
         int r;
         if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
             fputs(tune_usage, stdout);
+            cli_print_strategies(stdout);
             return 0;
         } else if (args_flag(argv, i, "--agent")) {
             o.agent = true;

@@ -3,6 +3,7 @@
  * the process exit code: 0 success, 1 failure of the work, 2 bad usage. */
 #ifndef CROQ_CLI_COMMANDS_H
 #define CROQ_CLI_COMMANDS_H
+#include <stdio.h>
 
 struct croq_command {
     const char *name;
@@ -37,4 +38,7 @@ struct engine_opts;
 int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o);
 /* enum engine_rc -> exit status */
 int engine_exit_code(int rc);
+/* The search strategies' table (src/search/strategies.def), one "  NAME  summary" line
+ * each, for the --help of the commands that take --strategy (cmd_tune.c). */
+void cli_print_strategies(FILE *out);
 #endif

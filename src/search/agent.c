@@ -5,6 +5,6 @@
 
 const struct search_strategy search_agent = {
     .name = "agent",
-    .summary = "an external agent's ideas: IDEATE waits for 'croqtuner propose' (docs/agent.md)",
+    .summary = "an external agent's ideas ('croqtuner propose'); IDEATE waits for them",
     .next = NULL,
 };

@@ -34,6 +34,6 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
 
 const struct search_strategy search_grid = {
     .name = "grid",
-    .summary = "every point of the knob space in table order, the first valid untried one",
+    .summary = "the knob space in table order: the first valid untried point",
     .next = grid_next,
 };

@@ -4,6 +4,6 @@
 
 const struct search_strategy search_heuristic = {
     .name = "heuristic",
-    .summary = "the profile-guided proposer: moves from the best, recipes, a cost model (the default)",
+    .summary = "the profile-guided proposer (docs/proposer.md); the default",
     .next = proposer_next,
 };
