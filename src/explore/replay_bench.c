@@ -342,7 +342,7 @@ void replay_bench_compare(const struct replay_bench_opts *o, FILE *out, const ch
     fprintf(out, "strategies: %s of each dataset's best (median over seeds)\n", head);
     fprintf(out, "%-28s %-8s", "dataset", "mode");
     for (int s = 0; s < n_strategies; s++)
-        fprintf(out, "  %-*s", nc * 8 - 2, names[s]);
+        fprintf(out, "  %-*s", s + 1 < n_strategies ? nc * 8 - 2 : 0, names[s]); /* no trailing blanks */
     fputc('\n', out);
     double (*mins)[2] = xmalloc((size_t)n_strategies * sizeof *mins);
     for (int s = 0; s < n_strategies; s++)
