@@ -8,13 +8,14 @@
 #include "commands.h"
 #include "backend/backend.h"
 #include "engine/engine.h"
+#include "search/search.h"
 #include "util/opts.h"
 #include "util/log.h"
 
 static const char tune_usage[] =
     "usage: croqtuner tune --dtype f16|e4m3 --shape MxNxK --mode scratch|best [--iters N]\n"
     "                      [--backend gpu|sim|replay [--dataset FILE]] [--tuning DIR] [--seed S]\n"
-    "                      [--git] [--agent] [--l2 warm|cold]\n"
+    "                      [--git] [--agent] [--l2 warm|cold] [--strategy NAME]\n"
     "                      [--busy-limit MIN] [--shapes FILE] [--quiet]\n"
     "\n"
     "Tune one shape: baseline, then PROFILE -> IDEATE -> IMPLEMENT -> MEASURE -> DECIDE ->\n"
@@ -50,6 +51,10 @@ static const char tune_usage[] =
     "                   when it starts, recorded in its checkpoint and every raw file\n"
     "  --agent          agent-driven: stop at IDEATE and wait for 'croqtuner propose'\n"
     "                   (docs/agent.md)\n"
+    "  --strategy NAME  how IDEATE chooses configurations (docs/search.md; the strategies\n"
+    "                   below, default heuristic; agent is --agent): fixed when the shape\n"
+    "                   starts and recorded in its checkpoint, another one for a started\n"
+    "                   shape is refused\n"
     "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30);\n"
     "                   croqtuner only waits for other processes, it never stops them\n"
     "  --quiet          no progress lines\n"
@@ -75,9 +80,16 @@ static int bad(const char *fmt, ...)
 }
 
 struct tune_args {
-    const char *dtype, *mode;
+    const char *dtype, *mode, *strategy;
     struct cli_shape shape;
 };
+
+void cli_print_strategies(FILE *out)
+{
+    fputs("\nSearch strategies (--strategy):\n", out);
+    for (size_t i = 0; i < search_count(); i++)
+        fprintf(out, "  %-10s %s\n", search_at(i)->name, search_at(i)->summary);
+}
 
 /* Shape, dtype and mode, validated before anything can become a path. */
 static int tune_key(const struct tune_args *a, struct shape_key *k)
@@ -99,16 +111,19 @@ int cmd_tune(int argc, char **argv)
     struct tune_args a = {0};
     struct shape_key k;
     engine_opts_default(&o);
-    struct opt t[ENGINE_OPTS_N + 4] = {
+    struct opt t[ENGINE_OPTS_N + 5] = {
         {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a.dtype, .check = cli_dtype_value},
         {.name = "--shape", .type = OPT_CUSTOM, .dst = &a.shape, .check = cli_shape_value},
         {.name = "--mode", .type = OPT_CUSTOM, .dst = &a.mode, .check = cli_mode_value},
         {.name = "--agent", .type = OPT_FLAG, .dst = &o.agent},
+        {.name = "--strategy", .type = OPT_STR, .dst = &a.strategy},
     };
-    struct opt_spec spec = {"tune", tune_usage, t, 4};
+    struct opt_spec spec = {"tune", tune_usage, t, 5};
     spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_DATASET | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES |
                                         EO_L2 | EO_GIT | EO_QUIET, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
+    if (rc == 1)
+        cli_print_strategies(stdout);
     if (rc)
         return rc == 1 ? 0 : 2;
     engine_opts_given(&spec, &o);
@@ -121,6 +136,19 @@ int cmd_tune(int argc, char **argv)
     if (o.backend && strcmp(o.backend, "replay") && o.dataset) { /* it would be ignored */
         log_error("tune: --dataset is the replay backend's; --backend %s measures without one", o.backend);
         return 2;
+    }
+    if (a.strategy) {
+        const struct search_strategy *s = search_open(a.strategy);
+        char names[200];
+        search_names(names, sizeof names);
+        if (!s) {
+            log_error("tune: --strategy: '%s' is not a search strategy (%s)", a.strategy, names);
+            return 2;
+        }
+        if (s->next) /* the engine's own; the agent's is the agent flag */
+            o.strategy = s->name;
+        else
+            o.agent = true;
     }
     return engine_exit_code(engine_tune(&o, &k));
 }

@@ -4,6 +4,7 @@
 #ifndef CROQ_CLI_COMMANDS_H
 #define CROQ_CLI_COMMANDS_H
 #include <stddef.h>
+#include <stdio.h>
 
 #include "knobs/knobs.h"
 
@@ -71,4 +72,7 @@ int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
 int cli_key_value(const char *v, void *dst, char *err, size_t errlen);
 /* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
+/* The search strategies' table (src/search/strategies.def), one "  NAME  summary" line
+ * each, for the --help of the commands that take --strategy (cmd_tune.c). */
+void cli_print_strategies(FILE *out);
 #endif

@@ -64,7 +64,7 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
         return ENGINE_FAILED;
     }
     struct shape_params p = {.k = *k, .backend = o->backend /* NULL: new shapes get gpu */, .seed = o->seed,
-                             .budget = o->iters, .agent = o->agent, .reopen = true};
+                             .budget = o->iters, .agent = o->agent, .strategy = o->strategy, .reopen = true};
     char path[PATH_MAX], err[PATH_MAX + 600];
     struct scenario_set set;
     /* a new shape without --iters gets its mode's budget of shapes.json; a started one
