@@ -11,9 +11,9 @@
 #include "costmodel/costmodel.h"
 #include "dataset/dataset.h"
 #include "engine/engine.h"
-#include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/opts.h"
 #include "util/regfile.h"
 
 #define MAX_DIRS 16
@@ -21,9 +21,8 @@
 
 static const char usage[] =
     "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
-    "                           [--dtype f16|e4m3]\n"
+    "                           [--dtype f16|e4m3] [--leave-out [--verbose]] [--out FILE]\n"
     "       croqtuner costmodel --check FILE\n"
-    "                           [--leave-out [--verbose]] [--out FILE]\n"
     "\n"
     "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
     "shape of the tuning directories (costmodel_fit_shapes: src/costmodel/costmodel.h) and\n"
@@ -47,8 +46,8 @@ static const char usage[] =
     "With --check: read a model written by --out (or a pack's copy of it) as the library does\n"
     "and print its models, or why it is refused.\n"
     "\n"
-    "Exit status: 0 done, 1 an unreadable directory, no model to write or a refused model,\n"
-    "2 bad usage.\n";
+    "Exit status: 0 done, 1 a directory without a readable state.json or results.tsv, no model\n"
+    "to write or a refused model, 2 bad usage (a missing directory or file among them).\n";
 
 /* --check FILE: parse it as the library would. */
 static int check_model(const char *path)
@@ -146,52 +145,24 @@ int cmd_costmodel(int argc, char **argv)
     const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (args_flag(argv, i, "--leave-out") || args_flag(argv, i, "--verbose")) {
-            *(args_flag(argv, i, "--verbose") ? &verbose : &lo) = true;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            if (ndirs == MAX_DIRS) {
-                log_error("costmodel: at most %d --tuning directories", MAX_DIRS);
-                return 2;
-            }
-            dirs[ndirs++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--dataset", &v)) > 0) {
-            if (nds == MAX_DIRS) {
-                log_error("costmodel: at most %d --dataset files", MAX_DIRS);
-                return 2;
-            }
-            datasets[nds++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--backend", &v)) > 0)
-            backend = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0)
-            dtype_opt = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0)
-            out = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--check", &v)) > 0)
-            check = v;
-        if (r < 0)
-            return 2;
-        if (!r) {
-            log_error("costmodel: unknown option '%s' (see 'croqtuner costmodel --help')", argv[i]);
-            return 2;
-        }
-    }
-    int only = -1;
-    if (dtype_opt && (only = croq_dtype_parse(dtype_opt)) < 0) {
-        log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
-        return 2;
-    }
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_DIR, .dst = dirs, .max = MAX_DIRS, .count = &ndirs},
+        {.name = "--dataset", .type = OPT_FILE, .dst = datasets, .max = MAX_DIRS, .count = &nds},
+        {.name = "--backend", .type = OPT_STR, .dst = &backend},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dtype_opt, .check = cli_dtype_value},
+        {.name = "--leave-out", .type = OPT_FLAG, .dst = &lo},
+        {.name = "--verbose", .type = OPT_FLAG, .dst = &verbose},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &out},
+        {.name = "--check", .type = OPT_FILE, .dst = &check},
+    };
+    struct opt_spec spec = {"costmodel", usage, t, sizeof t / sizeof t[0]};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    int only = dtype_opt ? croq_dtype_parse(dtype_opt) : -1; /* cli_dtype_value checked it */
     if (check) {
         if (ndirs || nds || out || lo) {
-            log_error("costmodel: --check FILE takes no other option");
+            log_error("costmodel: option '--check' takes no other option");
             return 2;
         }
         return check_model(check);
