@@ -12,9 +12,9 @@
 #include "dataset/dataset.h"
 #include "engine/engine.h"
 #include "target/dtype.h"
-#include "util/args.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/opts.h"
 #include "util/regfile.h"
 
 #define MAX_DIRS 16
@@ -22,9 +22,8 @@
 
 static const char usage[] =
     "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
-    "                           [--dtype f16|e4m3]\n"
+    "                           [--dtype f16|e4m3] [--leave-out [--verbose]] [--out FILE]\n"
     "       croqtuner costmodel --check FILE\n"
-    "                           [--leave-out [--verbose]] [--out FILE]\n"
     "\n"
     "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
     "shape of the tuning directories (costmodel_fit_shapes: src/costmodel/costmodel.h) and\n"
@@ -40,15 +39,16 @@ static const char usage[] =
     "                  measured TFLOPS over the best's (pick), the best of its top 8 (top8),\n"
     "                  and how many configurations it ranks above the best; then per dtype the\n"
     "                  line 'costmodel leave-out DTYPE: shapes S rows R err median X worst Y\n"
-    "                  pick min A median B top8 min C'\n"
+    "                  pick min A median B top8 min C' (S: held-out shapes with at least two\n"
+    "                  configurations, which pick and top8 are over; R: every held-out row)\n"
     "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
     "With --check: read a model written by --out (or a pack's copy of it) as the library does\n"
     "and print its models, or why it is refused.\n"
     "\n"
-    "Exit status: 0 done, 1 an unreadable directory, no model to write or a refused model,\n"
-    "2 bad usage.\n";
+    "Exit status: 0 done, 1 a directory without a readable state.json or results.tsv, no model\n"
+    "to write or a refused model, 2 bad usage (a missing directory or file among them).\n";
 
 /* --check FILE: parse it as the library would. */
 static int check_model(const char *path)
@@ -117,7 +117,7 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     double top_min = INFINITY;
     for (size_t i = 0; i < nh; i++) {
         print_heldout(&h[i], verbose);
-        if (!h[i].fitted)
+        if (!h[i].fitted || h[i].configs < 2) /* one configuration: nothing to pick between */
             continue;
         shapes++;
         picks[np++] = h[i].pick_ratio;
@@ -126,8 +126,9 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     for (size_t i = 0; i < n; i++)
         if (!isnan(row_err[i]))
             row_err[ne++] = row_err[i];
-    if (!ne) {
-        printf("costmodel leave-out %s: no shape had 2 others to fit on\n", croq_dtype_name(dtype));
+    if (!np) {
+        printf("costmodel leave-out %s: no held-out shape with a model (2 other shapes) and 2 configurations\n",
+               croq_dtype_name(dtype));
     } else {
         qsort(row_err, ne, sizeof *row_err, cmp_double);
         qsort(picks, np, sizeof *picks, cmp_double);
@@ -145,52 +146,24 @@ int cmd_costmodel(int argc, char **argv)
     const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (args_flag(argv, i, "--leave-out") || args_flag(argv, i, "--verbose")) {
-            *(args_flag(argv, i, "--verbose") ? &verbose : &lo) = true;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            if (ndirs == MAX_DIRS) {
-                log_error("costmodel: at most %d --tuning directories", MAX_DIRS);
-                return 2;
-            }
-            dirs[ndirs++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--dataset", &v)) > 0) {
-            if (nds == MAX_DIRS) {
-                log_error("costmodel: at most %d --dataset files", MAX_DIRS);
-                return 2;
-            }
-            datasets[nds++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--backend", &v)) > 0)
-            backend = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0)
-            dtype_opt = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0)
-            out = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--check", &v)) > 0)
-            check = v;
-        if (r < 0)
-            return 2;
-        if (!r) {
-            log_error("costmodel: unknown option '%s' (see 'croqtuner costmodel --help')", argv[i]);
-            return 2;
-        }
-    }
-    int only = -1;
-    if (dtype_opt && (only = croq_dtype_parse(dtype_opt)) < 0) {
-        log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
-        return 2;
-    }
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_DIR, .dst = dirs, .max = MAX_DIRS, .count = &ndirs},
+        {.name = "--dataset", .type = OPT_FILE, .dst = datasets, .max = MAX_DIRS, .count = &nds},
+        {.name = "--backend", .type = OPT_STR, .dst = &backend},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dtype_opt, .check = cli_dtype_value},
+        {.name = "--leave-out", .type = OPT_FLAG, .dst = &lo},
+        {.name = "--verbose", .type = OPT_FLAG, .dst = &verbose},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &out},
+        {.name = "--check", .type = OPT_FILE, .dst = &check},
+    };
+    struct opt_spec spec = {"costmodel", usage, t, sizeof t / sizeof t[0]};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    int only = dtype_opt ? croq_dtype_parse(dtype_opt) : -1; /* cli_dtype_value checked it */
     if (check) {
         if (ndirs || nds || out || lo) {
-            log_error("costmodel: --check FILE takes no other option");
+            log_error("costmodel: option '--check' takes no other option");
             return 2;
         }
         return check_model(check);

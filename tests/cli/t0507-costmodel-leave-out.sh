@@ -39,7 +39,9 @@ out=$("$bin" costmodel --tuning "$tmp/t" 2>&1) || fail "costmodel (gpu rows) exi
 grep -q "^f16: no model" <<<"$out" || fail "sim rows taken for the gpu backend: $out"
 "$bin" costmodel --tuning "$tmp/t" --backend sim --out "$tmp/x" --dtype e4m3 >/dev/null 2>&1
 [ $? -eq 1 ] && [ ! -e "$tmp/x" ] || fail "no model to write: not exit 1, or a file written"
-"$bin" costmodel --tuning "$tmp/nowhere" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing directory: not exit 1"
+"$bin" costmodel --tuning "$tmp/nowhere" >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing directory: not exit 2"
+mkdir "$tmp/empty"
+"$bin" costmodel --tuning "$tmp/empty" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a directory without state.json: not exit 1"
 # a damaged results.tsv: refused, naming the file, nothing written
 cp -r "$tmp/t" "$tmp/d"
 printf '7\tgarbage\n' >> "$tmp/d/logs/f16_4096x2048x2048_fs/results.tsv"
