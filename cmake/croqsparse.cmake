@@ -53,7 +53,8 @@ set_source_files_properties("${CROQSPARSE_EMBED_C}" PROPERTIES OBJECT_DEPENDS "$
 
 file(GLOB CROQSPARSE_SRC CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/lib/*.c" "${CMAKE_SOURCE_DIR}/src/pack/*.c")
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOURCE_DIR}/src/format/sparse24.c"
-     "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
+     "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CMAKE_SOURCE_DIR}/src/util/hash.c"
+     "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
 
 foreach(kind shared static)
   if(kind STREQUAL shared)

@@ -10,13 +10,11 @@ static void describe(struct croqsparse_plan *p, const struct pack *pk, const str
                      enum pack_match match, const char *note)
 {
     croqsparse_plan_info *i = &p->info;
-    static const char *const names[] = {[PACK_EXACT] = "exact", [PACK_NEAREST] = "nearest",
-                                        [PACK_FALLBACK] = "fallback"};
     snprintf(i->key, sizeof i->key, "%s", e->fallback ? "fallback" : e->key);
     snprintf(i->config, sizeof i->config, "%s", e->config);
     i->tuned_tflops = e->tflops;
     i->tuned_m = e->m, i->tuned_n = e->n, i->tuned_k = e->k;
-    snprintf(i->match, sizeof i->match, "%s", names[match]);
+    snprintf(i->match, sizeof i->match, "%s", pack_match_name(match));
     bool same = e->fallback || !strcmp(e->hash, e->tuned_hash);
     snprintf(i->source, sizeof i->source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s%s%s%s", pk->gpu,
              pk->cuda_major, pk->cuda_minor, pk->driver, e->hash, same ? "" : ", tuned as ",

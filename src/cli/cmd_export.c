@@ -10,6 +10,7 @@
  * format accepts) is added, so the library has a kernel for any shape.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,10 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     e.m = shape->sk.shape.m; /* a loaded entry's m, n, k are its key's (state_load) */
     e.n = shape->sk.shape.n;
     e.k = shape->sk.shape.k;
+    /* how its TFLOPS was measured (pack.h): the final ladder's number, or the tuning's pair */
+    e.measured = shape->best.from_ladder ? PACK_MEASURED_LADDER : PACK_MEASURED_PAIR;
+    e.clock_mhz = isfinite(shape->best.sm_clock_mhz) && shape->best.sm_clock_mhz > 0 ? shape->best.sm_clock_mhz : 0;
+    e.l2 = shape->cold_l2 ? PACK_L2_COLD : PACK_L2_WARM;
     /* one entry per key: two directories holding one key are two records of one shape,
      * and which of them is the truth is not export's to guess */
     for (size_t i = 0; i < x->p.n; i++)

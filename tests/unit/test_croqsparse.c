@@ -3,6 +3,7 @@
  * pack built into the library, the driver loader (src/launch/driver.h). The library loads
  * libcuda.so.1 at run time; the test runs with the toolkit's stub under that name
  * (cmake/croqsparse.cmake), so creating a handle must fail with NO_DEVICE. */
+#define _GNU_SOURCE /* memmem */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include "format/numeric.h"
 #include "launch/driver.h"
 #include "pack/pack.h"
+#include "util/hash.h"
 
 extern const unsigned char croqsparse_default_pack[];
 extern const size_t croqsparse_default_pack_size;
@@ -251,6 +253,10 @@ static struct pack_entry entry(int dtype, long m, long n, long k, double tflops,
     snprintf(e.key, sizeof e.key, "%s", key);
     snprintf(e.hash, sizeof e.hash, "0123456789abcdef");
     snprintf(e.tuned_hash, sizeof e.tuned_hash, "%s", fb ? "-" : "fedcba9876543210");
+    if (!fb) {
+        e.measured = PACK_MEASURED_PAIR;
+        e.l2 = PACK_L2_WARM;
+    }
     return e;
 }
 
@@ -290,6 +296,9 @@ static void test_pack_format(void **state)
     (void)state;
     struct pack_entry e[] = {entry(CROQ_DTYPE_E4M3, 512, 256, 1024, 1234.5, false, "e4m3_512x256x1024", "stages=3"),
                              entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64")};
+    e[0].measured = PACK_MEASURED_LADDER;
+    e[0].clock_mhz = 1755;
+    e[0].l2 = PACK_L2_COLD;
     struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .cuda_minor = 0, .driver = "580.159.04", .n = 2, .e = e},
                 q;
     unsigned char *img;
@@ -312,13 +321,15 @@ static void test_pack_format(void **state)
     assert_true(q.e[1].fallback);
     pack_release(&q);
     assert_int_equal(pack_parse(img, len - 5, &q, err, sizeof err), -1);
-    assert_non_null(strstr(err, "cubin bytes, the file has fewer"));
+    assert_non_null(strstr(err, "expected 'model' or 'sum' after the entries"));
     /* a cubin size that would wrap around, a negative shape, a NaN: refused */
     const char *bad[] = {
-        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
-        "entry f16 8 8 64 1.0 0 0123456789abcdef - k dtype=f16 18446744073709551615\nxx\n",
-        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 -768 8 64 1.0 0 0123456789abcdef - k c 2\nxx\n",
-        "croqsparse-pack 2\ngpu G\ncuda 13.0\ndriver d\nentries 1\nentry f16 8 8 64 nan 0 0123456789abcdef - k c 2\nxx\n",
+        "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 8 8 64 1.0 0 0123456789abcdef - f16_8x8x64 c pair - warm 18446744073709551615 0000000000000000\nxx\n",
+        "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 -768 8 64 1.0 0 0123456789abcdef - k c pair - warm 2 0000000000000000\nxx\n",
+        "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 8 8 64 nan 0 0123456789abcdef - f16_8x8x64 c pair - warm 2 0000000000000000\nxx\n",
     };
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(pack_parse(bad[i], strlen(bad[i]), &q, err, sizeof err), -1);
@@ -332,18 +343,221 @@ static void test_pack_format(void **state)
     assert_non_null(raw);
     memcpy(raw, "croqsparse-pack 1", 17);
     assert_int_equal(pack_parse(raw, 17, &q, err, sizeof err), -1);
-    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 3')");
     memset(raw, 'x', 299);
     raw[299] = '\n';
     assert_int_equal(pack_parse(raw, 300, &q, err, sizeof err), -1);
-    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 3')");
     assert_int_equal(pack_parse(raw, 0, &q, err, sizeof err), -1);
-    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 2')");
+    assert_string_equal(err, "not a kernel pack (no first line 'croqsparse-pack 3')");
     free(raw);
-    /* format 1 had no tuned_hash: refused with what to do */
+    /* format 1 had no tuned_hash: refused with what to do, naming both versions */
     const char *v1 = "croqsparse-pack 1\ngpu G\ncuda 13.0\ndriver d\nentries 0\n";
     assert_int_equal(pack_parse(v1, strlen(v1), &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a pack of format 1; this library reads format 3"));
     assert_non_null(strstr(err, "export it again"));
+    free(img);
+}
+
+/* Format 2 (issue 24 item 1: no checksums, no provenance, no model) is refused naming
+ * both versions, never read as if it were 3; a format-2 pack that parsed before is one. */
+static void test_pack_v2_refused(void **state)
+{
+    (void)state;
+    struct pack q;
+    char err[256];
+    const char *v2 = "croqsparse-pack 2\ngpu NVIDIA H200\ncuda 13.0\ndriver d\nentries 1\n"
+                     "entry f16 0 0 0 0.000 1 0123456789abcdef - - dtype=f16 2\nxx\n";
+    assert_int_equal(pack_parse(v2, strlen(v2), &q, err, sizeof err), -1);
+    assert_string_equal(err, "a pack of format 2; this library reads format 3 (format 2 had no checksums, no "
+                             "measurement provenance, no model): export it again");
+    const char *v9 = "croqsparse-pack 9\n";
+    assert_int_equal(pack_parse(v9, strlen(v9), &q, err, sizeof err), -1);
+    assert_string_equal(err, "not a kernel pack of format 3 (first line is not 'croqsparse-pack 3')");
+}
+
+/* Format 3's fields round-trip (provenance, the opaque model, the file's sum), and a
+ * second serialization of the parsed pack is the same bytes. */
+static void test_pack_v3_roundtrip(void **state)
+{
+    (void)state;
+    static const unsigned char model[] = "croq-costmodel 1\nopaque to the pack\n";
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 807.306, false, "f16_4096x8192x8192", "tile_n=128 tile_k=128"),
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 811.5, false, "f16_4096x8192x8192_fs", "tile_n=64 tile_k=128"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64"),
+    };
+    e[0].measured = PACK_MEASURED_LADDER;
+    e[0].clock_mhz = 1440;
+    e[1].l2 = PACK_L2_COLD;
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .driver = "580", .n = 3, .e = e,
+                     .model = model, .model_bytes = sizeof model - 1},
+                q;
+    unsigned char *img, *img2;
+    size_t len, len2;
+    char err[256];
+    assert_int_equal(pack_serialize(&p, &img, &len, err, sizeof err), 0);
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), 0);
+    assert_int_equal(q.e[0].measured, PACK_MEASURED_LADDER);
+    assert_true(q.e[0].clock_mhz == 1440);
+    assert_int_equal(q.e[0].l2, PACK_L2_WARM);
+    assert_int_equal(q.e[1].measured, PACK_MEASURED_PAIR);
+    assert_true(q.e[1].clock_mhz == 0);
+    assert_int_equal(q.e[1].l2, PACK_L2_COLD);
+    assert_int_equal(q.e[2].measured, PACK_MEASURED_NONE);
+    assert_int_equal(q.e[2].l2, PACK_L2_NONE);
+    assert_int_equal(q.e[0].line, 6);
+    assert_int_equal(q.e[2].line, 8);
+    assert_int_equal(q.model_bytes, sizeof model - 1);
+    assert_memory_equal(q.model, model, sizeof model - 1);
+    assert_int_equal(strlen(q.sum), 16);
+    assert_non_null(memmem(img, len, "ladder 1440.0 warm ", 19));
+    assert_non_null(memmem(img, len, " pair - cold ", 13));
+    assert_int_equal(pack_serialize(&q, &img2, &len2, err, sizeof err), 0);
+    assert_int_equal(len2, len);
+    assert_memory_equal(img2, img, len);
+    pack_release(&q);
+    /* no model: no model section; the sum line follows the last cubin */
+    p.model = NULL;
+    p.model_bytes = 0;
+    free(img2);
+    assert_int_equal(pack_serialize(&p, &img2, &len2, err, sizeof err), 0);
+    assert_int_equal(pack_parse(img2, len2, &q, err, sizeof err), 0);
+    assert_null(q.model);
+    assert_string_not_equal(q.sum, "");
+    pack_release(&q);
+    /* a tuned entry without provenance, or a key that is not its shape: the writer refuses */
+    e[1].measured = PACK_MEASURED_NONE;
+    assert_int_equal(pack_serialize(&p, &img2, &len2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "needs its measurement"));
+    e[1].measured = PACK_MEASURED_PAIR;
+    snprintf(e[1].key, sizeof e[1].key, "f16_1024x1024x1024");
+    assert_int_equal(pack_serialize(&p, &img2, &len2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "key 'f16_1024x1024x1024' is not its f16 4096x8192x8192"));
+    free(img);
+    free(img2);
+}
+
+/* The checksums (issue 24 item 1): a flipped cubin byte names its entry; a flipped text
+ * byte (an edited TFLOPS) or model byte is refused too. */
+static void test_pack_checksum(void **state)
+{
+    (void)state;
+    static const unsigned char model[] = "model bytes";
+    unsigned char cubin[200];
+    for (size_t i = 0; i < sizeof cubin; i++)
+        cubin[i] = (unsigned char)(i * 7);
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 1024, 1024, 4096, 690, false, "f16_1024x1024x4096", "tile_n=64 tile_k=256 stages=3"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64"),
+    };
+    e[0].cubin = cubin;
+    e[0].cubin_bytes = sizeof cubin;
+    struct pack p = {.gpu = "G", .cuda_major = 13, .driver = "d", .n = 2, .e = e, .model = model,
+                     .model_bytes = sizeof model - 1},
+                q;
+    unsigned char *img;
+    size_t len;
+    char err[512];
+    assert_int_equal(pack_serialize(&p, &img, &len, err, sizeof err), 0);
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), 0);
+    size_t at = (size_t)(q.e[0].cubin - img), mat = (size_t)(q.model - img);
+    pack_release(&q);
+    img[at + 100] ^= 0x01; /* one bit of the tuned cubin */
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "pack line 6: entry 'f16_1024x1024x4096': its cubin bytes sum to "));
+    assert_non_null(strstr(err, "(the cubin is damaged)"));
+    img[at + 100] ^= 0x01;
+    char *tf = strstr((char *)img, " 690.000 ");
+    assert_non_null(tf);
+    tf[1] = '9'; /* 990 TFLOPS: a text byte */
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "its sum line says"));
+    tf[1] = '6';
+    img[mat + 2] ^= 0x20;
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(the model is damaged)"));
+    img[mat + 2] ^= 0x20;
+    assert_int_equal(pack_parse(img, len, &q, err, sizeof err), 0);
+    pack_release(&q);
+    /* a byte after the sum line */
+    unsigned char *more = malloc(len + 1);
+    memcpy(more, img, len);
+    more[len] = '\n';
+    assert_int_equal(pack_parse(more, len + 1, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "1 bytes after the sum line"));
+    free(more);
+    free(img);
+}
+
+/* "entry" line of format 3 for e with cubin c, its sum computed (as a writer that edits a
+ * pack would: the checksum finds damage, the duplicate rule does not rely on it). */
+static size_t put_entry(char *out, size_t cap, const struct pack_entry *e, const unsigned char *c, size_t n)
+{
+    char sum[17];
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, c, n), sum);
+    int w = snprintf(out, cap, "entry %s %ld %ld %ld %.3f %d %s %s %s %s %s - %s %zu %s\n", croq_dtype_name(e->dtype),
+                     e->m, e->n, e->k, e->tflops, e->fallback, e->hash, e->tuned_hash, e->key, e->config,
+                     pack_measured_name(e->measured), pack_l2_name(e->l2), n, sum);
+    memcpy(out + w, c, n);
+    out[w + n] = '\n';
+    return (size_t)w + n + 1;
+}
+
+/* Issue 24 item 1's case: a second entry with the key of a measured one, 99999 TFLOPS and
+ * 64 zeroed bytes in its cubin, all sums consistent: refused at load, naming both lines,
+ * so it is never the one chosen (format 2 took it: the higher TFLOPS broke the tie). */
+static void test_pack_duplicate(void **state)
+{
+    (void)state;
+    unsigned char good[256], bad[256];
+    for (size_t i = 0; i < sizeof good; i++)
+        good[i] = bad[i] = (unsigned char)(i * 13 + 1);
+    memset(bad + 64, 0, 64);
+    struct pack_entry real = entry(CROQ_DTYPE_E4M3, 4096, 8192, 8192, 1782.14, false, "e4m3_4096x8192x8192",
+                                   "tile_n=192 stages=5"),
+                      dup = real, fb = entry(CROQ_DTYPE_E4M3, 0, 0, 0, 0, true, "-", "tile_k=64");
+    dup.tflops = 99999;
+    char *img = malloc(4096);
+    struct pack q;
+    char err[512], sum[17];
+    for (int twice_fallback = 0; twice_fallback < 2; twice_fallback++) {
+        size_t at = (size_t)sprintf(img, "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 3\n");
+        at += put_entry(img + at, 4096 - at, &real, good, sizeof good);
+        if (twice_fallback)
+            at += put_entry(img + at, 4096 - at, &fb, good, sizeof good);
+        else
+            at += put_entry(img + at, 4096 - at, &dup, bad, sizeof bad);
+        at += put_entry(img + at, 4096 - at, &fb, good, sizeof good);
+        hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, img, at), sum);
+        at += (size_t)sprintf(img + at, "sum %s\n", sum);
+        assert_int_equal(pack_parse(img, at, &q, err, sizeof err), -1);
+        if (twice_fallback)
+            assert_string_equal(err, "pack line 8: a second e4m3 fallback entry (the first is line 7): one per dtype");
+        else
+            assert_string_equal(err, "pack line 7: entry 'e4m3_4096x8192x8192' (99999.000 TFLOPS) repeats the key of "
+                                     "line 6 (1782.140 TFLOPS): a pack holds one kernel per key");
+    }
+    /* one shape in two tuning modes is two keys: both load, and the faster runs it */
+    struct pack_entry fs = real;
+    snprintf(fs.key, sizeof fs.key, "e4m3_4096x8192x8192_fs");
+    fs.tflops = 1800;
+    struct pack_entry two[] = {real, fs, fb};
+    struct pack p = {.gpu = "G", .cuda_major = 13, .driver = "d", .n = 3, .e = two};
+    unsigned char *out;
+    size_t len;
+    enum pack_match match;
+    struct croq_shape s = {4096, 8192, 8192};
+    assert_int_equal(pack_serialize(&p, &out, &len, err, sizeof err), 0);
+    assert_int_equal(pack_parse(out, len, &q, err, sizeof err), 0);
+    assert_int_equal(pack_choose(&q, CROQ_DTYPE_E4M3, &s, true, &match, err, sizeof err), 1);
+    assert_int_equal(match, PACK_EXACT);
+    pack_release(&q);
+    free(out);
+    /* the writer refuses a duplicate too */
+    two[1] = real;
+    assert_int_equal(pack_serialize(&p, &out, &len, err, sizeof err), -1);
+    assert_non_null(strstr(err, "repeats the key of line 6"));
     free(img);
 }
 
@@ -401,6 +615,8 @@ int main(void)
         cmocka_unit_test(test_nan_and_version),
         cmocka_unit_test(test_host_format),    cmocka_unit_test(test_pack_choose),
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
+        cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
+        cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
         cmocka_unit_test(test_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
