@@ -54,13 +54,14 @@ set_source_files_properties("${CROQSPARSE_EMBED_C}" PROPERTIES OBJECT_DEPENDS "$
 file(GLOB CROQSPARSE_SRC CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/lib/*.c" "${CMAKE_SOURCE_DIR}/src/pack/*.c")
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOURCE_DIR}/src/format/sparse24.c"
      "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CMAKE_SOURCE_DIR}/src/util/hash.c"
+     "${CMAKE_SOURCE_DIR}/src/util/atomicio.c" "${CMAKE_SOURCE_DIR}/src/util/regfile.c"
      "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
 
 foreach(kind shared static)
   if(kind STREQUAL shared)
     set(t croqsparse)
     add_library(${t} SHARED ${CROQSPARSE_SRC})
-    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.1 SOVERSION 1)
+    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.2 SOVERSION 1)
   else()
     set(t croqsparse_static)
     add_library(${t} STATIC ${CROQSPARSE_SRC})

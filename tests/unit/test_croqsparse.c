@@ -14,12 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "croqsparse.h"
 #include "../../lib/internal.h" /* cs_pack_mismatch */
 #include "format/numeric.h"
 #include "launch/driver.h"
 #include "pack/pack.h"
+#include "util/atomicio.h"
 #include "util/hash.h"
 
 extern const unsigned char croqsparse_default_pack[];
@@ -189,7 +194,7 @@ static void test_nan_and_version(void **state)
     assert_int_equal(out[0], 0xabab); /* nothing written */
     assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NAN), "input holds a NaN");
     assert_int_equal(croqsparse_version(), CROQSPARSE_VERSION);
-    assert_int_equal(CROQSPARSE_VERSION, 1001);
+    assert_int_equal(CROQSPARSE_VERSION, 1002);
 }
 
 /* f16 [M][K] with entries (r, c) = r + c + 1 (all non-zero, magnitude rising along K). */
@@ -289,6 +294,82 @@ static void test_pack_choose(void **state)
     assert_non_null(strstr(why, "N=12"));
     assert_int_equal(pack_choose(&p, CROQ_DTYPE_E4M3, &exact, true, &match, why, sizeof why), -1);
     assert_non_null(strstr(why, "no e4m3 kernel"));
+}
+
+/* A fixture model: the prediction of each configuration by its tile_n and kernel. */
+static double fixture_predict(const void *ctx, const struct croq_config *cfg, const struct croq_shape *s)
+{
+    (void)s;
+    const double *by = ctx; /* [0] tile_k 256, [1] tile_n 128, [2] kernel 0, [3] the fallback */
+    if (cfg->v[KNOB_TILE_K] == 256)
+        return by[0];
+    if (cfg->v[KNOB_KERNEL] == 0)
+        return by[2];
+    return cfg->v[KNOB_TILE_K] == 64 ? by[3] : by[1];
+}
+
+/* Dispatch from a model (issue 26 item 1): for a shape not in the pack the valid entries
+ * rank by the prediction, fallbacks included, and the best valid one runs; an entry the
+ * knob rules refuse for the shape never does, however high its prediction; an exact
+ * entry still comes first; without a model the order is the nearest shape's. */
+static void test_pack_rank_model(void **state)
+{
+    (void)state;
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 1024, 1024, 4096, 690, false, "f16_1024x1024x4096", "tile_n=64 tile_k=256 stages=3"),
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 800, false, "f16_4096x8192x8192", "tile_n=128 tile_k=128 stages=3"),
+        entry(CROQ_DTYPE_F16, 768, 768, 768, 132, false, "f16_768x768x768_fs",
+              "kernel=0 tile_m=64 tile_n=64 tile_k=128 stages=2 consumers=1 persistent=0"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1"),
+        entry(CROQ_DTYPE_E4M3, 2048, 1024, 128, 900, false, "e4m3_2048x1024x128", "tile_k=64"),
+    };
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .n = 5, .e = e};
+    struct croq_shape s = {2048, 1024, 128}, exact = {4096, 8192, 8192};
+    long out[8];
+    enum pack_match match;
+    char why[256];
+    /* entry 0 would be predicted fastest, but tile_k 256 does not divide K = 128 */
+    const double pred[] = {900, 500, 300, 400};
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(match, PACK_MODEL);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 3); /* the fallback, predicted above the 768 kernel */
+    assert_int_equal(out[2], 2);
+    /* without a model: the nearest shape (768^3 at distance 4.4, 4096x8192x8192 at 10), then the fallback */
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, NULL, NULL, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(match, PACK_NEAREST);
+    assert_int_equal(out[0], 2);
+    assert_int_equal(out[1], 1);
+    assert_int_equal(out[2], 3);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &s, true, &match, why, sizeof why), 2);
+    /* an exact entry first, whatever the model says */
+    const double fb_best[] = {900, 100, 300, 5000};
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, true, fixture_predict, fb_best, out, 8, &match, why,
+                               sizeof why), 4);
+    assert_int_equal(match, PACK_EXACT);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 3);
+    /* no prediction (NaN, 0) for some: after the predicted ones, in the nearest order */
+    const double partial[] = {NAN, NAN, 0, 50};
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, partial, out, 8, &match, why,
+                               sizeof why), 3);
+    assert_int_equal(match, PACK_MODEL);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 1);
+    /* a pack of another GPU: only the fallbacks; cap 1 writes one and counts all */
+    out[1] = -7;
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, false, fixture_predict, pred, out, 1, &match, why, sizeof why),
+                     1);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], -7);
+    assert_int_equal(match, PACK_MODEL);
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, pred, out, 1, &match, why, sizeof why), 3);
+    /* the shape rules first */
+    struct croq_shape bad = {64, 12, 64};
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &bad, true, fixture_predict, pred, out, 8, &match, why, sizeof why),
+                     -1);
+    assert_non_null(strstr(why, "N=12"));
 }
 
 static void test_pack_format(void **state)
@@ -561,6 +642,190 @@ static void test_pack_duplicate(void **state)
     free(img);
 }
 
+static char *tmp_dir(void)
+{
+    char *d = strdup("/tmp/croqsparse-test-XXXXXX");
+    assert_non_null(mkdtemp(d));
+    return d;
+}
+
+static void rm_dir(const char *d)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The plan cache (issue 26 item 2): choices per key round-trip; a damaged file (a flipped
+ * byte, a torn end, a repeated key with a consistent sum, another magic) is refused whole
+ * with a warning naming the file and line, never trusted, and the next store replaces it. */
+static void test_plancache(void **state)
+{
+    (void)state;
+    char *d = tmp_dir(), path[600], key[CS_CACHE_KEY_MAX], key2[CS_CACHE_KEY_MAX], note[512], err[600];
+    snprintf(path, sizeof path, "%s/plans", d);
+    cs_plancache_key(key, sizeof key, "NVIDIA H200|x", 13000, "0123456789abcdef", CROQSPARSE_F16, 1024, 8192, 1024,
+                     CROQSPARSE_EPILOGUE_ALPHA);
+    assert_string_equal(key, "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha");
+    cs_plancache_key(key2, sizeof key2, "NVIDIA H200", 13000, "0123456789abcdef", CROQSPARSE_E4M3, 1024, 8192, 1024,
+                     CROQSPARSE_EPILOGUE_ALPHA_SCALES);
+    struct cs_cache_choice got, ch[2] = {{"f16_768x768x768_fs", "dtype=f16,kernel=0", 12.5},
+                                         {"-", "dtype=e4m3,tile_k=64", 7.25}};
+    const char *keys[2] = {key, key2};
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_MISS);
+    assert_string_equal(note, "");
+    assert_int_equal(cs_plancache_store(path, keys, ch, 2, err, sizeof err), 0);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_HIT);
+    assert_string_equal(got.key, "f16_768x768x768_fs");
+    assert_string_equal(got.config, "dtype=f16,kernel=0");
+    assert_true(got.us == 12.5);
+    assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_HIT);
+    assert_string_equal(got.key, "-");
+    /* a new choice for key replaces its line, key2's stays */
+    ch[0].us = 11;
+    assert_int_equal(cs_plancache_store(path, keys, ch, 1, err, sizeof err), 0);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_HIT);
+    assert_true(got.us == 11);
+    assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_HIT);
+    size_t len;
+    char *text = read_file(path, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "croqsparse-plan-cache 1\nplan NVIDIA H200|driver 13000|pack 0123456789abcdef|e4m3|"
+                                 "1024x8192x1024|alpha_scales\t-\tdtype=e4m3,tile_k=64\t7.25\nplan "));
+    /* damage: each refused whole, naming the file */
+    struct { size_t at; char to; const char *why; } flips[] = {
+        {30, 'Q', "its sum does not match its bytes"},
+        {0, 'X', "its sum does not match"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char *bad = malloc(len);
+        memcpy(bad, text, len);
+        bad[flips[i].at] = flips[i].to;
+        assert_int_equal(atomic_write(path, bad, len), 0);
+        assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_DAMAGED);
+        assert_non_null(strstr(note, flips[i].why));
+        assert_non_null(strstr(note, "the file is damaged and ignored"));
+        assert_non_null(strstr(note, path));
+        free(bad);
+    }
+    assert_int_equal(atomic_write(path, text, len - 3), 0); /* a torn end */
+    assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_DAMAGED);
+    assert_non_null(strstr(note, "(a torn or truncated file)"));
+    /* a repeated key, its sum made consistent: still damage */
+    char dup[4096], sum[17];
+    int w = snprintf(dup, sizeof dup, "croqsparse-plan-cache 1\nplan %s\t-\tc\t5\nplan %s\t-\tc\t1\n", key, key);
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, dup, (size_t)w), sum);
+    w += snprintf(dup + w, sizeof dup - (size_t)w, "sum %s\n", sum);
+    assert_int_equal(atomic_write(path, dup, (size_t)w), 0);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_DAMAGED);
+    assert_non_null(strstr(note, "line 3: a key given twice"));
+    /* a line that is no record, sum consistent */
+    w = snprintf(dup, sizeof dup, "croqsparse-plan-cache 1\nplan %s\t-\tc\t-5\n", key);
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, dup, (size_t)w), sum);
+    w += snprintf(dup + w, sizeof dup - (size_t)w, "sum %s\n", sum);
+    assert_int_equal(atomic_write(path, dup, (size_t)w), 0);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_DAMAGED);
+    assert_non_null(strstr(note, "line 2: not 'plan"));
+    /* the next store replaces the damaged file: only what it stores is there */
+    assert_int_equal(cs_plancache_store(path, keys + 1, ch + 1, 1, err, sizeof err), 0);
+    assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_HIT);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_MISS);
+    assert_string_equal(note, "");
+    free(text);
+    rm_dir(d);
+    free(d);
+}
+
+/* A writer of the plan cache killed (SIGKILL) at random points while rewriting a 5000-line
+ * file: the file is always the old one or the new one, whole (issue 26 item 2: atomic). */
+static void test_plancache_kill9(void **state)
+{
+    (void)state;
+    enum { LINES = 5000 };
+    char *d = tmp_dir(), path[600], err[600], note[512];
+    snprintf(path, sizeof path, "%s/plans", d);
+    char (*keys)[CS_CACHE_KEY_MAX] = malloc(LINES * sizeof *keys);
+    const char **kp = malloc(LINES * sizeof *kp);
+    struct cs_cache_choice *ch = calloc(LINES, sizeof *ch);
+    for (int i = 0; i < LINES; i++) {
+        cs_plancache_key(keys[i], sizeof keys[i], "NVIDIA H200", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 + i,
+                         8192, 8192, CROQSPARSE_EPILOGUE_ALPHA);
+        kp[i] = keys[i];
+        snprintf(ch[i].key, sizeof ch[i].key, "f16_4096x8192x8192");
+        snprintf(ch[i].config, sizeof ch[i].config, "dtype=f16,kernel=1,tile_m=128,tile_n=128,tile_k=128,stages=3,"
+                 "consumers=2,swizzle=128,raster=1,group=4,meta_path=0,epilogue=1,l2_a=0,l2_b=0,persistent=1");
+        ch[i].us = 100 + i;
+    }
+    assert_int_equal(cs_plancache_store(path, kp, ch, LINES, err, sizeof err), 0);
+    srand(7);
+    int torn = 0;
+    for (int round = 0; round < 25; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            for (unsigned i = (unsigned)round;; i++) { /* rewrite the whole file, again and again */
+                struct cs_cache_choice c = ch[i % LINES];
+                c.us = 1 + i;
+                cs_plancache_store(path, kp + i % LINES, &c, 1, err, sizeof err);
+            }
+        }
+        struct timespec t = {0, (1 + rand() % 40) * 1000000L};
+        nanosleep(&t, NULL);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        struct cs_cache_choice got;
+        enum cs_cache_result r = cs_plancache_lookup(path, keys[LINES - 1], &got, note, sizeof note);
+        torn += r != CS_CACHE_HIT;
+        if (r != CS_CACHE_HIT)
+            fprintf(stderr, "round %d: %s\n", round, note);
+    }
+    assert_int_equal(torn, 0);
+    free(keys);
+    free(kp);
+    free(ch);
+    rm_dir(d);
+    free(d);
+}
+
+/* croqsparse_plan_search: the header's order of checks, then NO_DEVICE without a usable
+ * driver (the stub answers CUDA_ERROR_STUB_LIBRARY), before any cache file is touched. A
+ * plan cannot be made without a device: the one here is assembled from internal.h. */
+static void test_plan_search_no_device(void **state)
+{
+    (void)state;
+    croqsparse_search_info info;
+    void *a = (void *)256;
+    assert_int_equal(croqsparse_plan_search(NULL, a, a, a, NULL, NULL, NULL, NULL, &info),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_string_equal(croqsparse_last_error(), "croqsparse_plan_search: plan, a_values, meta or b is NULL");
+    struct pack_entry e[] = {entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1")};
+    struct croqsparse_handle *h = calloc(1, sizeof *h);
+    pthread_mutex_init(&h->lock, NULL);
+    h->pack = (struct pack){.gpu = "NVIDIA H200", .cuda_major = 13, .n = 1, .e = e};
+    struct croqsparse_plan *p = calloc(1, sizeof *p);
+    *p = (struct croqsparse_plan){.h = h, .dtype = CROQSPARSE_F16, .m = 256, .n = 256, .k = 256,
+                                  .epilogue = CROQSPARSE_EPILOGUE_ALPHA, .alpha = 1};
+    assert_int_equal(croqsparse_plan_search(p, (void *)257, a, a, NULL, NULL, NULL, NULL, &info),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_non_null(strstr(croqsparse_last_error(), "16-byte aligned"));
+    assert_int_equal(croqsparse_plan_search(p, a, a, a, (float *)a, (float *)a, NULL, NULL, &info),
+                     CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_non_null(strstr(croqsparse_last_error(), "scale vectors given to a plan without them"));
+    char *d = tmp_dir(), path[600];
+    snprintf(path, sizeof path, "%s/plans", d);
+    assert_int_equal(croqsparse_plan_search(p, a, a, a, NULL, NULL, NULL, path, &info), CROQSPARSE_STATUS_NO_DEVICE);
+    assert_non_null(strstr(croqsparse_last_error(), "croqsparse_plan_search: cuCtxGetCurrent"));
+    assert_non_null(strstr(croqsparse_last_error(), "CUDA_ERROR_STUB_LIBRARY"));
+    assert_int_equal(access(path, F_OK), -1);
+    rm_dir(d);
+    free(d);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+    free(p);
+}
+
 /* The pack built into the library: the committed H200 bests plus a fallback per dtype. */
 static void test_default_pack(void **state)
 {
@@ -617,6 +882,8 @@ int main(void)
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
         cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
+        cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_plancache),
+        cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plan_search_no_device),
         cmocka_unit_test(test_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
