@@ -170,10 +170,10 @@ CROQSPARSE_API croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t ha
 /* C = epilogue(A B^T) for the plan's shape, enqueued on stream: asynchronous, allocates
  * nothing, synchronizes nothing, enqueues nothing but the kernel (no host callback), so
  * it may be captured into a CUDA graph (stream capture; checked in the global mode by
- * tests/gpu/library.sh): the graph's kernel
- * node holds the buffers given at capture, and the plan must outlive the graph. Its host
- * work is the argument checks, a context push when the handle's is not current, and
- * rewriting the addresses in a copy of the plan's tensor maps. a_values and meta as croqsparse_compress wrote them; B,
+ * tests/gpu/library.sh): the graph's kernel node holds the buffers given at capture, and
+ * the plan must outlive the graph. Its host work is the argument checks, a context push
+ * when the handle's is not current, and rewriting the addresses in a copy of the plan's
+ * tensor maps. a_values and meta as croqsparse_compress wrote them; B,
  * C as above; scale_a [M] and scale_b [N] f32 device vectors with ALPHA_SCALES, NULL
  * otherwise. INVALID_VALUE for a NULL or misaligned pointer; CUDA_ERROR if the launch is
  * refused. A kernel fault surfaces at the caller's next synchronization. */
@@ -240,8 +240,10 @@ typedef struct {
  * search before capturing; the plan then captures the chosen kernel); NO_DEVICE without a
  * usable driver or device (the stub, no libcuda.so.1); CUDA_ERROR if a launch fails (the
  * plan keeps its kernel); a candidate that cannot be loaded is skipped (info says why).
- * Thread-safety: the plan is changed: no other call may use it during the search, and
- * its earlier matmuls (on any stream) must have completed. Other plans and the handle may
+ * Thread-safety: the plan is changed: no other call may use it during the search, its
+ * earlier matmuls (on any stream) must have completed, and a CUDA graph captured from it
+ * before must not be launched after (its kernel's module is unloaded when another one is
+ * kept). Other plans and the handle may
  * be used meanwhile. Two processes storing into one cache file at once each leave a
  * whole file; the later one's content wins. */
 #define CROQSPARSE_SEARCH_MAX 8
