@@ -52,6 +52,10 @@ file(COPY_FILE "${CROQSPARSE_EMBED_C}.tmp" "${CROQSPARSE_EMBED_C}" ONLY_IF_DIFFE
 set_source_files_properties("${CROQSPARSE_EMBED_C}" PROPERTIES OBJECT_DEPENDS "${CROQSPARSE_CUBIN};${CROQSPARSE_PACK}")
 
 file(GLOB CROQSPARSE_SRC CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/lib/*.c" "${CMAKE_SOURCE_DIR}/src/pack/*.c")
+# src/costmodel's predict/parse half (no fit, no JSON): dispatch ranks kernels with the
+# pack's model (costmodel.h).
+list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/costmodel/features.c" "${CMAKE_SOURCE_DIR}/src/costmodel/predict.c"
+     "${CMAKE_SOURCE_DIR}/src/costmodel/format.c")
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOURCE_DIR}/src/format/sparse24.c"
      "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CMAKE_SOURCE_DIR}/src/util/hash.c"
      "${CMAKE_SOURCE_DIR}/src/util/atomicio.c" "${CMAKE_SOURCE_DIR}/src/util/regfile.c"

@@ -16,7 +16,7 @@
 #include "util/log.h"
 
 struct samples {
-    struct proposer_sample *v;
+    struct costmodel_sample *v;
     size_t n, cap;
 };
 
@@ -26,7 +26,7 @@ static void push(struct samples *s, const struct croq_config *cfg, const struct 
         s->cap = s->cap ? 2 * s->cap : 256;
         s->v = xrealloc(s->v, s->cap * sizeof *s->v);
     }
-    s->v[s->n++] = (struct proposer_sample){.cfg = *cfg, .shape = *shape, .tflops = tflops};
+    s->v[s->n++] = (struct costmodel_sample){.cfg = *cfg, .shape = *shape, .tflops = tflops};
 }
 
 /* The first src->rows rows of a source's results.tsv: those with a TFLOPS. */

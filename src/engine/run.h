@@ -45,7 +45,7 @@ struct run {
     char last_decision[32];
     char waiting[BACKEND_REASON_MAX];  /* "GPU busy: ..." while backing off */
     /* the cost model's other-shape measurements (prior.c), read at the first IDEATE */
-    struct proposer_sample *prior;
+    struct costmodel_sample *prior;
     size_t n_prior;
     bool prior_loaded;
 };

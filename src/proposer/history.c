@@ -176,50 +176,13 @@ static void analyse_streak(struct prop_state *st)
                            ctx->history[n - 1].category == IDEA_MACRO && ctx->history[n - 2].category == IDEA_MACRO;
 }
 
-/* How much a measurement of shape a says about shape b: exp(-d^2 / 2 L^2), d the distance
- * of ln M, ln N, ln K, L = PROP_PRIOR_LENGTH. replay-bench showed far shapes mislead (a
- * 4x-8x step in M or N moves the best tile and the wave count entirely). */
-static double similarity(const struct croq_shape *a, const struct croq_shape *b)
-{
-    double d = shape_log_distance(a, b) / PROP_PRIOR_LENGTH;
-    return exp(-0.5 * d * d);
-}
-
-/* The other shapes' samples as rows: a group per distinct shape (in order of first
- * appearance), weights as PROP_PRIOR_ROWS and PROP_PRIOR_HALF say (internal.h). */
-static size_t add_others(const struct proposer_ctx *ctx, struct prop_fit_row *rows, size_t n, int n_self)
-{
-    double total = 0;
-    size_t first = n;
-    int groups = 0;
-    for (size_t i = 0; i < ctx->n_others; i++) {
-        const struct proposer_sample *o = &ctx->others[i];
-        if (o->cfg.dtype != ctx->best.dtype || !(o->tflops > 0) || !isfinite(o->tflops))
-            continue;
-        struct prop_fit_row *r = &rows[n];
-        *r = (struct prop_fit_row){.cfg = o->cfg, .shape = o->shape, .tflops = o->tflops,
-                                   .weight = similarity(&o->shape, &ctx->shape), .group = -1};
-        for (size_t j = first; j < n && r->group < 0; j++)
-            if (!memcmp(&rows[j].shape, &o->shape, sizeof o->shape))
-                r->group = rows[j].group;
-        if (r->group < 0)
-            r->group = ++groups;
-        total += r->weight;
-        n++;
-    }
-    double scale = (total > PROP_PRIOR_ROWS ? PROP_PRIOR_ROWS / total : 1) * PROP_PRIOR_HALF / (PROP_PRIOR_HALF + n_self);
-    for (size_t j = first; j < n; j++)
-        rows[j].weight *= scale;
-    return n;
-}
-
 /* The cost model, fitted on every measured entry of the history and the other shapes'
- * samples (model.c). */
+ * samples (src/costmodel: the prior's weights are its costmodel_add_prior). */
 static int fit_model(struct prop_state *st)
 {
     const struct proposer_ctx *ctx = st->ctx;
     size_t n = 0;
-    struct prop_fit_row *rows = malloc((ctx->n_history + ctx->n_others + 1) * sizeof *rows);
+    struct costmodel_row *rows = malloc((ctx->n_history + ctx->n_others + 1) * sizeof *rows);
     if (!rows)
         return -1;
     st->best_measured = ctx->best_tflops;
@@ -235,12 +198,12 @@ static int fit_model(struct prop_state *st)
         rows[n++].group = 0;
     }
     size_t n_self = n;
-    int rc = prop_model_fit(&st->own, rows, n_self);
-    n = add_others(ctx, rows, n, (int)n);
+    int rc = costmodel_fit(&st->own, rows, n_self);
+    n = costmodel_add_prior(rows, n, ctx->others, ctx->n_others, ctx->best.dtype, &ctx->shape, (int)n);
     if (!rc)
-        rc = prop_model_fit(&st->model, rows, n);
+        rc = costmodel_fit(&st->model, rows, n);
     if (!rc && st->model.n)
-        st->best_pred = prop_model_predict(&st->model, &ctx->best, &ctx->shape, NULL);
+        st->best_pred = costmodel_predict(&st->model, &ctx->best, &ctx->shape, NULL);
     free(rows);
     return rc;
 }

@@ -5,6 +5,7 @@
 #define CROQ_PROPOSER_INTERNAL_H
 #include <stdint.h>
 
+#include "costmodel/costmodel.h"
 #include "proposer.h"
 
 _Static_assert(KNOB_COUNT <= 32, "knob masks are uint32_t");
@@ -41,46 +42,6 @@ struct cfgset {
     size_t cap, n;
 };
 
-/* The cost model (model.c): ridge regression of ln(TFLOPS) on features, over this shape's
- * measurements and, weighted, other shapes' (docs/proposer.md "Cost model"). */
-#define PROP_MODEL_DERIVED 11       /* features beyond the one-hot of knob values */
-#define PROP_MODEL_FEATURES 112
-#define PROP_MODEL_MIN_SAMPLES 4    /* fewer measurements in all: no model */
-#define PROP_MODEL_LAMBDA 1.0
-#define PROP_MODEL_SIGMA_MIN 0.03   /* ln units: about the run-to-run noise of a measurement */
-/* Other shapes' measurements (history.c): each weighs exp(-d^2 / 2 PROP_PRIOR_LENGTH^2),
- * d the distance of ln M, ln N, ln K of the two shapes (replay-bench chose the length:
- * farther shapes misled the model), all together at most PROP_PRIOR_ROWS rows, and that
- * mass shrinks as PROP_PRIOR_HALF / (PROP_PRIOR_HALF + this shape's measurements): with
- * 20 measurements of its own the shape's rows outweigh everything else. */
-#define PROP_PRIOR_ROWS 40.0
-#define PROP_PRIOR_LENGTH 0.5
-#define PROP_PRIOR_HALF 10.0
-
-/* One row to fit. Group 0 is this shape; each other shape has its own group (1, 2, ...):
- * every group has its own level of ln(TFLOPS), so only how the knobs and the derived
- * quantities move TFLOPS within a shape is shared between shapes. */
-struct prop_fit_row {
-    struct croq_config cfg;
-    struct croq_shape shape;
-    double tflops;      /* rows with tflops <= 0 or not finite are left out */
-    double weight;      /* > 0: its share of the least-squares loss */
-    int group;          /* 0 .. n-1 */
-};
-
-struct prop_model {
-    int n;                          /* measurements fitted (0: no model) */
-    int n_self;                     /* of them, this shape's (group 0) */
-    int n_groups;                   /* other shapes with a fitted measurement */
-    int p;                          /* features */
-    double mean;                    /* this shape's weighted mean of ln(TFLOPS) */
-    double xbar[PROP_MODEL_FEATURES]; /* and of its features: predictions are relative to them */
-    double w[PROP_MODEL_FEATURES];
-    bool seen[PROP_MODEL_FEATURES]; /* one-hot features some measurement had */
-    double sigma;                   /* weighted residual spread of ln(TFLOPS) on the fit */
-    double chol[PROP_MODEL_FEATURES * PROP_MODEL_FEATURES]; /* L of X~'WX~ + lambda I */
-};
-
 struct prop_state {
     const struct proposer_ctx *ctx;
     struct cfgset seen;
@@ -94,8 +55,8 @@ struct prop_state {
     uint32_t recent_knobs;      /* knobs changed by the last PROPOSER_SWITCH_FAMILY discards */
     unsigned recent_cats;       /* categories of the last PROPOSER_SWITCH_CATEGORY ideas */
     bool force_structural;      /* the diversity rule: the last two ideas were macro */
-    struct prop_model model;    /* fitted on the measured history and the other shapes' */
-    struct prop_model own;      /* fitted on the measured history alone: the uncertainty */
+    struct costmodel model;     /* fitted on the measured history and the other shapes' */
+    struct costmodel own;       /* fitted on the measured history alone: the uncertainty */
     double best_pred;           /* the model's TFLOPS for the best (0: no model) */
     double best_measured;       /* ctx->best_tflops, or the history's best measurement */
     char metric_why[256];       /* the classifier's justification of ctx->bottleneck */
@@ -128,18 +89,6 @@ double prop_score_cand(const struct prop_state *st, const struct cand *c);
 const char *prop_score_reason(const struct prop_state *st, const struct cand *c, double *weight);
 double prop_phase_bonus(enum proposer_phase p, enum idea_category c);
 long prop_grid_ctas(const struct croq_config *cfg, const struct croq_shape *s);
-
-/* model.c */
-int prop_model_features(const struct croq_config *c, const struct croq_shape *s, double *x);
-/* Fit on rows (any order; groups numbered from 0). 0 with m->n = 0 when this shape has no
- * measurement or fewer than PROP_MODEL_MIN_SAMPLES are usable in all; -1 when out of
- * memory or the system is singular (it cannot be: lambda > 0). */
-int prop_model_fit(struct prop_model *m, const struct prop_fit_row *rows, size_t n);
-double prop_model_predict(const struct prop_model *m, const struct croq_config *c, const struct croq_shape *s,
-                          int *unseen);
-/* The model's uncertainty of ln(TFLOPS) at c: sigma x sqrt(z' (X~'WX~ + lambda I)^-1 z),
- * z = x - xbar (the features relative to this shape's mean). */
-double prop_model_stddev(const struct prop_model *m, const struct croq_config *c, const struct croq_shape *s);
 
 /* recipes.c */
 int prop_gen_recipes(const struct prop_state *st, struct cand_list *l);

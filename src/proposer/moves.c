@@ -107,11 +107,11 @@ void prop_cand_finish(const struct prop_state *st, struct cand *c)
         c->category = IDEA_STRUCTURAL;
     else
         c->category = majority_category(st, c->changed);
-    c->pred = st->model.n ? prop_model_predict(&st->model, &c->cfg, &st->ctx->shape, &c->unseen) : 0;
+    c->pred = st->model.n ? costmodel_predict(&st->model, &c->cfg, &st->ctx->shape, &c->unseen) : 0;
     /* the exploration bonus is what this shape has not measured yet (other shapes'
      * measurements move the prediction, not the bonus) */
-    c->sd = st->own.n ? prop_model_stddev(&st->own, &c->cfg, &st->ctx->shape)
-            : st->model.n ? prop_model_stddev(&st->model, &c->cfg, &st->ctx->shape) : 0;
+    c->sd = st->own.n ? costmodel_stddev(&st->own, &c->cfg, &st->ctx->shape)
+            : st->model.n ? costmodel_stddev(&st->model, &c->cfg, &st->ctx->shape) : 0;
     c->score = prop_score_cand(st, c);
     c->tie = hash_sig(&c->cfg, st->ctx->seed);
 }

@@ -119,7 +119,7 @@ static void add_reason(struct text *t, const struct prop_state *st, const struct
 static void add_model(struct text *t, const struct prop_state *st, const struct cand *c)
 {
     if (!st->model.n) {
-        text_add(t, "; model: not fitted yet (fewer than %d measurements)", PROP_MODEL_MIN_SAMPLES);
+        text_add(t, "; model: not fitted yet (fewer than %d measurements)", COSTMODEL_MIN_SAMPLES);
         return;
     }
     /* which data it learnt from: this shape's measurements, and other shapes' if any */

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "costmodel/costmodel.h"
 #include "knobs/knobs.h"
 #include "profile/profile.h"
 
@@ -79,15 +80,6 @@ struct idea_history_entry {
     bool start;           /* iteration 0 (the baseline or the seed): not an idea */
 };
 
-/* A measurement of another tuned shape: the cost model's prior knowledge (docs/proposer.md
- * "Cost model"). The engine gives the other shapes' verified rows of the tuning directory
- * (and replay-bench the other datasets); never this shape's own run. */
-struct proposer_sample {
-    struct croq_config cfg;   /* dtype included: samples of another dtype than best are ignored */
-    struct croq_shape shape;  /* the shape it was measured on */
-    double tflops;            /* > 0; a sample without a usable number is ignored */
-};
-
 struct proposer_ctx {
     struct croq_shape shape;
     struct croq_config best;              /* current best configuration */
@@ -106,8 +98,11 @@ struct proposer_ctx {
     size_t n_other_bests;
     unsigned long long seed;
     /* appended: measurements of other tuned shapes for the cost model (may be NULL; order
-     * only decides floating-point rounding, so pass them in a fixed order) */
-    const struct proposer_sample *others;
+     * only decides floating-point rounding, so pass them in a fixed order): the engine
+     * gives the other shapes' verified rows of the tuning directory (and replay-bench the
+     * other datasets), never this shape's own run; samples of another dtype than best, or
+     * without a usable number, are ignored (docs/proposer.md "Cost model") */
+    const struct costmodel_sample *others;
     size_t n_others;
 };
 

@@ -43,28 +43,28 @@ static int samples(struct croq_config *cfg, struct croq_shape *shp, double *y)
 }
 
 /* This shape's rows (group 0, weight 1). */
-static void as_rows(const struct croq_config *cfg, const double *y, int n, struct prop_fit_row *rows)
+static void as_rows(const struct croq_config *cfg, const double *y, int n, struct costmodel_row *rows)
 {
     for (int i = 0; i < n; i++)
-        rows[i] = (struct prop_fit_row){.cfg = cfg[i], .shape = shape, .tflops = y[i], .weight = 1, .group = 0};
+        rows[i] = (struct costmodel_row){.cfg = cfg[i], .shape = shape, .tflops = y[i], .weight = 1, .group = 0};
 }
 
 static void test_fit_and_predict(void **state)
 {
     (void)state;
-    static struct prop_model m;
+    static struct costmodel m;
     struct croq_config cfg[32];
     struct croq_shape shp[32];
-    struct prop_fit_row rows[32];
+    struct costmodel_row rows[32];
     double y[32];
     int n = samples(cfg, shp, y);
     assert_int_equal(n, 9);
     as_rows(cfg, y, n, rows);
-    assert_int_equal(prop_model_fit(&m, rows, (size_t)n), 0);
+    assert_int_equal(costmodel_fit(&m, rows, (size_t)n), 0);
     assert_int_equal(m.n, 9);
     /* measured points: within 10% of what was measured */
     for (int i = 0; i < n; i++) {
-        double p = prop_model_predict(&m, &cfg[i], &shape, NULL);
+        double p = costmodel_predict(&m, &cfg[i], &shape, NULL);
         if (fabs(p / y[i] - 1) > 0.10)
             fail_msg("sample %d: predicted %.1f, measured %.1f", i, p, y[i]);
     }
@@ -74,26 +74,26 @@ static void test_fit_and_predict(void **state)
     a.v[KNOB_STAGES] = 5, a.v[KNOB_GROUP] = 8, a.v[KNOB_SWIZZLE] = 64; /* (2+2+1) odd: unmeasured */
     b = a;
     b.v[KNOB_STAGES] = 4;
-    assert_true(prop_model_predict(&m, &a, &shape, NULL) > prop_model_predict(&m, &b, &shape, NULL) * 1.1);
+    assert_true(costmodel_predict(&m, &a, &shape, NULL) > costmodel_predict(&m, &b, &shape, NULL) * 1.1);
     b = a;
     b.v[KNOB_SWIZZLE] = 128;
-    assert_true(prop_model_predict(&m, &b, &shape, NULL) > prop_model_predict(&m, &a, &shape, NULL) * 1.1);
+    assert_true(costmodel_predict(&m, &b, &shape, NULL) > costmodel_predict(&m, &a, &shape, NULL) * 1.1);
     /* uncertainty: a knob value no sample had is less certain than a measured point */
     int unseen = -1;
     b = cfg[0];
     b.v[KNOB_TILE_N] = 128;
-    prop_model_predict(&m, &b, &shape, &unseen);
+    costmodel_predict(&m, &b, &shape, &unseen);
     assert_int_equal(unseen, 1);
-    prop_model_predict(&m, &cfg[0], &shape, &unseen);
+    costmodel_predict(&m, &cfg[0], &shape, &unseen);
     assert_int_equal(unseen, 0);
-    assert_true(prop_model_stddev(&m, &b, &shape) > 1.5 * prop_model_stddev(&m, &cfg[0], &shape));
-    assert_true(m.sigma >= PROP_MODEL_SIGMA_MIN);
+    assert_true(costmodel_stddev(&m, &b, &shape) > 1.5 * costmodel_stddev(&m, &cfg[0], &shape));
+    assert_true(m.sigma >= COSTMODEL_SIGMA_MIN);
     /* too few measurements: no model */
-    assert_int_equal(prop_model_fit(&m, rows, PROP_MODEL_MIN_SAMPLES - 1), 0);
+    assert_int_equal(costmodel_fit(&m, rows, COSTMODEL_MIN_SAMPLES - 1), 0);
     assert_int_equal(m.n, 0);
     /* failed measurements (0) are left out */
     rows[0].tflops = 0;
-    assert_int_equal(prop_model_fit(&m, rows, (size_t)n), 0);
+    assert_int_equal(costmodel_fit(&m, rows, (size_t)n), 0);
     assert_int_equal(m.n, 8);
     assert_int_equal(m.n_self, 8);
     assert_int_equal(m.n_groups, 0);
@@ -106,8 +106,8 @@ static void test_fit_and_predict(void **state)
 static void test_other_shapes(void **state)
 {
     (void)state;
-    static struct prop_model m;
-    static struct prop_fit_row rows[128];
+    static struct costmodel m;
+    static struct costmodel_row rows[128];
     const struct croq_shape near = {4096, 16384, 8192}, far = {65536, 8192, 8192};
     const int stages[] = {3, 4, 5, 3, 4, 5}, groups[] = {1, 1, 1, 8, 8, 8};
     struct croq_config g1, g8;
@@ -116,45 +116,45 @@ static void test_other_shapes(void **state)
     g8.v[KNOB_GROUP] = 8;
     size_t n = 0;
     for (int i = 0; i < 4; i++) { /* this shape: stages 3..6, group 1 */
-        rows[n] = (struct prop_fit_row){.cfg = g1, .shape = shape, .tflops = 500 + 10 * i, .weight = 1};
+        rows[n] = (struct costmodel_row){.cfg = g1, .shape = shape, .tflops = 500 + 10 * i, .weight = 1};
         rows[n++].cfg.v[KNOB_STAGES] = 3 + i;
     }
-    assert_int_equal(prop_model_fit(&m, rows, n), 0);
+    assert_int_equal(costmodel_fit(&m, rows, n), 0);
     assert_int_equal(m.n_self, 4);
-    double alone = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    double alone = costmodel_predict(&m, &g8, &shape, NULL) / costmodel_predict(&m, &g1, &shape, NULL);
     assert_true(fabs(alone - 1) < 0.01); /* never measured: no effect */
     for (int i = 0; i < 6; i++) { /* the near shape: group 8 x1.4 */
-        rows[n] = (struct prop_fit_row){.cfg = g1, .shape = near, .tflops = groups[i] == 8 ? 700 : 500,
+        rows[n] = (struct costmodel_row){.cfg = g1, .shape = near, .tflops = groups[i] == 8 ? 700 : 500,
                                         .weight = 0.38, .group = 1};
         rows[n].cfg.v[KNOB_STAGES] = stages[i];
         rows[n++].cfg.v[KNOB_GROUP] = groups[i];
     }
-    assert_int_equal(prop_model_fit(&m, rows, n), 0);
+    assert_int_equal(costmodel_fit(&m, rows, n), 0);
     assert_int_equal(m.n, 10);
     assert_int_equal(m.n_self, 4);
     assert_int_equal(m.n_groups, 1);
-    double joint = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    double joint = costmodel_predict(&m, &g8, &shape, NULL) / costmodel_predict(&m, &g1, &shape, NULL);
     if (!(joint > 1.05 && joint < 1.4))
         fail_msg("group 8 over group 1 with the near shape: %.3f", joint);
     /* this shape's level stays its own: the prediction of a measured point is near it */
     struct croq_config s3 = g1;
     s3.v[KNOB_STAGES] = 3;
-    assert_true(fabs(prop_model_predict(&m, &s3, &shape, NULL) / 500 - 1) < 0.05);
+    assert_true(fabs(costmodel_predict(&m, &s3, &shape, NULL) / 500 - 1) < 0.05);
     /* 30 measurements of this shape: group 8 x0.8 */
     for (int i = 0; i < 30; i++) {
-        rows[n] = (struct prop_fit_row){.cfg = i % 2 ? g8 : g1, .shape = shape, .weight = 1};
+        rows[n] = (struct costmodel_row){.cfg = i % 2 ? g8 : g1, .shape = shape, .weight = 1};
         rows[n].cfg.v[KNOB_STAGES] = 3 + i % 3;
         rows[n].tflops = (i % 2 ? 400 : 500) + 10 * (i % 3);
         n++;
     }
-    assert_int_equal(prop_model_fit(&m, rows, n), 0);
-    double own = prop_model_predict(&m, &g8, &shape, NULL) / prop_model_predict(&m, &g1, &shape, NULL);
+    assert_int_equal(costmodel_fit(&m, rows, n), 0);
+    double own = costmodel_predict(&m, &g8, &shape, NULL) / costmodel_predict(&m, &g1, &shape, NULL);
     if (!(own < 0.9))
         fail_msg("group 8 over group 1 with 30 own measurements: %.3f", own);
 
     /* through proposer_next: weights from the distance; the text names the data */
     static struct idea_history_entry h[8];
-    static struct proposer_sample o[16];
+    static struct costmodel_sample o[16];
     for (int i = 0; i < 4; i++) {
         knobs_signature(&rows[i].cfg, h[i].signature);
         h[i].category = IDEA_STRUCTURAL;
@@ -164,9 +164,9 @@ static void test_other_shapes(void **state)
         h[i].kept = i == 0 || i == 3;
     }
     for (int i = 0; i < 6; i++)
-        o[i] = (struct proposer_sample){.cfg = rows[4 + i].cfg, .shape = near, .tflops = rows[4 + i].tflops};
+        o[i] = (struct costmodel_sample){.cfg = rows[4 + i].cfg, .shape = near, .tflops = rows[4 + i].tflops};
     for (int i = 0; i < 6; i++) /* far: the opposite, and negligible */
-        o[6 + i] = (struct proposer_sample){.cfg = rows[4 + i].cfg, .shape = far, .tflops = groups[i] == 8 ? 300 : 500};
+        o[6 + i] = (struct costmodel_sample){.cfg = rows[4 + i].cfg, .shape = far, .tflops = groups[i] == 8 ? 300 : 500};
     o[12] = o[0];
     o[12].cfg.dtype = CROQ_DTYPE_E4M3; /* another dtype: ignored */
     struct proposer_ctx ctx = {.shape = shape, .best = rows[3].cfg, .best_tflops = 530, .bottleneck = BN_UNKNOWN,
@@ -179,7 +179,7 @@ static void test_other_shapes(void **state)
     assert_int_equal(st.own.n, 4);
     struct croq_config b8 = ctx.best;
     b8.v[KNOB_GROUP] = 8;
-    double r = prop_model_predict(&st.model, &b8, &shape, NULL) / st.best_pred;
+    double r = costmodel_predict(&st.model, &b8, &shape, NULL) / st.best_pred;
     if (!(r > 1.05))
         fail_msg("group 8 from the best, with a near and a far shape: %.3f", r);
     prop_state_release(&st);

@@ -1,0 +1,89 @@
+/* src/costmodel/features.c — the features of (dtype, shape, configuration) the model
+ * regresses ln(TFLOPS) on, and their names (the serialized format matches by name).
+ *
+ * p = the one-hot count + COSTMODEL_DERIVED:
+ *   one-hot of every knob value (knobs.def order), so each knob's effect is learnt;
+ *   waves:       log2(CTAs / SMs) / 4, and the tail efficiency CTAs / (waves rounded up x
+ *                the CTAs that fit at once);
+ *   SM fill:     min(1, CTAs / SMs): a grid of fewer CTAs than SMs leaves SMs idle;
+ *   persistence: persistent x log2(max(1, CTAs / SMs)) / 4, and persistent with at most
+ *                one wave: a persistent CTA loops over tiles, which pays only when there
+ *                are several per SM;
+ *   shared mem:  bytes per CTA / 227 KiB, and 1 / CTAs per SM by shared memory;
+ *   registers:   accumulator registers per thread / 256 (knobs_acc_regs);
+ *   bytes/flop:  (1/tile_m + 1/tile_n) x element size x 64, the operand bytes per MMA flop;
+ *   k-loop:      log2(K / (tile_k x split_k)) / 8, pipeline steps per tile;
+ *   split:       log2(split_k) x log2(M x N / 2^20) / 16: the f32 partials split-K adds
+ *                grow with the output.
+ * The derived quantities are what carries between shapes: the same tile is a full wave
+ * on one shape and a quarter of one on another.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "costmodel.h"
+#include "internal.h"
+
+static const char *const derived_names[COSTMODEL_DERIVED] = {
+    "waves", "tail", "fill", "persistent_waves", "persistent_one_wave", "smem", "inv_ctas_per_sm",
+    "acc_regs", "bytes_per_flop", "kloop", "split_output",
+};
+
+int cm_n_onehot(void)
+{
+    int n = 0;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        n += croq_knobs[k].n_values;
+    return n;
+}
+
+/* CTAs = ceil(M / tile_m) x ceil(N / tile_n) x split_k. */
+static long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
+{
+    long tm = cfg->v[KNOB_TILE_M], tn = cfg->v[KNOB_TILE_N];
+    return ((s->m + tm - 1) / tm) * ((s->n + tn - 1) / tn) * cfg->v[KNOB_SPLIT_K];
+}
+
+int costmodel_features(const struct croq_config *c, const struct croq_shape *s, double *x)
+{
+    int n = 0;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        for (int i = 0; i < croq_knobs[k].n_values; i++)
+            x[n++] = c->v[k] == croq_knobs[k].values[i];
+    double ctas = (double)grid_ctas(c, s);
+    double smem = (double)knobs_smem_bytes(c);
+    double per_sm = smem > 0 ? floor(COSTMODEL_SMEM_LIMIT / smem) : 1;
+    per_sm = per_sm < 1 ? 1 : per_sm;
+    double slots = COSTMODEL_SM_COUNT * per_sm;
+    double waves = ctas / COSTMODEL_SM_COUNT;
+    x[n++] = log2(waves) / 4;
+    x[n++] = ctas / (ceil(ctas / slots) * slots);
+    x[n++] = waves < 1 ? waves : 1;
+    x[n++] = c->v[KNOB_PERSISTENT] ? log2(waves > 1 ? waves : 1) / 4 : 0;
+    x[n++] = c->v[KNOB_PERSISTENT] && waves <= 1;
+    x[n++] = smem / COSTMODEL_SMEM_LIMIT;
+    x[n++] = 1 / per_sm;
+    x[n++] = knobs_acc_regs(c) / 256.0;
+    x[n++] = (1.0 / c->v[KNOB_TILE_M] + 1.0 / c->v[KNOB_TILE_N]) * croq_dtype_size(c->dtype) * 64;
+    double steps = (double)s->k / ((double)c->v[KNOB_TILE_K] * c->v[KNOB_SPLIT_K]);
+    x[n++] = log2(steps < 1 ? 1 : steps) / 8;
+    x[n++] = log2((double)c->v[KNOB_SPLIT_K]) * log2((double)s->m * (double)s->n / 1048576.0) / 16;
+    return n;
+}
+
+int costmodel_feature_name(int j, char *out, size_t outlen)
+{
+    if (j < 0)
+        return -1;
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        if (j < croq_knobs[k].n_values) {
+            snprintf(out, outlen, "%s=%d", croq_knobs[k].name, croq_knobs[k].values[j]);
+            return 0;
+        }
+        j -= croq_knobs[k].n_values;
+    }
+    if (j >= COSTMODEL_DERIVED)
+        return -1;
+    snprintf(out, outlen, "%s", derived_names[j]);
+    return 0;
+}
