@@ -23,6 +23,7 @@
 #include "artifacts/results.h"
 #include "artifacts/state.h"
 #include "codegen/srcstore.h"
+#include "costmodel/costmodel.h"
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"
@@ -438,6 +439,101 @@ static int add_fallbacks(struct export *x)
     return 0;
 }
 
+/* The measured rows of every GPU-tuned shape of dir (results.tsv rows with a TFLOPS whose
+ * kernel verified: kept or discarded as slower, not incorrect, crashed or timed out)
+ * appended to *s: what the pack's cost model is fitted on. 0, or -1 logged. */
+static int dir_samples(const char *dir, struct costmodel_sample **s, size_t *n, size_t *cap)
+{
+    char err[1024], path[4200];
+    json_t *root = state_load(dir, err, sizeof err);
+    if (!root) {
+        log_error("export: %s: %s", dir, err);
+        return -1;
+    }
+    size_t nk;
+    const char **keys = state_shape_keys(root, &nk);
+    int rc = 0;
+    for (size_t i = 0; i < nk && rc == 0; i++) {
+        struct state_shape shape;
+        struct result_log res;
+        state_shape_get(root, keys[i], &shape);
+        if (strcmp(shape.backend, "gpu"))
+            continue; /* add_best refuses such a directory already */
+        snprintf(path, sizeof path, "%s/logs/%s/results.tsv", dir, shape.key);
+        int r = result_log_read(path, &res, err, sizeof err);
+        if (r > 0)
+            continue; /* no rows yet */
+        if (r < 0) {
+            log_error("export: '%s' in %s: the cost model's rows: %s", shape.key, dir, err);
+            rc = -1;
+            break;
+        }
+        for (size_t j = 0; j < res.n; j++) {
+            const struct result_row *row = &res.rows[j];
+            struct croq_config cfg;
+            if (!row->measured || !isfinite(row->tflops) || row->tflops <= 0 ||
+                (row->decision != DEC_BASELINE && row->decision != DEC_KEEP && row->decision != DEC_DISCARD) ||
+                knobs_parse_signature(&cfg, row->config, err, sizeof err) || cfg.dtype != shape.sk.dtype)
+                continue;
+            if (*n == *cap) {
+                *cap = *cap ? 2 * *cap : 1024;
+                *s = xrealloc(*s, *cap * sizeof **s);
+            }
+            (*s)[(*n)++] = (struct costmodel_sample){.cfg = cfg, .shape = shape.sk.shape, .tflops = row->tflops};
+        }
+        result_log_release(&res);
+    }
+    free(keys);
+    json_decref(root);
+    return rc;
+}
+
+/* The pack's model section (pack.h; src/costmodel's format): one model per dtype fitted
+ * on the measured rows of every shape of the directories (costmodel_fit_shapes), for the
+ * library to rank kernels for shapes nobody tuned. A dtype with too few rows or shapes
+ * gets none (said on stderr). *text malloc'd, NULL when no dtype has a model. */
+static int export_model(const struct export_args *a, char **text, size_t *len)
+{
+    struct costmodel_sample *s = NULL;
+    size_t n = 0, cap = 0, k = 0;
+    struct costmodel *m = xmalloc(2 * sizeof *m);
+    const struct costmodel *fitted[2];
+    int rc = 0;
+    *text = NULL;
+    *len = 0;
+    for (int i = 0; i < a->ndirs && rc == 0; i++)
+        rc = dir_samples(a->dirs[i], &s, &n, &cap);
+    for (int dtype = CROQ_DTYPE_F16; dtype <= CROQ_DTYPE_E4M3 && rc == 0; dtype++) {
+        struct costmodel *c = &m[dtype - CROQ_DTYPE_F16];
+        if (costmodel_fit_shapes(c, dtype, s, n)) {
+            log_error("export: the %s cost model: out of memory", croq_dtype_name(dtype));
+            rc = -1;
+        } else if (c->n > 0) {
+            fitted[k++] = c;
+            fprintf(stderr, "export: %s cost model fitted on %d rows of %d shapes (residual %.3f in ln TFLOPS)\n",
+                    croq_dtype_name(dtype), c->n, c->n_groups, c->sigma);
+        } else {
+            fprintf(stderr, "export: no %s cost model (its rows: fewer than %d, or of fewer than 2 shapes): its "
+                    "untuned shapes run the nearest tuned shape's kernel\n", croq_dtype_name(dtype),
+                    COSTMODEL_MIN_SAMPLES);
+        }
+    }
+    if (rc == 0 && k) {
+        long need = costmodel_serialize(fitted, k, NULL, 0);
+        if (need < 0) {
+            log_error("export: the cost model does not serialize");
+            rc = -1;
+        } else {
+            *text = xmalloc((size_t)need + 1);
+            costmodel_serialize(fitted, k, *text, (size_t)need + 1);
+            *len = (size_t)need;
+        }
+    }
+    free(m);
+    free(s);
+    return rc;
+}
+
 static int export_write(struct export *x, const struct export_args *a)
 {
     unsigned char *img;
@@ -448,7 +544,15 @@ static int export_write(struct export *x, const struct export_args *a)
         log_error("export: this build's CUDA version '%s' is not <major>.<minor>", croq_cuda_version);
         return -1;
     }
-    if (pack_serialize(&x->p, &img, &len, err, sizeof err)) {
+    char *model;
+    if (export_model(a, &model, &x->p.model_bytes))
+        return -1;
+    x->p.model = (const unsigned char *)model;
+    int ser = pack_serialize(&x->p, &img, &len, err, sizeof err);
+    free(model);
+    x->p.model = NULL;
+    x->p.model_bytes = 0;
+    if (ser) {
         log_error("export: %s", err);
         return -1;
     }

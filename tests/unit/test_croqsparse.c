@@ -21,6 +21,7 @@
 
 #include "croqsparse.h"
 #include "../../lib/internal.h" /* cs_pack_mismatch */
+#include "costmodel/costmodel.h"
 #include "format/numeric.h"
 #include "launch/driver.h"
 #include "pack/pack.h"
@@ -370,6 +371,96 @@ static void test_pack_rank_model(void **state)
     assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &bad, true, fixture_predict, pred, out, 8, &match, why, sizeof why),
                      -1);
     assert_non_null(strstr(why, "N=12"));
+}
+
+/* Dispatch through the library's predictor (lib/model.c) with a real cost model in the
+ * pack (issue 26 item 1): fitted on fixture rows where tile_n decides the speed, carried
+ * by the pack (serialize, parse), parsed by the library; the shape's best valid kernel by
+ * the model is the plan's pick, the one the model prefers but whose tile_k does not divide
+ * K never is. A model section that does not parse leaves the pack usable without it. */
+static void test_pack_model_dispatch(void **state)
+{
+    (void)state;
+    static const int tile_n[] = {64, 128, 256};
+    static const double speed[] = {900, 500, 250};
+    static const struct croq_shape at[] = {{1024, 1024, 1024}, {4096, 4096, 4096}, {2048, 8192, 1024}};
+    struct costmodel_sample rows[3 * 3 * 2];
+    size_t n = 0;
+    for (int sh = 0; sh < 3; sh++)
+        for (int t = 0; t < 3; t++)
+            for (int stages = 3; stages <= 4; stages++) {
+                struct costmodel_sample *r = &rows[n++];
+                char sets[64], err[256];
+                knobs_default(&r->cfg, CROQ_DTYPE_F16);
+                snprintf(sets, sizeof sets, "tile_n=%d stages=%d", tile_n[t], stages);
+                assert_int_equal(knobs_set_list(&r->cfg, sets, err, sizeof err), 0);
+                r->shape = at[sh];
+                r->tflops = speed[t] * (1 + 0.01 * stages) * (1 + 0.1 * sh);
+            }
+    struct costmodel *m = calloc(1, sizeof *m);
+    assert_int_equal(costmodel_fit_shapes(m, CROQ_DTYPE_F16, rows, n), 0);
+    assert_true(m->n > 0);
+    const struct costmodel *list[1] = {m};
+    long len = costmodel_serialize(list, 1, NULL, 0);
+    assert_true(len > 0);
+    char *text = malloc((size_t)len + 1);
+    costmodel_serialize(list, 1, text, (size_t)len + 1);
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 1024, 1024, 4096, 690, false, "f16_1024x1024x4096", "tile_n=64 tile_k=256 stages=3"),
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 800, false, "f16_4096x8192x8192", "tile_n=256 tile_k=64 stages=3"),
+        entry(CROQ_DTYPE_F16, 16384, 16384, 16384, 600, false, "f16_16384x16384x16384", "tile_n=128 tile_k=128 stages=4"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1"),
+    };
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .driver = "d", .n = 4, .e = e,
+                     .model = (const unsigned char *)text, .model_bytes = (size_t)len},
+                q;
+    unsigned char *img;
+    size_t ilen;
+    char why[512];
+    assert_int_equal(pack_serialize(&p, &img, &ilen, why, sizeof why), 0);
+    assert_int_equal(pack_parse(img, ilen, &q, why, sizeof why), 0);
+    struct cs_model *cm = cs_model_load(&q, why, sizeof why);
+    assert_non_null(cm);
+    struct croq_config c64, c128;
+    knobs_parse_signature(&c64, e[0].config, why, sizeof why);
+    knobs_parse_signature(&c128, e[2].config, why, sizeof why);
+    struct croq_shape s = {3072, 4096, 128}; /* K = 128: tile_k 256 cannot run it */
+    assert_true(cs_model_predict(cm, &c64, &s) > cs_model_predict(cm, &c128, &s));
+    long out[8];
+    enum pack_match match;
+    assert_int_equal(pack_rank(&q, CROQ_DTYPE_F16, &s, true, cs_model_predict, cm, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(match, PACK_MODEL);
+    assert_int_equal(out[0], 2); /* tile_n 128, the fastest valid one by the model */
+    /* the nearest shape (4096x8192x8192 at 7.4, 16384^3 at 11.4) would run another */
+    assert_int_equal(pack_choose(&q, CROQ_DTYPE_F16, &s, true, &match, why, sizeof why), 1);
+    /* the library's ranking (cs_rank, what plan_create and plan_search take) uses it */
+    struct croqsparse_handle h = {.pack = q, .use_tuned = true, .model = cm};
+    out[0] = -1;
+    assert_int_equal(cs_rank(&h, CROQSPARSE_F16, &s, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(out[0], 2);
+    assert_int_equal(match, PACK_MODEL);
+    h.model = NULL;
+    assert_int_equal(cs_rank(&h, CROQSPARSE_F16, &s, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(match, PACK_NEAREST);
+    /* no e4m3 model: no prediction, so e4m3 ranks by the nearest shape */
+    struct croq_config e4;
+    knobs_default(&e4, CROQ_DTYPE_E4M3);
+    assert_true(cs_model_predict(cm, &e4, &s) == 0);
+    cs_model_free(cm);
+    pack_release(&q);
+    free(img);
+    /* a model section the library cannot read: the pack loads, the model is not used */
+    p.model = (const unsigned char *)"not a model\n";
+    p.model_bytes = 12;
+    assert_int_equal(pack_serialize(&p, &img, &ilen, why, sizeof why), 0);
+    assert_int_equal(pack_parse(img, ilen, &q, why, sizeof why), 0);
+    assert_null(cs_model_load(&q, why, sizeof why));
+    assert_non_null(strstr(why, "its model section: "));
+    pack_release(&q);
+    free(img);
+    free(text);
+    free(m);
 }
 
 static void test_pack_format(void **state)
@@ -854,6 +945,23 @@ static void test_default_pack(void **state)
     }
     assert_int_equal(fallbacks, 2);
     assert_int_equal(tuned, 5);
+    /* format 3: provenance of each measurement (these bests are results.tsv's pairs, warm
+     * L2) and the cost model export fitted on the directories' rows, one per dtype */
+    for (size_t i = 0; i < p.n; i++) {
+        assert_int_equal(p.e[i].measured, p.e[i].fallback ? PACK_MEASURED_NONE : PACK_MEASURED_PAIR);
+        assert_int_equal(p.e[i].l2, p.e[i].fallback ? PACK_L2_NONE : PACK_L2_WARM);
+    }
+    assert_true(p.model_bytes > 1000);
+    struct cs_model *m = cs_model_load(&p, err, sizeof err);
+    assert_non_null(m);
+    struct croq_config cfg;
+    struct croq_shape s = {2048, 2048, 2048};
+    for (int d = CROQ_DTYPE_F16; d <= CROQ_DTYPE_E4M3; d++) {
+        knobs_default(&cfg, d);
+        double t = cs_model_predict(m, &cfg, &s);
+        assert_true(t > 10 && t < 5000);
+    }
+    cs_model_free(m);
     pack_release(&p);
 }
 
@@ -882,7 +990,8 @@ int main(void)
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
         cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
-        cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_plancache),
+        cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_pack_model_dispatch),
+        cmocka_unit_test(test_plancache),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plan_search_no_device),
         cmocka_unit_test(test_pack_identity),
     };
