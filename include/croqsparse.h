@@ -202,6 +202,10 @@ typedef struct {
 
 /* ---- plan-time search (opt-in) ---------------------------------------------------------- */
 
+/* At most this many candidates are timed; each trial lasts up to this many milliseconds. */
+#define CROQSPARSE_SEARCH_MAX 8
+#define CROQSPARSE_SEARCH_TRIAL_MS 10.0
+
 /* What croqsparse_plan_search did. Strings NUL-terminated (cut to fit). */
 typedef struct {
     int timed;             /* candidates timed (0: the choice came from the cache) */
@@ -211,8 +215,10 @@ typedef struct {
     struct {
         char key[96];      /* as croqsparse_plan_info.key */
         char config[512];
-        double us;         /* median microseconds per product; 0: skipped (note says why) */
-    } candidate[8];        /* in the order timed: the plan's ranking (see plan_create) */
+        double us;         /* median microseconds per product (the cache's number when
+                              from_cache); 0: skipped (note says why) */
+    } candidate[CROQSPARSE_SEARCH_MAX]; /* in the order tried: the plan's kernel, then its
+                              ranking (see plan_create); key "" past the last */
     char note[512];        /* a warning ("plan cache '...' line 3: ... ignored"), or "" */
 } croqsparse_search_info;
 
@@ -246,8 +252,6 @@ typedef struct {
  * kept). Other plans and the handle may
  * be used meanwhile. Two processes storing into one cache file at once each leave a
  * whole file; the later one's content wins. */
-#define CROQSPARSE_SEARCH_MAX 8
-#define CROQSPARSE_SEARCH_TRIAL_MS 10.0
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t plan, const void *a_values,
                                                           const void *meta, const void *b, const float *scale_a,
                                                           const float *scale_b, CUstream stream,

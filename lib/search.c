@@ -108,10 +108,10 @@ static croqsparse_status_t time_one(const struct loaded *l, const struct kl_oper
 
 /* The ranked candidates of p (its current kernel first) copied out of the pack, at most
  * CROQSPARSE_SEARCH_MAX; with a cache choice, only the entry it names (when the pack has
- * it for this shape). The pack's identity into key. */
+ * it for this shape). The pack's identity (no entries) into ident. */
 static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_path, struct cand *c, int *n,
-                                   bool *from_cache, struct cs_cache_choice *hit, char *note, size_t notelen,
-                                   const char *fn)
+                                   bool *from_cache, struct cs_cache_choice *hit, struct pack *ident, char *note,
+                                   size_t notelen, const char *fn)
 {
     croqsparse_handle_t h = p->h;
     struct croq_shape s = {p->m, p->n, p->k};
@@ -120,6 +120,13 @@ static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_
     *n = 0;
     *from_cache = false;
     pthread_mutex_lock(&h->lock);
+    /* the identity of the pack ranked (its strings and sum): the cache line and the plan's
+     * description name it even if the handle's pack is replaced while the search times */
+    *ident = h->pack;
+    ident->e = NULL;
+    ident->n = 0;
+    ident->model = NULL;
+    ident->model_bytes = 0;
     long *rank = malloc((h->pack.n + 1) * sizeof *rank);
     long total = rank ? cs_rank(h, p->dtype, &s, rank, h->pack.n + 1, NULL, why, sizeof why) : -1;
     if (!rank || total <= 0) {
@@ -176,6 +183,7 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
     struct cand c[CROQSPARSE_SEARCH_MAX];
     struct loaded best = {0}, cur;
     struct cs_cache_choice hit;
+    struct pack pk;
     CUevent e0 = NULL, e1 = NULL;
     CUdeviceptr scratch = 0;
     CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -189,7 +197,7 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "the stream is being captured into a CUDA graph: the search "
                        "allocates, synchronizes and times; search before capturing (the plan then captures the kernel "
                        "it chose)");
-    if ((st = collect(p, cache_path, c, &n, &from_cache, &hit, info->note, sizeof info->note, fn)))
+    if ((st = collect(p, cache_path, c, &n, &from_cache, &hit, &pk, info->note, sizeof info->note, fn)))
         goto done;
     if (info->note[0])
         fprintf(stderr, "croqsparse: warning: %s\n", info->note);
@@ -229,11 +237,11 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
                 unload(&cur);
                 goto done;
             }
-            info->candidate[i].us = us;
             info->timed++;
         } else {
             us = hit.us;
         }
+        info->candidate[i].us = us;
         if (best_i < 0 || us < best_us) {
             unload(&best);
             best = cur;
@@ -256,9 +264,6 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
     p->launch = best.launch;
     p->workspace = best.workspace;
     memset(&best, 0, sizeof best);
-    pthread_mutex_lock(&p->h->lock);
-    struct pack pk = p->h->pack; /* only its identity strings are read */
-    pthread_mutex_unlock(&p->h->lock);
     cs_describe(p, &pk, &c[best_i].e, "search", "");
     info->from_cache = from_cache;
     info->best_us = best_us;
