@@ -118,3 +118,9 @@ target_link_libraries(croqsparse-check PRIVATE croqsparse croq_runner_core)
 set(_check_rpath "\$ORIGIN/../lib" ${CROQ_RUNNER_RPATH})
 set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
                       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+
+# The shape list of library.sh's run on untuned shapes (tests/gpu/tools/library_shapes.c):
+# a CPU tool, reading shapes.json through src/shapes and the pack through src/pack.
+add_executable(library-shapes "${CMAKE_SOURCE_DIR}/tests/gpu/tools/library_shapes.c")
+target_link_libraries(library-shapes PRIVATE croq)
+set_target_properties(library-shapes PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

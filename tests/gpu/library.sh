@@ -18,7 +18,11 @@
 # Usage (GPU machine, repo root): tests/gpu/library.sh BIN_DIR OUT_DIR
 # Writes OUT_DIR/library.jsonl, library.txt (table + progress lines), runner-scaled.jsonl;
 # prints the tables. LIB_SHAPES replaces the shape list ("MxNxK" runs both dtypes,
-# "f16:MxNxK" one), RUNNER_SCALED=0 skips part 2.
+# "f16:MxNxK" one), RUNNER_SCALED=0 skips part 2. The run on shapes nobody tuned (issue
+# 26: per dtype the typical shapes + 20 scenario shapes not in the pack, seed 7) takes its
+# list from build/bin/library-shapes on the CPU (shapes.json is not on the GPU machine):
+#   LIB_SHAPES="$(build/bin/library-shapes ../shared/data/shapes.json PACK)" tests/gpu/library.sh ...
+# (PACK: the pack the library runs, build/croqsparse_default.pack for the built-in one).
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
