@@ -128,7 +128,7 @@ static int parse_entry(struct cur *c, struct pack_entry *e, char *err, size_t er
     if ((e->dtype = croq_dtype_parse(dtype)) < 0 || (fb != 0 && fb != 1))
         return fail(err, errlen, "pack line %d: unknown dtype '%s' or fallback flag %d", c->line, dtype, fb);
     e->fallback = fb == 1;
-    if (!isfinite(e->tflops) || e->tflops < 0 ||
+    if (!isfinite(e->tflops) || e->tflops < 0 || e->tflops > PACK_TFLOPS_MAX ||
         (!e->fallback && (e->m < 1 || e->n < 1 || e->k < 1 || e->m > (1L << 20) || e->n > (1L << 20) ||
                           e->k > (1L << 20))))
         return fail(err, errlen, "pack line %d: entry '%s' has a shape or TFLOPS out of range", c->line, e->key);
@@ -261,6 +261,9 @@ static int check_entry(const struct pack_entry *e, size_t i, char *err, size_t e
     if (e->fallback ? strcmp(e->key, "-") : !key_matches(e))
         return fail(err, errlen, "pack entry %zu: key '%s' is not its %s %ldx%ldx%ld (a fallback's key is '-')", i,
                     e->key, croq_dtype_name(e->dtype), e->m, e->n, e->k);
+    if (!(e->tflops >= 0 && e->tflops <= PACK_TFLOPS_MAX))
+        return fail(err, errlen, "pack entry %zu ('%s'): TFLOPS %g out of [0, %g]", i, e->key, e->tflops,
+                    PACK_TFLOPS_MAX);
     if (e->fallback != (e->measured == PACK_MEASURED_NONE) || e->fallback != (e->l2 == PACK_L2_NONE) ||
         !(e->clock_mhz >= 0 && e->clock_mhz <= 1e5) || !e->cubin_bytes)
         return fail(err, errlen, "pack entry %zu ('%s'): a tuned entry needs its measurement (ladder|pair) and L2 "
@@ -288,15 +291,22 @@ int pack_serialize(const struct pack *p, unsigned char **out, size_t *len, char 
                                  p->gpu, p->cuda_major, p->cuda_minor, p->driver, p->n);
     for (size_t i = 0; i < p->n; i++) {
         const struct pack_entry *e = &p->e[i];
+        char line[1024];
         if (e->clock_mhz > 0)
             snprintf(clock, sizeof clock, "%.1f", e->clock_mhz);
         else
             snprintf(clock, sizeof clock, "-");
         sum_hex(e->cubin, e->cubin_bytes, sum);
-        at += (size_t)snprintf((char *)buf + at, cap - at, "entry %s %ld %ld %ld %.3f %d %s %s %s %s %s %s %s %zu %s\n",
-                               croq_dtype_name(e->dtype), e->m, e->n, e->k, e->tflops, e->fallback ? 1 : 0, e->hash,
-                               e->tuned_hash, e->key, e->config, pack_measured_name(e->measured), clock,
-                               pack_l2_name(e->l2), e->cubin_bytes, sum);
+        int w = snprintf(line, sizeof line, "entry %s %ld %ld %ld %.3f %d %s %s %s %s %s %s %s %zu %s\n",
+                         croq_dtype_name(e->dtype), e->m, e->n, e->k, e->tflops, e->fallback ? 1 : 0, e->hash,
+                         e->tuned_hash, e->key, e->config, pack_measured_name(e->measured), clock,
+                         pack_l2_name(e->l2), e->cubin_bytes, sum);
+        if (w < 0 || (size_t)w >= sizeof line || (size_t)w + e->cubin_bytes + 1 > cap - at) { /* cannot be: bounded fields */
+            free(buf);
+            return fail(err, errlen, "pack entry %zu ('%s'): its line does not fit", i, e->key);
+        }
+        memcpy(buf + at, line, (size_t)w);
+        at += (size_t)w;
         memcpy(buf + at, e->cubin, e->cubin_bytes);
         at += e->cubin_bytes;
         buf[at++] = '\n';

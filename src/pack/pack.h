@@ -62,6 +62,7 @@
 #define PACK_KEY_MAX 96
 #define PACK_MAX_ENTRIES 4096
 #define PACK_MODEL_MAX (16u << 20) /* bytes; a cost model is a few tens of KB */
+#define PACK_TFLOPS_MAX 1e6        /* no GPU measures more: a larger number is damage */
 
 enum pack_measured { PACK_MEASURED_NONE, PACK_MEASURED_LADDER, PACK_MEASURED_PAIR };
 enum pack_l2 { PACK_L2_NONE, PACK_L2_WARM, PACK_L2_COLD };

@@ -473,8 +473,8 @@ static void test_pack_format(void **state)
     e[0].l2 = PACK_L2_COLD;
     struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .cuda_minor = 0, .driver = "580.159.04", .n = 2, .e = e},
                 q;
-    unsigned char *img;
-    size_t len;
+    unsigned char *img, *img2_unused = NULL;
+    size_t len, len2_unused;
     char err[256];
     assert_int_equal(pack_serialize(&p, &img, &len, err, sizeof err), 0);
     assert_int_equal(pack_parse(img, len, &q, err, sizeof err), 0);
@@ -501,11 +501,19 @@ static void test_pack_format(void **state)
         "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
         "entry f16 -768 8 64 1.0 0 0123456789abcdef - k c pair - warm 2 0000000000000000\nxx\n",
         "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
+        "entry f16 8 8 64 1e300 0 0123456789abcdef - f16_8x8x64 c pair - warm 2 0000000000000000\nxx\n",
+        "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n"
         "entry f16 8 8 64 nan 0 0123456789abcdef - f16_8x8x64 c pair - warm 2 0000000000000000\nxx\n",
     };
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++) {
         assert_int_equal(pack_parse(bad[i], strlen(bad[i]), &q, err, sizeof err), -1);
-    assert_non_null(strstr(err, "out of range"));
+        assert_true(i == 0 || strstr(err, "out of range"));
+    }
+    /* the writer refuses a TFLOPS no GPU measures (its line would not be bounded) */
+    e[0].tflops = 1e300;
+    assert_int_equal(pack_serialize(&p, &img2_unused, &len2_unused, err, sizeof err), -1);
+    assert_non_null(strstr(err, "out of [0, 1e+06]"));
+    e[0].tflops = 1234.5;
     assert_int_equal(pack_parse("hello\n", 6, &q, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a kernel pack"));
     /* a first line without its newline, or longer than any magic (300 B): refused as such,
