@@ -250,8 +250,9 @@ typedef struct {
  * earlier matmuls (on any stream) must have completed, and a CUDA graph captured from it
  * before must not be launched after (its kernel's module is unloaded when another one is
  * kept). Other plans and the handle may
- * be used meanwhile. Two processes storing into one cache file at once each leave a
- * whole file; the later one's content wins. */
+ * be used meanwhile; searches of several plans may share one cache file (threads of a
+ * process write it one at a time). Two processes storing into one cache file at once
+ * each leave a whole file; the later one's content wins. */
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t plan, const void *a_values,
                                                           const void *meta, const void *b, const float *scale_a,
                                                           const float *scale_b, CUstream stream,

@@ -13,9 +13,9 @@
  * sum that does not match, bytes after the sum) is damaged: none of it is trusted, the
  * caller warns and searches again, and the next store replaces it. Writes are atomic
  * (util/atomicio: a temp file renamed over the old one), so a writer killed at any
- * point leaves the old file or the new one, never a torn one. Two processes storing at
- * once: each file is whole, the later rename wins (the other's new line is lost, and
- * found again by its next search).
+ * point leaves the old file or the new one, never a torn one. Threads of one process
+ * store one at a time. Two processes storing at once: each file is whole, the later
+ * rename wins (the other's new line is lost, and found again by its next search).
  */
 #define _GNU_SOURCE /* memrchr */
 #include "internal.h"
@@ -198,8 +198,25 @@ enum cs_cache_result cs_plancache_lookup(const char *path, const char *key, stru
     return r;
 }
 
+/* One store at a time in this process: atomic_write's temp file is named by the pid, so
+ * two threads writing one cache file at once would share it. Other processes have their
+ * own temp files, and the rename keeps each file whole. */
+static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int store_locked(const char *path, const char *const *keys, const struct cs_cache_choice *ch, size_t n,
+                        char *err, size_t len);
+
 int cs_plancache_store(const char *path, const char *const *keys, const struct cs_cache_choice *ch, size_t n,
                        char *err, size_t len)
+{
+    pthread_mutex_lock(&store_lock);
+    int rc = store_locked(path, keys, ch, n, err, len);
+    pthread_mutex_unlock(&store_lock);
+    return rc;
+}
+
+static int store_locked(const char *path, const char *const *keys, const struct cs_cache_choice *ch, size_t n,
+                        char *err, size_t len)
 {
     struct cache c;
     char note[512];

@@ -888,6 +888,58 @@ static void test_plancache_kill9(void **state)
     free(d);
 }
 
+struct store_job {
+    const char *path;
+    int thread;
+};
+
+static void *store_many(void *arg)
+{
+    const struct store_job *j = arg;
+    for (int i = 0; i < 40; i++) {
+        char key[CS_CACHE_KEY_MAX], err[600];
+        const char *keys[1] = {key};
+        struct cs_cache_choice c = {"-", "dtype=f16", 1 + i};
+        cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 * (j->thread + 1), 8,
+                         64 * (i + 1), CROQSPARSE_EPILOGUE_ALPHA);
+        if (cs_plancache_store(j->path, keys, &c, 1, err, sizeof err))
+            return (void *)1;
+    }
+    return NULL;
+}
+
+/* Threads of one process storing into one cache file (a handle may serve several): every
+ * choice of every thread is in the whole file afterwards (they shared atomic_write's
+ * per-process temp file before the store lock). */
+static void test_plancache_threads(void **state)
+{
+    (void)state;
+    char *d = tmp_dir(), path[600], note[512];
+    snprintf(path, sizeof path, "%s/plans", d);
+    pthread_t t[4];
+    struct store_job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (struct store_job){path, i};
+        assert_int_equal(pthread_create(&t[i], NULL, store_many, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *rc;
+        assert_int_equal(pthread_join(t[i], &rc), 0);
+        assert_null(rc);
+    }
+    for (int th = 0; th < 4; th++)
+        for (int i = 0; i < 40; i++) {
+            char key[CS_CACHE_KEY_MAX];
+            struct cs_cache_choice got;
+            cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 * (th + 1), 8,
+                             64 * (i + 1), CROQSPARSE_EPILOGUE_ALPHA);
+            assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_HIT);
+            assert_true(got.us == 1 + i);
+        }
+    rm_dir(d);
+    free(d);
+}
+
 /* croqsparse_plan_search: the header's order of checks, then NO_DEVICE without a usable
  * driver (the stub answers CUDA_ERROR_STUB_LIBRARY), before any cache file is touched. A
  * plan cannot be made without a device: the one here is assembled from internal.h. */
@@ -1000,7 +1052,8 @@ int main(void)
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
         cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_pack_model_dispatch),
         cmocka_unit_test(test_plancache),
-        cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plan_search_no_device),
+        cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
+        cmocka_unit_test(test_plan_search_no_device),
         cmocka_unit_test(test_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
