@@ -32,7 +32,8 @@
  * nothing is copied at the call.
  * Thread-safety: a handle may be used from several threads at once. A plan may be used by
  * several threads, but its matmuls must not run concurrently on different streams when
- * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0).
+ * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0), and
+ * croqsparse_plan_search changes it (nothing else may use it meanwhile; see there).
  * CUDA: the library uses the driver API on the device's primary context (the one the CUDA
  * runtime uses); device pointers from cudaMalloc or cuMemAlloc both work; a CUstream is a
  * cudaStream_t. Nothing is compiled at run time.

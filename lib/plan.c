@@ -139,7 +139,7 @@ croqsparse_status_t cs_check_operands(const char *fn, croqsparse_plan_t p, const
                                       const void *b, const float *scale_a, const float *scale_b)
 {
     if (misaligned(a_values) || misaligned(meta) || misaligned(b))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta, b and c must be 16-byte aligned");
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta and b must be 16-byte aligned");
     bool scales = p->epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES;
     if (scales != (scale_a != NULL) || scales != (scale_b != NULL))
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, scales ? "the plan's epilogue needs scale_a and scale_b"
@@ -161,7 +161,7 @@ croqsparse_status_t croqsparse_matmul(croqsparse_plan_t p, const void *a_values,
     if (!p || !a_values || !meta || !b || !c)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan, a_values, meta, b or c is NULL");
     if (misaligned(c))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta, b and c must be 16-byte aligned");
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "c must be 16-byte aligned");
     if ((s = cs_check_operands(fn, p, a_values, meta, b, scale_a, scale_b)))
         return s;
     const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, (CUdeviceptr)a_values, (CUdeviceptr)meta,
