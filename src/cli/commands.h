@@ -25,6 +25,7 @@ int cmd_slurm(int argc, char **argv);
 int cmd_propose(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_replay_bench(int argc, char **argv);
+int cmd_costmodel(int argc, char **argv);
 int cmd_source(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_plan_sim(int argc, char **argv);

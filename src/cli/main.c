@@ -25,6 +25,7 @@ static const struct croq_command commands[] = {
     {"propose", cmd_propose, "agent mode: submit one idea with its kernel source to a waiting shape"},
     {"explore", cmd_explore, "measure every configuration of a knob grid on one shape into a dataset"},
     {"replay-bench", cmd_replay_bench, "replay tuning runs on explore datasets and score them against each best"},
+    {"costmodel", cmd_costmodel, "fit the cost model across the shapes of tuning directories; its leave-one-out error"},
     {"report", cmd_report, "tables, figures and an HTML page from a tuning directory"},
 };
 

@@ -32,7 +32,7 @@
  *     mean 6.52                            ln-TFLOPS level when has-level is 0
  *     level 1 0.1 0.2 0.3 0.05             has-level (0/1), then c0 c1 c2 c3: the level
  *                                          c0 + c1 ln M + c2 ln N + c3 ln K
- *     features 69                          the count of f lines that follow
+ *     features 70                          the count of f lines that follow
  *     f tile_m=64 1 0.25 -0.013            name, seen (0/1), centre xbar, weight w
  *     ...                                  one-hot names "knob=value", derived ones by name
  *     end                                  the model's last line; more "model" blocks may follow
@@ -42,13 +42,14 @@
  * or a value (a feature the file lacks weighs 0). costmodel_parse refuses, with a
  * message: another magic or version, a missing/short line or field, a number that does not
  * parse or is not finite, a feature name this build does not know, a target other than
- * this build's, more models than the caller's array, a sum that does not match (a damaged
- * byte anywhere), anything after the sum line.
+ * this build's, a second model of one dtype, more models than the caller's array, a last
+ * line that is not the sum, a sum that does not match (a damaged byte anywhere).
  *
- * Sources of the constants: the SM count and the shared memory per SM are the H200's
- * (132 SMs; 227 KiB = 232448 bytes of shared memory a CTA may opt into, CUDA C
- * Programming Guide, compute capability 9.0); the fit's constants were chosen by
- * replay-bench (bench/results/replay-bench.txt).
+ * Sources of the constants: the SM count and the shared memory are the H200's (132 SMs;
+ * 227 KiB = 232448 bytes, the most shared memory a CTA may opt into on compute capability
+ * 9.0, CUDA C Programming Guide, which the features also take as the SM's budget); the
+ * proposer's fit constants were chosen by replay-bench (bench/results/replay-bench.txt),
+ * the model across shapes' by leave-one-shape-out (`croqtuner costmodel --leave-out`).
  */
 #ifndef CROQ_COSTMODEL_H
 #define CROQ_COSTMODEL_H
@@ -59,9 +60,13 @@
 
 #define COSTMODEL_FORMAT 1          /* version of the serialized format */
 #define COSTMODEL_DERIVED 11        /* features beyond the one-hot of knob values */
+#define COSTMODEL_SHAPE_EXTRA 2     /* and beyond those, only in the model across shapes */
 #define COSTMODEL_FEATURES 112      /* capacity: the one-hot count + COSTMODEL_DERIVED fits */
 #define COSTMODEL_MIN_SAMPLES 4     /* fewer rows of group 0: no model */
 #define COSTMODEL_LAMBDA 1.0        /* ridge penalty: unseen knob values stay at "no effect" */
+/* The model across shapes' penalty: chosen by leave-one-shape-out on the committed H200
+ * rows (docs/proposer.md "The model across shapes": 1, 2, 3, 5 and 10 tried). */
+#define COSTMODEL_SHAPES_LAMBDA 3.0
 #define COSTMODEL_SIGMA_MIN 0.03    /* ln units: about the run-to-run noise of a measurement */
 #define COSTMODEL_SM_COUNT 132      /* the target's SMs (H200) */
 #define COSTMODEL_SMEM_LIMIT 232448 /* bytes of shared memory per SM a CTA may use (H200) */
@@ -120,7 +125,10 @@ struct costmodel {
  * the tail efficiency, the SM fill min(1, CTAs / SMs), persistent x log2(max(1, waves)) / 4,
  * persistent with at most one wave, shared memory per CTA / COSTMODEL_SMEM_LIMIT, 1 / CTAs
  * per SM, accumulator registers / 256, operand bytes per flop, log2 of the k-loop steps
- * / 8, log2(split_k) x log2(M x N / 2^20) / 16 (docs/proposer.md). */
+ * / 8, log2(split_k) x log2(M x N / 2^20) / 16 (docs/proposer.md): COSTMODEL_DERIVED of
+ * them, which the proposer's fit uses; then COSTMODEL_SHAPE_EXTRA more, which only the
+ * model across shapes uses: log2 of the SM fill, log2 of the tail efficiency. -1 (x
+ * untouched) when knobs.def has outgrown COSTMODEL_FEATURES. */
 int costmodel_features(const struct croq_config *cfg, const struct croq_shape *shape, double *x);
 /* The name of feature j ("tile_m=128", "waves", ...) into out; -1 if j is out of range. */
 int costmodel_feature_name(int j, char *out, size_t outlen);
@@ -136,8 +144,34 @@ int costmodel_fit(struct costmodel *m, const struct costmodel_row *rows, size_t 
  * fewer than COSTMODEL_MIN_SAMPLES rows or fewer than 2 shapes qualify; -1 on no memory. */
 int costmodel_fit_shapes(struct costmodel *m, int dtype, const struct costmodel_sample *s, size_t n);
 
-/* Predicted TFLOPS of cfg on shape (m->n > 0). *unseen (may be NULL): knob values of cfg
- * no fitted row had (their weight is the prior's "no effect"). */
+/* Leave-one-shape-out: each shape of dtype among s[0..n) held out in turn, a model fitted
+ * on the other shapes' rows (costmodel_fit_shapes) and the held-out shape's rows predicted.
+ * One entry per held-out shape (in order of first appearance) into out[0..max), *n_out of
+ * them. row_err (may be NULL; n entries): each held-out row's |predicted / measured - 1|,
+ * NAN for rows not judged. -1 when out of memory or more than max shapes. */
+#define COSTMODEL_TOP 8 /* the candidates a plan-time search would time (issue 26) */
+struct costmodel_heldout {
+    struct croq_shape shape;
+    bool fitted;                /* the others gave a model (at least 2 shapes); else the rest is 0 */
+    int fit_rows, fit_shapes;   /* what it was fitted on */
+    int rows, configs;          /* the held-out shape's rows, and their distinct configurations */
+    double err_median, err_worst; /* |predicted / measured - 1| over its rows */
+    double rel_err_median, rel_err_worst; /* the same of each configuration's TFLOPS relative to the
+                                   best configuration's, predicted vs measured (what ranking sees) */
+    struct croq_config pick, best; /* the model's top configuration; the best measured (by mean) */
+    double pick_tflops, best_tflops; /* their mean measured TFLOPS */
+    double pick_ratio;          /* pick_tflops / best_tflops */
+    double top_ratio;           /* the best of the model's COSTMODEL_TOP top configurations / best */
+    int best_rank;              /* configurations the model ranks above the best (0: it picks it) */
+};
+int costmodel_leave_out(int dtype, const struct costmodel_sample *s, size_t n, struct costmodel_heldout *out,
+                        size_t max, size_t *n_out, double *row_err);
+
+/* Predicted TFLOPS of cfg on shape (m->n > 0; NAN if costmodel_features refuses). *unseen
+ * (may be NULL): knob values of cfg no fitted row had (their weight is the prior's "no
+ * effect"). For a model across shapes the level of a shape no row had is a regression
+ * on its ln M, ln N, ln K: it ranks configurations of one shape well, its absolute TFLOPS
+ * is rougher (docs/proposer.md "The model across shapes" gives both errors). */
 double costmodel_predict(const struct costmodel *m, const struct croq_config *cfg, const struct croq_shape *shape,
                          int *unseen);
 /* The uncertainty of ln(TFLOPS) at cfg: sigma x sqrt(z' (X~'WX~ + lambda I)^-1 z), z the

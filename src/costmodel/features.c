@@ -24,9 +24,10 @@
 #include "costmodel.h"
 #include "internal.h"
 
-static const char *const derived_names[COSTMODEL_DERIVED] = {
+static const char *const derived_names[COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA] = {
     "waves", "tail", "fill", "persistent_waves", "persistent_one_wave", "smem", "inv_ctas_per_sm",
     "acc_regs", "bytes_per_flop", "kloop", "split_output",
+    "fill_log", "tail_log",
 };
 
 int cm_n_onehot(void)
@@ -47,6 +48,8 @@ static long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
 int costmodel_features(const struct croq_config *c, const struct croq_shape *s, double *x)
 {
     int n = 0;
+    if (cm_n_onehot() + COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA > COSTMODEL_FEATURES)
+        return -1; /* knobs.def outgrew the capacity: raise COSTMODEL_FEATURES */
     for (int k = 0; k < KNOB_COUNT; k++)
         for (int i = 0; i < croq_knobs[k].n_values; i++)
             x[n++] = c->v[k] == croq_knobs[k].values[i];
@@ -68,6 +71,12 @@ int costmodel_features(const struct croq_config *c, const struct croq_shape *s, 
     double steps = (double)s->k / ((double)c->v[KNOB_TILE_K] * c->v[KNOB_SPLIT_K]);
     x[n++] = log2(steps < 1 ? 1 : steps) / 8;
     x[n++] = log2((double)c->v[KNOB_SPLIT_K]) * log2((double)s->m * (double)s->n / 1048576.0) / 16;
+    /* the model across shapes only (COSTMODEL_SHAPE_EXTRA): below one wave TFLOPS scales
+     * with the SMs in use, and a partial last wave idles its share: ln TFLOPS moves with
+     * their logarithms, which the linear fill and tail above cannot carry from large
+     * shapes to small ones */
+    x[n++] = log2(waves < 1 ? waves : 1);
+    x[n++] = log2(ctas / (ceil(ctas / slots) * slots));
     return n;
 }
 
@@ -82,7 +91,7 @@ int costmodel_feature_name(int j, char *out, size_t outlen)
         }
         j -= croq_knobs[k].n_values;
     }
-    if (j >= COSTMODEL_DERIVED)
+    if (j >= COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA)
         return -1;
     snprintf(out, outlen, "%s", derived_names[j]);
     return 0;

@@ -78,7 +78,7 @@ static void work_release(struct work *k)
 }
 
 /* Features, group means, and the ridge solution into m->w and m->chol (m->p set). */
-static int solve(struct costmodel *m, const struct costmodel_row *rows, size_t n, struct work *k)
+static int solve(struct costmodel *m, const struct costmodel_row *rows, size_t n, struct work *k, double lambda)
 {
     int p = k->p, ng = k->ng;
     double *a = m->chol, x[COSTMODEL_FEATURES], b[COSTMODEL_FEATURES];
@@ -88,8 +88,11 @@ static int solve(struct costmodel *m, const struct costmodel_row *rows, size_t n
         return -1;
     double *my = k->my, *mx = k->mx, *xs = k->xs;
     for (size_t i = 0; i < n; i++)
-        if (usable(&rows[i]))
-            costmodel_features(&rows[i].cfg, &rows[i].shape, xs + i * (size_t)p);
+        if (usable(&rows[i])) { /* every feature is computed; the fit keeps the first p */
+            double f[COSTMODEL_FEATURES];
+            costmodel_features(&rows[i].cfg, &rows[i].shape, f);
+            memcpy(xs + i * (size_t)p, f, sizeof *f * (size_t)p);
+        }
     group_means(rows, n, xs, p, ng, my, mx, k->sw);
     memset(a, 0, sizeof(double) * (size_t)(p * p));
     memset(b, 0, sizeof b);
@@ -108,7 +111,7 @@ static int solve(struct costmodel *m, const struct costmodel_row *rows, size_t n
         }
     }
     for (int r = 0; r < p; r++) {
-        a[r * p + r] += COSTMODEL_LAMBDA;
+        a[r * p + r] += lambda;
         for (int c = r + 1; c < p; c++)
             a[r * p + c] = a[c * p + r];
     }
@@ -166,7 +169,7 @@ int costmodel_fit(struct costmodel *m, const struct costmodel_row *rows, size_t 
     model_reset(m);
     struct work k = {.p = cm_n_onehot() + COSTMODEL_DERIVED, .ng = 1};
     int used = 0, self = 0;
-    if (k.p > COSTMODEL_FEATURES)
+    if (k.p + COSTMODEL_SHAPE_EXTRA > COSTMODEL_FEATURES)
         return -1;
     for (size_t i = 0; i < n; i++)
         if (usable(&rows[i])) {
@@ -180,7 +183,7 @@ int costmodel_fit(struct costmodel *m, const struct costmodel_row *rows, size_t 
         model_reset(m);
         return 0; /* too few of this shape's own to say anything about it */
     }
-    if (solve(m, rows, n, &k)) {
+    if (solve(m, rows, n, &k, COSTMODEL_LAMBDA)) {
         work_release(&k);
         model_reset(m);
         return -1;
@@ -262,7 +265,7 @@ int costmodel_fit_shapes(struct costmodel *m, int dtype, const struct costmodel_
     model_reset(m);
     struct costmodel_row *rows = malloc((n ? n : 1) * sizeof *rows);
     struct croq_shape *shapes = malloc((n ? n : 1) * sizeof *shapes);
-    struct work k = {.p = cm_n_onehot() + COSTMODEL_DERIVED};
+    struct work k = {.p = cm_n_onehot() + COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA};
     size_t nr = 0;
     int rc = -1;
     if (!rows || !shapes || k.p > COSTMODEL_FEATURES)
@@ -281,7 +284,7 @@ int costmodel_fit_shapes(struct costmodel *m, int dtype, const struct costmodel_
     rc = 0;
     if (nr < COSTMODEL_MIN_SAMPLES || k.ng < 2)
         goto out;
-    if (solve(m, rows, nr, &k)) {
+    if (solve(m, rows, nr, &k, COSTMODEL_SHAPES_LAMBDA)) {
         rc = -1;
         goto out;
     }

@@ -186,7 +186,7 @@ static int parse_model(struct in *r, struct costmodel *m)
     for (int i = 0; i < 4; i++)
         if (num(r, 2 + i, "level coefficient", &m->level[i]))
             return -1;
-    m->p = cm_n_onehot() + COSTMODEL_DERIVED;
+    m->p = cm_n_onehot() + COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA;
     if (expect(r, "features", 1) || integer(r, 1, "features", 0, COSTMODEL_FEATURES, &v))
         return -1;
     bool have[COSTMODEL_FEATURES] = {0};

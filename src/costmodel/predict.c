@@ -7,7 +7,8 @@ double costmodel_predict(const struct costmodel *m, const struct croq_config *c,
                          int *unseen)
 {
     double x[COSTMODEL_FEATURES];
-    costmodel_features(c, s, x);
+    if (costmodel_features(c, s, x) < 0)
+        return NAN;
     double y = m->mean;
     if (m->has_level)
         y = m->level[0] + m->level[1] * log((double)s->m) + m->level[2] * log((double)s->n) +
@@ -25,9 +26,8 @@ double costmodel_predict(const struct costmodel *m, const struct croq_config *c,
 double costmodel_stddev(const struct costmodel *m, const struct croq_config *c, const struct croq_shape *s)
 {
     double x[COSTMODEL_FEATURES], z[COSTMODEL_FEATURES], q = 0;
-    if (!m->has_chol)
+    if (!m->has_chol || costmodel_features(c, s, x) < 0)
         return 0;
-    costmodel_features(c, s, x);
     for (int i = 0; i < m->p; i++) { /* L z = x - xbar: (x - xbar)' A^-1 (x - xbar) = |z|^2 */
         double v = x[i] - m->xbar[i];
         for (int k = 0; k < i; k++)

@@ -169,4 +169,12 @@ int engine_init_shape(const struct engine_opts *o, const struct shape_params *p)
 /* open and close a shape: its logs reconciled and its state.json entry level with the
  * checkpoint (the Slurm merge step, for shapes a killed task left behind). */
 int engine_level_shape(const struct engine_opts *o, const struct shape_params *p);
+/* The cost model's rows of a tuning directory (prior.c): every measured row with a TFLOPS
+ * of every shape in state.json whose backend is backend (NULL: any), in the file's key
+ * order and each results.tsv's row order, as *out (malloc'd, *n_out entries; free it).
+ * 0, or -1 with the file and the problem in err (an unreadable state.json or results.tsv;
+ * a shape with no results.tsv has no rows). */
+struct costmodel_sample;
+int engine_tuning_samples(const char *dir, const char *backend, struct costmodel_sample **out, size_t *n_out,
+                          char *err, size_t errlen);
 #endif

@@ -53,8 +53,9 @@ int idea_category_parse(const char *s); /* -1 if unknown */
 #define PROPOSER_PORT 15           /* the best config of another tuned shape */
 #define PROPOSER_ESCALATION_PERIOD 5
 #define PROPOSER_RADICAL_MIN_KNOBS 3
-/* SMs of the target (H200): a grid of fewer CTAs leaves SMs idle (docs/proposer.md). */
-#define PROPOSER_SM_COUNT 132
+/* SMs of the target (H200): a grid of fewer CTAs leaves SMs idle (docs/proposer.md). The
+ * cost model's features count the same SMs: one constant (costmodel.h). */
+#define PROPOSER_SM_COUNT COSTMODEL_SM_COUNT
 
 /* Budget phases: first third explores macro/structural changes, the middle third
  * data-path variants, the last third micro refinement (scheduling, cache hints). */

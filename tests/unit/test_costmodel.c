@@ -1,7 +1,8 @@
 /* tests/unit/test_costmodel.c — the cost model module (src/costmodel): the serialized
  * format round-trips to the same predictions, a damaged or other-version model is refused
  * with a message naming the problem, and the fit over several shapes ranks a known better
- * configuration above a worse one on a shape it has not seen. (The proposer's use of the
+ * configuration above a worse one on a shape it has not seen, and leave-one-shape-out
+ * judges it on each shape in turn. (The proposer's use of the
  * model: test_proposer_model.c.) */
 #include <stdarg.h>
 #include <stddef.h>
@@ -280,7 +281,7 @@ static void test_missing_feature_weighs_zero(void **state)
     snprintf(num, sizeof num, "%d", p);
     char with[16];
     snprintf(with, sizeof with, "%d", p - 1);
-    memcpy(cnt + 10, with, strlen(with)); /* the same width (69 -> 68) */
+    memcpy(cnt + 10, with, strlen(with)); /* the same width (70 -> 69) */
     assert_int_equal(strlen(with), strlen(num));
     char *r = resum(text);
     size_t n;
@@ -288,12 +289,49 @@ static void test_missing_feature_weighs_zero(void **state)
     if (costmodel_parse(r, strlen(r), parsed, 2, &n, err, sizeof err))
         fail_msg("parse: %s", err);
     assert_int_equal(n, 1);
-    int j = p - COSTMODEL_DERIVED; /* waves: the first derived feature */
+    int j = p - COSTMODEL_DERIVED - COSTMODEL_SHAPE_EXTRA; /* waves: the first derived feature */
     assert_true(fitted.w[j] != 0);
     assert_true(parsed[0].w[j] == 0 && parsed[0].xbar[j] == 0);
     assert_true(parsed[0].w[j + 1] == fitted.w[j + 1]);
     free(r);
     free(text);
+}
+
+/* Leave-one-shape-out on the synthetic GPU: each shape held out is predicted from the other
+ * three, the model's pick is the best configuration, and a dtype with one shape gets no model. */
+static void test_leave_out(void **state)
+{
+    (void)state;
+    static struct costmodel_sample s[256];
+    static double row_err[256];
+    struct costmodel_heldout h[8];
+    size_t n = samples(train, 4, s), nh;
+    s[n] = s[0];
+    s[n].cfg.dtype = CROQ_DTYPE_E4M3; /* another dtype: not held out, not fitted */
+    n++;
+    assert_int_equal(costmodel_leave_out(CROQ_DTYPE_F16, s, n, h, 8, &nh, row_err), 0);
+    assert_int_equal(nh, 4);
+    for (size_t i = 0; i < nh; i++) {
+        assert_memory_equal(&h[i].shape, &train[i], sizeof train[i]);
+        assert_true(h[i].fitted);
+        assert_int_equal(h[i].fit_shapes, 3);
+        assert_int_equal(h[i].rows, 18);
+        assert_int_equal(h[i].configs, 18);
+        assert_int_equal(h[i].best_rank, 0);
+        assert_true(h[i].pick_ratio == 1 && h[i].top_ratio == 1);
+        assert_memory_equal(&h[i].pick, &h[i].best, sizeof h[i].best);
+        if (!(h[i].err_median < 0.1 && h[i].err_worst < 0.2 && h[i].rel_err_worst < 0.1))
+            fail_msg("shape %zu: err median %.3f worst %.3f, rel worst %.3f", i, h[i].err_median, h[i].err_worst,
+                     h[i].rel_err_worst);
+    }
+    for (size_t i = 0; i + 1 < n; i++)
+        assert_false(isnan(row_err[i]));
+    assert_true(isnan(row_err[n - 1]));
+    /* too small an output array; a single e4m3 shape: held out with nothing to fit on */
+    assert_int_equal(costmodel_leave_out(CROQ_DTYPE_F16, s, n, h, 3, &nh, NULL), -1);
+    assert_int_equal(costmodel_leave_out(CROQ_DTYPE_E4M3, s, n, h, 8, &nh, NULL), 0);
+    assert_int_equal(nh, 1);
+    assert_false(h[0].fitted);
 }
 
 int main(void)
@@ -303,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_missing_feature_weighs_zero),
+        cmocka_unit_test(test_leave_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* tests/unit/test_proposer_model.c — the proposer's cost model (src/proposer/model.c):
+/* tests/unit/test_proposer_model.c — the proposer's use of the cost model (src/costmodel):
  * ridge fitting on measurements, predictions, uncertainty, and the ranking it gives
  * proposer_next; the recipes (src/proposer/recipes.c). */
 #include <stdarg.h>

@@ -1,0 +1,271 @@
+/* src/cli/cmd_costmodel.c — `croqtuner costmodel`: the cost model across shapes
+ * (src/costmodel) fitted on the measured rows of tuning directories, its leave-one-shape-out
+ * error, and its serialized form (docs/proposer.md "The model across shapes"). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "costmodel/costmodel.h"
+#include "dataset/dataset.h"
+#include "engine/engine.h"
+#include "util/args.h"
+#include "util/atomicio.h"
+#include "util/log.h"
+#include "util/regfile.h"
+
+#define MAX_DIRS 16
+#define MAX_SHAPES 512
+
+static const char usage[] =
+    "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
+    "                           [--dtype f16|e4m3]\n"
+    "       croqtuner costmodel --check FILE\n"
+    "                           [--leave-out [--verbose]] [--out FILE]\n"
+    "\n"
+    "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
+    "shape of the tuning directories (costmodel_fit_shapes: src/costmodel/costmodel.h) and\n"
+    "print what it was fitted on.\n"
+    "\n"
+    "  --dataset FILE  also the 'ok' records of an explore dataset (docs/explore.md; repeatable)\n"
+    "  --backend NAME  only shapes tuned on this backend (default gpu; 'any' for all)\n"
+    "  --dtype D       only this dtype (default: each dtype with rows)\n"
+    "  --leave-out     each shape held out in turn: the model fitted on the other shapes predicts\n"
+    "                  its rows. Per shape: rows, configurations, the median and worst\n"
+    "                  |predicted / measured - 1| (err), the same for TFLOPS relative to the\n"
+    "                  shape's best configuration (rel), the model's top configuration's\n"
+    "                  measured TFLOPS over the best's (pick), the best of its top 8 (top8),\n"
+    "                  and how many configurations it ranks above the best; then per dtype the\n"
+    "                  line 'costmodel leave-out DTYPE: shapes S rows R err median X worst Y\n"
+    "                  pick min A median B top8 min C'\n"
+    "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
+    "  --out FILE      write the models in the cost model's format (atomically)\n"
+    "\n"
+    "With --check: read a model written by --out (or a pack's copy of it) as the library does\n"
+    "and print its models, or why it is refused.\n"
+    "\n"
+    "Exit status: 0 done, 1 an unreadable directory, no model to write or a refused model,\n"
+    "2 bad usage.\n";
+
+/* --check FILE: parse it as the library would. */
+static int check_model(const char *path)
+{
+    size_t len, n;
+    char err[512];
+    static struct costmodel m[2];
+    char *text = read_file(path, &len);
+    if (!text) {
+        log_error("costmodel: cannot read %s: %s", path, regfile_strerror(errno));
+        return 1;
+    }
+    int rc = costmodel_parse(text, len, m, 2, &n, err, sizeof err);
+    free(text);
+    if (rc) {
+        log_error("costmodel: %s: %s", path, err);
+        return 1;
+    }
+    printf("%s: cost model format %d, %zu model%s\n", path, COSTMODEL_FORMAT, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++)
+        printf("  %s: fitted on %d rows of %d shapes, %d features, residual sigma %.3f\n", croq_dtype_name(m[i].dtype),
+               m[i].n, m[i].n_groups, m[i].p, m[i].sigma);
+    return 0;
+}
+
+static void print_heldout(const struct costmodel_heldout *h, bool verbose)
+{
+    char shape[64];
+    snprintf(shape, sizeof shape, "%ldx%ldx%ld", h->shape.m, h->shape.n, h->shape.k);
+    if (!h->fitted) {
+        printf("  %-18s  (fewer than 2 other shapes: no model)\n", shape);
+        return;
+    }
+    printf("  %-18s %5d %5d  %6.1f%% %6.1f%%  %6.1f%% %6.1f%%  %5.3f %5.3f  %4d  %8.1f\n", shape, h->rows, h->configs,
+           100 * h->err_median, 100 * h->err_worst, 100 * h->rel_err_median, 100 * h->rel_err_worst, h->pick_ratio,
+           h->top_ratio, h->best_rank, h->best_tflops);
+    if (verbose) {
+        char sig[CROQ_SIG_MAX];
+        knobs_signature(&h->pick, sig);
+        printf("      pick %8.1f  %s\n", h->pick_tflops, sig);
+        knobs_signature(&h->best, sig);
+        printf("      best %8.1f  %s\n", h->best_tflops, sig);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool verbose)
+{
+    static struct costmodel_heldout h[MAX_SHAPES];
+    size_t nh;
+    double *row_err = malloc((n ? n : 1) * sizeof *row_err), *picks = malloc(MAX_SHAPES * sizeof *picks);
+    if (!row_err || !picks || costmodel_leave_out(dtype, s, n, h, MAX_SHAPES, &nh, row_err)) {
+        log_error("costmodel: leave-out %s: out of memory or more than %d shapes", croq_dtype_name(dtype), MAX_SHAPES);
+        free(row_err), free(picks);
+        return 1;
+    }
+    printf("%s leave-one-shape-out:\n", croq_dtype_name(dtype));
+    printf("  %-18s %5s %5s  %7s %7s  %7s %7s  %5s %5s  %4s  %8s\n", "held-out shape", "rows", "cfgs", "err med",
+           "worst", "rel med", "worst", "pick", "top8", "above", "best TF");
+    size_t ne = 0, np = 0, shapes = 0;
+    double top_min = INFINITY;
+    for (size_t i = 0; i < nh; i++) {
+        print_heldout(&h[i], verbose);
+        if (!h[i].fitted)
+            continue;
+        shapes++;
+        picks[np++] = h[i].pick_ratio;
+        top_min = fmin(top_min, h[i].top_ratio);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(row_err[i]))
+            row_err[ne++] = row_err[i];
+    if (!ne) {
+        printf("costmodel leave-out %s: no shape had 2 others to fit on\n", croq_dtype_name(dtype));
+    } else {
+        qsort(row_err, ne, sizeof *row_err, cmp_double);
+        qsort(picks, np, sizeof *picks, cmp_double);
+        double med = ne % 2 ? row_err[ne / 2] : (row_err[ne / 2 - 1] + row_err[ne / 2]) / 2;
+        double pmed = np % 2 ? picks[np / 2] : (picks[np / 2 - 1] + picks[np / 2]) / 2;
+        printf("costmodel leave-out %s: shapes %zu rows %zu err median %.3f worst %.3f pick min %.3f median %.3f "
+               "top8 min %.3f\n", croq_dtype_name(dtype), shapes, ne, med, row_err[ne - 1], picks[0], pmed, top_min);
+    }
+    free(row_err), free(picks);
+    return 0;
+}
+
+int cmd_costmodel(int argc, char **argv)
+{
+    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
+    int ndirs = 0, nds = 0;
+    bool lo = false, verbose = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (args_flag(argv, i, "--leave-out") || args_flag(argv, i, "--verbose")) {
+            *(args_flag(argv, i, "--verbose") ? &verbose : &lo) = true;
+            continue;
+        }
+        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
+            if (ndirs == MAX_DIRS) {
+                log_error("costmodel: at most %d --tuning directories", MAX_DIRS);
+                return 2;
+            }
+            dirs[ndirs++] = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--dataset", &v)) > 0) {
+            if (nds == MAX_DIRS) {
+                log_error("costmodel: at most %d --dataset files", MAX_DIRS);
+                return 2;
+            }
+            datasets[nds++] = v;
+        } else if (!r && (r = args_value(argc, argv, &i, "--backend", &v)) > 0)
+            backend = v;
+        else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0)
+            dtype_opt = v;
+        else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0)
+            out = v;
+        else if (!r && (r = args_value(argc, argv, &i, "--check", &v)) > 0)
+            check = v;
+        if (r < 0)
+            return 2;
+        if (!r) {
+            log_error("costmodel: unknown option '%s' (see 'croqtuner costmodel --help')", argv[i]);
+            return 2;
+        }
+    }
+    int only = -1;
+    if (dtype_opt && (only = croq_dtype_parse(dtype_opt)) < 0) {
+        log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
+        return 2;
+    }
+    if (check) {
+        if (ndirs || nds || out || lo) {
+            log_error("costmodel: --check FILE takes no other option");
+            return 2;
+        }
+        return check_model(check);
+    }
+    if (!ndirs && !nds) {
+        log_error("costmodel: --tuning DIR or --dataset FILE is required (see 'croqtuner costmodel --help')");
+        return 2;
+    }
+    struct costmodel_sample *all = NULL;
+    size_t n = 0;
+    for (int d = 0; d < ndirs; d++) {
+        struct costmodel_sample *s;
+        size_t ns;
+        char err[1200];
+        if (engine_tuning_samples(dirs[d], strcmp(backend, "any") ? backend : NULL, &s, &ns, err, sizeof err)) {
+            log_error("costmodel: %s", err);
+            free(all);
+            return 1;
+        }
+        all = xrealloc(all, (n + ns + 1) * sizeof *all);
+        memcpy(all + n, s, ns * sizeof *s);
+        n += ns;
+        free(s);
+    }
+    for (int d = 0; d < nds; d++) {
+        struct dataset ds;
+        char err[1200];
+        if (dataset_load(datasets[d], false, &ds, err, sizeof err)) {
+            log_error("costmodel: %s", err);
+            free(all);
+            return 1;
+        }
+        all = xrealloc(all, (n + (size_t)ds.n + 1) * sizeof *all);
+        for (int i = 0; i < ds.n; i++)
+            if (!strcmp(ds.r[i].status, "ok") && isfinite(ds.r[i].tflops) && ds.r[i].tflops > 0)
+                all[n++] = (struct costmodel_sample){.cfg = ds.r[i].cfg, .shape = ds.shape, .tflops = ds.r[i].tflops};
+        dataset_release(&ds);
+    }
+    static struct costmodel models[2];
+    const struct costmodel *fitted[2];
+    size_t nf = 0;
+    int rc = 0;
+    for (int dt = CROQ_DTYPE_F16; dt <= CROQ_DTYPE_E4M3 && !rc; dt++) {
+        if (only >= 0 && dt != only)
+            continue;
+        if (costmodel_fit_shapes(&models[dt], dt, all, n)) {
+            log_error("costmodel: %s: out of memory", croq_dtype_name(dt));
+            rc = 1;
+            break;
+        }
+        if (!models[dt].n) {
+            printf("%s: no model (fewer than 2 shapes or %d rows)\n", croq_dtype_name(dt), COSTMODEL_MIN_SAMPLES);
+            continue;
+        }
+        printf("%s: fitted on %d rows of %d shapes, residual sigma %.3f (ln TFLOPS)\n", croq_dtype_name(dt),
+               models[dt].n, models[dt].n_groups, models[dt].sigma);
+        fitted[nf++] = &models[dt];
+        if (lo)
+            rc = leave_out(dt, all, n, verbose);
+    }
+    if (!rc && out) {
+        long len = costmodel_serialize(fitted, nf, NULL, 0);
+        char *buf = len > 0 && nf ? malloc((size_t)len + 1) : NULL;
+        if (!buf) {
+            log_error("costmodel: --out %s: no model to write", out);
+            rc = 1;
+        } else {
+            costmodel_serialize(fitted, nf, buf, (size_t)len + 1);
+            if (atomic_write(out, buf, (size_t)len)) {
+                log_error("costmodel: cannot write %s", out);
+                rc = 1;
+            } else
+                printf("wrote %s (%ld bytes, %zu model%s)\n", out, len, nf, nf == 1 ? "" : "s");
+            free(buf);
+        }
+    }
+    free(all);
+    return rc;
+}

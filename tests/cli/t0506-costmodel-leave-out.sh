@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `croqtuner costmodel` (src/costmodel, issue 25/26): the model across shapes fitted on
+# every shape of a tuning directory, its leave-one-shape-out table and summary line, and
+# the model written in the cost model's format; the backend filter and bad usage.
+set -u
+. "$(dirname "$0")/lib.sh"
+tune() { "$bin" tune --backend sim --quiet --dtype f16 --mode scratch --tuning "$tmp/t" --seed 3 --iters 24 "$@" ||
+    fail "tune $* exited $?"; }
+tune --shape 2048x2048x2048
+tune --shape 4096x2048x2048
+tune --shape 4096x4096x2048
+out=$("$bin" costmodel --tuning "$tmp/t" --backend sim --leave-out --out "$tmp/model.txt" 2>&1) ||
+    fail "costmodel exited $?: $out"
+echo "$out"
+rows=$(cat "$tmp"/t/logs/*/results.tsv | awk -F'\t' 'NR > 0 && $1 ~ /^[0-9]+$/ && $6 + 0 > 0' | wc -l)
+grep -q "^f16: fitted on $rows rows of 3 shapes, residual sigma [0-9.]* (ln TFLOPS)$" <<<"$out" ||
+    fail "no fit line for $rows rows of 3 shapes"
+for s in 2048x2048x2048 4096x2048x2048 4096x4096x2048; do
+    grep -Eq "^  $s +25 +25 " <<<"$out" || fail "no leave-out row for $s with 25 rows"
+done
+last=$(grep '^costmodel leave-out f16:' <<<"$out")
+[[ "$last" =~ ^costmodel\ leave-out\ f16:\ shapes\ 3\ rows\ 75\ err\ median\ ([0-9.]+)\ worst\ ([0-9.]+)\ pick\ min\ ([0-9.]+)\ median\ ([0-9.]+)\ top8\ min\ ([0-9.]+)$ ]] ||
+    fail "summary line: $last"
+# a pick is a measured configuration of the held-out shape: at most its best
+awk -v a="${BASH_REMATCH[3]}" -v b="${BASH_REMATCH[5]}" 'BEGIN { exit !(a > 0 && a <= 1 && b >= a && b <= 1) }' ||
+    fail "pick/top8 out of (0, 1]: $last"
+grep -q "^e4m3: no model" <<<"$out" || fail "e4m3 has no rows here: $out"
+head -n 2 "$tmp/model.txt" | tr '\n' ' ' | grep -q '^croq-costmodel 1 model f16 $' || fail "model file: $(head -n 2 "$tmp/model.txt")"
+tail -n 1 "$tmp/model.txt" | grep -Eq '^sum [0-9a-f]{16}$' || fail "model file has no sum line"
+grep -q "^wrote $tmp/model.txt ([0-9]* bytes, 1 model)$" <<<"$out" || fail "no 'wrote' line"
+# --check reads it back as the library would; a damaged copy is refused, saying why
+chk=$("$bin" costmodel --check "$tmp/model.txt") || fail "--check exited $?: $chk"
+grep -q "^  f16: fitted on $rows rows of 3 shapes, [0-9]* features" <<<"$chk" || fail "--check: $chk"
+sed 's/^mean .*/mean 7/' "$tmp/model.txt" > "$tmp/bad.txt"
+chk=$("$bin" costmodel --check "$tmp/bad.txt" 2>&1); [ $? -eq 1 ] || fail "a damaged model: not exit 1"
+grep -q "bad.txt: cost model: sum '[0-9a-f]*' does not match" <<<"$chk" || fail "a damaged model: $chk"
+# the default backend is gpu: these sim shapes give no rows
+out=$("$bin" costmodel --tuning "$tmp/t" 2>&1) || fail "costmodel (gpu rows) exited $?"
+grep -q "^f16: no model" <<<"$out" || fail "sim rows taken for the gpu backend: $out"
+"$bin" costmodel --tuning "$tmp/t" --backend sim --out "$tmp/x" --dtype e4m3 >/dev/null 2>&1
+[ $? -eq 1 ] && [ ! -e "$tmp/x" ] || fail "no model to write: not exit 1, or a file written"
+"$bin" costmodel --tuning "$tmp/nowhere" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing directory: not exit 1"
+# a damaged results.tsv: refused, naming the file, nothing written
+cp -r "$tmp/t" "$tmp/d"
+printf '7\tgarbage\n' >> "$tmp/d/logs/f16_4096x2048x2048_fs/results.tsv"
+err=$("$bin" costmodel --tuning "$tmp/d" --backend sim --out "$tmp/y" 2>&1); rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/y" ] || fail "a damaged results.tsv: exit $rc"
+grep -q "d/logs/f16_4096x2048x2048_fs/results.tsv" <<<"$err" || fail "the message does not name the file: $err"
+"$bin" costmodel >/dev/null 2>&1; [ $? -eq 2 ] || fail "no --tuning: not exit 2"
+"$bin" costmodel --tuning "$tmp/t" --dtype f32 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--dtype f32: not exit 2"
+echo ok
