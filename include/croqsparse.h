@@ -61,7 +61,8 @@ extern "C" {
 #define CROQSPARSE_API __attribute__((visibility("default")))
 /* The version of this header; croqsparse_version() gives the linked library's. Minor
  * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version; 1.2:
- * croqsparse_plan_search, dispatch by the pack's cost model); a major one would
+ * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model); a
+ * major one would
  * change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
 #define CROQSPARSE_VERSION_MINOR 2
@@ -191,8 +192,9 @@ typedef struct {
     double tuned_tflops;   /* what it measured at its tuned shape (0 for a fallback); of the
                               source named in `source`, which may be older than this cubin's */
     long tuned_m, tuned_n, tuned_k;
-    char match[16];        /* "exact", "model", "nearest", "fallback", or "search" (after
-                              croqsparse_plan_search timed it, or took it from its cache) */
+    char match[16];        /* "exact", "model", "nearest", "fallback", "search" (after
+                              croqsparse_plan_search timed it, or took it from its cache),
+                              or "selected" (croqsparse_plan_select) */
     char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash,
                               and "tuned as <hash>" when the measured source was another
                               (export regenerated it with newer kernel sources) */
@@ -258,6 +260,29 @@ CROQSPARSE_API croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t plan
                                                           const void *meta, const void *b, const float *scale_a,
                                                           const float *scale_b, CUstream stream,
                                                           const char *cache_path, croqsparse_search_info *info);
+
+/* One kernel the plan may run (croqsparse_plan_candidates). */
+typedef struct {
+    char key[96];              /* as croqsparse_plan_info.key */
+    char config[512];
+    double tuned_tflops;       /* at its tuned shape (0 for a fallback) */
+    long tuned_m, tuned_n, tuned_k;
+    double predicted_tflops;   /* the pack's cost model's for the plan's shape; 0 without one */
+} croqsparse_candidate_info;
+
+/* The kernels of the handle's pack valid for the plan's shape, in the order plan_create
+ * ranks them (its first is plan_create's pick), as cuBLASLt's heuristics list ranked
+ * algorithms: the first min(cap, count) into out, their number into *count (cap 0 and
+ * out NULL: just the count). Host only, microseconds. NO_KERNEL if none. Thread-safe. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_candidates(croqsparse_plan_t plan, croqsparse_candidate_info *out,
+                                                              int cap, int *count);
+/* Make the plan run candidate `index` of croqsparse_plan_candidates (of the handle's pack
+ * as it is now): loads its module, encodes its tensor maps, allocates its workspace; the
+ * plan's match then reads "selected". For measuring every candidate (an oracle) or
+ * keeping a choice made elsewhere. Synchronous. INVALID_VALUE for an index out of range;
+ * NO_DEVICE, CUDA_ERROR, INVALID_PACK as plan_create. Thread-safety and graphs as
+ * croqsparse_plan_search (the plan is changed). */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_select(croqsparse_plan_t plan, int index);
 
 /* What the plan runs. Never fails for a valid plan. */
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_describe(croqsparse_plan_t plan, croqsparse_plan_info *info);

@@ -106,6 +106,21 @@ static croqsparse_status_t time_one(const struct loaded *l, const struct kl_oper
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
+/* The plan takes l (which is emptied): its old module and workspace go (its matmuls are
+ * done, the header says so). */
+static void install(struct croqsparse_plan *p, struct loaded *l, const struct pack *ident, const struct pack_entry *e,
+                    const char *match)
+{
+    if (p->workspace)
+        KL_DRV(cuMemFree)(p->workspace);
+    kl_module_unload(&p->mod);
+    p->mod = l->mod;
+    p->launch = l->launch;
+    p->workspace = l->workspace;
+    memset(l, 0, sizeof *l);
+    cs_describe(p, ident, e, match, "");
+}
+
 /* The ranked candidates of p (its current kernel first) copied out of the pack, at most
  * CROQSPARSE_SEARCH_MAX; with a cache choice, only the entry it names (when the pack has
  * it for this shape). The pack's identity (no entries) into ident. */
@@ -147,8 +162,8 @@ static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_
             }
         }
         if (r == CS_CACHE_HIT && !*from_cache)
-            snprintf(note, notelen, "plan cache '%.100s': its choice for %.150s (%.40s %.80s) is no kernel of this pack valid for "
-                     "the shape: searched again", cache_path, key, hit->key, hit->config);
+            snprintf(note, notelen, "plan cache '%.100s': its choice for %.150s (%.40s %.80s) is no kernel of this "
+                     "pack valid for the shape: searched again", cache_path, key, hit->key, hit->config);
     }
     /* the plan's current kernel first: the search keeps it unless another is faster */
     for (long i = 0; !*from_cache && i < total; i++)
@@ -255,16 +270,7 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "no candidate could be loaded: %s", info->note);
         goto done;
     }
-    /* the plan takes the fastest: its old module and workspace go (its matmuls are done,
-     * the header says so) */
-    if (p->workspace)
-        KL_DRV(cuMemFree)(p->workspace);
-    kl_module_unload(&p->mod);
-    p->mod = best.mod;
-    p->launch = best.launch;
-    p->workspace = best.workspace;
-    memset(&best, 0, sizeof best);
-    cs_describe(p, &pk, &c[best_i].e, "search", "");
+    install(p, &best, &pk, &c[best_i].e, "search");
     info->from_cache = from_cache;
     info->best_us = best_us;
     if (cache_path && !from_cache) {
@@ -323,3 +329,112 @@ croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t p, const void *a_va
     cs_leave(pushed);
     return s;
 }
+
+/* The ranking of p's shape (cs_rank) into a malloc'd array; its length, or -1 with the
+ * failure recorded for fn in *st. Under h->lock. */
+static long ranking(struct croqsparse_plan *p, long **rank, croqsparse_status_t *st, const char *fn)
+{
+    struct croq_shape s = {p->m, p->n, p->k};
+    char why[CROQ_WHY_MAX];
+    *rank = malloc((p->h->pack.n + 1) * sizeof **rank);
+    if (!*rank) {
+        *st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+        return -1;
+    }
+    long total = cs_rank(p->h, p->dtype, &s, *rank, p->h->pack.n + 1, NULL, why, sizeof why);
+    if (total <= 0) {
+        free(*rank);
+        *rank = NULL;
+        *st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "%s", why);
+        return -1;
+    }
+    return total;
+}
+
+croqsparse_status_t croqsparse_plan_candidates(croqsparse_plan_t p, croqsparse_candidate_info *out, int cap,
+                                               int *count)
+{
+    static const char fn[] = "croqsparse_plan_candidates";
+    long *rank;
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    cs_clear();
+    if (!p || !count || (!out && cap > 0))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan or count is NULL, or out is NULL with cap > 0");
+    if (cap < 0)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "cap %d is negative", cap);
+    croqsparse_handle_t h = p->h;
+    struct croq_shape s = {p->m, p->n, p->k};
+    pthread_mutex_lock(&h->lock);
+    long total = ranking(p, &rank, &st, fn);
+    for (long i = 0; i < total && i < cap; i++) {
+        const struct pack_entry *e = &h->pack.e[rank[i]];
+        croqsparse_candidate_info *c = &out[i];
+        struct croq_config cfg;
+        char why[CROQ_WHY_MAX];
+        memset(c, 0, sizeof *c);
+        snprintf(c->key, sizeof c->key, "%s", e->fallback ? "fallback" : e->key);
+        snprintf(c->config, sizeof c->config, "%s", e->config);
+        c->tuned_tflops = e->tflops;
+        c->tuned_m = e->m, c->tuned_n = e->n, c->tuned_k = e->k;
+        if (h->model && !knobs_parse_signature(&cfg, e->config, why, sizeof why))
+            c->predicted_tflops = cs_model_predict(h->model, &cfg, &s);
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(rank);
+    if (total < 0)
+        return st;
+    *count = (int)total;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_plan_select(croqsparse_plan_t p, int index)
+{
+    static const char fn[] = "croqsparse_plan_select";
+    struct cand c = {0};
+    struct pack ident;
+    struct loaded l;
+    char why[1024];
+    long *rank = NULL;
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    bool pushed;
+    cs_clear();
+    if (!p)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan is NULL");
+    if (index < 0)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "index %d is negative", index);
+    croqsparse_handle_t h = p->h;
+    pthread_mutex_lock(&h->lock);
+    long total = ranking(p, &rank, &st, fn);
+    if (total >= 0 && index >= total) {
+        st = cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "index %d: the plan has %ld candidates", index, total);
+    } else if (total >= 0) {
+        c.e = h->pack.e[rank[index]];
+        ident = h->pack; /* its identity strings, as collect() */
+        ident.e = NULL, ident.n = 0, ident.model = NULL, ident.model_bytes = 0;
+        if (!(c.image = malloc(c.e.cubin_bytes)))
+            st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+        else
+            memcpy(c.image, c.e.cubin, c.e.cubin_bytes), c.e.cubin = c.image;
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(rank);
+    if (st)
+        return st;
+    if (!kl_driver()) {
+        free(c.image);
+        return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "%s", kl_driver_error());
+    }
+    if ((st = cs_enter(h, fn, &pushed))) {
+        free(c.image);
+        return st;
+    }
+    int r = load_one(p, &c, &l, why, sizeof why, fn, &st);
+    if (r > 0)
+        st = cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "candidate %d ('%s'): %s", index, c.e.key, why);
+    else if (r == 0)
+        install(p, &l, &ident, &c.e, "selected");
+    cs_leave(pushed);
+    free(c.image);
+    return st;
+}
+

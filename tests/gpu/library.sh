@@ -23,6 +23,9 @@
 # list from build/bin/library-shapes on the CPU (shapes.json is not on the GPU machine):
 #   LIB_SHAPES="$(build/bin/library-shapes ../shared/data/shapes.json PACK)" tests/gpu/library.sh ...
 # (PACK: the pack the library runs, build/croqsparse_default.pack for the built-in one).
+# ORACLE=1 also times every candidate kernel of each case (croqsparse_plan_candidates /
+# _select, interleaved, 3 rounds of one trial): the oracle the model's and the search's
+# picks are compared with (m/o, s/o). It costs about (candidates x 3) trials per case.
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
@@ -36,8 +39,8 @@ shapes="4096x8192x8192 768x768x768 1024x1024x4096 1024x8192x1024 4096x1024x1024 
 # M free, N % 8, K % 64, none a multiple of the 128/256 tiles
 odd="1000x1000x1024 3000x4104x4160 777x2056x576"
 rc=0
-CROQSPARSE_CHECK_CACHE=$OUT/plan-cache "$B/croqsparse-check" ${LIB_SHAPES:-$odd $shapes} > "$OUT/library.jsonl" \
-  2> "$OUT/library.txt" || rc=$?
+CROQSPARSE_CHECK_CACHE=$OUT/plan-cache CROQSPARSE_CHECK_ORACLE=${ORACLE:-0} \
+  "$B/croqsparse-check" ${LIB_SHAPES:-$odd $shapes} > "$OUT/library.jsonl" 2> "$OUT/library.txt" || rc=$?
 
 pack=$B/../pack-work
 : > "$OUT/runner-scaled.jsonl"
@@ -60,7 +63,8 @@ PY
 echo "== croqsparse-check (TFLOPS; tuned = the pack index's number at the kernel's tuned shape, <tflops>@<shape>"
 echo "   when that is another shape; ours = the plan's pick (match), unscaled; search / ours_srch = the kernel"
 echo "   croqsparse_plan_search kept and its speed; ours_epi = with the epilogue; graph = captured and replayed"
-echo "   equal; ratio, s_rat = ours, ours_srch / best cuSPARSELt; exit $rc)"
+echo "   equal; ratio, s_rat = ours, ours_srch / best cuSPARSELt; oracle / o_kernel (ORACLE=1) the fastest"
+echo "   candidate, m/o and s/o the plan's and the search's pick over it; exit $rc)"
 grep -v '^  \.\. ' "$OUT/library.txt"
 echo "(last step: $(grep '^  \.\. ' "$OUT/library.txt" | tail -n 1))"
 exit $rc

@@ -941,8 +941,9 @@ static void test_plancache_threads(void **state)
 }
 
 /* croqsparse_plan_search: the header's order of checks, then NO_DEVICE without a usable
- * driver (the stub answers CUDA_ERROR_STUB_LIBRARY), before any cache file is touched. A
- * plan cannot be made without a device: the one here is assembled from internal.h. */
+ * driver (the stub answers CUDA_ERROR_STUB_LIBRARY), before any cache file is touched;
+ * croqsparse_plan_candidates (host only) and _select (NO_DEVICE). A plan cannot be made
+ * without a device: the one here is assembled from internal.h. */
 static void test_plan_search_no_device(void **state)
 {
     (void)state;
@@ -972,6 +973,32 @@ static void test_plan_search_no_device(void **state)
     assert_int_equal(access(path, F_OK), -1);
     rm_dir(d);
     free(d);
+    /* the ranked candidates are host work: listed without a device, in plan_create's order */
+    struct pack_entry two[] = {
+        entry(CROQ_DTYPE_F16, 512, 256, 256, 300, false, "f16_512x256x256", "tile_n=128 tile_k=128 stages=3"),
+        entry(CROQ_DTYPE_F16, 256, 256, 256, 250, false, "f16_256x256x256", "tile_n=128 tile_k=64 stages=3"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1"),
+    };
+    h->pack.e = two;
+    h->pack.n = 3;
+    h->use_tuned = true;
+    croqsparse_candidate_info ci[4];
+    int count = -1;
+    assert_int_equal(croqsparse_plan_candidates(p, ci, 4, &count), CROQSPARSE_STATUS_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_string_equal(ci[0].key, "f16_256x256x256"); /* exact */
+    assert_string_equal(ci[1].key, "f16_512x256x256");
+    assert_string_equal(ci[2].key, "fallback");
+    assert_true(ci[1].tuned_tflops == 300 && ci[1].tuned_m == 512 && ci[0].predicted_tflops == 0);
+    assert_int_equal(croqsparse_plan_candidates(p, NULL, 0, &count), CROQSPARSE_STATUS_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_int_equal(croqsparse_plan_candidates(p, NULL, 2, &count), CROQSPARSE_STATUS_INVALID_VALUE);
+    /* selecting one needs the device; an index out of range is refused before */
+    assert_int_equal(croqsparse_plan_select(p, 3), CROQSPARSE_STATUS_INVALID_VALUE);
+    assert_non_null(strstr(croqsparse_last_error(), "index 3: the plan has 3 candidates"));
+    assert_int_equal(croqsparse_plan_select(p, 1), CROQSPARSE_STATUS_NO_DEVICE);
+    assert_non_null(strstr(croqsparse_last_error(), "CUDA_ERROR_STUB_LIBRARY"));
+    assert_int_equal(croqsparse_plan_select(NULL, 0), CROQSPARSE_STATUS_INVALID_VALUE);
     pthread_mutex_destroy(&h->lock);
     free(h);
     free(p);
