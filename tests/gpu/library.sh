@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/gpu/library.sh — libcroqsparse on the H200 (issue 13), in one call of under ~6 min:
+# tests/gpu/library.sh — libcroqsparse on the H200 (issue 13), ~6 min before issue 26's additions (a
+# searched plan timed per case: expect about 1.5x; split LIB_SHAPES over calls of 10 min if needed):
 #  1. build/bin/croqsparse-check (tests/gpu/croqsparse_check.c): the library linked as an
 #     application links it, on the 14 typical shapes + the reference shape of shapes.json
 #     and 3 shapes that are no tile multiple, both dtypes: GPU compress compared byte for
