@@ -1,6 +1,7 @@
 /* lib/internal.h — what the files of libcroqsparse share (not installed).
  * handle.c: handle, context, pack identity; format.c: sizes, host and device 2:4;
- * plan.c: plans and matmul; search.c: the plan-time search; plancache.c: its cache file;
+ * plan.c: plans and matmul; search.c: the plan-time search, the candidates, selecting one;
+ * plancache.c: the search's cache file;
  * model.c: the pack's cost model as the ranking's predictor; error.c: status strings and
  * the per-thread message.
  * The launch path is src/launch (shared with croq-runner), the pack format src/pack. */

@@ -1,6 +1,8 @@
-/* lib/search.c — croqsparse_plan_search: the plan's top-ranked kernels timed on the
- * caller's operands (into a scratch output), the fastest kept, the choice cached in the
- * caller's plan cache file (plancache.c). */
+/* lib/search.c — a plan's choice among its ranked candidates after plan_create:
+ * croqsparse_plan_search (the top-ranked kernels timed on the caller's operands into a
+ * scratch output, the fastest kept, the choice cached in the caller's plan cache file,
+ * plancache.c), croqsparse_plan_candidates (the ranking, listed) and croqsparse_plan_select
+ * (one candidate installed). */
 #include "internal.h"
 
 #include <math.h>
