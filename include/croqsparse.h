@@ -159,7 +159,7 @@ CROQSPARSE_API croqsparse_status_t croqsparse_compress(croqsparse_handle_t handl
 /* A plan for (dtype, M, N, K, epilogue, alpha): chooses the kernel, loads it, encodes its
  * tensor maps and allocates and zeroes its workspace, once. Synchronous. The choice ranks
  * the pack's kernels whose configuration is valid for this shape: the entry tuned at this
- * exact shape (of two tuning modes, the faster); else, when the pack carries a cost
+ * exact shape; else, when the pack carries a cost
  * model (`croqtuner export` fits one on the tuning rows), every valid kernel, the
  * fallbacks too, by its predicted TFLOPS (match "model"); else the nearest tuned shape
  * (sum over M, N, K of |log2 ratio|; match "nearest"), then the fallback. The model is

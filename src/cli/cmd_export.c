@@ -377,8 +377,28 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
         free(src);
         return -1;
     }
+    /* one kernel per shape (pack.h): of a shape tuned in both modes (_fs and not) the
+     * faster goes in, as the library took the faster when a pack held both */
+    long twin = -1;
+    for (size_t i = 0; i < x->p.n; i++)
+        if (!x->p.e[i].fallback && x->p.e[i].dtype == cfg.dtype && x->p.e[i].m == e.m && x->p.e[i].n == e.n &&
+            x->p.e[i].k == e.k)
+            twin = (long)i;
+    if (twin >= 0 && x->p.e[twin].tflops >= e.tflops) {
+        fprintf(stderr, "export: '%s' (%.3f TFLOPS) left out: '%s' is the same shape, faster (%.3f); a pack holds "
+                "one kernel per shape\n", key, e.tflops, x->p.e[twin].key, x->p.e[twin].tflops);
+        free(src);
+        return 0;
+    }
     int rc = add_entry(x, &cfg, key, note[0] ? note : NULL, x->regenerate ? NULL : src, len, &e);
     free(src);
+    if (rc == 0 && twin >= 0) {
+        fprintf(stderr, "export: '%s' (%.3f TFLOPS) left out: '%s' is the same shape, faster (%.3f); a pack holds "
+                "one kernel per shape\n", x->p.e[twin].key, x->p.e[twin].tflops, key, e.tflops);
+        free((void *)x->p.e[twin].cubin);
+        memmove(&x->p.e[twin], &x->p.e[twin + 1], (x->p.n - (size_t)twin - 1) * sizeof *x->p.e);
+        x->p.n--;
+    }
     return rc;
 }
 

@@ -153,8 +153,9 @@ static int parse_entry(struct cur *c, struct pack_entry *e, char *err, size_t er
     return 0;
 }
 
-/* One kernel per key, one fallback per dtype: a second copy could only be damaged or
- * forged, and which is the measured kernel is not the reader's to guess. */
+/* One kernel per tuned shape (dtype, M, N, K), so per key too (a key names its shape),
+ * and one fallback per dtype: a second copy could only be damaged or forged, and which
+ * is the measured kernel is not the reader's to guess. */
 static int check_unique(const struct pack *p, char *err, size_t errlen)
 {
     for (size_t i = 1; i < p->n; i++)
@@ -165,9 +166,10 @@ static int check_unique(const struct pack *p, char *err, size_t errlen)
             if (a->fallback && b->fallback && a->dtype == b->dtype)
                 return fail(err, errlen, "pack line %d: a second %s fallback entry (the first is line %d): one per dtype",
                             lb, croq_dtype_name(b->dtype), la);
-            if (!a->fallback && !b->fallback && !strcmp(a->key, b->key))
-                return fail(err, errlen, "pack line %d: entry '%s' (%.3f TFLOPS) repeats the key of line %d (%.3f "
-                            "TFLOPS): a pack holds one kernel per key", lb, b->key, b->tflops, la, a->tflops);
+            if (!a->fallback && !b->fallback && a->dtype == b->dtype && a->m == b->m && a->n == b->n && a->k == b->k)
+                return fail(err, errlen, "pack line %d: entry '%s' (%.3f TFLOPS) is a second kernel for %s %ldx%ldx%ld "
+                            "(line %d: '%s', %.3f TFLOPS): a pack holds one kernel per shape", lb, b->key, b->tflops,
+                            croq_dtype_name(b->dtype), b->m, b->n, b->k, la, a->key, a->tflops);
         }
     return 0;
 }

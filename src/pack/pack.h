@@ -40,10 +40,11 @@
  *
  * Refused by pack_parse, with a message naming the line: format 1 and 2 ("export it
  * again": they had no checksums, no measurement provenance and no model), a sum that does
- * not match, a key that is not its entry's dtype and shape, two entries with one key
- * (one (dtype, M, N, K, mode): a duplicate could only be a damaged or forged copy, and
- * which one is the measured kernel is not the reader's to guess), two fallbacks of one
- * dtype, anything after the sum line. Both lines of a duplicate are named.
+ * not match, a key that is not its entry's dtype and shape, two tuned entries of one
+ * (dtype, M, N, K), whatever their keys (a duplicate could only be a damaged or forged
+ * copy, and which one is the measured kernel is not the reader's to guess; export keeps
+ * the faster of a shape tuned in two modes), two fallbacks of one dtype, anything after
+ * the sum line. Both lines of a duplicate are named.
  *
  * Plain C11, no dependencies beyond src/knobs and src/util/hash (linked into the
  * library). Thread-safety: functions touch only their arguments.
@@ -123,7 +124,7 @@ typedef double (*pack_predict_fn)(const void *ctx, const struct croq_config *cfg
  * when none, or -1 (with why) when the shape breaks the format's rules. Candidates: the
  * entries of dtype whose configuration the knob rules accept for s (tuned ones only when
  * use_tuned; false for a pack made on another GPU). Order:
- *   1. entries tuned at exactly this shape, higher tflops first (the two tuning modes);
+ *   1. the entry tuned at exactly this shape (a pack has at most one);
  *   2. with predict: every other candidate, fallbacks too (the family's shape-
  *      independent defaults), by predicted TFLOPS, higher first (ties: the earlier
  *      entry); those without a prediction after them, in the order of 3;

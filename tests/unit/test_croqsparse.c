@@ -564,7 +564,7 @@ static void test_pack_v3_roundtrip(void **state)
     static const unsigned char model[] = "croq-costmodel 1\nopaque to the pack\n";
     struct pack_entry e[] = {
         entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 807.306, false, "f16_4096x8192x8192", "tile_n=128 tile_k=128"),
-        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 811.5, false, "f16_4096x8192x8192_fs", "tile_n=64 tile_k=128"),
+        entry(CROQ_DTYPE_F16, 4096, 8192, 4096, 811.5, false, "f16_4096x8192x4096_fs", "tile_n=64 tile_k=128"),
         entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64"),
     };
     e[0].measured = PACK_MEASURED_LADDER;
@@ -613,7 +613,7 @@ static void test_pack_v3_roundtrip(void **state)
     e[1].measured = PACK_MEASURED_PAIR;
     snprintf(e[1].key, sizeof e[1].key, "f16_1024x1024x1024");
     assert_int_equal(pack_serialize(&p, &img2, &len2, err, sizeof err), -1);
-    assert_non_null(strstr(err, "key 'f16_1024x1024x1024' is not its f16 4096x8192x8192"));
+    assert_non_null(strstr(err, "key 'f16_1024x1024x1024' is not its f16 4096x8192x4096"));
     free(img);
     free(img2);
 }
@@ -686,7 +686,8 @@ static size_t put_entry(char *out, size_t cap, const struct pack_entry *e, const
 
 /* Issue 24 item 1's case: a second entry with the key of a measured one, 99999 TFLOPS and
  * 64 zeroed bytes in its cubin, all sums consistent: refused at load, naming both lines,
- * so it is never the one chosen (format 2 took it: the higher TFLOPS broke the tie). */
+ * so it is never the one chosen (format 2 took it: the higher TFLOPS broke the tie); so
+ * is one under the other tuning mode's key, and a second fallback of a dtype. */
 static void test_pack_duplicate(void **state)
 {
     (void)state;
@@ -715,29 +716,31 @@ static void test_pack_duplicate(void **state)
         if (twice_fallback)
             assert_string_equal(err, "pack line 8: a second e4m3 fallback entry (the first is line 7): one per dtype");
         else
-            assert_string_equal(err, "pack line 7: entry 'e4m3_4096x8192x8192' (99999.000 TFLOPS) repeats the key of "
-                                     "line 6 (1782.140 TFLOPS): a pack holds one kernel per key");
+            assert_string_equal(err, "pack line 7: entry 'e4m3_4096x8192x8192' (99999.000 TFLOPS) is a second "
+                                     "kernel for e4m3 4096x8192x8192 (line 6: 'e4m3_4096x8192x8192', 1782.140 "
+                                     "TFLOPS): a pack holds one kernel per shape");
     }
-    /* one shape in two tuning modes is two keys: both load, and the faster runs it */
-    struct pack_entry fs = real;
+    /* the same shape under the other mode's key is a second kernel for it too */
+    struct pack_entry fs = dup;
     snprintf(fs.key, sizeof fs.key, "e4m3_4096x8192x8192_fs");
-    fs.tflops = 1800;
     struct pack_entry two[] = {real, fs, fb};
     struct pack p = {.gpu = "G", .cuda_major = 13, .driver = "d", .n = 3, .e = two};
     unsigned char *out;
     size_t len;
-    enum pack_match match;
-    struct croq_shape s = {4096, 8192, 8192};
-    assert_int_equal(pack_serialize(&p, &out, &len, err, sizeof err), 0);
-    assert_int_equal(pack_parse(out, len, &q, err, sizeof err), 0);
-    assert_int_equal(pack_choose(&q, CROQ_DTYPE_E4M3, &s, true, &match, err, sizeof err), 1);
-    assert_int_equal(match, PACK_EXACT);
-    pack_release(&q);
-    free(out);
-    /* the writer refuses a duplicate too */
+    size_t at = (size_t)sprintf(img, "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 3\n");
+    at += put_entry(img + at, 4096 - at, &real, good, sizeof good);
+    at += put_entry(img + at, 4096 - at, &fs, bad, sizeof bad);
+    at += put_entry(img + at, 4096 - at, &fb, good, sizeof good);
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, img, at), sum);
+    at += (size_t)sprintf(img + at, "sum %s\n", sum);
+    assert_int_equal(pack_parse(img, at, &q, err, sizeof err), -1);
+    assert_non_null(strstr(err, "pack line 7: entry 'e4m3_4096x8192x8192_fs' (99999.000 TFLOPS) is a second kernel"));
+    /* the writer refuses both too */
+    assert_int_equal(pack_serialize(&p, &out, &len, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(line 6: 'e4m3_4096x8192x8192'"));
     two[1] = real;
     assert_int_equal(pack_serialize(&p, &out, &len, err, sizeof err), -1);
-    assert_non_null(strstr(err, "repeats the key of line 6"));
+    assert_non_null(strstr(err, "a pack holds one kernel per shape"));
     free(img);
 }
 
