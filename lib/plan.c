@@ -60,8 +60,8 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
             free(image);
         }
         if (st == CROQSPARSE_STATUS_SUCCESS)
-            cs_describe(p, &h->pack, e, pack_match_name(match),
-                        match == PACK_FALLBACK && h->pack_note[0] ? h->pack_note : h->model_note);
+            /* a mismatched pack runs only fallbacks (ranked by its model or not): say why */
+            cs_describe(p, &h->pack, e, pack_match_name(match), !h->use_tuned ? h->pack_note : h->model_note);
     }
     pthread_mutex_unlock(&h->lock);
     return st;
