@@ -120,7 +120,9 @@ static void install(struct croqsparse_plan *p, struct loaded *l, const struct pa
     p->launch = l->launch;
     p->workspace = l->workspace;
     memset(l, 0, sizeof *l);
-    cs_describe(p, ident, e, match, "");
+    pthread_mutex_lock(&p->h->lock); /* the notes, as plan_create gives them */
+    cs_describe(p, ident, e, match, !p->h->use_tuned ? p->h->pack_note : p->h->model_note);
+    pthread_mutex_unlock(&p->h->lock);
 }
 
 /* The ranked candidates of p (its current kernel first) copied out of the pack, at most
