@@ -39,7 +39,8 @@ static const char usage[] =
     "                  measured TFLOPS over the best's (pick), the best of its top 8 (top8),\n"
     "                  and how many configurations it ranks above the best; then per dtype the\n"
     "                  line 'costmodel leave-out DTYPE: shapes S rows R err median X worst Y\n"
-    "                  pick min A median B top8 min C'\n"
+    "                  pick min A median B top8 min C' (S: held-out shapes with at least two\n"
+    "                  configurations, which pick and top8 are over; R: every held-out row)\n"
     "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
@@ -116,7 +117,7 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     double top_min = INFINITY;
     for (size_t i = 0; i < nh; i++) {
         print_heldout(&h[i], verbose);
-        if (!h[i].fitted)
+        if (!h[i].fitted || h[i].configs < 2) /* one configuration: nothing to pick between */
             continue;
         shapes++;
         picks[np++] = h[i].pick_ratio;
@@ -125,8 +126,9 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     for (size_t i = 0; i < n; i++)
         if (!isnan(row_err[i]))
             row_err[ne++] = row_err[i];
-    if (!ne) {
-        printf("costmodel leave-out %s: no shape had 2 others to fit on\n", croq_dtype_name(dtype));
+    if (!np) {
+        printf("costmodel leave-out %s: no held-out shape with a model (2 other shapes) and 2 configurations\n",
+               croq_dtype_name(dtype));
     } else {
         qsort(row_err, ne, sizeof *row_err, cmp_double);
         qsort(picks, np, sizeof *picks, cmp_double);
