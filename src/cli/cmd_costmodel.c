@@ -11,7 +11,7 @@
 #include "costmodel/costmodel.h"
 #include "dataset/dataset.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 #include "util/regfile.h"
@@ -146,44 +146,20 @@ int cmd_costmodel(int argc, char **argv)
     const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (args_flag(argv, i, "--leave-out") || args_flag(argv, i, "--verbose")) {
-            *(args_flag(argv, i, "--verbose") ? &verbose : &lo) = true;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            if (ndirs == MAX_DIRS) {
-                log_error("costmodel: at most %d --tuning directories", MAX_DIRS);
-                return 2;
-            }
-            dirs[ndirs++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--dataset", &v)) > 0) {
-            if (nds == MAX_DIRS) {
-                log_error("costmodel: at most %d --dataset files", MAX_DIRS);
-                return 2;
-            }
-            datasets[nds++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--backend", &v)) > 0)
-            backend = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0)
-            dtype_opt = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0)
-            out = v;
-        else if (!r && (r = args_value(argc, argv, &i, "--check", &v)) > 0)
-            check = v;
-        if (r < 0)
-            return 2;
-        if (!r) {
-            log_error("costmodel: unknown option '%s' (see 'croqtuner costmodel --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_STR, .dst = dirs, .max = MAX_DIRS, .count = &ndirs},
+        {.name = "--dataset", .type = OPT_STR, .dst = datasets, .max = MAX_DIRS, .count = &nds},
+        {.name = "--backend", .type = OPT_STR, .dst = &backend},
+        {.name = "--dtype", .type = OPT_STR, .dst = &dtype_opt},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &out},
+        {.name = "--check", .type = OPT_STR, .dst = &check},
+        {.name = "--leave-out", .type = OPT_FLAG, .dst = &lo},
+        {.name = "--verbose", .type = OPT_FLAG, .dst = &verbose},
+    };
+    struct opt_spec spec = {"costmodel", usage, t, sizeof t / sizeof t[0]};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
     int only = -1;
     if (dtype_opt && (only = croq_dtype_parse(dtype_opt)) < 0) {
         log_error("costmodel: --dtype: expected f16 or e4m3, got '%s'", dtype_opt);
