@@ -469,57 +469,9 @@ static int add_fallbacks(struct export *x)
     return 0;
 }
 
-/* The measured rows of every GPU-tuned shape of dir (results.tsv rows with a TFLOPS whose
- * kernel verified: kept or discarded as slower, not incorrect, crashed or timed out)
- * appended to *s: what the pack's cost model is fitted on. 0, or -1 logged. */
-static int dir_samples(const char *dir, struct costmodel_sample **s, size_t *n, size_t *cap)
-{
-    char err[1024], path[4200];
-    json_t *root = state_load(dir, err, sizeof err);
-    if (!root) {
-        log_error("export: %s: %s", dir, err);
-        return -1;
-    }
-    size_t nk;
-    const char **keys = state_shape_keys(root, &nk);
-    int rc = 0;
-    for (size_t i = 0; i < nk && rc == 0; i++) {
-        struct state_shape shape;
-        struct result_log res;
-        state_shape_get(root, keys[i], &shape);
-        if (strcmp(shape.backend, "gpu"))
-            continue; /* add_best refuses such a directory already */
-        snprintf(path, sizeof path, "%s/logs/%s/results.tsv", dir, shape.key);
-        int r = result_log_read(path, &res, err, sizeof err);
-        if (r > 0)
-            continue; /* no rows yet */
-        if (r < 0) {
-            log_error("export: '%s' in %s: the cost model's rows: %s", shape.key, dir, err);
-            rc = -1;
-            break;
-        }
-        for (size_t j = 0; j < res.n; j++) {
-            const struct result_row *row = &res.rows[j];
-            struct croq_config cfg;
-            if (!row->measured || !isfinite(row->tflops) || row->tflops <= 0 ||
-                (row->decision != DEC_BASELINE && row->decision != DEC_KEEP && row->decision != DEC_DISCARD) ||
-                knobs_parse_signature(&cfg, row->config, err, sizeof err) || cfg.dtype != shape.sk.dtype)
-                continue;
-            if (*n == *cap) {
-                *cap = *cap ? 2 * *cap : 1024;
-                *s = xrealloc(*s, *cap * sizeof **s);
-            }
-            (*s)[(*n)++] = (struct costmodel_sample){.cfg = cfg, .shape = shape.sk.shape, .tflops = row->tflops};
-        }
-        result_log_release(&res);
-    }
-    free(keys);
-    json_decref(root);
-    return rc;
-}
-
 /* The pack's model section (pack.h; src/costmodel's format): one model per dtype fitted
- * on the measured rows of every shape of the directories (costmodel_fit_shapes), for the
+ * on the measured rows of every GPU-tuned shape of the directories (costmodel_fit_shapes
+ * on engine_tuning_samples), for the
  * library to rank kernels for shapes nobody tuned. A dtype with too few rows or shapes
  * gets none (said on stderr). *text malloc'd, NULL when no dtype has a model. */
 static int export_model(const struct export_args *a, char **text, size_t *len)
@@ -531,8 +483,26 @@ static int export_model(const struct export_args *a, char **text, size_t *len)
     int rc = 0;
     *text = NULL;
     *len = 0;
-    for (int i = 0; i < a->ndirs && rc == 0; i++)
-        rc = dir_samples(a->dirs[i], &s, &n, &cap);
+    /* the rows `croqtuner costmodel --leave-out` judges the model on (engine_tuning_samples),
+     * so its numbers are this model's */
+    for (int i = 0; i < a->ndirs && rc == 0; i++) {
+        struct costmodel_sample *d;
+        size_t nd;
+        char err[1200];
+        if (engine_tuning_samples(a->dirs[i], "gpu", &d, &nd, err, sizeof err)) {
+            log_error("export: the cost model's rows: %s", err);
+            rc = -1;
+            break;
+        }
+        if (n + nd > cap) {
+            cap = n + nd;
+            s = xrealloc(s, (cap ? cap : 1) * sizeof *s);
+        }
+        if (nd)
+            memcpy(s + n, d, nd * sizeof *d);
+        n += nd;
+        free(d);
+    }
     for (int dtype = CROQ_DTYPE_F16; dtype <= CROQ_DTYPE_E4M3 && rc == 0; dtype++) {
         struct costmodel *c = &m[dtype - CROQ_DTYPE_F16];
         if (costmodel_fit_shapes(c, dtype, s, n)) {
