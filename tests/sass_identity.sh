@@ -2,8 +2,9 @@
 # tests/sass_identity.sh — does a change to kernels/ or src/codegen leave the machine code
 # of every known configuration as it was?
 #
-#   tests/sass_identity.sh [--old BIN | --base REF] [--new BIN] [--only REGEX] [--first N]
-#                          [--pick I,J,...] [--work DIR] [--list]
+#   tests/sass_identity.sh [--old BIN | --base REF | --against FILE | --record FILE]
+#                          [--new BIN] [--only REGEX] [--first N] [--pick I,J,...]
+#                          [--work DIR] [--list]
 #
 # For each configuration of the list below it generates the source with two croqtuners
 # (`build`: the old one and the new one), compiles each with nvcc for sm_90a exactly as
@@ -25,6 +26,13 @@
 #   --base REF   instead of --old: build REF's croqtuner (git archive of REF, cmake) in
 #                WORK/base and use it (default REF: the merge-base of HEAD and main)
 #   --new BIN    the croqtuner after it (default: build/bin/croqtuner of this tree)
+#   --record FILE  instead of comparing: write the SHA-256 of each configuration's
+#                normalized SASS with the new croqtuner to FILE (dtype, assignments,
+#                digest a line, under a header naming nvcc's version)
+#   --against FILE instead of an old croqtuner: compare the new one's SASS with the
+#                digests FILE records, for the configurations FILE lists (what the ctest
+#                cli.t0009-sass-identity runs against tests/fixtures/sass-digests.tsv);
+#                exit 77 when this nvcc is not the one FILE was recorded with
 #   --only RE    only configurations whose signature matches the extended regex RE
 #   --first N    only the first N configurations (a quick check while iterating)
 #   --pick LIST  only these configurations, by their 1-based number in --list's order
@@ -39,7 +47,8 @@
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 old= base= new="$src/build/bin/croqtuner" only= first=0 pick= work="$src/build/sass-identity" list_only=0
-usage() { sed -n '4,6p' "$0" >&2; exit 2; }
+usage() { sed -n '4,7p' "$0" >&2; exit 2; }
+record= against=
 while [ $# -gt 0 ]; do
     case $1 in
         --old) old=${2:?}; shift 2 ;;
@@ -50,10 +59,15 @@ while [ $# -gt 0 ]; do
         --pick) pick=",${2:?},"; shift 2 ;;
         --work) work=${2:?}; shift 2 ;;
         --list) list_only=1; shift ;;
+        --record) record=${2:?}; shift 2 ;;
+        --against) against=${2:?}; shift 2 ;;
         *) usage ;;
     esac
 done
 [ -x "$new" ] || { echo "sass_identity: no croqtuner at '$new' (build the tree first)" >&2; exit 2; }
+[ -z "$against" ] || [ -f "$against" ] || { echo "sass_identity: no digest file '$against'" >&2; exit 2; }
+[ -z "$against" ] || [ -z "$record$old$base" ] || usage
+[ -z "$record" ] || [ -z "$old$base" ] || usage
 
 # ---- the configurations -------------------------------------------------------------
 # One line each: "<dtype> <knob=value ...>".
@@ -95,7 +109,7 @@ while read -r dtype sets; do
     seen[$sig]=1
     [ -z "$only" ] || [[ $sig =~ $only ]] || continue
     printf '%s\t%s\t%s\n' "$dtype" "$sets" "$sig" >>"$all.tmp"
-done < <(configs)
+done < <(if [ -n "$against" ]; then grep -v '^#' "$against" | cut -f1,2 | tr '\t' ' '; else configs; fi)
 mv "$all.tmp" "$all"
 if [ "$list_only" = 1 ]; then cut -f1,2 "$all"; exit 0; fi
 
@@ -109,8 +123,24 @@ if [ -z "$nvcc" ] || [ -z "$cuobjdump" ]; then
     exit 77
 fi
 export CROQ_NVCC="$nvcc" CROQ_CUOBJDUMP="$cuobjdump"
+nvcc_version=$("$nvcc" --version | tail -1)
 
-if [ -z "$old" ]; then
+if [ -n "$against" ]; then
+    recorded=$(sed -n 's/^# nvcc: //p' "$against" | head -1)
+    if [ "$recorded" != "$nvcc_version" ]; then
+        echo "skip: $against was recorded with nvcc '$recorded', this is '$nvcc_version' (other SASS is expected)"
+        exit 77
+    fi
+    old="(digests of $against)"
+elif [ -n "$record" ]; then
+    old="(none: recording)"
+    {
+        echo "# SHA-256 of the normalized SASS (tests/sass_identity.sh) of each configuration:"
+        echo "# dtype, knob assignments, digest. Rewrite with tests/sass_identity.sh --record FILE"
+        echo "# when a change is meant to change machine code; the diff names what it changed."
+        echo "# nvcc: $nvcc_version"
+    } >"$record.tmp" || exit 1
+elif [ -z "$old" ]; then
     [ -n "$base" ] || base=$(git -C "$src" merge-base HEAD main) || { echo "sass_identity: no --old, and no merge-base with main" >&2; exit 2; }
     rev=$(git -C "$src" rev-parse --verify "$base^{commit}") || { echo "sass_identity: '$base' is not a commit" >&2; exit 2; }
     b="$work/base-$rev"
@@ -125,10 +155,10 @@ if [ -z "$old" ]; then
     fi
     old="$b/build/bin/croqtuner"
 fi
-[ -x "$old" ] || { echo "sass_identity: no croqtuner at '$old'" >&2; exit 2; }
+[ -n "$against$record" ] || [ -x "$old" ] || { echo "sass_identity: no croqtuner at '$old'" >&2; exit 2; }
 
 # ---- compare --------------------------------------------------------------------------
-# sass SIDE_BIN DIR DTYPE SETS: generate + compile into DIR, SASS in DIR/kernel.sass.
+# sass BIN DIR DTYPE SETS: generate + compile into DIR, SASS in DIR/kernel.sass.
 # Exit 1 when the generator refuses the configuration, 2 when the build fails.
 sass() {
     local bin=$1 dir=$2 dtype=$3 sets=$4 out
@@ -142,6 +172,8 @@ sass() {
         return 2
     [ -s "$dir/kernel.sass" ] || return 2
 }
+digest() { sha256sum <"$1" | cut -d' ' -f1; }
+instructions() { grep -c '^ */\*[0-9a-f]*\*/' "$1"; }
 
 n=0 same=0 differ=0 refused=0 failed=0 checked=0
 while IFS=$'\t' read -r dtype sets sig; do
@@ -149,8 +181,28 @@ while IFS=$'\t' read -r dtype sets sig; do
     [ "$first" -eq 0 ] || [ "$n" -le "$first" ] || break
     [ -z "$pick" ] || [[ $pick == *",$n,"* ]] || continue
     checked=$((checked + 1))
-    sass "$old" "$work/$n/old" "$dtype" "$sets"; ro=$?
     sass "$new" "$work/$n/new" "$dtype" "$sets"; rn=$?
+    if [ -n "$record" ]; then
+        case $rn in
+            0) printf '%s\t%s\t%s\n' "$dtype" "$sets" "$(digest "$work/$n/new/kernel.sass")" >>"$record.tmp"
+               same=$((same + 1)); echo "recorded $n $dtype $sets" ;;
+            1) refused=$((refused + 1)); echo "refused  $n $dtype $sets (not recorded)" ;;
+            *) failed=$((failed + 1)); echo "FAILED   $n $dtype $sets (build; $work/$n/new/build.log)" ;;
+        esac
+        continue
+    fi
+    if [ -n "$against" ]; then
+        want=$(awk -F'\t' -v d="$dtype" -v s="$sets" '$1 == d && $2 == s { print $3; exit }' "$against")
+        if [ $rn = 0 ] && [ "$(digest "$work/$n/new/kernel.sass")" = "$want" ]; then
+            same=$((same + 1)); echo "same     $n $dtype $sets ($(instructions "$work/$n/new/kernel.sass") instructions)"
+        elif [ $rn = 2 ]; then
+            failed=$((failed + 1)); echo "FAILED   $n $dtype $sets (build; $work/$n/new/build.log)"
+        else
+            differ=$((differ + 1)); echo "DIFF     $n $dtype $sets ($([ $rn = 1 ] && echo "refused now" || echo "other SASS than recorded"))"
+        fi
+        continue
+    fi
+    sass "$old" "$work/$n/old" "$dtype" "$sets"; ro=$?
     if [ $ro = 1 ] && [ $rn = 1 ]; then
         refused=$((refused + 1)); echo "refused  $n $dtype $sets (both generators)"
     elif [ $ro = 2 ] || [ $rn = 2 ]; then
@@ -158,14 +210,20 @@ while IFS=$'\t' read -r dtype sets sig; do
     elif [ $ro != $rn ]; then
         differ=$((differ + 1)); echo "DIFF     $n $dtype $sets (only one generator refuses it: old $ro, new $rn)"
     elif cmp -s "$work/$n/old/kernel.sass" "$work/$n/new/kernel.sass"; then
-        same=$((same + 1)); echo "same     $n $dtype $sets ($(grep -c '^ */\*[0-9a-f]*\*/' "$work/$n/new/kernel.sass") instructions)"
+        same=$((same + 1)); echo "same     $n $dtype $sets ($(instructions "$work/$n/new/kernel.sass") instructions)"
     else
         differ=$((differ + 1)); echo "DIFF     $n $dtype $sets"
         diff "$work/$n/old/kernel.sass" "$work/$n/new/kernel.sass" >"$work/$n.diff"
         echo "         $(grep -c '^[<>]' "$work/$n.diff") lines differ: $work/$n.diff"
     fi
 done <"$all"
+if [ -n "$record" ]; then
+    [ "$failed" -eq 0 ] || { rm -f "$record.tmp"; echo "sass identity: $failed builds failed, nothing recorded" >&2; exit 1; }
+    mv "$record.tmp" "$record" || exit 1
+    echo "sass identity: $same digests recorded in $record ($refused refused by the generator), nvcc '$nvcc_version'"
+    exit 0
+fi
 echo "sass identity: $checked configurations: $same same, $differ differ, $refused refused by both, $failed failed builds"
-echo "  old: $old ($("$old" --version 2>/dev/null | head -1))"
-echo "  new: $new ($("$new" --version 2>/dev/null | head -1))"
+echo "  old: $old$([ -x "$old" ] && echo " ($("$old" --version 2>/dev/null | head -1))")"
+echo "  new: $new ($("$new" --version 2>/dev/null | head -1)), nvcc '$nvcc_version'"
 [ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]
