@@ -17,10 +17,10 @@
 # The list (one configuration a line, deduplicated by the full signature the new
 # generator writes): every line of kernels/variants.txt and tests/gpu/ceiling-variants.txt
 # in both dtypes, the config line of every committed best (git ls-files
-# 'results/**/*_best.cu'), and every shape's registered best in the committed
-# state.json files (docs/artifacts.md). A configuration both generators refuse (a best
-# recorded under an older knob rule) is counted as refused, not as a difference; one only
-# one of them refuses is a difference.
+# 'results/**/*_best.cu'), every shape's registered best in the committed state.json
+# files (docs/artifacts.md), and the fallback configuration export puts in every pack.
+# A configuration both generators refuse (a best recorded under an older knob rule) is
+# counted as refused, not as a difference; one only one of them refuses is a difference.
 #
 #   --old BIN    the croqtuner before the change (e.g. /work/main/build/bin/croqtuner)
 #   --base REF   instead of --old: build REF's croqtuner (git archive of REF, cmake) in
@@ -90,6 +90,15 @@ configs() {
             jq -r '.shapes[]? | .best?.config? // empty' "$src/$f"
         done
     } | sort -u | sed -E 's/^dtype=([a-z0-9]+),?/\1 /; s/,/ /g'
+    # The fallback configuration `croqtuner export` adds to every pack (the string
+    # literal fallback_sets of src/cli/cmd_export.c), in both dtypes.
+    local fb
+    fb=$(sed -n '/fallback_sets\[\] =/,/;/p' "$src/src/cli/cmd_export.c" | sed -n 's/^ *"\(.*\)"[ ;]*$/\1/p' | tr -d '\n')
+    if [ -n "$fb" ]; then
+        for dtype in f16 e4m3; do echo "$dtype $fb"; done
+    else
+        echo "sass_identity: no fallback_sets in src/cli/cmd_export.c: the export fallback is not checked" >&2
+    fi
 }
 
 mkdir -p "$work" || exit 1
