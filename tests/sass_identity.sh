@@ -191,6 +191,8 @@ while IFS=$'\t' read -r dtype sets sig; do
     [ "$first" -eq 0 ] || [ "$n" -le "$first" ] || break
     [ -z "$pick" ] || [[ $pick == *",$n,"* ]] || continue
     checked=$((checked + 1))
+    # Comparing: the old side compiles beside the new one (two nvcc at a time at most).
+    [ -n "$against$record" ] || { sass "$old" "$work/$n/old" "$dtype" "$sets" & }
     sass "$new" "$work/$n/new" "$dtype" "$sets"; rn=$?
     if [ -n "$record" ]; then
         case $rn in
@@ -212,7 +214,7 @@ while IFS=$'\t' read -r dtype sets sig; do
         fi
         continue
     fi
-    sass "$old" "$work/$n/old" "$dtype" "$sets"; ro=$?
+    wait $!; ro=$?
     if [ $ro = 1 ] && [ $rn = 1 ]; then
         refused=$((refused + 1)); echo "refused  $n $dtype $sets (both generators)"
     elif [ $ro = 2 ] || [ $rn = 2 ]; then
