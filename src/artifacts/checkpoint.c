@@ -31,6 +31,7 @@ void checkpoint_init(struct checkpoint *c)
     c->profile.category = BN_UNKNOWN;
     c->decide_rules = DECIDE_RULES; /* a new shape; a loaded one says its own */
     c->ladder.winner = -1;
+    snprintf(c->strategy, sizeof c->strategy, "%s", CHECKPOINT_STRATEGY_DEFAULT);
 }
 
 void checkpoint_release(struct checkpoint *c)
@@ -233,6 +234,8 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
     json_object_set_new(o, "decide_rules", json_integer(c->decide_rules));
     if (c->gpu[0]) /* only a backend that names its GPU (gpu), so sim checkpoints stay as they were */
         json_object_set_new(o, "gpu", json_string(c->gpu));
+    if (strcmp(c->strategy, CHECKPOINT_STRATEGY_DEFAULT)) /* the default's checkpoints stay as they were */
+        json_object_set_new(o, "strategy", json_string(c->strategy));
     if (c->cold_l2) /* warm is the default: checkpoints of warm shapes stay as they were */
         json_object_set_new(o, "l2", json_string("cold"));
     if (c->ladder.done)
@@ -554,6 +557,12 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
         if (!r->failed && strcmp(l2, "cold") && strcmp(l2, "warm"))
             jget_fail(r, "", "l2", "is not \"warm\" or \"cold\"");
         c->cold_l2 = !strcmp(l2, "cold");
+    }
+    if (json_object_get(j, "strategy")) { /* absent: the default (every shape before strategies) */
+        jget_str(r, j, "", "strategy", true, c->strategy, sizeof c->strategy);
+        if (!r->failed && (!c->strategy[0] || strspn(c->strategy, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+                                                  strlen(c->strategy)))
+            jget_fail(r, "", "strategy", "is not a strategy name (lower-case letters, digits, '_', '-')");
     }
     read_ladder(r, obj_if_present(r, j, "", "ladder"), (int)iter, &c->ladder);
     if (r->failed) {

@@ -117,6 +117,9 @@ struct ladder_rec {
 /* The ranges a checkpoint's and a state.json entry's numbers are read in (--iters takes
  * the same 1..CHECKPOINT_ITER_MAX): anything outside is an edit, refused before any cast. */
 enum { CHECKPOINT_ITER_MAX = 100000 };
+/* The strategy a checkpoint without "strategy" names: the engine's default search strategy
+ * (SEARCH_DEFAULT, src/search/search.h; tests/unit/test_search.c checks they agree). */
+#define CHECKPOINT_STRATEGY_DEFAULT "heuristic"
 
 struct checkpoint {
     char key[KEY_MAX];
@@ -125,6 +128,10 @@ struct checkpoint {
     unsigned long long seed;
     int budget;
     bool agent;                       /* agent-driven: stop at IDEATE, wait for propose */
+    /* the search strategy IDEATE asks when no agent drives it (src/search/search.h: the
+     * engine checks the name): fixed when the shape starts; "strategy" in the file, absent
+     * for the default, "heuristic" (and in every checkpoint older than strategies) */
+    char strategy[24];
     enum engine_phase phase;
     int iteration;                    /* last committed iteration; -1 before the baseline */
     size_t n_attempts;                /* records committed to attempts.tsv */

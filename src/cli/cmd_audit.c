@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "engine/decide.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -32,32 +32,17 @@ static const char audit_usage[] =
 
 int cmd_audit(int argc, char **argv)
 {
-    const char *dir = "tuning", *key = NULL, *v;
+    const char *dir = "tuning", *key = NULL;
     double floor_pct = -1; /* the floor of each shape's rules version */
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(audit_usage, stdout);
-            return 0;
-        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            dir = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--key", &v)) > 0) {
-            key = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--noise-floor", &v)) > 0) {
-            if (args_percent("--noise-floor", v, &floor_pct))
-                return 2;
-        } else {
-            if (r == 0)
-                log_error("audit: unknown option '%s' (see 'croqtuner audit --help')", argv[i]);
-            return 2;
-        }
-    }
-    struct shape_key sk;
-    char err[256];
-    if (key && key_parse(key, &sk, err, sizeof err)) {
-        log_error("audit: --key: %s (keys come from 'croqtuner status')", err);
-        return 2;
-    }
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
+        {.name = "--noise-floor", .type = OPT_PERCENT, .dst = &floor_pct},
+    };
+    struct opt_spec spec = {"audit", audit_usage, t, 3};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
     if (!is_dir(dir)) {
         log_error("audit: no tuning directory '%s'", dir);
         return 1;

@@ -22,7 +22,7 @@
 #include "measure/service.h"
 #include "bench/shapeset.h"
 #include "bench/table.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 #define BENCH_MAX_SETS 64
@@ -51,8 +51,8 @@ static const char bench_usage[] =
     "                    777x1032x512) or a comma-separated list\n"
     "  --json            one JSON document on stdout (runner output included); lines on stderr\n"
     "  --out PREFIX      also write PREFIX.csv and PREFIX.md\n"
-    "  --work DIR        keep generated sources and cubins in DIR (default: a temp dir, removed)\n";
-static const char bench_usage_tail[] =
+    "  --work DIR        keep generated sources and cubins in DIR (default: a temp dir, removed)\n"
+    CLI_MEASURE_HELP
     "\n"
     "Exit status: 0 every kernel verified, 1 a build, run or verification failed, 2 bad usage.\n";
 
@@ -77,39 +77,13 @@ struct bench_job {
     struct shape_list shapes;
 };
 
-static int push(const char **list, int *n, int max, const char *v, const char *what)
+static int fault_value(const char *v, void *dst, char *err, size_t errlen)
 {
-    if (*n == max) {
-        log_error("bench: too many %s options (at most %d)", what, max);
+    if ((*(int *)dst = codegen_fault_parse(v)) < 0) {
+        snprintf(err, errlen, "unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", v);
         return -1;
     }
-    list[(*n)++] = v;
     return 0;
-}
-
-/* One option: 1 taken, 0 unknown, -1 bad (message printed). */
-static int bench_opt(int argc, char **argv, int *i, struct bench_args *a)
-{
-    const char *v;
-    int r;
-    if (args_flag(argv, *i, "--json"))
-        return a->json = true, 1;
-    if (args_flag(argv, *i, "--family"))
-        return a->family = true, 1;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) != 0) return r < 0 ? -1 : (a->dtype = v, 1);
-    if ((r = args_value(argc, argv, i, "--config", &v)) != 0) return r < 0 ? -1 : (a->config = v, 1);
-    if ((r = args_value(argc, argv, i, "--out", &v)) != 0) return r < 0 ? -1 : (a->out = v, 1);
-    if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
-    if ((r = args_value(argc, argv, i, "--inject-fault", &v)) != 0) {
-        if (r > 0 && (a->fault = codegen_fault_parse(v)) < 0)
-            log_error("bench: unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", v);
-        return r < 0 || a->fault < 0 ? -1 : 1;
-    }
-    if ((r = args_value(argc, argv, i, "--set", &v)) != 0)
-        return r < 0 || push(a->sets, &a->nsets, BENCH_MAX_SETS, v, "--set") ? -1 : 1;
-    if ((r = args_value(argc, argv, i, "--shape", &v)) != 0 || (r = args_value(argc, argv, i, "--shapes", &v)) != 0)
-        return r < 0 || push(a->specs, &a->nspecs, BENCH_MAX_SPECS, v, "--shape/--shapes") ? -1 : 1;
-    return cli_measure_opt(argc, argv, i, &a->mo);
 }
 
 /* 0 parsed, 1 help shown, 2 bad usage. */
@@ -117,25 +91,24 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 {
     measure_opts_default(&a->mo);
     a->dtype = "all";
-    for (int i = 1; i < argc; i++) {
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(bench_usage, stdout);
-            fputs(cli_measure_help, stdout);
-            fputs(bench_usage_tail, stdout);
-            return 1;
-        }
-        int r = bench_opt(argc, argv, &i, a);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            log_error("bench: unknown option '%s' (see 'croqtuner bench --help')", argv[i]);
-            return 2;
-        }
-    }
-    if (strcmp(a->dtype, "all") && croq_dtype_parse(a->dtype) < 0) {
-        log_error("bench: unknown dtype '%s' (f16, e4m3 or all)", a->dtype);
-        return 2;
-    }
+    /* --shape and --shapes fill one list, in order: they are two spellings of one option */
+    struct opt t[10 + CLI_MEASURE_OPTS_N] = {
+        {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
+        {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a->dtype, .check = cli_dtype_all_value},
+        {.name = "--config", .type = OPT_STR, .dst = &a->config},
+        {.name = "--out", .type = OPT_STR, .dst = &a->out},
+        {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
+        {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = BENCH_MAX_SETS, .count = &a->nsets},
+        {.name = "--shape", .type = OPT_STR, .dst = a->specs, .max = BENCH_MAX_SPECS, .count = &a->nspecs},
+        {.name = "--shapes", .type = OPT_STR, .dst = a->specs, .max = BENCH_MAX_SPECS, .count = &a->nspecs},
+        {.name = "--inject-fault", .type = OPT_CUSTOM, .dst = &a->fault, .check = fault_value, .flags = OPT_HIDDEN},
+    };
+    struct opt_spec spec = {"bench", bench_usage, t, 10};
+    spec.n += cli_measure_table(&a->mo, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc;
     if (!a->nspecs) {
         log_error("bench: no shapes: give --shape MxNxK or --shapes typical|reference|odd|LIST");
         return 2;

@@ -2,7 +2,6 @@
  * configuration (src/codegen), compile it for sm_90a (src/build) and report the static
  * check (registers, spills, sparse tensor-core MMA in the SASS). */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,7 @@
 #include "commands.h"
 #include "knobs/knobs.h"
 #include "knobs/knobs_json.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -50,45 +49,12 @@ static const char build_usage[] =
 
 struct build_args {
     bool json, strict, no_compile, no_cache;
-    const char *dtype, *config, *out, *name, *shape, *cache_dir, *fault;
+    const char *dtype, *config, *out, *name, *cache_dir, *fault;
+    struct cli_shape shape;
     double timeout_s;
     const char *sets[BUILD_MAX_SETS];
     int nsets;
 };
-
-/* An option with a value: 1 taken, 0 not one of ours, -1 bad (message printed). */
-static int build_value_opt(int argc, char **argv, int *i, struct build_args *a)
-{
-    static const struct {
-        const char *name;
-        size_t off;
-    } opts[] = {
-        {"--dtype", offsetof(struct build_args, dtype)},   {"--config", offsetof(struct build_args, config)},
-        {"--out", offsetof(struct build_args, out)},       {"--name", offsetof(struct build_args, name)},
-        {"--shape", offsetof(struct build_args, shape)},   {"--cache-dir", offsetof(struct build_args, cache_dir)},
-        {"--inject-fault", offsetof(struct build_args, fault)}, /* test-only, not in --help */
-    };
-    const char *v;
-    int r;
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
-        if ((r = args_value(argc, argv, i, opts[k].name, &v)) != 0) {
-            if (r > 0)
-                *(const char **)((char *)a + opts[k].off) = v;
-            return r;
-        }
-    if ((r = args_value(argc, argv, i, "--timeout", &v)) > 0 && args_double("--timeout", v, &a->timeout_s))
-        return -1;
-    if (r)
-        return r;
-    if ((r = args_value(argc, argv, i, "--set", &v)) > 0) {
-        if (a->nsets == BUILD_MAX_SETS) {
-            log_error("build: too many --set options (at most %d)", BUILD_MAX_SETS);
-            return -1;
-        }
-        a->sets[a->nsets++] = v;
-    }
-    return r;
-}
 
 static bool plain_name(const char *s)
 {
@@ -104,34 +70,25 @@ static bool plain_name(const char *s)
 /* 0 parsed, 1 --help shown, 2 bad usage. */
 static int build_parse(int argc, char **argv, struct build_args *a)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } flags[] = {
-        {"--json", offsetof(struct build_args, json)},
-        {"--strict", offsetof(struct build_args, strict)},
-        {"--no-compile", offsetof(struct build_args, no_compile)},
-        {"--no-cache", offsetof(struct build_args, no_cache)},
+    struct opt t[] = {
+        {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
+        {.name = "--config", .type = OPT_STR, .dst = &a->config},
+        {.name = "--out", .type = OPT_OUTDIR, .dst = &a->out},
+        {.name = "--name", .type = OPT_STR, .dst = &a->name},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
+        {.name = "--cache-dir", .type = OPT_OUTDIR, .dst = &a->cache_dir},
+        {.name = "--timeout", .type = OPT_DOUBLE, .dst = &a->timeout_s},
+        {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = BUILD_MAX_SETS, .count = &a->nsets},
+        {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
+        {.name = "--strict", .type = OPT_FLAG, .dst = &a->strict},
+        {.name = "--no-compile", .type = OPT_FLAG, .dst = &a->no_compile},
+        {.name = "--no-cache", .type = OPT_FLAG, .dst = &a->no_cache},
+        {.name = "--inject-fault", .type = OPT_STR, .dst = &a->fault, .flags = OPT_HIDDEN},
     };
-    for (int i = 1; i < argc; i++) {
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(build_usage, stdout);
-            return 1;
-        }
-        bool flag = false;
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0] && !flag; k++)
-            if (args_flag(argv, i, flags[k].name))
-                flag = *(bool *)((char *)a + flags[k].off) = true;
-        if (flag)
-            continue;
-        int r = build_value_opt(argc, argv, &i, a);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            log_error("build: unknown option '%s' (see 'croqtuner build --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt_spec spec = {"build", build_usage, t, sizeof t / sizeof t[0]};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc;
     if (!a->out) {
         log_error("build: --out DIR is required");
         return 2;
@@ -147,11 +104,6 @@ static int build_parse(int argc, char **argv, struct build_args *a)
 static int build_config(const struct build_args *a, struct croq_config *cfg, int *fault)
 {
     char err[512], why[CROQ_WHY_MAX];
-    struct croq_shape shape;
-    if (a->shape && shape_parse(a->shape, &shape)) {
-        log_error("build: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
-        return 2;
-    }
     *fault = a->fault ? codegen_fault_parse(a->fault) : CODEGEN_FAULT_NONE;
     if (*fault < 0) {
         log_error("build: unknown fault kind '%s' (trap, hang, oob, skipk, elem, meta)", a->fault);
@@ -161,7 +113,7 @@ static int build_config(const struct build_args *a, struct croq_config *cfg, int
         log_error("build: %s", err);
         return 2;
     }
-    if (!knobs_validate(cfg, a->shape ? &shape : NULL, why, sizeof why)) {
+    if (!knobs_validate(cfg, a->shape.text ? &a->shape.s : NULL, why, sizeof why)) {
         log_error("build: invalid configuration: %s", why);
         return 1;
     }

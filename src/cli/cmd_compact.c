@@ -6,7 +6,7 @@
 #include "codegen/generator.h"
 #include "commands.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -32,39 +32,30 @@ static const char compact_usage[] =
 
 int cmd_compact(int argc, char **argv)
 {
-    const char *dir = "tuning", *v;
+    const char *dir = "tuning";
     struct generator gens[COMPACT_GENS_MAX];
     const char *trees[COMPACT_GENS_MAX] = {NULL};
+    int ntrees = 0;
     size_t n = 1;
     bool verbose = false;
     char err[512];
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
+        {.name = "--generator-tree", .type = OPT_DIR, .dst = trees + 1, .max = COMPACT_GENS_MAX - 1,
+         .count = &ntrees},
+        {.name = "--verbose", .alias = "-v", .type = OPT_FLAG, .dst = &verbose},
+    };
+    struct opt_spec spec = {"compact", compact_usage, t, 3};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
     generator_current(&gens[0]);
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(compact_usage, stdout);
-            rc = -1;
-        } else if (args_flag(argv, i, "--verbose") || args_flag(argv, i, "-v")) {
-            verbose = true;
-        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            dir = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--generator-tree", &v)) > 0) {
-            if (n == COMPACT_GENS_MAX) {
-                log_error("compact: at most %d generator trees", COMPACT_GENS_MAX - 1);
-                rc = 2;
-            } else if (generator_from_tree(v, &gens[n], err, sizeof err)) {
-                log_error("compact: --generator-tree %s: %s", v, err);
-                rc = 2;
-            } else {
-                trees[n++] = v;
-            }
-        } else {
-            if (r == 0)
-                log_error("compact: unknown option '%s' (see 'croqtuner compact --help')", argv[i]);
+    for (; (int)n <= ntrees && !rc; n++)
+        if (generator_from_tree(trees[n], &gens[n], err, sizeof err)) {
+            log_error("compact: --generator-tree %s: %s", trees[n], err);
             rc = 2;
+            break;
         }
-    }
     if (!rc && !is_dir(dir)) {
         log_error("compact: no tuning directory '%s'", dir);
         rc = 1;

@@ -16,7 +16,7 @@
 #include "bench/kernel.h"
 #include "measure/measure.h"
 #include "util/atomicio.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 #define COMPARE_MAX_SETS 64
@@ -38,72 +38,49 @@ static const char compare_usage[] =
     "  --tuning DIR      also record the verified vendor numbers as\n"
     "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report',\n"
     "                    with ours (ours_tflops, null unless verified, and ours_config) and the\n"
-    "                    L2 state (l2)\n";
+    "                    L2 state (l2)\n"
+    CLI_MEASURE_HELP
+    "\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
+    "verification failed, 2 bad usage.\n";
 
 struct compare_args {
-    const char *dtype, *shape, *config, *work, *tuning;
+    const char *dtype, *config, *work, *tuning;
+    struct cli_shape shape;
     bool json, no_ours, family;
     const char *sets[COMPARE_MAX_SETS];
     int nsets;
     struct measure_opts mo;
 };
 
-static int compare_opt(int argc, char **argv, int *i, struct compare_args *a)
-{
-    const char *v;
-    int r;
-    if (args_flag(argv, *i, "--json"))
-        return a->json = true, 1;
-    if (args_flag(argv, *i, "--no-ours"))
-        return a->no_ours = true, 1;
-    if (args_flag(argv, *i, "--family"))
-        return a->family = true, 1;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) != 0) return r < 0 ? -1 : (a->dtype = v, 1);
-    if ((r = args_value(argc, argv, i, "--shape", &v)) != 0) return r < 0 ? -1 : (a->shape = v, 1);
-    if ((r = args_value(argc, argv, i, "--config", &v)) != 0) return r < 0 ? -1 : (a->config = v, 1);
-    if ((r = args_value(argc, argv, i, "--work", &v)) != 0) return r < 0 ? -1 : (a->work = v, 1);
-    if ((r = args_value(argc, argv, i, "--tuning", &v)) != 0) return r < 0 ? -1 : (a->tuning = v, 1);
-    if ((r = args_value(argc, argv, i, "--set", &v)) != 0) {
-        if (r > 0 && a->nsets == COMPARE_MAX_SETS) {
-            log_error("compare: too many --set options (at most %d)", COMPARE_MAX_SETS);
-            return -1;
-        }
-        return r < 0 ? -1 : (a->sets[a->nsets++] = v, 1);
-    }
-    return cli_measure_opt(argc, argv, i, &a->mo);
-}
-
 static int compare_parse(int argc, char **argv, struct compare_args *a)
 {
     measure_opts_default(&a->mo);
-    for (int i = 1; i < argc; i++) {
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(compare_usage, stdout);
-            fputs(cli_measure_help, stdout);
-            fputs("\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
-                  "verification failed, 2 bad usage.\n", stdout);
-            return 1;
-        }
-        int r = compare_opt(argc, argv, &i, a);
-        if (r < 0)
-            return 2;
-        if (r == 0) {
-            log_error("compare: unknown option '%s' (see 'croqtuner compare --help')", argv[i]);
-            return 2;
-        }
-    }
-    if (!a->dtype || (a->mo.dtype = croq_dtype_parse(a->dtype)) < 0) {
-        log_error("compare: %s dtype '%s' (f16 or e4m3)", a->dtype ? "unknown" : "missing", a->dtype ? a->dtype : "--dtype");
+    struct opt t[9 + CLI_MEASURE_OPTS_N] = {
+        {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
+        {.name = "--no-ours", .type = OPT_FLAG, .dst = &a->no_ours},
+        {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a->dtype, .check = cli_dtype_value},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
+        {.name = "--config", .type = OPT_STR, .dst = &a->config},
+        {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &a->tuning},
+        {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = COMPARE_MAX_SETS, .count = &a->nsets},
+    };
+    struct opt_spec spec = {"compare", compare_usage, t, 9};
+    spec.n += cli_measure_table(&a->mo, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc;
+    if (!a->dtype) {
+        log_error("compare: missing dtype '--dtype' (f16 or e4m3)");
         return 2;
     }
-    if (!a->shape) {
+    a->mo.dtype = croq_dtype_parse(a->dtype);
+    if (!a->shape.text) {
         log_error("compare: '--shape MxNxK' is required");
         return 2;
     }
-    if (shape_parse(a->shape, &a->mo.shape)) {
-        log_error("compare: bad shape '%s' (expected MxNxK with positive integers)", a->shape);
-        return 2;
-    }
+    a->mo.shape = a->shape.s;
     return 0;
 }
 
@@ -124,7 +101,7 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
     }
     knobs_label(cfg, kernel);
     if (!knobs_validate(cfg, s, why, sizeof why)) {
-        log_error("compare: kernel '%s' on %s: %s", kernel, a->shape, why);
+        log_error("compare: kernel '%s' on %s: %s", kernel, a->shape.text, why);
         return 2;
     }
     return 0;
@@ -144,7 +121,7 @@ static void print_table(const struct compare_args *a, const struct measure_compa
     static const int order[] = {MEASURE_CMP_OURS, MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS};
     char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32];
     printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches, %s L2)%s%s\n", croq_dtype_name(a->mo.dtype),
-           a->shape, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
+           a->shape.text, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
            a->mo.cold_l2 ? "cold" : "warm", kernel ? ", ours = " : "", kernel ? kernel : "");
     printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", "subject", "status", "verified", "TFLOPS", "ms", "spread%",
            "clock", "%peak", "note");

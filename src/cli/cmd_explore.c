@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "explore/explore.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char explore_usage[] =
@@ -42,78 +42,54 @@ static int bad(const char *msg)
     return 2;
 }
 
+static int positive_seconds(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct opt o = {.name = "--time-limit", .type = OPT_DOUBLE, .dst = dst};
+    if (opts_value(&o, v, err, errlen))
+        return -1;
+    if (!(*(double *)dst > 0)) {
+        snprintf(err, errlen, "expected seconds > 0");
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_explore(int argc, char **argv)
 {
     struct explore_opts o;
-    const char *dtype = NULL, *shape = NULL, *v;
-    long n;
-    double d;
+    const char *dtype = NULL;
+    struct cli_shape shape = {0};
     memset(&o, 0, sizeof o);
     o.be.name = "gpu";
     o.seed = 1;
     o.busy_limit_s = 30 * 60;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (int)cpus : 1;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(explore_usage, stdout);
-            return 0;
-        }
-        if (args_flag(argv, i, "--quiet") || args_flag(argv, i, "--list")) {
-            *(argv[i][2] == 'q' ? &o.quiet : &o.list) = true;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--dtype", &dtype)) || (r = args_value(argc, argv, &i, "--shape", &shape)) ||
-            (r = args_value(argc, argv, &i, "--out", &o.out)) || (r = args_value(argc, argv, &i, "--grid", &o.grid)) ||
-            (r = args_value(argc, argv, &i, "--backend", &o.be.name)) ||
-            (r = args_value(argc, argv, &i, "--work", &o.work))) {
-            if (r < 0)
-                return 2;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--jobs", &v))) {
-            if (r < 0 || args_long("--jobs", v, &n))
-                return 2;
-            if (n < 1 || n > 256)
-                return bad("--jobs: expected 1..256");
-            o.jobs = (int)n;
-        } else if ((r = args_value(argc, argv, &i, "--seed", &v))) {
-            if (r < 0 || args_long("--seed", v, &n))
-                return 2;
-            if (n < 0)
-                return bad("--seed: expected an integer >= 0");
-            o.seed = (unsigned long long)n;
-        } else if ((r = args_value(argc, argv, &i, "--time-limit", &v))) {
-            if (r < 0 || args_double("--time-limit", v, &d))
-                return 2;
-            if (!(d > 0))
-                return bad("--time-limit: expected seconds > 0");
-            o.time_limit_s = d;
-        } else if ((r = args_value(argc, argv, &i, "--busy-limit", &v))) {
-            if (r < 0 || args_double("--busy-limit", v, &d))
-                return 2;
-            if (!(d >= 0))
-                return bad("--busy-limit: expected minutes >= 0");
-            o.busy_limit_s = d * 60;
-        } else {
-            log_error("explore: unknown option '%s' (see 'croqtuner explore --help')", argv[i]);
-            return 2;
-        }
-    }
-    if (!dtype || !shape || !o.out)
+    struct opt t[] = {
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dtype, .check = cli_dtype_value},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &shape, .check = cli_shape_value},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &o.out},
+        {.name = "--grid", .type = OPT_FILE, .dst = &o.grid},
+        {.name = "--backend", .type = OPT_ENUM, .dst = &o.be.name, .choices = "gpu|sim"},
+        {.name = "--jobs", .type = OPT_INT, .dst = &o.jobs, .lo = 1, .hi = 256},
+        {.name = "--seed", .type = OPT_U64, .dst = &o.seed},
+        {.name = "--time-limit", .type = OPT_CUSTOM, .dst = &o.time_limit_s, .check = positive_seconds},
+        {.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o.busy_limit_s, .check = cli_busy_minutes},
+        {.name = "--work", .type = OPT_OUTDIR, .dst = &o.work},
+        {.name = "--quiet", .type = OPT_FLAG, .dst = &o.quiet},
+        {.name = "--list", .type = OPT_FLAG, .dst = &o.list},
+    };
+    struct opt_spec spec = {"explore", explore_usage, t, sizeof t / sizeof t[0]};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    if (!dtype || !shape.text || !o.out)
         return bad("--dtype, --shape and --out are required");
-    if ((o.dtype = croq_dtype_parse(dtype)) < 0) {
-        log_error("explore: unknown dtype '%s' (f16 or e4m3)", dtype);
-        return 2;
-    }
+    o.dtype = croq_dtype_parse(dtype);
     char why[CROQ_WHY_MAX];
-    if (shape_parse(shape, &o.shape) || !shape_validate(o.dtype, &o.shape, why, sizeof why)) {
-        log_error("explore: shape '%s': %s", shape, shape_parse(shape, &o.shape) ? "expected MxNxK" : why);
-        return 2;
-    }
-    if (strcmp(o.be.name, "gpu") && strcmp(o.be.name, "sim")) {
-        log_error("explore: unknown backend '%s' (gpu or sim)", o.be.name);
+    o.shape = shape.s;
+    if (!shape_validate(o.dtype, &o.shape, why, sizeof why)) {
+        log_error("explore: shape '%s': %s", shape.text, why);
         return 2;
     }
     struct explore_stats st;

@@ -25,7 +25,7 @@
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -70,42 +70,52 @@ struct export_args {
     bool regenerate;
 };
 
+/* --driver: an NVIDIA driver version as nvidia-smi and NVML print it, "580.95.05" (two or
+ * three dot-separated numbers). */
+static int driver_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    int parts = 0;
+    const char *p = v;
+    for (;;) {
+        size_t n = strspn(p, "0123456789");
+        if (!n || n > 6)
+            break;
+        parts++;
+        p += n;
+        if (*p != '.')
+            break;
+        p++;
+    }
+    if (*p || parts < 2 || parts > 3) {
+        snprintf(err, errlen, "'%s' is not a driver version like 580.95.05 (as nvidia-smi prints it)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+/* 0 parsed, 1 help shown, 2 bad usage. */
 static int export_parse(int argc, char **argv, struct export_args *a)
 {
-    const char *v;
-    int r;
     a->driver = "unrecorded";
-    for (int i = 1; i < argc; i++) {
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(export_usage, stdout);
-            return 1;
-        }
-        if (args_flag(argv, i, "--regenerate")) {
-            a->regenerate = true;
-            continue;
-        }
-        if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            if (a->ndirs == EXPORT_MAX_DIRS) {
-                log_error("export: at most %d --tuning directories", EXPORT_MAX_DIRS);
-                return 2;
-            }
-            a->dirs[a->ndirs++] = v;
-        } else if (r == 0 && (r = args_value(argc, argv, &i, "--out", &a->out)) == 0 &&
-                   (r = args_value(argc, argv, &i, "--driver", &a->driver)) == 0 &&
-                   (r = args_value(argc, argv, &i, "--gpu", &a->gpu)) == 0 &&
-                   (r = args_value(argc, argv, &i, "--work", &a->work)) == 0) {
-            log_error("export: unknown option '%s' (see --help)", argv[i]);
-            return 2;
-        }
-        if (r < 0)
-            return 2;
-    }
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = a->dirs, .max = EXPORT_MAX_DIRS, .count = &a->ndirs},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &a->out},
+        {.name = "--driver", .type = OPT_CUSTOM, .dst = &a->driver, .check = driver_value},
+        {.name = "--gpu", .type = OPT_STR, .dst = &a->gpu},
+        {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
+        {.name = "--regenerate", .type = OPT_FLAG, .dst = &a->regenerate},
+    };
+    struct opt_spec spec = {"export", export_usage, t, sizeof t / sizeof t[0]};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc;
     if (!a->ndirs || !a->out) {
         log_error("export: '--tuning DIR' and '--out PACK' are required (see --help)");
         return 2;
     }
-    if (strpbrk(a->driver, "\n") || (a->gpu && strpbrk(a->gpu, "\n"))) {
-        log_error("export: --driver and --gpu must be one line");
+    if (a->gpu && strpbrk(a->gpu, "\n")) {
+        log_error("export: --gpu must be one line");
         return 2;
     }
     return 0;

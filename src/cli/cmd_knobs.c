@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "knobs/knobs.h"
 #include "knobs/knobs_json.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 #define KNOBS_MAX_SETS 64
@@ -40,52 +40,28 @@ static const char knobs_usage[] =
 
 struct knobs_args {
     bool json, check;
-    const char *dtype, *shape, *config;
+    const char *dtype, *config;
+    struct cli_shape shape;
     const char *sets[KNOBS_MAX_SETS];
     int nsets;
 };
 
-/* An option with a value: 1 taken, 0 not one of ours, -1 bad (message printed). */
-static int knobs_value_opt(int argc, char **argv, int *i, struct knobs_args *a)
-{
-    const char *v;
-    int r;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) > 0)
-        a->dtype = v;
-    else if (!r && (r = args_value(argc, argv, i, "--shape", &v)) > 0)
-        a->shape = v;
-    else if (!r && (r = args_value(argc, argv, i, "--config", &v)) > 0)
-        a->config = v;
-    else if (!r && (r = args_value(argc, argv, i, "--set", &v)) > 0) {
-        if (a->nsets == KNOBS_MAX_SETS) {
-            log_error("knobs: too many --set options (at most %d)", KNOBS_MAX_SETS);
-            return -1;
-        }
-        a->sets[a->nsets++] = v;
-    }
-    return r;
-}
-
 /* 0 parsed, 1 --help shown, 2 bad usage. */
 static int knobs_parse(int argc, char **argv, struct knobs_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(knobs_usage, stdout);
-            return 1;
-        } else if (args_flag(argv, i, "--json")) {
-            a->json = true;
-        } else if (args_flag(argv, i, "--check")) {
-            a->check = true;
-        } else if ((r = knobs_value_opt(argc, argv, &i, a)) < 0) {
-            return 2;
-        } else if (r == 0) {
-            log_error("knobs: unknown option '%s' (see 'croqtuner knobs --help')", argv[i]);
-            return 2;
-        }
-    }
-    if (!a->check && (a->dtype || a->shape || a->config || a->nsets)) {
+    struct opt t[] = {
+        {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
+        {.name = "--check", .type = OPT_FLAG, .dst = &a->check},
+        {.name = "--dtype", .type = OPT_STR, .dst = &a->dtype},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
+        {.name = "--config", .type = OPT_STR, .dst = &a->config},
+        {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = KNOBS_MAX_SETS, .count = &a->nsets},
+    };
+    struct opt_spec spec = {"knobs", knobs_usage, t, sizeof t / sizeof t[0]};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc;
+    if (!a->check && (a->dtype || a->shape.text || a->config || a->nsets)) {
         log_error("knobs: --dtype, --shape, --config and --set need --check");
         return 2;
     }
@@ -187,12 +163,8 @@ static void check_report(const struct croq_config *cfg, const struct croq_shape 
 static int knobs_check(const struct knobs_args *a)
 {
     struct croq_config cfg;
-    struct croq_shape shape;
+    const struct croq_shape *shape = a->shape.text ? &a->shape.s : NULL;
     char err[512];
-    if (a->shape && shape_parse(a->shape, &shape)) {
-        log_error("knobs --check: bad --shape '%s' (expected MxNxK, e.g. 4096x8192x8192)", a->shape);
-        return 2;
-    }
     if (a->dtype && croq_dtype_parse(a->dtype) < 0) {
         log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
         return 2;
@@ -211,8 +183,8 @@ static int knobs_check(const struct knobs_args *a)
         }
         return 2;
     }
-    bool valid = knobs_validate(&cfg, a->shape ? &shape : NULL, NULL, 0);
-    check_report(&cfg, a->shape ? &shape : NULL, a->json);
+    bool valid = knobs_validate(&cfg, shape, NULL, 0);
+    check_report(&cfg, shape, a->json);
     return valid ? 0 : 1;
 }
 

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -35,34 +35,23 @@ static const char ladder_usage[] =
 int cmd_ladder(int argc, char **argv)
 {
     struct engine_opts o;
-    const char *key = NULL, *v;
+    const char *key = NULL;
     bool retime = false;
     long repeat = 2, rounds = 12;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(ladder_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--retime")) {
-            retime = true;
-        } else if ((r = args_value(argc, argv, &i, "--key", &v)) != 0) {
-            if (r < 0)
-                return 2;
-            key = v;
-        } else if ((r = args_value(argc, argv, &i, "--repeat", &v)) != 0) {
-            if (r < 0 || args_long("--repeat", v, &repeat))
-                return 2;
-        } else if ((r = args_value(argc, argv, &i, "--rounds", &v)) != 0) {
-            if (r < 0 || args_long("--rounds", v, &rounds))
-                return 2;
-        } else if ((r = engine_opt_parse(argc, argv, &i, &o)) < 0) {
-            return 2;
-        } else if (!r) {
-            log_error("ladder: unknown option '%s' (see 'croqtuner ladder --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[ENGINE_OPTS_N + 4] = {
+        {.name = "--retime", .type = OPT_FLAG, .dst = &retime},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
+        {.name = "--repeat", .type = OPT_LONG, .dst = &repeat, .lo = 1, .hi = 8},
+        {.name = "--rounds", .type = OPT_LONG, .dst = &rounds, .lo = 1, .hi = 64},
+    };
+    struct opt_spec spec = {"ladder", ladder_usage, t, 4};
+    /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_QUIET, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (o.backend || o.seed_given || o.iters || o.l2) {
         log_error("ladder: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
         return 2;
@@ -71,17 +60,14 @@ int cmd_ladder(int argc, char **argv)
         log_error("ladder --retime: --key KEY is required");
         return 2;
     }
-    if (repeat < 1 || repeat > 8 || rounds < 1 || rounds > 64) {
-        log_error("ladder: --repeat 1..8 and --rounds 1..64");
-        return 2;
-    }
     if (!is_dir(o.dir)) {
         log_error("ladder: no tuning directory '%s'", o.dir);
         return 1;
     }
     if (retime)
         return engine_exit_code(engine_retime(&o, key, (int)repeat, (int)rounds, stdout));
-    int ran = 0, rc = engine_ladder(&o, key, &ran);
+    int ran = 0;
+    rc = engine_ladder(&o, key, &ran);
     if (!o.quiet && !ran && rc == 0)
         printf("no done shape without a final ladder in '%s'\n", o.dir);
     return engine_exit_code(rc);

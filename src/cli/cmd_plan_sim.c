@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "scale/plansim.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 #define PLAN_SIM_COUNTS 16
@@ -35,20 +35,28 @@ static const char plan_sim_usage[] =
     "\n"
     "Exit status: 0 printed, 1 a directory or shapes.json cannot be read, 2 bad usage.\n";
 
-/* "1,2,4,8" -> counts; -1 on a bad list (message printed). */
-static int parse_counts(const char *s, int *out, int *n)
+struct counts {
+    int v[PLAN_SIM_COUNTS], n;
+};
+
+/* --workers "1,2,4,8" -> counts (struct counts); -1 on a bad list. */
+static int parse_counts(const char *s, void *dst, char *err, size_t errlen)
 {
+    struct counts *c = dst;
+    int *out = c->v, *n = &c->n;
     *n = 0;
     for (const char *p = s; *p;) {
         char *end;
         long v = strtol(p, &end, 10);
         if (end == p || v < 1 || v > SCALE_WORKERS_MAX || *n == PLAN_SIM_COUNTS || (*end && *end != ',')) {
-            log_error("plan-sim: --workers '%s': a list of worker counts 1..%d, like 1,2,4,8", s, SCALE_WORKERS_MAX);
+            snprintf(err, errlen, "'%s': a list of worker counts 1..%d, like 1,2,4,8", s, SCALE_WORKERS_MAX);
             return -1;
         }
         out[(*n)++] = (int)v;
         p = *end ? end + 1 : end;
     }
+    if (!*n)
+        snprintf(err, errlen, "an empty list of worker counts");
     return *n ? 0 : -1;
 }
 
@@ -68,61 +76,32 @@ static void print_run(const struct plansim_result *r, int workers, double one_wa
 
 int cmd_plan_sim(int argc, char **argv)
 {
-    const char *measured[16], *dt = "all", *mode = NULL, *shapes = NULL, *v;
-    int nmeasured = 0, counts[PLAN_SIM_COUNTS] = {1, 2, 4, 8}, ncounts = 4, waves = 1;
+    const char *measured[16], *dt = "all", *mode = NULL, *shapes = NULL;
+    int nmeasured = 0, waves = 1;
+    struct counts cs = {{1, 2, 4, 8}, 4};
     long iters = 0;
     double init_s = 1;
     bool longest_first = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        long l;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(plan_sim_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--longest-first")) {
-            longest_first = true;
-        } else if ((r = args_value(argc, argv, &i, "--measured", &v)) > 0) {
-            if (nmeasured == 16) {
-                log_error("plan-sim: at most 16 --measured directories");
-                return 2;
-            }
-            measured[nmeasured++] = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--workers", &v)) > 0) {
-            if (parse_counts(v, counts, &ncounts))
-                return 2;
-        } else if (!r && (r = args_value(argc, argv, &i, "--dtype", &v)) > 0) {
-            dt = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--mode", &v)) > 0) {
-            mode = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--shapes", &v)) > 0) {
-            shapes = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--waves", &v)) > 0) {
-            if (args_long("--waves", v, &l) || l < 1 || l > 3) {
-                log_error("plan-sim: --waves '%s': 1, 2 or 3", v);
-                return 2;
-            }
-            waves = (int)l;
-        } else if (!r && (r = args_value(argc, argv, &i, "--iters", &v)) > 0) {
-            if (args_long("--iters", v, &iters) || iters < 1 || iters > 999) {
-                log_error("plan-sim: --iters '%s': 1..999", v);
-                return 2;
-            }
-        } else if (!r && (r = args_value(argc, argv, &i, "--init-seconds", &v)) > 0) {
-            if (args_double("--init-seconds", v, &init_s) || !(init_s >= 0 && init_s < 3600)) {
-                log_error("plan-sim: --init-seconds '%s': seconds, 0..3600", v);
-                return 2;
-            }
-        } else {
-            if (r == 0)
-                log_error("plan-sim: unknown option '%s' (see 'croqtuner plan-sim --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[] = {
+        {.name = "--measured", .type = OPT_STR, .dst = measured, .max = 16, .count = &nmeasured},
+        {.name = "--workers", .type = OPT_CUSTOM, .dst = &cs, .check = parse_counts},
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dt, .check = cli_dtype_all_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &mode, .check = cli_mode_value},
+        {.name = "--shapes", .type = OPT_FILE, .dst = &shapes},
+        {.name = "--waves", .type = OPT_INT, .dst = &waves, .lo = 1, .hi = 3},
+        {.name = "--iters", .type = OPT_LONG, .dst = &iters, .lo = 1, .hi = 999},
+        {.name = "--init-seconds", .type = OPT_DOUBLE, .dst = &init_s, .dlo = 0, .dhi = 3600},
+        {.name = "--longest-first", .type = OPT_FLAG, .dst = &longest_first},
+    };
+    struct opt_spec spec = {"plan-sim", plan_sim_usage, t, sizeof t / sizeof t[0]};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    int *counts = cs.v, ncounts = cs.n;
     int dtype = !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
     int m = mode ? mode_parse(mode) : -1;
-    if ((dtype < 0 && strcmp(dt, "all")) || (mode && m < 0) || !nmeasured) {
-        log_error("plan-sim: %s", !nmeasured ? "--measured DIR is required (a tuning directory of real runs)"
-                                  : mode && m < 0 ? "--mode is scratch or best" : "--dtype is f16, e4m3 or all");
+    if (!nmeasured) {
+        log_error("plan-sim: --measured DIR is required (a tuning directory of real runs)");
         return 2;
     }
     char found[4096], err[700];

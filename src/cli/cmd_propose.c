@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 #define PROPOSE_MAX_SETS 64
@@ -40,48 +40,32 @@ int cmd_propose(int argc, char **argv)
 {
     struct engine_opts o;
     struct proposal p = {0};
-    const char *sets[PROPOSE_MAX_SETS], *v;
+    const char *sets[PROPOSE_MAX_SETS];
+    int nsets = 0;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(propose_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--json")) {
-            p.json = true;
-        } else if ((r = args_value(argc, argv, &i, "--key", &v)) > 0) {
-            p.key = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--idea", &v)) > 0) {
-            p.idea = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--category", &v)) > 0) {
-            p.category = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--src", &v)) > 0) {
-            p.src_path = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--set", &v)) > 0) {
-            if (p.n_sets == PROPOSE_MAX_SETS) {
-                log_error("propose: at most %d --set options", PROPOSE_MAX_SETS);
-                return 2;
-            }
-            sets[p.n_sets++] = v;
-        } else if (r < 0 || (r = engine_opt_parse(argc, argv, &i, &o)) < 0) {
-            return 2;
-        } else if (!r) {
-            log_error("propose: unknown option '%s' (see 'croqtuner propose --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[ENGINE_OPTS_N + 6] = {
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &p.key, .check = cli_key_value},
+        {.name = "--idea", .type = OPT_STR, .dst = &p.idea},
+        {.name = "--category", .type = OPT_ENUM, .dst = &p.category, .choices = "macro|structural|variant|micro"},
+        /* read by the engine: a source it cannot read is refused (exit 1) like a bad one */
+        {.name = "--src", .type = OPT_STR, .dst = &p.src_path},
+        {.name = "--set", .type = OPT_STR, .dst = sets, .max = PROPOSE_MAX_SETS, .count = &nsets},
+        {.name = "--json", .type = OPT_FLAG, .dst = &p.json},
+    };
+    struct opt_spec spec = {"propose", propose_usage, t, 6};
+    /* --backend, --seed and --iters are taken to be refused with the reason */
+    spec.n += engine_opts_table(&o, EO_TUNING, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
+    p.n_sets = nsets;
     if (!p.key || !p.idea || !p.category || !p.src_path) {
         log_error("propose: --key, --idea, --category and --src are required");
         return 2;
     }
     if (o.backend || o.seed_given || o.iters) {
         log_error("propose: --backend, --seed and --iters belong to 'tune'");
-        return 2;
-    }
-    struct shape_key sk;
-    char err[256];
-    if (key_parse(p.key, &sk, err, sizeof err)) {
-        log_error("propose: --key: %s (keys come from 'croqtuner status')", err);
         return 2;
     }
     p.sets = sets;

@@ -4,12 +4,12 @@
 
 #include "commands.h"
 #include "report/report.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char report_usage[] =
     "usage: croqtuner report [--tuning DIR] [--out DIR] [--anchors FILE] [--gnuplot PROG]\n"
-    "                        [--dygraphs DIR]\n"
+    "                        [--dygraphs DIR [--link-dygraphs]]\n"
     "\n"
     "Read the tuning artifacts in DIR (default ./tuning; docs/artifacts.md) and write a\n"
     "report into --out (default DIR/report): per shape a convergence figure, the\n"
@@ -25,43 +25,30 @@ static const char report_usage[] =
     "  --gnuplot PROG   gnuplot to run (default gnuplot from PATH)\n"
     "  --dygraphs DIR   where dygraph.min.js and dygraph.css are (default\n"
     "                   $CROQ_DYGRAPHS_DIR, else /usr/share/javascript/dygraphs)\n"
+    "  --link-dygraphs  put relative symbolic links to those two files into the report\n"
+    "                   instead of copies: for a report kept in a repository beside one\n"
+    "                   vendored copy (results/vendor/dygraphs)\n"
     "\n"
     "Exit status: 0 report written (possibly partial), 1 no tuning data or an output\n"
     "file could not be written, 2 bad usage.\n";
 
-/* An option with a value: 1 taken, 0 not one of ours, -1 bad (message printed). */
-static int report_value_opt(int argc, char **argv, int *i, struct report_opts *o)
-{
-    const struct {
-        const char *name;
-        const char **dst;
-    } opts[] = {
-        {"--tuning", &o->tuning_dir}, {"--out", &o->out_dir}, {"--anchors", &o->anchors},
-        {"--gnuplot", &o->gnuplot},   {"--dygraphs", &o->dygraphs_dir},
-    };
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-        int r = args_value(argc, argv, i, opts[k].name, opts[k].dst);
-        if (r)
-            return r;
-    }
-    return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
     struct report_opts o = {.tuning_dir = "tuning"};
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(report_usage, stdout);
-            return 0;
-        } else if ((r = report_value_opt(argc, argv, &i, &o)) < 0) {
-            return 2;
-        } else if (r == 0) {
-            log_error("report: unknown option '%s' (see 'croqtuner report --help')", argv[i]);
-            return 2;
-        }
-    }
+    /* --tuning and --dygraphs are the report's to read (it reads leniently: what is missing
+     * is said in the page, and a tuning directory that is not one is exit 1) */
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_STR, .dst = &o.tuning_dir},
+        {.name = "--out", .type = OPT_OUTDIR, .dst = &o.out_dir},
+        {.name = "--anchors", .type = OPT_FILE, .dst = &o.anchors},
+        {.name = "--gnuplot", .type = OPT_STR, .dst = &o.gnuplot},
+        {.name = "--dygraphs", .type = OPT_STR, .dst = &o.dygraphs_dir},
+        {.name = "--link-dygraphs", .type = OPT_FLAG, .dst = &o.link_dygraphs},
+    };
+    struct opt_spec spec = {"report", report_usage, t, 6};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
     if (!o.anchors)
         o.anchors = report_default_anchors();
     return report_run(&o, stdout);

@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "scale/scale.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -34,19 +34,14 @@ int cmd_resume(int argc, char **argv)
 {
     struct engine_opts o;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(resume_usage, stdout);
-            return 0;
-        }
-        if ((r = engine_opt_parse(argc, argv, &i, &o)) < 0)
-            return 2;
-        if (!r) {
-            log_error("resume: unknown option '%s' (see 'croqtuner resume --help')", argv[i]);
-            return 2;
-        }
-    }
+    /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
+    struct opt t[ENGINE_OPTS_N];
+    struct opt_spec spec = {"resume", resume_usage, t, 0};
+    spec.n = engine_opts_table(&o, EO_TUNING | EO_DATASET | EO_BUSY | EO_GIT | EO_QUIET, t);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (o.backend || o.seed_given || o.iters || o.l2) {
         log_error("resume: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
         return 2;

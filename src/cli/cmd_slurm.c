@@ -11,7 +11,7 @@
 #include "engine/engine.h"
 #include "shapes/shapes.h"
 #include "scale/scale.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -45,19 +45,6 @@ struct slurm_args {
     bool merge;
 };
 
-static int bad_count(const char *opt, const char *v, long lo, long hi, int *out)
-{
-    long l;
-    if (args_long(opt, v, &l))
-        return -1;
-    if (l < lo || l > hi) {
-        log_error("slurm: %s: expected %ld..%ld", opt, lo, hi);
-        return -1;
-    }
-    *out = (int)l;
-    return 0;
-}
-
 static bool partition_valid(const char *s)
 {
     for (const char *c = s; *c; c++)
@@ -66,43 +53,24 @@ static bool partition_valid(const char *s)
     return *s != '\0';
 }
 
-/* The options of this command. 1 taken, 0 not one of them, -1 bad. */
-static int slurm_opt_parse(int argc, char **argv, int *i, struct slurm_opts *so, struct slurm_args *a)
+static int partition_value(const char *v, void *dst, char *err, size_t errlen)
 {
-    const char *v;
-    int r;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) > 0)
-        a->dtype = v;
-    else if (!r && (r = args_value(argc, argv, i, "--mode", &v)) > 0)
-        a->mode = v;
-    else if (!r && (r = args_value(argc, argv, i, "--partition", &v)) > 0) {
-        if (!partition_valid(v)) {
-            log_error("slurm: --partition '%s' is not a partition name", v);
-            return -1;
-        }
-        so->partition = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--time", &v)) > 0) {
-        if (!slurm_time_valid(v)) {
-            log_error("slurm: --time '%s' is not [D-]HH:MM:SS", v);
-            return -1;
-        }
-        so->time = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--gpus-per-task", &v)) > 0)
-        r = bad_count("--gpus-per-task", v, 0, 16, &so->gpus_per_task) ? -1 : 1;
-    else if (!r && (r = args_value(argc, argv, i, "--cpus-per-task", &v)) > 0)
-        r = bad_count("--cpus-per-task", v, 1, 512, &so->cpus_per_task) ? -1 : 1;
-    else if (!r && (r = args_value(argc, argv, i, "--tasks", &v)) > 0)
-        r = bad_count("--tasks", v, 1, 10000, &so->tasks) ? -1 : 1;
-    else if (!r && (r = args_value(argc, argv, i, "--out", &v)) > 0)
-        so->out = v;
-    else if (!r && args_flag(argv, *i, "--submit")) {
-        so->submit = true;
-        r = 1;
-    } else if (!r && args_flag(argv, *i, "--merge")) {
-        a->merge = true;
-        r = 1;
+    if (!partition_valid(v)) {
+        snprintf(err, errlen, "'%s' is not a partition name", v);
+        return -1;
     }
-    return r;
+    *(const char **)dst = v;
+    return 0;
+}
+
+static int time_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (!slurm_time_valid(v)) {
+        snprintf(err, errlen, "'%s' is not [D-]HH:MM:SS", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
 }
 
 /* Absolute paths: the jobs run on other nodes, from other directories. The options
@@ -146,16 +114,12 @@ static int absolutize(struct engine_opts *o, struct slurm_opts *so, struct slurm
 static int slurm_run(struct engine_opts *o, struct slurm_opts *so, const struct slurm_args *a,
                      struct slurm_paths *ps)
 {
-    int dtype = a->dtype && !strcmp(a->dtype, "all") ? -1 : croq_dtype_parse(a->dtype);
-    int mode = a->mode ? mode_parse(a->mode) : -1;
-    if (!a->dtype || (dtype < 0 && strcmp(a->dtype, "all"))) {
+    if (!a->dtype) {
         log_error("slurm: --dtype f16, e4m3 or all is required");
         return 2;
     }
-    if (a->mode && mode < 0) {
-        log_error("slurm: --mode '%s' is not scratch or best", a->mode);
-        return 2;
-    }
+    int dtype = !strcmp(a->dtype, "all") ? -1 : croq_dtype_parse(a->dtype);
+    int mode = a->mode ? mode_parse(a->mode) : -1;
     int ar = absolutize(o, so, ps);
     if (ar) /* -2: no shapes.json, a missing input file: bad usage, as in sweep and bench */
         return ar == -2 ? 2 : 1;
@@ -169,19 +133,24 @@ int cmd_slurm(int argc, char **argv)
     struct slurm_args a = {0};
     struct slurm_paths ps;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(slurm_usage, stdout);
-            return 0;
-        } else if ((r = slurm_opt_parse(argc, argv, &i, &so, &a)) < 0 ||
-                   (!r && (r = engine_opt_parse(argc, argv, &i, &o)) < 0)) {
-            return 2;
-        } else if (!r) {
-            log_error("slurm: unknown option '%s' (see 'croqtuner slurm --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[ENGINE_OPTS_N + 10] = {
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a.dtype, .check = cli_dtype_all_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &a.mode, .check = cli_mode_value},
+        {.name = "--partition", .type = OPT_CUSTOM, .dst = &so.partition, .check = partition_value},
+        {.name = "--time", .type = OPT_CUSTOM, .dst = &so.time, .check = time_value},
+        {.name = "--gpus-per-task", .type = OPT_INT, .dst = &so.gpus_per_task, .lo = 0, .hi = 16},
+        {.name = "--cpus-per-task", .type = OPT_INT, .dst = &so.cpus_per_task, .lo = 1, .hi = 512},
+        {.name = "--tasks", .type = OPT_INT, .dst = &so.tasks, .lo = 1, .hi = 10000},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &so.out},
+        {.name = "--submit", .type = OPT_FLAG, .dst = &so.submit},
+        {.name = "--merge", .type = OPT_FLAG, .dst = &a.merge},
+    };
+    struct opt_spec spec = {"slurm", slurm_usage, t, 10};
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_SHAPES | EO_BACKEND | EO_SEED | EO_ITERS, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (!a.merge)
         return slurm_run(&o, &so, &a, &ps);
     if (!is_dir(o.dir)) {

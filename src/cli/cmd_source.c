@@ -9,7 +9,7 @@
 #include "codegen/srcstore.h"
 #include "commands.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -27,43 +27,22 @@ static const char source_usage[] =
 
 int cmd_source(int argc, char **argv)
 {
-    const char *dir = "tuning", *key = NULL, *outp = NULL, *v;
+    const char *dir = "tuning", *key = NULL, *outp = NULL;
     long iter = -1, attempt = 0;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(source_usage, stdout);
-            return 0;
-        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            dir = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--key", &v)) > 0) {
-            key = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--out", &v)) > 0) {
-            outp = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--iter", &v)) > 0) {
-            if (args_long("--iter", v, &iter) || iter < 0 || iter > 999) {
-                log_error("source: --iter: '%s' is not an iteration (0..999)", v);
-                return 2;
-            }
-        } else if (!r && (r = args_value(argc, argv, &i, "--attempt", &v)) > 0) {
-            if (args_long("--attempt", v, &attempt) || attempt < 1 || attempt > 100000) {
-                log_error("source: --attempt: '%s' is not an attempt number (1, 2, ...)", v);
-                return 2;
-            }
-        } else {
-            if (r == 0)
-                log_error("source: unknown option '%s' (see 'croqtuner source --help')", argv[i]);
-            return 2;
-        }
-    }
-    struct shape_key sk;
+    struct opt t[] = {
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &key, .check = cli_key_value},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &outp},
+        {.name = "--iter", .type = OPT_LONG, .dst = &iter, .lo = 0, .hi = 999},
+        {.name = "--attempt", .type = OPT_LONG, .dst = &attempt, .lo = 1, .hi = 100000},
+    };
+    struct opt_spec spec = {"source", source_usage, t, 5};
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
     char err[600], rel[SRCSTORE_REL_MAX];
     if (!key || iter < 0) {
         log_error("source: --key and --iter are required (see 'croqtuner source --help')");
-        return 2;
-    }
-    if (key_parse(key, &sk, err, sizeof err)) {
-        log_error("source: --key: %s", err);
         return 2;
     }
     if (attempt)

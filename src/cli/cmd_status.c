@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "scale/scale.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -63,23 +63,16 @@ static int status_json(const char *dir)
 
 int cmd_status(int argc, char **argv)
 {
-    const char *dir = "tuning", *v;
+    const char *dir = "tuning";
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(status_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--json")) {
-            json = true;
-        } else if ((r = args_value(argc, argv, &i, "--tuning", &v)) > 0) {
-            dir = v;
-        } else {
-            if (r == 0)
-                log_error("status: unknown option '%s' (see 'croqtuner status --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[] = {
+        {.name = "--json", .type = OPT_FLAG, .dst = &json},
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &dir},
+    };
+    struct opt_spec spec = {"status", status_usage, t, 2};
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
     if (!is_dir(dir)) { /* a mistyped path is an error, not "no shapes" */
         log_error("status: no tuning directory '%s'", dir);
         return 1;
@@ -89,7 +82,7 @@ int cmd_status(int argc, char **argv)
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
-    int rc = mem ? engine_status(dir, false, mem) : ENGINE_FAILED;
+    rc = mem ? engine_status(dir, false, mem) : ENGINE_FAILED;
     if (mem)
         fclose(mem);
     if (text)

@@ -9,7 +9,7 @@
 #include "engine/engine.h"
 #include "shapes/shapes.h"
 #include "scale/scale.h"
-#include "util/args.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char sweep_usage[] =
@@ -39,77 +39,43 @@ static const char sweep_usage[] =
     "Exit status: 0 all done, 1 a shape failed or the GPU is unusable / stayed busy (the\n"
     "message says which; 'croqtuner resume' continues), 2 bad usage.\n";
 
-/* The parallel options (src/scale): --gpus, --workers, and --array-task (set by the
- * scripts of 'croqtuner slurm': the task joins the run 'slurm' recorded). 1 taken, 0
- * not one of them, -1 bad. */
-static int scale_opt_parse(int argc, char **argv, int *i, struct scale_opts *so)
+static int gpus_value(const char *v, void *dst, char *err, size_t errlen)
 {
-    const char *v;
-    char err[300];
-    long l;
-    int r;
-    if ((r = args_value(argc, argv, i, "--gpus", &v)) > 0) {
-        if (scale_gpus_parse(v, so, err, sizeof err)) {
-            log_error("sweep: %s", err);
-            return -1;
-        }
-    } else if (!r && (r = args_value(argc, argv, i, "--workers", &v)) > 0) {
-        if (args_long("--workers", v, &l) || l < 1 || l > SCALE_WORKERS_MAX) {
-            log_error("sweep: --workers: expected 1..%d", SCALE_WORKERS_MAX);
-            return -1;
-        }
-        so->workers = (int)l;
-    } else if (!r && args_flag(argv, *i, "--array-task")) {
-        so->array_task = true;
-        r = 1;
-    }
-    return r;
+    return scale_gpus_parse(v, dst, err, errlen);
 }
 
 int cmd_sweep(int argc, char **argv)
 {
     struct engine_opts o;
     struct scale_opts so = {.n_gpus = 0};
-    const char *dt = NULL, *mode = NULL, *v;
+    const char *dt = NULL, *mode = NULL;
     char err[512], found[PATH_MAX], real[PATH_MAX];
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(sweep_usage, stdout);
-            return 0;
-        } else if ((r = scale_opt_parse(argc, argv, &i, &so)) < 0) {
-            return 2;
-        } else if (r) {
-            continue;
-        } else if ((r = args_value(argc, argv, &i, "--dtype", &v)) > 0) {
-            dt = v;
-        } else if (!r && (r = args_value(argc, argv, &i, "--mode", &v)) > 0) {
-            mode = v;
-        } else if (r < 0 || (r = engine_opt_parse(argc, argv, &i, &o)) < 0) {
-            return 2;
-        } else if (!r) {
-            log_error("sweep: unknown option '%s' (see 'croqtuner sweep --help')", argv[i]);
-            return 2;
-        }
-    }
+    /* --array-task is set by the scripts of 'croqtuner slurm': the task joins the run
+     * 'slurm' recorded */
+    struct opt t[ENGINE_OPTS_N + 5] = {
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &dt, .check = cli_dtype_all_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &mode, .check = cli_mode_value},
+        {.name = "--gpus", .type = OPT_CUSTOM, .dst = &so, .check = gpus_value},
+        {.name = "--workers", .type = OPT_INT, .dst = &so.workers, .lo = 1, .hi = SCALE_WORKERS_MAX},
+        {.name = "--array-task", .type = OPT_FLAG, .dst = &so.array_task, .flags = OPT_HIDDEN},
+    };
+    struct opt_spec spec = {"sweep", sweep_usage, t, 5};
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES | EO_GIT |
+                                        EO_QUIET, t + spec.n);
+    int prc = opts_parse(&spec, argc, argv);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (o.l2) { /* the sweep record has no L2 state: resume and workers would time warm */
         log_error("sweep: --l2 is for one shape (tune --l2 cold); a sweep times with a warm L2");
         return 2;
     }
-    int dtype = dt && !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt);
-    if (!dt || (dtype < 0 && strcmp(dt, "all"))) {
-        if (dt)
-            log_error("sweep: unknown --dtype '%s' (f16, e4m3 or all)", dt);
-        else
-            log_error("sweep: --dtype f16, e4m3 or all is required");
+    if (!dt) {
+        log_error("sweep: --dtype f16, e4m3 or all is required");
         return 2;
     }
-    int m = mode ? mode_parse(mode) : -1;
-    if (mode && m < 0) {
-        log_error("sweep: --mode '%s' is not scratch or best", mode);
-        return 2;
-    }
+    int dtype = !strcmp(dt, "all") ? -1 : croq_dtype_parse(dt), m = mode ? mode_parse(mode) : -1;
     if (!o.shapes) {
         if (shapes_find_file(found, sizeof found, err, sizeof err)) {
             log_error("sweep: %s (give --shapes FILE)", err);

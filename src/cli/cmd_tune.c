@@ -1,5 +1,5 @@
 /* src/cli/cmd_tune.c — `croqtuner tune`: tune one shape with the engine (src/engine),
- * and the option parsing the engine's commands share (tune, sweep, resume, propose). */
+ * options from its table (src/util/opts.h; the engine's shared ones: engine_opts.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +8,14 @@
 #include "commands.h"
 #include "backend/backend.h"
 #include "engine/engine.h"
-#include "util/args.h"
+#include "search/search.h"
+#include "util/opts.h"
 #include "util/log.h"
 
 static const char tune_usage[] =
     "usage: croqtuner tune --dtype f16|e4m3 --shape MxNxK --mode scratch|best [--iters N]\n"
     "                      [--backend gpu|sim|replay [--dataset FILE]] [--tuning DIR] [--seed S]\n"
-    "                      [--git] [--agent] [--l2 warm|cold]\n"
+    "                      [--git] [--agent] [--l2 warm|cold] [--strategy NAME]\n"
     "                      [--busy-limit MIN] [--shapes FILE] [--quiet]\n"
     "\n"
     "Tune one shape: baseline, then PROFILE -> IDEATE -> IMPLEMENT -> MEASURE -> DECIDE ->\n"
@@ -50,6 +51,10 @@ static const char tune_usage[] =
     "                   when it starts, recorded in its checkpoint and every raw file\n"
     "  --agent          agent-driven: stop at IDEATE and wait for 'croqtuner propose'\n"
     "                   (docs/agent.md)\n"
+    "  --strategy NAME  how IDEATE chooses configurations (docs/search.md; the strategies\n"
+    "                   below, default heuristic; agent is --agent): fixed when the shape\n"
+    "                   starts and recorded in its checkpoint, another one for a started\n"
+    "                   shape is refused\n"
     "  --busy-limit MIN stop when another process kept the GPU busy this long (default 30);\n"
     "                   croqtuner only waits for other processes, it never stops them\n"
     "  --quiet          no progress lines\n"
@@ -74,112 +79,29 @@ static int bad(const char *fmt, ...)
     return -1;
 }
 
-/* The engine options every engine command accepts. 1 taken, 0 not ours, -1 bad. */
-int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o)
-{
-    const char *v;
-    double d;
-    long l;
-    int r;
-    if ((r = args_value(argc, argv, i, "--tuning", &v)) > 0)
-        o->dir = v;
-    else if (!r && (r = args_value(argc, argv, i, "--backend", &v)) > 0) {
-        if (!backend_name_known(v))
-            return bad("--backend: '%s' is not gpu, sim or replay", v);
-        o->backend = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--dataset", &v)) > 0) {
-        o->dataset = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--seed", &v)) > 0) {
-        if (args_long("--seed", v, &l))
-            return -1;
-        if (l < 0)
-            return bad("--seed: expected a non-negative integer, got %ld", l);
-        o->seed = (unsigned long long)l;
-        o->seed_given = true;
-    } else if (!r && (r = args_value(argc, argv, i, "--iters", &v)) > 0) {
-        if (args_long("--iters", v, &l)) /* it said why */
-            return -1;
-        if (l < 1 || l > 100000)
-            return bad("--iters: expected 1..100000, got %ld", l);
-        o->iters = (int)l;
-    } else if (!r && (r = args_value(argc, argv, i, "--busy-limit", &v)) > 0) {
-        if (args_double("--busy-limit", v, &d))
-            return -1;
-        if (d < 0)
-            return bad("--busy-limit: expected minutes >= 0");
-        o->busy_limit_s = d * 60;
-    } else if (!r && (r = args_value(argc, argv, i, "--backoff-s", &v)) > 0) { /* tests */
-        if (args_double("--backoff-s", v, &d))
-            return -1;
-        if (d < 0)
-            return bad("--backoff-s: expected seconds >= 0");
-        o->backoff_s = d;
-    } else if (!r && (r = args_value(argc, argv, i, "--sim-faults", &v)) > 0) { /* tests */
-        o->sim_faults = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--inject-fault", &v)) > 0) { /* tests */
-        o->inject_faults = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--sim-delay-ms", &v)) > 0) { /* tests */
-        if (args_long("--sim-delay-ms", v, &l))
-            return -1;
-        if (l < 0 || l > 60000)
-            return bad("--sim-delay-ms: expected 0..60000");
-        o->sim_delay_ms = (int)l;
-    } else if (!r && (r = args_value(argc, argv, i, "--runner", &v)) > 0) {
-        o->runner = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--shapes", &v)) > 0) {
-        o->shapes = v;
-    } else if (!r && (r = args_value(argc, argv, i, "--l2", &v)) > 0) {
-        if (strcmp(v, "warm") && strcmp(v, "cold"))
-            return bad("--l2: '%s' is not warm or cold", v);
-        o->l2 = v;
-    } else if (!r && args_flag(argv, *i, "--git")) {
-        o->git = true;
-        r = 1;
-    } else if (!r && args_flag(argv, *i, "--quiet")) {
-        o->quiet = true;
-        r = 1;
-    }
-    return r;
-}
-
-int engine_exit_code(int rc)
-{
-    return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : 1;
-}
-
 struct tune_args {
-    const char *dtype, *shape, *mode;
+    const char *dtype, *mode, *strategy;
+    struct cli_shape shape;
 };
 
-static int tune_value(int argc, char **argv, int *i, struct tune_args *a)
+void cli_print_strategies(FILE *out)
 {
-    const char *v;
-    int r;
-    if ((r = args_value(argc, argv, i, "--dtype", &v)) > 0)
-        a->dtype = v;
-    else if (!r && (r = args_value(argc, argv, i, "--shape", &v)) > 0)
-        a->shape = v;
-    else if (!r && (r = args_value(argc, argv, i, "--mode", &v)) > 0)
-        a->mode = v;
-    return r;
+    fputs("\nSearch strategies (--strategy):\n", out);
+    for (size_t i = 0; i < search_count(); i++)
+        fprintf(out, "  %-10s %s\n", search_at(i)->name, search_at(i)->summary);
 }
 
 /* Shape, dtype and mode, validated before anything can become a path. */
 static int tune_key(const struct tune_args *a, struct shape_key *k)
 {
     char why[CROQ_WHY_MAX];
-    if (!a->dtype || !a->shape || !a->mode)
+    if (!a->dtype || !a->shape.text || !a->mode)
         return bad("tune: --dtype, --shape and --mode are required (see 'croqtuner tune --help')");
-    if ((k->dtype = croq_dtype_parse(a->dtype)) < 0)
-        return bad("--dtype: '%s' is not f16 or e4m3", a->dtype);
-    if (shape_parse(a->shape, &k->shape))
-        return bad("--shape: '%s' is not MxNxK with positive integers", a->shape);
+    k->dtype = croq_dtype_parse(a->dtype);
+    k->shape = a->shape.s;
     if (!shape_validate(k->dtype, &k->shape, why, sizeof why))
         return bad("--shape: %s", why);
-    int m = mode_parse(a->mode);
-    if (m < 0)
-        return bad("--mode: '%s' is not scratch or best", a->mode);
-    k->mode = (enum tune_mode)m;
+    k->mode = (enum tune_mode)mode_parse(a->mode);
     return 0;
 }
 
@@ -189,21 +111,44 @@ int cmd_tune(int argc, char **argv)
     struct tune_args a = {0};
     struct shape_key k;
     engine_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (args_flag(argv, i, "--help") || args_flag(argv, i, "-h")) {
-            fputs(tune_usage, stdout);
-            return 0;
-        } else if (args_flag(argv, i, "--agent")) {
-            o.agent = true;
-        } else if ((r = engine_opt_parse(argc, argv, &i, &o)) < 0 || (!r && (r = tune_value(argc, argv, &i, &a)) < 0)) {
-            return 2;
-        } else if (!r) {
-            log_error("tune: unknown option '%s' (see 'croqtuner tune --help')", argv[i]);
-            return 2;
-        }
-    }
+    struct opt t[ENGINE_OPTS_N + 5] = {
+        {.name = "--dtype", .type = OPT_CUSTOM, .dst = &a.dtype, .check = cli_dtype_value},
+        {.name = "--shape", .type = OPT_CUSTOM, .dst = &a.shape, .check = cli_shape_value},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &a.mode, .check = cli_mode_value},
+        {.name = "--agent", .type = OPT_FLAG, .dst = &o.agent},
+        {.name = "--strategy", .type = OPT_STR, .dst = &a.strategy},
+    };
+    struct opt_spec spec = {"tune", tune_usage, t, 5};
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_DATASET | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES |
+                                        EO_L2 | EO_GIT | EO_QUIET, t + spec.n);
+    int rc = opts_parse(&spec, argc, argv);
+    if (rc == 1)
+        cli_print_strategies(stdout);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    engine_opts_given(&spec, &o);
     if (tune_key(&a, &k))
         return 2;
+    if (o.backend && !strcmp(o.backend, "replay") && !o.dataset) {
+        log_error("tune: --backend replay needs --dataset FILE (an explore dataset of the shape; docs/explore.md)");
+        return 2;
+    }
+    if (o.backend && strcmp(o.backend, "replay") && o.dataset) { /* it would be ignored */
+        log_error("tune: --dataset is the replay backend's; --backend %s measures without one", o.backend);
+        return 2;
+    }
+    if (a.strategy) {
+        const struct search_strategy *s = search_open(a.strategy);
+        char names[200];
+        search_names(names, sizeof names);
+        if (!s) {
+            log_error("tune: --strategy: '%s' is not a search strategy (%s)", a.strategy, names);
+            return 2;
+        }
+        if (s->next) /* the engine's own; the agent's is the agent flag */
+            o.strategy = s->name;
+        else
+            o.agent = true;
+    }
     return engine_exit_code(engine_tune(&o, &k));
 }

@@ -3,6 +3,10 @@
  * the process exit code: 0 success, 1 failure of the work, 2 bad usage. */
 #ifndef CROQ_CLI_COMMANDS_H
 #define CROQ_CLI_COMMANDS_H
+#include <stddef.h>
+#include <stdio.h>
+
+#include "knobs/knobs.h"
 
 struct croq_command {
     const char *name;
@@ -30,11 +34,45 @@ int cmd_compact(int argc, char **argv);
 int cmd_plan_sim(int argc, char **argv);
 int cmd_ladder(int argc, char **argv);
 
-/* Shared by the engine's commands (cmd_tune.c): the options every one of them takes
- * (--tuning, --backend, --seed, --iters, --git, --quiet, --busy-limit, ...): 1 taken,
- * 0 not one of them, -1 bad (message printed). */
+/* The options the engine's commands share (engine_opts.c): rows of a command's option
+ * table (src/util/opts.h) that store into o. shown: the EO_* bits of the ones its --help
+ * documents; the others are accepted but hidden (those only for tests, and those a
+ * command refuses after parsing with its reason, as resume refuses --seed). Writes
+ * ENGINE_OPTS_N rows to t and returns that number. */
 struct engine_opts;
-int engine_opt_parse(int argc, char **argv, int *i, struct engine_opts *o);
-/* enum engine_rc -> exit status */
+struct opt;
+struct opt_spec;
+enum {
+    EO_TUNING = 1 << 0, EO_BACKEND = 1 << 1, EO_DATASET = 1 << 2, EO_SEED = 1 << 3, EO_ITERS = 1 << 4,
+    EO_BUSY = 1 << 5, EO_SHAPES = 1 << 6, EO_L2 = 1 << 7, EO_GIT = 1 << 8, EO_QUIET = 1 << 9, EO_RUNNER = 1 << 10,
+};
+#define ENGINE_OPTS_N 15
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t);
+/* After opts_parse: what the table cannot store by itself (o->seed_given). */
+void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o);
+/* OPT_CUSTOM check of a --busy-limit MIN option: minutes >= 0, stored in seconds into
+ * the double dst. */
+int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM check of a --shape MxNxK option (shape_parse: digits and 'x' only): dst a
+ * struct cli_shape, text NULL until given. The dtype's rules (shape_validate) are the
+ * command's, once it knows the dtype. */
+struct cli_shape {
+    const char *text;
+    struct croq_shape s;
+};
+int cli_shape_value(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM checks of --dtype (f16|e4m3; cli_dtype_all_value: or all) and --mode
+ * (scratch|best, mode_parse's names): dst a const char *, set to the value once it is
+ * one of those, so a command's croq_dtype_parse / mode_parse of it cannot fail. */
+int cli_dtype_value(const char *v, void *dst, char *err, size_t errlen);
+int cli_dtype_all_value(const char *v, void *dst, char *err, size_t errlen);
+int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
+/* OPT_CUSTOM check of a --key KEY option: a shape key as key_format writes it (key_parse:
+ * no path in it); dst a const char *. */
+int cli_key_value(const char *v, void *dst, char *err, size_t errlen);
+/* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
+/* The search strategies' table (src/search/strategies.def), one "  NAME  summary" line
+ * each, for the --help of the commands that take --strategy (cmd_tune.c). */
+void cli_print_strategies(FILE *out);
 #endif

@@ -69,6 +69,9 @@ struct engine_opts {
     size_t n_prior_datasets;
     const char *l2;             /* "warm" / "cold": how a new shape is timed (--l2); NULL: warm,
                                    and a started shape keeps its own */
+    const char *strategy;       /* search strategy of a new shape (src/search/search.h, --strategy);
+                                   NULL: SEARCH_DEFAULT, and a started shape keeps its own (another
+                                   name for a started shape is refused) */
 };
 void engine_opts_default(struct engine_opts *o);
 
@@ -76,6 +79,7 @@ void engine_opts_default(struct engine_opts *o);
 enum engine_rc {
     ENGINE_DONE = 0,      /* the shape (or every shape) is complete */
     ENGINE_FAILED = 1,    /* an error; the message was printed */
+    ENGINE_USAGE = 2,     /* bad usage found before anything was created (message printed) */
     ENGINE_WAITING = 3,   /* agent mode: stopped at IDEATE, waiting for propose */
     ENGINE_GPU_BUSY = 4,  /* the GPU stayed busy past the limit */
     ENGINE_GPU_GONE = 5,  /* the GPU is unusable */
@@ -153,6 +157,8 @@ struct shape_params {
     const char *no_budget; /* new_budget 0: why there is none (creating the shape fails with it) */
     bool agent;
     bool keep_agent; /* leave the recorded agent flag as it is (propose) */
+    const char *strategy; /* a new shape's search strategy (NULL: SEARCH_DEFAULT); a started
+                             shape's must be it (NULL: whatever it recorded) */
     bool reopen;     /* a done shape below its budget continues */
     bool must_exist; /* refuse to create the shape (propose) */
     bool ladder;     /* a done shape without a final ladder gets one ('croqtuner ladder') */

@@ -146,6 +146,7 @@ static void clean_temps(struct run *r, int dtype)
 }
 
 static int open_backend(struct run *r);
+static int check_strategy(struct run *r);
 
 /* A new shape: its backend is opened first (a replay dataset of another shape is
  * refused there), then state.json gets its entry (state_put_new: refused in a directory
@@ -155,6 +156,9 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
     char err[600];
     struct checkpoint *c = &r->ck;
     c->sk = p->k;
+    snprintf(c->strategy, sizeof c->strategy, "%s", p->strategy ? p->strategy : SEARCH_DEFAULT);
+    if (check_strategy(r))
+        return ENGINE_FAILED;
     snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
     if (open_backend(r))
         return ENGINE_FAILED;
@@ -194,9 +198,28 @@ static int adopt_params(struct run *r, const struct shape_params *p)
         return run_fail(r, "shape '%s' is timed with a %s L2; its numbers are compared with each other, so it "
                         "keeps it: give --tuning ANOTHER_DIR to tune it with --l2 %s", c->key,
                         c->cold_l2 ? "cold" : "warm", r->o->l2);
+    if (p->strategy && strcmp(p->strategy, c->strategy))
+        return run_fail(r, "shape '%s' is searched with strategy '%s', not '%s'; a shape's configurations come "
+                        "from one strategy (so its results compare strategies, and a resumed run re-derives its "
+                        "ideas): give --tuning ANOTHER_DIR to tune it with '%s', or leave out --strategy to go on "
+                        "with '%s'", c->key, c->strategy, p->strategy, p->strategy, c->strategy);
     if (!p->keep_agent)
         c->agent = p->agent;
     return 0;
+}
+
+/* The checkpoint's strategy is one this croqtuner runs itself (the agent is the agent
+ * flag's, never a recorded strategy). */
+static int check_strategy(struct run *r)
+{
+    const struct search_strategy *s = search_open(r->ck.strategy);
+    char names[200];
+    if (s && s->next)
+        return 0;
+    search_names(names, sizeof names);
+    return run_fail(r, "%s/checkpoints/%s.json: strategy '%s' is not a search strategy of this croqtuner that the "
+                    "engine runs (%s; agent is the 'agent' flag); the file is left as it is", r->dir, r->ck.key,
+                    r->ck.strategy, names);
 }
 
 /* A done shape without a final ladder gets one (croqtuner ladder): its registered best
@@ -309,7 +332,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         memcpy(r->ck.key, key, sizeof key);
         if (new_checkpoint(r, p))
             return ENGINE_FAILED;
-    } else if (adopt_params(r, p)) {
+    } else if (check_strategy(r) || adopt_params(r, p)) {
         return ENGINE_FAILED;
     }
     if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))

@@ -11,6 +11,7 @@
 #include "engine/decide.h"
 #include "profile/profile.h"
 #include "proposer/proposer.h"
+#include "search/search.h"
 #include "util/strbuf.h"
 
 #define COMPILE_FAILURES_MAX 20 /* in a row for one iteration number: then the shape stops */

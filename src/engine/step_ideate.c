@@ -1,8 +1,10 @@
-/* src/engine/step_ideate.c — IDEATE: the proposer picks the next configuration from
- * the current best, grounded in the best's profile, never a signature tried before.
+/* src/engine/step_ideate.c — IDEATE: the shape's search strategy (src/search/search.h;
+ * the heuristic proposer by default) picks the next configuration, never a signature
+ * tried before.
  * Guards: a best exists and was profiled (evidence in the checkpoint). The engine
- * re-checks what the proposer promises (new signature, valid for the shape) rather
- * than trust it. In agent mode the engine stops here and waits for 'propose'.
+ * re-checks what the strategy promises (new signature, valid for the shape) rather
+ * than trust it. In agent mode (the agent strategy, an external one) the engine stops
+ * here and waits for 'propose'.
  */
 #include "run.h"
 
@@ -16,6 +18,17 @@ static bool seen(const struct run_history *h, const char *sig)
         if (!strcmp(h->e[i].signature, sig))
             return true;
     return false;
+}
+
+/* Who proposed, in messages and the stop reason: "proposer" (the default strategy, as
+ * before strategies existed), else "strategy 'NAME'". */
+#define WHO_MAX (SEARCH_NAME_MAX + 16)
+static const char *who(const struct checkpoint *c, char buf[WHO_MAX])
+{
+    if (!strcmp(c->strategy, SEARCH_DEFAULT))
+        return "proposer";
+    snprintf(buf, WHO_MAX, "strategy '%s'", c->strategy);
+    return buf;
 }
 
 static int stop(struct run *r, const char *why)
@@ -79,7 +92,8 @@ int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, 
         ctx.other_bests = others;
     }
     memset(idea, 0, sizeof *idea);
-    int rc = proposer_next(&ctx, idea);
+    /* run_open checked that the recorded strategy exists and is the engine's own */
+    int rc = search_open(c->strategy)->next(&ctx, idea);
     free(others);
     return rc;
 }
@@ -87,18 +101,18 @@ int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, 
 static int propose(struct run *r, const struct run_history *h, struct idea *idea)
 {
     struct checkpoint *c = &r->ck;
-    char why[CROQ_WHY_MAX];
+    char why[CROQ_WHY_MAX], w[WHO_MAX];
     int rc = ideate_next(r, h->e, h->n, c->iteration + 1, h->consecutive_discards, idea);
     if (rc != 0)
         return rc;
     char sig[CROQ_SIG_MAX];
     knobs_signature(&idea->cfg, sig);
     if (seen(h, sig)) {
-        run_fail(r, "shape '%s': the proposer repeated configuration '%s' (refused)", c->key, sig);
+        run_fail(r, "shape '%s': the %s repeated configuration '%s' (refused)", c->key, who(c, w), sig);
         return -1;
     }
     if (!knobs_validate(&idea->cfg, &c->sk.shape, why, sizeof why)) {
-        run_fail(r, "shape '%s': the proposer gave an invalid configuration: %s (refused)", c->key, why);
+        run_fail(r, "shape '%s': the %s gave an invalid configuration: %s (refused)", c->key, who(c, w), why);
         return -1;
     }
     return 0;
@@ -117,7 +131,9 @@ int step_ideate(struct run *r)
                  c->iteration + 1);
         return stop(r, why);
     }
-    if (c->agent) {
+    /* the agent flag hands IDEATE to the agent strategy: an external one (no next), whose
+     * ideas come through 'croqtuner propose' */
+    if (!search_open(c->agent ? "agent" : c->strategy)->next) {
         /* say so in state.json: 'status' shows the shape waiting for an agent */
         char err[600];
         if (run_save(r)) /* the checkpoint says IDEATE: propose checks it */
@@ -131,8 +147,11 @@ int step_ideate(struct run *r)
         return ENGINE_FAILED;
     int rc = propose(r, &h, &idea);
     history_release(&h);
-    if (rc == 1)
-        return stop(r, "the proposer found no untried valid configuration");
+    if (rc == 1) {
+        char stop_why[96], w[WHO_MAX];
+        snprintf(stop_why, sizeof stop_why, "the %s found no untried valid configuration", who(c, w));
+        return stop(r, stop_why);
+    }
     if (rc < 0)
         return ENGINE_FAILED;
     fill_pending(r, &idea);

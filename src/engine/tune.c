@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shapes/shapes.h"
 #include "util/log.h"
@@ -40,6 +41,21 @@ int engine_run_shape(const struct engine_opts *o, const struct shape_params *p)
     return rc;
 }
 
+/* k has a checkpoint or a state.json entry in dir (a crash before its checkpoint existed
+ * leaves the entry, which holds its budget). */
+static bool shape_known(const char *dir, const struct shape_key *k)
+{
+    char key[KEY_MAX], path[PATH_MAX], err[600];
+    key_format(k, key);
+    if (!path_fmt(path, "%s/checkpoints/%s.json", dir, key) && !access(path, F_OK))
+        return true;
+    json_t *state = state_load_unchecked(dir, err, sizeof err);
+    struct state_shape e;
+    bool known = state && state_shape_get(state, key, &e);
+    json_decref(state);
+    return known;
+}
+
 int engine_tune(const struct engine_opts *o, const struct shape_key *k)
 {
     char why[CROQ_WHY_MAX];
@@ -48,7 +64,7 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
         return ENGINE_FAILED;
     }
     struct shape_params p = {.k = *k, .backend = o->backend /* NULL: new shapes get gpu */, .seed = o->seed,
-                             .budget = o->iters, .agent = o->agent, .reopen = true};
+                             .budget = o->iters, .agent = o->agent, .strategy = o->strategy, .reopen = true};
     char path[PATH_MAX], err[PATH_MAX + 600];
     struct scenario_set set;
     /* a new shape without --iters gets its mode's budget of shapes.json; a started one
@@ -60,6 +76,12 @@ int engine_tune(const struct engine_opts *o, const struct shape_key *k)
             !scenarios_load(path, &set, err, sizeof err)) {
             p.new_budget = mode_budget(&set, k->mode);
             scenarios_release(&set);
+        } else if (!shape_known(o->dir, k)) {
+            /* a new shape without a budget: bad usage, said before anything is created */
+            char key[KEY_MAX];
+            key_format(k, key);
+            log_error("%s: no iteration budget for a new shape (give --iters N): %s", key, err);
+            return ENGINE_USAGE;
         } else {
             p.no_budget = err;
         }

@@ -16,7 +16,7 @@
 
 #include "codegen/codegen.h"
 #include "dataset/dataset.h"
-#include "explore/grid.h"
+#include "search/grid.h"
 #include "bench/kernel.h"
 #include "util/atomicio.h"
 #include "util/log.h"

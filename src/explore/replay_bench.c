@@ -143,6 +143,7 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *a
     eo.start_from = j->mode ? "replay-bench" : NULL;
     eo.prior_datasets = prior;
     eo.n_prior_datasets = n_prior;
+    eo.strategy = o->strategy;
     struct shape_key k = {.dtype = x->ds.dtype, .shape = x->ds.shape,
                           .mode = j->mode ? MODE_FROM_CURRENT_BEST : MODE_FROM_SCRATCH};
     char key[KEY_MAX], path[ENGINE_PATH_MAX], err[1024];
@@ -245,7 +246,10 @@ static void print_table(const struct replay_bench_opts *o, FILE *out, const stru
     int i50 = -1, i150 = -1;
     for (int i = 0; i < o->n_ns; i++)
         i50 = o->ns[i] == 50 ? i : i50, i150 = o->ns[i] == 150 ? i : i150;
-    fputs("replay-bench:", out);
+    if (o->strategy)
+        fprintf(out, "replay-bench %s:", o->strategy);
+    else
+        fputs("replay-bench:", out);
     for (int i = 0; i < o->n_ns; i++)
         if ((i50 < 0 || i150 < 0) || i == i50 || i == i150)
             fprintf(out, " min@%d %.3f", o->ns[i], isfinite(mins[i]) ? mins[i] : NAN);
@@ -321,4 +325,47 @@ done_ds:
         dataset_release(&all[i].ds);
     free(all);
     return rc;
+}
+
+void replay_bench_compare(const struct replay_bench_opts *o, FILE *out, const char *const *names,
+                          struct replay_bench_row *const *rows, int n_strategies, int n_rows)
+{
+    int cols[2], nc = 0;
+    for (int i = 0; i < o->n_ns; i++)
+        if (o->ns[i] == 50 || o->ns[i] == 150)
+            cols[nc++] = i;
+    if (!nc)
+        cols[nc++] = o->n_ns - 1;
+    char head[64] = "";
+    for (int c = 0; c < nc; c++)
+        snprintf(head + strlen(head), sizeof head - strlen(head), "%s@%d", c ? " / " : "", o->ns[cols[c]]);
+    fprintf(out, "strategies: %s of each dataset's best (median over seeds)\n", head);
+    fprintf(out, "%-28s %-8s", "dataset", "mode");
+    for (int s = 0; s < n_strategies; s++)
+        fprintf(out, "  %-*s", s + 1 < n_strategies ? nc * 8 - 2 : 0, names[s]); /* no trailing blanks */
+    fputc('\n', out);
+    double (*mins)[2] = xmalloc((size_t)n_strategies * sizeof *mins);
+    for (int s = 0; s < n_strategies; s++)
+        mins[s][0] = mins[s][1] = INFINITY;
+    for (int r = 0; r < n_rows; r++) {
+        fprintf(out, "%-28s %-8s", rows[0][r].dataset, rows[0][r].mode);
+        for (int s = 0; s < n_strategies; s++) {
+            fputs(" ", out);
+            for (int c = 0; c < nc; c++) {
+                double v = rows[s][r].median[cols[c]];
+                fprintf(out, "%s%6.3f", c ? " /" : " ", v);
+                if (!isnan(v))
+                    mins[s][c] = fmin(mins[s][c], v);
+            }
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "%-28s %-8s", "min", "");
+    for (int s = 0; s < n_strategies; s++) {
+        fputs(" ", out);
+        for (int c = 0; c < nc; c++)
+            fprintf(out, "%s%6.3f", c ? " /" : " ", isfinite(mins[s][c]) ? mins[s][c] : NAN);
+    }
+    fputc('\n', out);
+    free(mins);
 }

@@ -31,6 +31,10 @@ struct replay_bench_opts {
     int jobs;             /* parallel runs */
     int ns[RB_MAX_NS];    /* the N of best-after-N, ascending, each <= iters */
     int n_ns;
+    /* the runs' search strategy (src/search/search.h, one the engine runs itself); NULL: the
+     * engine's default, and the last line reads `replay-bench: ...`; else it names the
+     * strategy: `replay-bench NAME: ...` */
+    const char *strategy;
 };
 
 /* One row of the table. */
@@ -47,4 +51,11 @@ struct replay_bench_row {
  * completed; 1 when a run failed (named on stderr; its row shows fewer runs); 2 bad input
  * (no dataset, an unreadable one). rows/n_rows: the table (free() it), may be NULL. */
 int replay_bench_run(const struct replay_bench_opts *o, FILE *out, struct replay_bench_row **rows, int *n_rows);
+
+/* The strategies side by side: for every row (the same datasets and modes in each of
+ * rows[0..n_strategies), as replay_bench_run gave them for o with names[s] as the
+ * strategy), each strategy's median @50 and @150 (those of o->ns that exist; else the
+ * last), then their minimum over the rows. */
+void replay_bench_compare(const struct replay_bench_opts *o, FILE *out, const char *const *names,
+                          struct replay_bench_row *const *rows, int n_strategies, int n_rows);
 #endif

@@ -575,10 +575,25 @@ double shape_log_distance(const struct croq_shape *a, const struct croq_shape *b
     return sqrt(dm * dm + dn * dn + dk * dk);
 }
 
+/* One dimension: decimal digits only (no sign, no blank: " 1024" and "+1024" are refused
+ * as "1024 " is), at most 9 of them, so the value fits every caller's arithmetic. */
+static const char *shape_dim(const char *s, long *out)
+{
+    long v = 0;
+    int n = 0;
+    for (; *s >= '0' && *s <= '9'; s++, n++) {
+        if (n == 9)
+            return NULL;
+        v = 10 * v + (*s - '0');
+    }
+    *out = v;
+    return n ? s : NULL;
+}
+
 int shape_parse(const char *s, struct croq_shape *out)
 {
-    char tail;
-    if (!s || sscanf(s, "%ldx%ldx%ld%c", &out->m, &out->n, &out->k, &tail) != 3)
+    if (!s || !(s = shape_dim(s, &out->m)) || *s++ != 'x' || !(s = shape_dim(s, &out->n)) || *s++ != 'x' ||
+        !(s = shape_dim(s, &out->k)) || *s)
         return -1;
     return (out->m > 0 && out->n > 0 && out->k > 0) ? 0 : -1;
 }

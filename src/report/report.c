@@ -82,7 +82,44 @@ static void write_sweep(struct report_render *rr)
     }
 }
 
-static void copy_dygraphs(struct report_render *rr, const char *dir)
+/* dst becomes a symbolic link to src by the relative path from dst's directory (both
+ * resolved), replacing what was there atomically: a report kept beside one vendored copy
+ * of the library (results/vendor/dygraphs) refers to it instead of holding another.
+ * 0, or -1 with errno. */
+static int link_relative(const char *src, const char *dst, const char *dst_dir)
+{
+    char from[PATH_MAX], to[PATH_MAX], rel[PATH_MAX], tmp[PATH_MAX + 32];
+    if (!realpath(dst_dir, from) || !realpath(src, to))
+        return -1;
+    /* the common directory: from[0..last), last at a '/' of both or the end of from */
+    size_t i = 0, last = 0, n = 0;
+    for (; from[i] && from[i] == to[i]; i++)
+        if (from[i] == '/')
+            last = i;
+    if (!from[i] && to[i] == '/')
+        last = i;
+    for (const char *p = from + last; *p; p++) /* one "../" per component of from below it */
+        if (*p == '/' && n + 4 < sizeof rel)
+            n += (size_t)snprintf(rel + n, sizeof rel - n, "../");
+    if (n + strlen(to + last + 1) + 1 > sizeof rel) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(rel + n, sizeof rel - n, "%s", to + last + 1);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
+    unlink(tmp);
+    if (symlink(rel, tmp))
+        return -1;
+    if (rename(tmp, dst)) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+static void copy_dygraphs(struct report_render *rr, const char *dir, bool link)
 {
     const char *files[][2] = {{"dygraph.min.js", "dygraph.min.js"}, {"dygraph.css", "dygraph.css"}};
     char src[PATH_MAX], dst[PATH_MAX];
@@ -90,7 +127,7 @@ static void copy_dygraphs(struct report_render *rr, const char *dir)
     for (size_t i = 0; i < 2; i++) {
         snprintf(src, sizeof src, "%s/%s", dir, files[i][0]);
         snprintf(dst, sizeof dst, "%s/%s", rr->o->dir, files[i][1]);
-        if (atomic_copy(src, dst)) {
+        if (link ? access(src, R_OK) || link_relative(src, dst, rr->o->dir) : atomic_copy(src, dst)) {
             int err = errno;
             rr->dygraphs = false;
             if (access(src, R_OK) == 0) /* the copy failed, not the source: an output failure */
@@ -153,7 +190,7 @@ static void render_all(struct report_render *rr, const struct report_opts *opts)
         write_shape(rr, i);
     write_sweep(rr);
     const char *dy = opts->dygraphs_dir ? opts->dygraphs_dir : getenv("CROQ_DYGRAPHS_DIR");
-    copy_dygraphs(rr, dy && *dy ? dy : DYGRAPHS_DIR_DEFAULT);
+    copy_dygraphs(rr, dy && *dy ? dy : DYGRAPHS_DIR_DEFAULT, opts->link_dygraphs);
     time_t now = time(NULL);
     strftime(rr->generated, sizeof rr->generated, "%Y-%m-%d %H:%M", gmtime(&now));
     write_notes(rr->o, &rr->sw->notes);

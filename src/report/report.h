@@ -13,6 +13,9 @@ struct report_opts {
     const char *anchors;      /* vendor anchors JSON; NULL: none */
     const char *gnuplot;      /* NULL: "gnuplot" from PATH */
     const char *dygraphs_dir; /* NULL: /usr/share/javascript/dygraphs */
+    bool link_dygraphs;       /* OUT's dygraph.min.js and dygraph.css: relative symbolic links to
+                                 dygraphs_dir's instead of copies (one vendored copy in a
+                                 repository, results/vendor/dygraphs) */
 };
 
 /* 0: report written (possibly partial: notes say what is missing); 1: no tuning data

@@ -229,8 +229,12 @@ static json_t *load_anchors(struct report_sweep *sw, const char *path)
     }
     json_t *a = json_load_file(path, 0, &err);
     if (!a || !json_is_array(json_object_get(a, "rows"))) {
-        notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s':%d: %s", path, err.line,
-                  a ? "no 'rows' array" : err.text);
+        if (a)
+            notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': no 'rows' array", path);
+        else if (err.line > 0)
+            notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s':%d: %s", path, err.line, err.text);
+        else /* jansson's line is -1 when the file could not be opened */
+            notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': %s", path, err.text);
         json_decref(a);
         return NULL;
     }

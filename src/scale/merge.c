@@ -87,14 +87,7 @@ static int merge_report(const struct engine_opts *o, int dtype, int mode, const 
                   live ? " and a worker still holds a claim" : "");
         return ENGINE_FAILED;
     }
-    if (sweep_record(o, dtype, mode, "done", true))
-        return ENGINE_FAILED;
-    if (nf) {
-        log_error("merge: the sweep finished, but %zu shape(s) failed (above)", nf);
-        return ENGINE_FAILED;
-    }
-    printf("merge: sweep done, state.json consistent (no claims left)\n");
-    return ENGINE_DONE;
+    return sweep_end(o, dtype, mode, SWEEP_MERGE, ENGINE_DONE, 0, nf);
 }
 
 int slurm_merge(const struct engine_opts *o)

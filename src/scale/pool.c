@@ -45,18 +45,18 @@ int scale_gpus_parse(const char *s, struct scale_opts *o, char *err, size_t errl
         size_t len = strcspn(p, ",");
         char id[SCALE_GPU_MAX];
         if (len >= sizeof id || o->n_gpus == SCALE_WORKERS_MAX) {
-            snprintf(err, errlen, "--gpus '%s': at most %d ids of at most %zu characters", s, SCALE_WORKERS_MAX,
+            snprintf(err, errlen, "'%s': at most %d ids of at most %zu characters", s, SCALE_WORKERS_MAX,
                      sizeof id - 1);
             return -1;
         }
         snprintf(id, sizeof id, "%.*s", (int)len, p);
         if (!gpu_id_valid(id)) {
-            snprintf(err, errlen, "--gpus '%s': '%s' is not a GPU index or a GPU-/MIG- UUID", s, id);
+            snprintf(err, errlen, "'%s': '%s' is not a GPU index or a GPU-/MIG- UUID", s, id);
             return -1;
         }
         for (int i = 0; i < o->n_gpus; i++)
             if (!strcmp(o->gpus[i], id)) {
-                snprintf(err, errlen, "--gpus '%s': GPU '%s' is listed twice", s, id);
+                snprintf(err, errlen, "'%s': GPU '%s' is listed twice", s, id);
                 return -1;
             }
         snprintf(o->gpus[o->n_gpus++], SCALE_GPU_MAX, "%s", id);
@@ -218,29 +218,15 @@ int scale_outcome(const char *dir, const struct scale_plan *p, size_t *pending, 
 }
 
 /* After the workers: the sweep's status in state.json and the outcome. */
-static int sweep_end(const struct engine_opts *o, int dtype, int mode, const struct scale_plan *p,
+static int waves_end(const struct engine_opts *o, int dtype, int mode, const struct scale_plan *p,
                      const struct pool *pl)
 {
     size_t pending, failed;
     if (scale_outcome(o->dir, p, &pending, &failed))
         return ENGINE_FAILED;
-    if (!pending) {
-        if (sweep_record(o, dtype, mode, "done", true))
-            return ENGINE_FAILED;
-        if (failed) {
-            log_error("sweep finished, but %zu shape(s) failed with the errors above", failed);
-            return ENGINE_FAILED;
-        }
-        if (!o->quiet)
-            printf("sweep done\n");
-        return ENGINE_DONE;
-    }
-    if (pl->busy || pl->gone) {
-        sweep_record(o, dtype, mode, pl->gone ? "stopped: GPU unusable" : "stopped: GPU busy", true);
-        log_error("sweep stopped (%s); %zu shape(s) left; continue with the same command or 'croqtuner resume "
-                  "--tuning %s'", pl->gone ? "a GPU is unusable" : "a GPU stayed busy", pending, o->dir);
-        return pl->gone ? ENGINE_GPU_GONE : ENGINE_GPU_BUSY;
-    }
+    if (!pending || pl->busy || pl->gone)
+        return sweep_end(o, dtype, mode, SWEEP_WAVES,
+                         !pending ? ENGINE_DONE : pl->gone ? ENGINE_GPU_GONE : ENGINE_GPU_BUSY, pending, failed);
     log_error("sweep incomplete: %zu shape(s) left and no worker running (%d killed); run the same command again "
               "(claims of dead workers are taken over)", pending, pl->died);
     return ENGINE_FAILED;
@@ -268,7 +254,7 @@ int scale_sweep(const struct engine_opts *o, int dtype, int mode, const struct s
     }
     pool_start(&pl, o, &p, so); /* if a fork failed, the workers started still do everything */
     pool_wait(&pl);
-    int rc = sweep_end(o, dtype, mode, &p, &pl);
+    int rc = waves_end(o, dtype, mode, &p, &pl);
     plan_release(&p);
     return rc;
 }
@@ -287,7 +273,7 @@ int scale_sweep_resume(const struct engine_opts *o, int dtype, int mode)
     int rc = scale_sweep_begin(o, dtype, mode) || worker_id_make(&w, NULL) ? ENGINE_FAILED : worker_run(o, &p, &w);
     pl.busy = rc == ENGINE_GPU_BUSY;
     pl.gone = rc == ENGINE_GPU_GONE;
-    int end = sweep_end(o, dtype, mode, &p, &pl);
+    int end = waves_end(o, dtype, mode, &p, &pl);
     plan_release(&p);
     return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE ? rc : end;
 }

@@ -161,6 +161,20 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode);
  * ("running", "done", "stopped: ..."); waves: resume continues it in waves. 0 or
  * ENGINE_FAILED (printed). */
 int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves);
+/* How a sweep ran, for the words of its ending (sweep_end). */
+enum sweep_run {
+    SWEEP_SERIAL, /* sweep_serial: one process */
+    SWEEP_WAVES,  /* scale_sweep: workers in waves */
+    SWEEP_MERGE,  /* slurm_merge: the merge job after an array of workers */
+};
+/* The one ending of a sweep: stop ENGINE_GPU_BUSY / ENGINE_GPU_GONE records it "stopped:
+ * GPU busy / unusable" and says how to continue (pending: the shapes left, said by
+ * SWEEP_WAVES); otherwise it is recorded "done" and, with failed shapes (their errors
+ * printed before), said so, else "sweep done" printed (not with o->quiet, but always by
+ * the merge, the job's one line). Returns the engine_rc of the sweep: stop, ENGINE_FAILED
+ * (a failed shape, or state.json not written) or ENGINE_DONE. */
+int sweep_end(const struct engine_opts *o, int dtype, int mode, enum sweep_run how, int stop, size_t pending,
+              size_t failed);
 /* `resume`: a recorded parallel sweep first (in its waves), every unfinished shape
  * (engine_resume_shapes), then a recorded serial sweep. An engine_rc. */
 int sweep_resume(const struct engine_opts *o);
@@ -178,7 +192,8 @@ struct scale_opts {
     int workers;                          /* or this many workers without a GPU each */
     bool array_task;                      /* a Slurm array task: joins the recorded sweep */
 };
-/* Parse "0,1,2" (ids: digits, or GPU-/MIG- UUIDs) into o. 0 or -1 with err. */
+/* Parse "0,1,2" (ids: digits, or GPU-/MIG- UUIDs) into o. 0 or -1 with err (which names the
+ * list, not the option). */
 int scale_gpus_parse(const char *s, struct scale_opts *o, char *err, size_t errlen);
 /* `sweep --gpus` / `--workers`: record the sweep, fork the workers, wait, record how it
  * ended. Returns an engine_rc. */

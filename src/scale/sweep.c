@@ -58,6 +58,36 @@ int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *s
     return 0;
 }
 
+int sweep_end(const struct engine_opts *o, int dtype, int mode, enum sweep_run how, int stop, size_t pending,
+              size_t failed)
+{
+    bool waves = how != SWEEP_SERIAL, busy = stop == ENGINE_GPU_BUSY;
+    if (busy || stop == ENGINE_GPU_GONE) {
+        sweep_record(o, dtype, mode, busy ? "stopped: GPU busy" : "stopped: GPU unusable", waves);
+        if (waves)
+            log_error("sweep stopped (%s); %zu shape(s) left; continue with the same command or 'croqtuner resume "
+                      "--tuning %s'", busy ? "a GPU stayed busy" : "a GPU is unusable", pending, o->dir);
+        else
+            log_error("sweep stopped (%s); continue with 'croqtuner resume --tuning %s'",
+                      busy ? "the GPU stayed busy" : "the GPU is unusable", o->dir);
+        return stop;
+    }
+    if (sweep_record(o, dtype, mode, "done", waves))
+        return ENGINE_FAILED;
+    if (failed) {
+        if (how == SWEEP_MERGE)
+            log_error("merge: the sweep finished, but %zu shape(s) failed (above)", failed);
+        else
+            log_error("sweep finished, but %zu shape(s) failed with the errors above", failed);
+        return ENGINE_FAILED;
+    }
+    if (how == SWEEP_MERGE)
+        printf("merge: sweep done, state.json consistent (no claims left)\n");
+    else if (!o->quiet)
+        printf("sweep done\n");
+    return ENGINE_DONE;
+}
+
 /* ---- serially ------------------------------------------------------------------------ */
 
 static bool shape_done(const char *dir, const char *key)
@@ -126,23 +156,9 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
         if (p.dtypes[dt])
             rc = serial_dtype(o, &p, dt, &failed);
     plan_release(&p);
-    if (gpu_stop(rc)) {
-        sweep_record(o, dtype, mode, rc == ENGINE_GPU_BUSY ? "stopped: GPU busy" : "stopped: GPU unusable", false);
-        log_error("sweep stopped (%s); continue with 'croqtuner resume --tuning %s'",
-                  rc == ENGINE_GPU_BUSY ? "the GPU stayed busy" : "the GPU is unusable", o->dir);
+    if (rc && !gpu_stop(rc))
         return rc;
-    }
-    if (rc)
-        return rc;
-    if (sweep_record(o, dtype, mode, "done", false))
-        return ENGINE_FAILED;
-    if (failed) {
-        log_error("sweep finished, but %d shape(s) failed with the errors above", failed);
-        return ENGINE_FAILED;
-    }
-    if (!o->quiet)
-        printf("sweep done\n");
-    return ENGINE_DONE;
+    return sweep_end(o, dtype, mode, SWEEP_SERIAL, rc, 0, (size_t)failed);
 }
 
 /* ---- resume ---------------------------------------------------------------------------- */

@@ -67,7 +67,13 @@ refused "repeat: this source has the same tokens" --idea again --category micro 
 refused "repeat: this source" --idea again --category micro --src "$tmp/a.cu" --set group=2
 refused "--set" --idea x --category micro --src "$tmp/b.cu" --set stages=99
 refused "invalid" --idea x --category micro --src "$tmp/b.cu" --set consumers=2 --set tile_m=64
-refused "--category" --idea x --category magic --src "$tmp/b.cu" --set group=2
+# an unknown category is bad usage, refused before the engine is asked (issue 24 item 12)
+cp "$res" "$tmp/res.before"
+err=$(propose --idea x --category magic --src "$tmp/b.cu" --set group=2 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "propose --category magic exited $rc, want 2 (bad usage)"
+grep -qF "option '--category': 'magic' is not macro, structural, variant or micro" <<<"$err" ||
+    fail "propose --category magic: $err"
+cmp -s "$res" "$tmp/res.before" || fail "a propose with a bad category changed results.tsv"
 refused "UTF-8" --idea $'bad \xff byte' --category micro --src "$tmp/b.cu" --set group=2
 refused "cannot read" --idea x --category micro --src "$tmp/none.cu" --set group=2
 err=$("$bin" propose --tuning "$t" --key f16_4096x4096x4096_fs --idea x --category micro --src "$tmp/b.cu" 2>&1)

@@ -49,7 +49,7 @@ sed 's/"from_scratch": 150, "from_current_best": 30/"from_scratch": 4, "from_cur
     --mode best || fail "best with the budgets of another shapes.json"
 [ "$(rows f16_1024x1024x1024)" -eq 3 ] || fail "from_current_best budget is not shapes.json's 2"
 err=$(CROQ_SHAPES=/nonexistent/shapes.json "$bin" tune --backend sim --quiet --tuning "$t" --dtype f16 \
-      --shape 512x512x512 --mode scratch 2>&1); [ $? -eq 1 ] || fail "a new shape without a budget accepted"
+      --shape 512x512x512 --mode scratch 2>&1); [ $? -eq 2 ] || fail "a new shape without a budget: not bad usage"
 grep -q "no iteration budget for a new shape (give --iters N): CROQ_SHAPES='/nonexistent/shapes.json' is not a readable file" \
     <<<"$err" || fail "message: $err"
 grep -q '"f16_512x512x512_fs"' "$t/state.json" && fail "the shape without a budget was created"

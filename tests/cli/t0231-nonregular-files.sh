@@ -76,8 +76,11 @@ for kind in fifo zero; do
     err=$(timeout 20 "$bin" sweep --dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --tuning "$tmp/sw" \
           2>&1 >/dev/null); rc=$?
     [ $rc -eq 124 ] && fail "$kind shapes.json: sweep hangs"
-    [ $rc -eq 1 ] || fail "$kind shapes.json: sweep exited $rc: $err"
-    # (the sweep records shapes.json by its real path: the link's target is named)
-    grep -Eq "(shapes.json|/dev/zero).*not a regular file" <<<"$err" || fail "$kind shapes.json: message: $err"
+    # a --shapes that is not a regular file is bad usage, refused before the sweep starts
+    # (issue 24 item 13), and nothing is created
+    [ $rc -eq 2 ] || fail "$kind shapes.json: sweep exited $rc: $err"
+    grep -Eq "option '--shapes': .*shapes.json' is not a regular file" <<<"$err" ||
+        fail "$kind shapes.json: message: $err"
+    [ ! -e "$tmp/sw" ] || fail "$kind shapes.json: the sweep created its tuning directory"
 done
 echo ok

@@ -33,7 +33,9 @@ grep -q "not in the dataset (14 configurations" "$tmp/a/$r" || fail "no config o
 awk -F'\t' 'NR > 2 && /not in the dataset/ && ($5 != "" || $10 == "KEEP") { exit 1 }' "$tmp/a/$r" ||
   fail "a config outside the dataset got numbers or was kept"
 err=$("$bin" tune --backend replay --tuning "$tmp/c" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 5 --quiet 2>&1)
-[ $? -eq 1 ] && grep -q "needs a dataset" <<<"$err" || fail "replay without a dataset: $err"
+# bad usage, refused before the tuning directory is made (issue 24 item 12)
+[ $? -eq 2 ] && grep -q "needs --dataset FILE" <<<"$err" || fail "replay without a dataset: $err"
+[ ! -e "$tmp/c" ] || fail "a replay tune without a dataset created its tuning directory"
 
 out=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 3 --iters 20 --jobs 2) || fail "replay-bench: $out"
 last=$(tail -n 1 <<<"$out")

@@ -428,6 +428,43 @@ static void test_checkpoint_round_trip_exact(void **state)
     checkpoint_release(&c);
 }
 
+/* The search strategy (docs/search.md): absent for the default, so the default's
+ * checkpoints are what they were before strategies, and an absent member reads as it;
+ * another round-trips; a member that is no strategy name is refused by name. */
+static void test_checkpoint_strategy(void **state)
+{
+    (void)state;
+    struct checkpoint c, b;
+    char err[600];
+    sample_checkpoint(&c);
+    assert_string_equal(c.strategy, CHECKPOINT_STRATEGY_DEFAULT);
+    json_t *j = checkpoint_to_json(&c);
+    assert_null(json_object_get(j, "strategy"));
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), 0);
+    assert_string_equal(b.strategy, "heuristic");
+    checkpoint_release(&b);
+    json_decref(j);
+    snprintf(c.strategy, sizeof c.strategy, "random");
+    j = checkpoint_to_json(&c);
+    assert_string_equal(json_string_value(json_object_get(j, "strategy")), "random");
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), 0);
+    assert_string_equal(b.strategy, "random");
+    checkpoint_release(&b);
+    static const char *const bad[] = {"", "Random", "ran dom", "../x", "a-strategy-name-far-too-long-to-fit"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_object_set_new(j, "strategy", json_string(bad[i]));
+        assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), -1);
+        assert_non_null(strstr(err, "strategy"));
+        checkpoint_release(&b);
+    }
+    json_object_set_new(j, "strategy", json_integer(1));
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "strategy"));
+    checkpoint_release(&b);
+    json_decref(j);
+    checkpoint_release(&c);
+}
+
 /* state.json's typed view: an entry written from a checkpoint reads back as its fields,
  * absent members keep the init values, the sweep and failed records round-trip. */
 static void test_state_model(void **state)
@@ -644,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_text_check),
         cmocka_unit_test(test_result_log_torn_and_malformed),
         cmocka_unit_test(test_checkpoint_round_trip_exact),
+        cmocka_unit_test(test_checkpoint_strategy),
         cmocka_unit_test(test_checkpoint_damage_refused_untouched),
         cmocka_unit_test(test_state_model),
     };

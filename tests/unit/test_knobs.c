@@ -273,6 +273,16 @@ static void test_shape_parse(void **state)
     assert_int_equal(shape_parse("0x8x64", &s), -1);
     assert_int_equal(shape_parse("1x2x3x", &s), -1);
     assert_int_equal(shape_parse("axbxc", &s), -1);
+    /* issue 24 item 13: a blank or a sign anywhere is refused, as a trailing blank is
+     * (sscanf's %ld skipped leading blanks and took a '+') */
+    assert_int_equal(shape_parse(" 1024x1024x1024", &s), -1);
+    assert_int_equal(shape_parse("+1024x1024x1024", &s), -1);
+    assert_int_equal(shape_parse("1024x 1024x1024", &s), -1);
+    assert_int_equal(shape_parse("1024x1024x+1024", &s), -1);
+    assert_int_equal(shape_parse("1024x1024x1024 ", &s), -1);
+    assert_int_equal(shape_parse("1024x-1024x1024", &s), -1);
+    /* too many digits for any shape (and no overflow) */
+    assert_int_equal(shape_parse("1024x1024x99999999999999999999", &s), -1);
 }
 
 /* ---- JSON ---- */

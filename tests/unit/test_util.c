@@ -1,5 +1,6 @@
 /* tests/unit/test_util.c — spawn (exit codes, signals, time limits on a process
- * group, literal argv, big output), atomic file I/O, strbuf and hash. */
+ * group, literal argv, big output), atomic file I/O, strbuf and hash, the option table
+ * parser (opts.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include "util/hash.h"
 #include "util/jsonget.h"
 #include "util/lockinfo.h"
+#include "util/opts.h"
 #include "util/regfile.h"
 #include "util/srcnorm.h"
 #include "util/spawn.h"
@@ -674,6 +676,149 @@ static void test_jsonget(void **state)
     json_decref(o);
 }
 
+/* ---- opts.h: the table-driven option parser ------------------------------------------- */
+
+struct opts_fixture {
+    const char *dtype, *file, *dir, *out, *outdir, *mode, *list[4];
+    int iters, nlist;
+    bool flag;
+    double pct;
+    unsigned long long seed;
+};
+
+static const char opts_usage[] =
+    "usage: t [--dtype D] [--iters N] [--flag] [--mode a|b] [--file F] [--dir D] [--out F]\n"
+    "         [--outdir D] [--set S ...] [--pct P] [--seed S]\n"
+    "\n"
+    "  --dtype D   a string\n";
+
+static int opts_run(struct opts_fixture *f, int argc, const char **argv)
+{
+    struct opt t[] = {
+        {.name = "--dtype", .type = OPT_STR, .dst = &f->dtype},
+        {.name = "--iters", .type = OPT_INT, .dst = &f->iters, .lo = 1, .hi = 10},
+        {.name = "--flag", .type = OPT_FLAG, .dst = &f->flag},
+        {.name = "--mode", .type = OPT_ENUM, .dst = &f->mode, .choices = "a|b"},
+        {.name = "--file", .type = OPT_FILE, .dst = &f->file},
+        {.name = "--dir", .type = OPT_DIR, .dst = &f->dir},
+        {.name = "--out", .type = OPT_OUTFILE, .dst = &f->out},
+        {.name = "--outdir", .type = OPT_OUTDIR, .dst = &f->outdir},
+        {.name = "--set", .type = OPT_STR, .dst = f->list, .max = 4, .count = &f->nlist},
+        {.name = "--pct", .type = OPT_PERCENT, .dst = &f->pct},
+        {.name = "--seed", .type = OPT_U64, .dst = &f->seed},
+        {.name = "--hidden", .type = OPT_STR, .dst = &f->dtype, .flags = OPT_HIDDEN},
+    };
+    struct opt_spec spec = {"t", opts_usage, t, sizeof t / sizeof t[0]};
+    memset(f, 0, sizeof *f);
+    return opts_parse(&spec, argc, (char **)argv);
+}
+
+#define OPTS_RUN(f, ...)                                                                                        \
+    ({                                                                                                           \
+        const char *av_[] = {"t", __VA_ARGS__};                                                                  \
+        opts_run(f, (int)(sizeof av_ / sizeof av_[0]), av_);                                                    \
+    })
+
+static void test_opts_parse(void **state)
+{
+    struct opts_fixture f;
+    char file[300];
+    snprintf(file, sizeof file, "%s/opts-file", tmpdir);
+    assert_int_equal(atomic_write_str(file, "x"), 0);
+    /* both spellings of a value; flags; a list in order */
+    assert_int_equal(OPTS_RUN(&f, "--dtype", "f16", "--iters=7", "--flag", "--set", "a", "--set=b", "--mode", "b"), 0);
+    assert_string_equal(f.dtype, "f16");
+    assert_int_equal(f.iters, 7);
+    assert_true(f.flag);
+    assert_int_equal(f.nlist, 2);
+    assert_string_equal(f.list[0], "a");
+    assert_string_equal(f.list[1], "b");
+    assert_string_equal(f.mode, "b");
+    assert_int_equal(OPTS_RUN(&f, "--pct", "2%", "--seed", "12"), 0);
+    assert_true(f.pct == 2 && f.seed == 12);
+    /* a single-valued option given twice is refused (issue 24 item 13); a flag may repeat */
+    assert_int_equal(OPTS_RUN(&f, "--dtype", "f16", "--dtype", "e4m3"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--flag", "--flag"), 0);
+    /* a list past its limit */
+    assert_int_equal(OPTS_RUN(&f, "--set", "1", "--set", "2", "--set", "3", "--set", "4", "--set", "5"), 2);
+    /* values of the wrong type or outside the range */
+    assert_int_equal(OPTS_RUN(&f, "--iters", "0"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--iters", "11"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--iters", "3x"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--iters", " 3"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--iters", "+3"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--mode", "c"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--mode", ""), 2);
+    assert_int_equal(OPTS_RUN(&f, "--pct", "101"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--seed", "-1"), 2);
+    /* no value, a value for a flag, an unknown option, a positional word */
+    assert_int_equal(OPTS_RUN(&f, "--dtype"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--flag=1"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--dtypes", "x"), 2);
+    assert_int_equal(OPTS_RUN(&f, "word"), 2);
+    /* paths (issue 24 items 13, 14): inputs exist and are of their kind; outputs are
+     * absent or of their kind */
+    assert_int_equal(OPTS_RUN(&f, "--file", file, "--dir", tmpdir), 0);
+    assert_int_equal(OPTS_RUN(&f, "--file", "/nonexistent/x"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--file", "/dev/zero"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--file", tmpdir), 2);
+    assert_int_equal(OPTS_RUN(&f, "--dir", file), 2);
+    assert_int_equal(OPTS_RUN(&f, "--dir", "/nonexistent/x"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--out", "/nonexistent-dir-ok/new", "--outdir", "/nonexistent/new"), 0);
+    assert_int_equal(OPTS_RUN(&f, "--out", file), 0);
+    assert_int_equal(OPTS_RUN(&f, "--out", "/dev/null"), 2);
+    assert_int_equal(OPTS_RUN(&f, "--out", tmpdir), 2);
+    assert_int_equal(OPTS_RUN(&f, "--outdir", file), 2);
+    /* --help: printed, 1 */
+    assert_int_equal(OPTS_RUN(&f, "--iters", "3", "--help"), 1);
+    unlink(file);
+}
+
+static void test_opts_value_messages(void **state)
+{
+    char err[300];
+    int n;
+    struct opt o = {.name = "--mode", .type = OPT_ENUM, .dst = &(const char *){NULL}, .choices = "a|b|c"};
+    assert_int_equal(opts_value(&o, "d", err, sizeof err), -1);
+    assert_string_equal(err, "'d' is not a, b or c");
+    o = (struct opt){.name = "--n", .type = OPT_INT, .dst = &n, .lo = 1, .hi = 5};
+    assert_int_equal(opts_value(&o, "9", err, sizeof err), -1);
+    assert_string_equal(err, "9 is outside [1, 5]");
+    assert_int_equal(opts_check_file("/dev/zero", err, sizeof err), -1);
+    assert_string_equal(err, "'/dev/zero' is not a regular file (a FIFO, device or socket is never read)");
+    assert_int_equal(opts_check_outfile("/dev/null", err, sizeof err), -1);
+    assert_string_equal(err, "'/dev/null' is not a regular file (a FIFO, device or socket is never written)");
+    assert_int_equal(opts_check_file("/nonexistent", err, sizeof err), -1);
+    assert_string_equal(err, "'/nonexistent' does not exist");
+    assert_int_equal(opts_check_outfile("/tmp", err, sizeof err), -1);
+    assert_string_equal(err, "'/tmp' is a directory, not a regular file");
+    assert_int_equal(opts_check_outdir("/dev/null", err, sizeof err), -1);
+    assert_string_equal(err, "'/dev/null' is not a directory");
+}
+
+/* The drift check --help runs: the table against the usage text, both ways. */
+static void test_opts_check_help(void **state)
+{
+    const char *v;
+    bool b;
+    char err[300];
+    struct opt t[] = {
+        {.name = "--dtype", .type = OPT_STR, .dst = &v},
+        {.name = "--json", .type = OPT_FLAG, .dst = &b},
+        {.name = "--test-only", .type = OPT_STR, .dst = &v, .flags = OPT_HIDDEN},
+    };
+    struct opt_spec s = {"x", "usage: x --dtype D [--json]\n\nMore text names tune --iters.\n", t, 3};
+    assert_int_equal(opts_check_help(&s, err, sizeof err), 0);
+    s.usage = "usage: x --dtype D\n\n  --json-ish and --jsonx are other words\n";
+    assert_int_equal(opts_check_help(&s, err, sizeof err), -1);
+    assert_string_equal(err, "x --help does not list its option --json");
+    s.usage = "usage: x --dtype D [--json] [--gone N]\n";
+    assert_int_equal(opts_check_help(&s, err, sizeof err), -1);
+    assert_string_equal(err, "x --help shows --gone, which is not one of its options");
+    s.usage = "usage: x --dtype D [--json] [--test-only]\n";
+    assert_int_equal(opts_check_help(&s, err, sizeof err), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -700,6 +845,9 @@ int main(void)
         cmocka_unit_test(test_srcnorm_differs),
         cmocka_unit_test(test_flock_holder),
         cmocka_unit_test(test_jsonget),
+        cmocka_unit_test(test_opts_parse),
+        cmocka_unit_test(test_opts_value_messages),
+        cmocka_unit_test(test_opts_check_help),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -1,5 +1,6 @@
-/* src/explore/grid.c — grid files (grid.h): parse the blocks, walk each block's product in
- * a seeded order, keep the valid configurations once. */
+/* src/search/grid.c — grids (grid.h): parse a grid file's blocks, walk each block's
+ * product in a seeded order, keep the valid configurations once; and the strategies'
+ * knob space point by point. */
 #include "grid.h"
 
 #include <errno.h>
@@ -306,4 +307,21 @@ void grid_release(struct grid *g)
     free(g->cfg);
     free(g->block);
     memset(g, 0, sizeof *g);
+}
+
+long grid_space_points(void)
+{
+    long p = 1;
+    for (int k = 0; k < KNOB_FIRST_LATE; k++)
+        p *= croq_knobs[k].n_values;
+    return p;
+}
+
+void grid_space_point(long x, const struct croq_config *base, struct croq_config *out)
+{
+    *out = *base;
+    for (int k = 0; k < KNOB_FIRST_LATE; k++) {
+        out->v[k] = croq_knobs[k].values[x % croq_knobs[k].n_values];
+        x /= croq_knobs[k].n_values;
+    }
 }

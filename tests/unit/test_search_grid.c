@@ -1,4 +1,4 @@
-/* tests/unit/test_explore_grid.c — grid files (src/explore/grid.h): products, stars,
+/* tests/unit/test_search_grid.c — grid files (src/search/grid.h): products, stars,
  * defaults for unnamed knobs, the union without repeats, validation, the seeded order,
  * and the errors; and dataset records read back (src/dataset/dataset.h). */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "dataset/dataset.h"
-#include "explore/grid.h"
+#include "search/grid.h"
 
 static const struct croq_shape small = {1024, 1024, 4096};
 

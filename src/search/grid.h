@@ -1,5 +1,6 @@
-/* src/explore/grid.h — the configurations `croqtuner explore` measures: a declared grid
- * over the knob table (src/knobs/knobs.def).
+/* src/search/grid.h — grids over the knob table (src/knobs/knobs.def): the configurations
+ * `croqtuner explore` measures (a declared grid), and the search strategies' knob space
+ * walked point by point (grid_space_*, below).
  *
  * Without a grid file the grid is the whole table: the product of every knob's value
  * list (refused above GRID_MAX_POINTS: give a file). A grid file narrows it. Form, one
@@ -47,4 +48,14 @@ int grid_load(struct grid *g, const char *path, int dtype, const struct croq_sha
 int grid_parse(struct grid *g, const char *text, const char *name, int dtype, const struct croq_shape *shape,
                unsigned long long seed, char *err, size_t errlen);
 void grid_release(struct grid *g);
+
+/* The search strategies' knob space (src/search/search.h): the product of every early
+ * knob's value list (knobs below KNOB_FIRST_LATE; a late knob is not walked, as the
+ * heuristic proposer does not walk it: docs/proposer.md), 83,886,080 points, each point
+ * x in [0, grid_space_points()) in mixed-radix order, the first knob of the table
+ * varying fastest (as a grid block's product). grid_space_point sets the early knobs of
+ * *out to point x and copies dtype and the late knobs from base. Valid or not: the
+ * caller validates for its shape. */
+long grid_space_points(void);
+void grid_space_point(long x, const struct croq_config *base, struct croq_config *out);
 #endif

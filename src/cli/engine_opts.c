@@ -1,0 +1,129 @@
+/* src/cli/engine_opts.c — the options the engine's commands share (struct engine_opts:
+ * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, the value
+ * checks several commands' tables use (--busy-limit, --shape, --dtype, --mode, --key), and the
+ * exit status of an engine outcome. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "engine/engine.h"
+#include "util/opts.h"
+
+/* --busy-limit MIN: stored in seconds */
+int cli_busy_minutes(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct opt o = {.name = "--busy-limit", .type = OPT_DOUBLE, .dst = dst};
+    double *s = dst;
+    if (opts_value(&o, v, err, errlen))
+        return -1;
+    if (*s < 0) {
+        snprintf(err, errlen, "expected minutes >= 0");
+        return -1;
+    }
+    *s *= 60;
+    return 0;
+}
+
+int cli_shape_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct cli_shape *sh = dst;
+    if (shape_parse(v, &sh->s)) {
+        snprintf(err, errlen, "bad shape '%s': expected MxNxK with positive integers (e.g. 4096x8192x8192)", v);
+        return -1;
+    }
+    sh->text = v;
+    return 0;
+}
+
+int cli_dtype_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (croq_dtype_parse(v) < 0) {
+        snprintf(err, errlen, "unknown dtype '%s' (f16 or e4m3)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_dtype_all_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (strcmp(v, "all") && croq_dtype_parse(v) < 0) {
+        snprintf(err, errlen, "unknown dtype '%s' (f16, e4m3 or all)", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_mode_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    if (mode_parse(v) < 0) {
+        snprintf(err, errlen, "'%s' is not scratch or best", v);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+int cli_key_value(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct shape_key sk;
+    char why[256];
+    if (key_parse(v, &sk, why, sizeof why)) {
+        snprintf(err, errlen, "%s (keys come from 'croqtuner status')", why);
+        return -1;
+    }
+    *(const char **)dst = v;
+    return 0;
+}
+
+static int nonneg_seconds(const char *v, void *dst, char *err, size_t errlen)
+{
+    struct opt o = {.name = "--backoff-s", .type = OPT_DOUBLE, .dst = dst};
+    if (opts_value(&o, v, err, errlen))
+        return -1;
+    if (*(double *)dst < 0) {
+        snprintf(err, errlen, "expected seconds >= 0");
+        return -1;
+    }
+    return 0;
+}
+
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
+{
+    const struct {
+        struct opt row;
+        unsigned eo; /* its EO_* bit: documented by the commands that show it; 0: tests only */
+    } rows[ENGINE_OPTS_N] = {
+        {{.name = "--tuning", .type = OPT_OUTDIR, .dst = &o->dir}, EO_TUNING},
+        {{.name = "--backend", .type = OPT_ENUM, .dst = &o->backend, .choices = "gpu|sim|replay"}, EO_BACKEND},
+        {{.name = "--dataset", .type = OPT_FILE, .dst = &o->dataset}, EO_DATASET},
+        {{.name = "--seed", .type = OPT_U64, .dst = &o->seed}, EO_SEED},
+        {{.name = "--iters", .type = OPT_INT, .dst = &o->iters, .lo = 1, .hi = 100000}, EO_ITERS},
+        {{.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o->busy_limit_s, .check = cli_busy_minutes}, EO_BUSY},
+        {{.name = "--shapes", .type = OPT_FILE, .dst = &o->shapes}, EO_SHAPES},
+        {{.name = "--l2", .type = OPT_ENUM, .dst = &o->l2, .choices = "warm|cold"}, EO_L2},
+        {{.name = "--git", .type = OPT_FLAG, .dst = &o->git}, EO_GIT},
+        {{.name = "--quiet", .type = OPT_FLAG, .dst = &o->quiet}, EO_QUIET},
+        {{.name = "--runner", .type = OPT_STR, .dst = &o->runner}, EO_RUNNER},
+        {{.name = "--backoff-s", .type = OPT_CUSTOM, .dst = &o->backoff_s, .check = nonneg_seconds}, 0},
+        {{.name = "--sim-faults", .type = OPT_STR, .dst = &o->sim_faults}, 0},
+        {{.name = "--inject-fault", .type = OPT_STR, .dst = &o->inject_faults}, 0},
+        {{.name = "--sim-delay-ms", .type = OPT_INT, .dst = &o->sim_delay_ms, .lo = 0, .hi = 60000}, 0},
+    };
+    for (size_t k = 0; k < ENGINE_OPTS_N; k++) {
+        t[k] = rows[k].row;
+        t[k].flags = rows[k].eo & shown ? 0 : OPT_HIDDEN;
+    }
+    return ENGINE_OPTS_N;
+}
+
+void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o)
+{
+    o->seed_given = opts_given(spec, "--seed");
+}
+
+int engine_exit_code(int rc)
+{
+    return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : rc == ENGINE_USAGE ? 2 : 1;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# replay-bench --strategy (docs/search.md) on the committed H200 datasets (bench/explore):
+# the random baseline gets its table (a row with numbers for every dataset and mode, its
+# last line naming it) and the side-by-side table of every named strategy's columns; a
+# list runs each once, in its order; an unknown name or the agent (nothing to replay) is a
+# usage error listing the strategies. Without --strategy the output is the default's
+# alone (t0502).
+set -u
+. "$(dirname "$0")/lib.sh"
+ds="$CROQ_SOURCE_DIR/bench/explore"
+nds=$(ls "$ds"/*.jsonl | wc -l)
+[ "$nds" -ge 6 ] || fail "expected the committed datasets in $ds, found $nds"
+
+out=$("$bin" replay-bench --datasets "$ds" --seeds 2 --iters 10 --jobs 2 --strategy random) || fail "random: $out"
+grep -qx "strategy random:" <<<"$out" || fail "no strategy header: $out"
+for f in "$ds"/*.jsonl; do
+  name=$(basename "$f" .jsonl)
+  for mode in scratch best; do
+    # its table's row (dataset mode runs @10 TFLOPS from) with two runs and the side by
+    # side one (dataset mode @10): each ratio in (0, 1]
+    awk -v n="$name" -v m="$mode" '$1 == n && $2 == m && NF >= 6 && $3 == 2 && $4 > 0 && $4 <= 1 { t++ }
+                                   $1 == n && $2 == m && NF == 3 && $3 > 0 && $3 <= 1 { s++ }
+                                   END { exit t == 1 && s == 1 ? 0 : 1 }' <<<"$out" ||
+      fail "random: no row with numbers for $name $mode (in both tables): $out"
+  done
+done
+grep -Eq "^replay-bench random: min@10 0\.[0-9]{3}$" <<<"$out" || fail "random's summary line: $out"
+grep -q "^strategies: @10 of each dataset's best" <<<"$out" || fail "no side-by-side table: $out"
+[[ "$(tail -n 1 <<<"$out")" =~ ^min\ +0\.[0-9]{3}$ ]] || fail "side-by-side minimum: $(tail -n 1 <<<"$out")"
+
+# a list: each in its order, the side-by-side table with a column each
+out=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --jobs 2 --strategy grid,random,grid) || fail "list: $out"
+[ "$(grep -c '^strategy ' <<<"$out")" -eq 2 ] || fail "a name listed twice ran twice: $out"
+[ "$(grep '^strategy ' <<<"$out" | tr '\n' ' ')" = "strategy grid: strategy random: " ] || fail "order: $out"
+grep -Eq "^dataset +mode +grid +random$" <<<"$out" || fail "side-by-side header: $out"
+
+for bad in bogus agent ""; do
+  err=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --strategy "$bad" 2>&1); rc=$?
+  [ $rc -eq 2 ] || fail "--strategy '$bad': exit $rc, want 2: $err"
+  grep -qF "heuristic, grid, random, or all" <<<"$err" || fail "--strategy '$bad' does not list the strategies: $err"
+done
+echo ok
