@@ -31,7 +31,7 @@
 #                digest a line, under a header naming nvcc's version)
 #   --against FILE instead of an old croqtuner: compare the new one's SASS with the
 #                digests FILE records, for the configurations FILE lists (what the ctest
-#                cli.t0009-sass-identity runs against tests/fixtures/sass-digests.tsv);
+#                cli.t0010-sass-identity runs against tests/fixtures/sass-digests.tsv);
 #                exit 77 when this nvcc is not the one FILE was recorded with
 #   --only RE    only configurations whose signature matches the extended regex RE
 #   --first N    only the first N configurations (a quick check while iterating)
