@@ -57,13 +57,15 @@ file(GLOB CROQSPARSE_SRC CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/lib/*.c" "${CMAK
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/costmodel/features.c" "${CMAKE_SOURCE_DIR}/src/costmodel/predict.c"
      "${CMAKE_SOURCE_DIR}/src/costmodel/format.c")
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOURCE_DIR}/src/format/sparse24.c"
-     "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
+     "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CMAKE_SOURCE_DIR}/src/util/hash.c"
+     "${CMAKE_SOURCE_DIR}/src/util/atomicio.c" "${CMAKE_SOURCE_DIR}/src/util/regfile.c"
+     "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
 
 foreach(kind shared static)
   if(kind STREQUAL shared)
     set(t croqsparse)
     add_library(${t} SHARED ${CROQSPARSE_SRC})
-    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.1 SOVERSION 1)
+    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.2 SOVERSION 1)
   else()
     set(t croqsparse_static)
     add_library(${t} STATIC ${CROQSPARSE_SRC})
@@ -99,7 +101,8 @@ install(FILES "${CMAKE_BINARY_DIR}/croqsparse.pc" DESTINATION ${CMAKE_INSTALL_LI
 set(CROQSPARSE_STUB_DIR "${CMAKE_BINARY_DIR}/cuda-stub")
 file(MAKE_DIRECTORY "${CROQSPARSE_STUB_DIR}")
 file(CREATE_LINK "${CUDA_cuda_driver_LIBRARY}" "${CROQSPARSE_STUB_DIR}/libcuda.so.1" SYMBOLIC)
-add_executable(test_croqsparse "${CMAKE_SOURCE_DIR}/tests/unit/test_croqsparse.c")
+# fit.c: the test fits a cost model for its fixture packs (the library itself only parses one)
+add_executable(test_croqsparse "${CMAKE_SOURCE_DIR}/tests/unit/test_croqsparse.c" "${CMAKE_SOURCE_DIR}/src/costmodel/fit.c")
 target_link_libraries(test_croqsparse PRIVATE croqsparse_static "${CMOCKA_LIB}")
 target_include_directories(test_croqsparse PRIVATE "${CMAKE_SOURCE_DIR}/src" "${CMAKE_SOURCE_DIR}/kernels")
 set_target_properties(test_croqsparse PROPERTIES BUILD_RPATH "${CROQSPARSE_STUB_DIR}")
@@ -115,3 +118,9 @@ target_link_libraries(croqsparse-check PRIVATE croqsparse croq_runner_core)
 set(_check_rpath "\$ORIGIN/../lib" ${CROQ_RUNNER_RPATH})
 set_target_properties(croqsparse-check PROPERTIES BUILD_RPATH "${_check_rpath}"
                       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+
+# The shape list of library.sh's run on untuned shapes (tests/gpu/tools/library_shapes.c):
+# a CPU tool, reading shapes.json through src/shapes and the pack through src/pack.
+add_executable(library-shapes "${CMAKE_SOURCE_DIR}/tests/gpu/tools/library_shapes.c")
+target_link_libraries(library-shapes PRIVATE croq)
+set_target_properties(library-shapes PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

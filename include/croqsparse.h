@@ -32,7 +32,8 @@
  * nothing is copied at the call.
  * Thread-safety: a handle may be used from several threads at once. A plan may be used by
  * several threads, but its matmuls must not run concurrently on different streams when
- * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0).
+ * its kernel uses a split-K workspace (croqsparse_plan_info.workspace_bytes > 0), and
+ * croqsparse_plan_search changes it (nothing else may use it meanwhile; see there).
  * CUDA: the library uses the driver API on the device's primary context (the one the CUDA
  * runtime uses); device pointers from cudaMalloc or cuMemAlloc both work; a CUstream is a
  * cudaStream_t. Nothing is compiled at run time.
@@ -59,10 +60,12 @@ extern "C" {
 
 #define CROQSPARSE_API __attribute__((visibility("default")))
 /* The version of this header; croqsparse_version() gives the linked library's. Minor
- * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version); a major one would
+ * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version; 1.2:
+ * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model); a
+ * major one would
  * change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
-#define CROQSPARSE_VERSION_MINOR 1
+#define CROQSPARSE_VERSION_MINOR 2
 #define CROQSPARSE_VERSION (CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR)
 
 typedef enum {
@@ -95,7 +98,7 @@ CROQSPARSE_API const char *croqsparse_status_string(croqsparse_status_t s);
  * thread's next croqsparse call. */
 CROQSPARSE_API const char *croqsparse_last_error(void);
 /* The linked library's version, CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR
- * as it was built (1001 for 1.1): compare with the header's CROQSPARSE_VERSION to find an
+ * as it was built (1002 for 1.2): compare with the header's CROQSPARSE_VERSION to find an
  * application running on an older library than it was compiled with. Never fails. */
 CROQSPARSE_API int croqsparse_version(void);
 
@@ -153,16 +156,26 @@ CROQSPARSE_API croqsparse_status_t croqsparse_compress(croqsparse_handle_t handl
 
 /* ---- plans and the product -------------------------------------------------------------- */
 
-/* A plan for (dtype, M, N, K, epilogue, alpha): chooses the kernel (the pack's entry tuned
- * at this exact shape, else the nearest tuned shape whose configuration is valid for this
- * one, else the fallback), loads it, encodes its tensor maps and allocates and zeroes its
- * workspace, once. Synchronous. NOT_SUPPORTED for shapes that break the rules above or
- * ALPHA_SCALES with f16; NO_KERNEL if the pack has nothing for the shape. */
+/* A plan for (dtype, M, N, K, epilogue, alpha): chooses the kernel, loads it, encodes its
+ * tensor maps and allocates and zeroes its workspace, once. Synchronous. The choice ranks
+ * the pack's kernels whose configuration is valid for this shape: the entry tuned at this
+ * exact shape; else, when the pack carries a cost
+ * model (`croqtuner export` fits one on the tuning rows), every valid kernel, the
+ * fallbacks too, by its predicted TFLOPS (match "model"); else the nearest tuned shape
+ * (sum over M, N, K of |log2 ratio|; match "nearest"), then the fallback. The model is
+ * read from the pack once, at croqsparse_create / croqsparse_load_pack; a plan costs one
+ * prediction per pack entry (microseconds). NOT_SUPPORTED for shapes that break the rules
+ * above or ALPHA_SCALES with f16; NO_KERNEL if the pack has nothing for the shape. */
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t handle, croqsparse_plan_t *plan,
                                                           croqsparse_dtype_t dtype, long m, long n, long k,
                                                           croqsparse_epilogue_t epilogue, float alpha);
 /* C = epilogue(A B^T) for the plan's shape, enqueued on stream: asynchronous, allocates
- * nothing, synchronizes nothing. a_values and meta as croqsparse_compress wrote them; B,
+ * nothing, synchronizes nothing, enqueues nothing but the kernel (no host callback), so
+ * it may be captured into a CUDA graph (stream capture; checked in the global mode by
+ * tests/gpu/library.sh): the graph's kernel node holds the buffers given at capture, and
+ * the plan must outlive the graph. Its host work is the argument checks, a context push
+ * when the handle's is not current, and rewriting the addresses in a copy of the plan's
+ * tensor maps. a_values and meta as croqsparse_compress wrote them; B,
  * C as above; scale_a [M] and scale_b [N] f32 device vectors with ALPHA_SCALES, NULL
  * otherwise. INVALID_VALUE for a NULL or misaligned pointer; CUDA_ERROR if the launch is
  * refused. A kernel fault surfaces at the caller's next synchronization. */
@@ -179,13 +192,97 @@ typedef struct {
     double tuned_tflops;   /* what it measured at its tuned shape (0 for a fallback); of the
                               source named in `source`, which may be older than this cubin's */
     long tuned_m, tuned_n, tuned_k;
-    char match[16];        /* "exact", "nearest" or "fallback" */
+    char match[16];        /* "exact", "model", "nearest", "fallback", "search" (after
+                              croqsparse_plan_search timed it, or took it from its cache),
+                              or "selected" (croqsparse_plan_select) */
     char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash,
                               and "tuned as <hash>" when the measured source was another
                               (export regenerated it with newer kernel sources) */
-    char note[512];        /* why a fallback ran on a mismatched pack, else "" */
+    char note[512];        /* why a fallback ran on a mismatched pack, or why the pack's
+                              cost model is not used, else "" */
     size_t workspace_bytes;
 } croqsparse_plan_info;
+
+/* ---- plan-time search (opt-in) ---------------------------------------------------------- */
+
+/* At most this many candidates are timed; each trial lasts up to this many milliseconds. */
+#define CROQSPARSE_SEARCH_MAX 8
+#define CROQSPARSE_SEARCH_TRIAL_MS 10.0
+
+/* What croqsparse_plan_search did. Strings NUL-terminated (cut to fit). */
+typedef struct {
+    int timed;             /* candidates timed (0: the choice came from the cache) */
+    int from_cache;        /* 1: the plan cache's choice was taken, nothing was timed */
+    double best_us;        /* the kept kernel's median microseconds per product (the cache's
+                              number when from_cache) */
+    struct {
+        char key[96];      /* as croqsparse_plan_info.key */
+        char config[512];
+        double us;         /* median microseconds per product (the cache's number when
+                              from_cache); 0: skipped (note says why) */
+    } candidate[CROQSPARSE_SEARCH_MAX]; /* in the order tried: the plan's kernel, then its
+                              ranking (see plan_create); key "" past the last */
+    char note[512];        /* a warning ("plan cache '...' line 3: ... ignored"), or "" */
+} croqsparse_search_info;
+
+/* Opt-in plan-time search, as cusparseLtMatmulSearch: times the plan's top-ranked
+ * candidates (at most 8: its current kernel first, then the ranking plan_create used) on
+ * the caller's operands, in this process, and keeps the fastest in the plan
+ * (croqsparse_plan_describe's match then reads "search"). Operands as croqsparse_matmul
+ * takes them; C is never written: every candidate writes a scratch output the search
+ * allocates (M x N f16) and frees.
+ * Cost: synchronous. Per candidate: its module loaded (cuModuleLoadData), tensor maps
+ * encoded, a split-K workspace allocated if it needs one, one launch to warm up and
+ * measure, then 3 trials of as many launches as fit in CROQSPARSE_SEARCH_TRIAL_MS (at least
+ * one, at most 200): about 8 x (3 x 10 ms + a few ms of loading) = 0.3 s for a typical
+ * shape; a kernel slower than the trial budget is launched 4 times. Allocates device
+ * memory and synchronizes the stream.
+ * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
+ * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum),
+ * dtype, shape and epilogue is taken without timing when the pack still has that kernel
+ * for the shape; after a timed search the choice is written there (atomically: a process
+ * killed while writing leaves the old file or the new, never a torn one). A damaged cache
+ * file is not trusted at all: the search times, warns on stderr ("croqsparse: warning:
+ * ...") and in info->note, and the write replaces the file. info may be NULL.
+ * Errors (after those of the header's order and croqsparse_matmul's pointer checks):
+ * NOT_SUPPORTED while the stream is being captured into a CUDA graph (cuStreamIsCapturing:
+ * search before capturing; the plan then captures the chosen kernel); NO_DEVICE without a
+ * usable driver or device (the stub, no libcuda.so.1); CUDA_ERROR if a launch fails (the
+ * plan keeps its kernel); a candidate that cannot be loaded is skipped (info says why).
+ * Thread-safety: the plan is changed: no other call may use it during the search, its
+ * earlier matmuls (on any stream) must have completed, and a CUDA graph captured from it
+ * before must not be launched after (its kernel's module is unloaded when another one is
+ * kept). Other plans and the handle may
+ * be used meanwhile; searches of several plans may share one cache file (threads of a
+ * process write it one at a time). Two processes storing into one cache file at once
+ * each leave a whole file; the later one's content wins. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t plan, const void *a_values,
+                                                          const void *meta, const void *b, const float *scale_a,
+                                                          const float *scale_b, CUstream stream,
+                                                          const char *cache_path, croqsparse_search_info *info);
+
+/* One kernel the plan may run (croqsparse_plan_candidates). */
+typedef struct {
+    char key[96];              /* as croqsparse_plan_info.key */
+    char config[512];
+    double tuned_tflops;       /* at its tuned shape (0 for a fallback) */
+    long tuned_m, tuned_n, tuned_k;
+    double predicted_tflops;   /* the pack's cost model's for the plan's shape; 0 without one */
+} croqsparse_candidate_info;
+
+/* The kernels of the handle's pack valid for the plan's shape, in the order plan_create
+ * ranks them (its first is plan_create's pick), as cuBLASLt's heuristics list ranked
+ * algorithms: the first min(cap, count) into out, their number into *count (cap 0 and
+ * out NULL: just the count). Host only, microseconds. NO_KERNEL if none. Thread-safe. */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_candidates(croqsparse_plan_t plan, croqsparse_candidate_info *out,
+                                                              int cap, int *count);
+/* Make the plan run candidate `index` of croqsparse_plan_candidates (of the handle's pack
+ * as it is now): loads its module, encodes its tensor maps, allocates its workspace; the
+ * plan's match then reads "selected". For measuring every candidate (an oracle) or
+ * keeping a choice made elsewhere. Synchronous. INVALID_VALUE for an index out of range;
+ * NO_DEVICE, CUDA_ERROR, INVALID_PACK as plan_create. Thread-safety and graphs as
+ * croqsparse_plan_search (the plan is changed). */
+CROQSPARSE_API croqsparse_status_t croqsparse_plan_select(croqsparse_plan_t plan, int index);
 
 /* What the plan runs. Never fails for a valid plan. */
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_describe(croqsparse_plan_t plan, croqsparse_plan_info *info);

@@ -47,8 +47,8 @@
  * split = CROQ_TILE_SPLIT. */
 #define CROQ_ACC_REGS(tm, tn, split) ((((tm) / (split)) / 64) * ((tn) / 2))
 /* Metadata registers per consumer thread of the warp-specialized kernel (kernel=1): two
- * buffers (stages alternate, kernels/family.cu meta_buf) of one u32 per m64 slice and
- * 64-wide K chunk. */
+ * buffers (stages alternate, kernels/parts/mainloop.cuh meta_buf) of one u32 per m64
+ * slice and 64-wide K chunk. */
 #define CROQ_META_REGS(tm, tk, split) (2 * (((tm) / (split)) / 64) * ((tk) / 64))
 /* Accumulators + metadata buffers a kernel=1 consumer thread may hold. Measured with
  * ptxas 13 (build --strict, 2026-12-01): 160 compiles clean in every schedule (e4m3

@@ -55,13 +55,22 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
         free(owned);
         return cs_fail(CROQSPARSE_STATUS_PACK_MISMATCH, fn, "%s: refused", note);
     }
+    /* A model that does not parse costs the ranking, not the pack: its kernels are
+     * checked and run; the plans rank them by the nearest shape and say why. */
+    char why[400] = "";
+    struct cs_model *model = cs_model_load(&p, why, sizeof why);
     pthread_mutex_lock(&h->lock);
     pack_release(&h->pack);
     free(h->pack_bytes);
+    cs_model_free(h->model);
+    h->model = model;
     h->pack = p;
     h->pack_bytes = owned;
     h->use_tuned = !note[0];
     snprintf(h->pack_note, sizeof h->pack_note, "%s", note);
+    h->model_note[0] = '\0';
+    if (!model && p.model_bytes)
+        snprintf(h->model_note, sizeof h->model_note, "the pack's cost model is not used: %s", why);
     pthread_mutex_unlock(&h->lock);
     return CROQSPARSE_STATUS_SUCCESS;
 }
@@ -77,6 +86,7 @@ static croqsparse_status_t open_device(croqsparse_handle_t h, int device)
     CS_CU(fn, cuDeviceGetAttribute, (&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->dev));
     CS_CU(fn, cuDeviceGetName, (h->gpu, sizeof h->gpu, h->dev));
     CS_CU(fn, cuDriverGetVersion, (&version));
+    h->driver_version = version;
     h->cuda_major = version / 1000;
     if (major != 9 || minor != 0)
         return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "device %d ('%s') is compute capability %d.%d; the "
@@ -180,6 +190,7 @@ croqsparse_status_t croqsparse_destroy(croqsparse_handle_t h)
         KL_DRV(cuDevicePrimaryCtxRelease)(h->dev);
     pack_release(&h->pack);
     free(h->pack_bytes);
+    cs_model_free(h->model);
     pthread_mutex_destroy(&h->lock);
     free(h);
     return CROQSPARSE_STATUS_SUCCESS;

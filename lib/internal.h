@@ -1,6 +1,9 @@
 /* lib/internal.h — what the files of libcroqsparse share (not installed).
  * handle.c: handle, context, pack identity; format.c: sizes, host and device 2:4;
- * plan.c: plans and matmul; error.c: status strings and the per-thread message.
+ * plan.c: plans and matmul; search.c: the plan-time search, the candidates, selecting one;
+ * plancache.c: the search's cache file;
+ * model.c: the pack's cost model as the ranking's predictor; error.c: status strings and
+ * the per-thread message.
  * The launch path is src/launch (shared with croq-runner), the pack format src/pack. */
 #ifndef CROQSPARSE_INTERNAL_H
 #define CROQSPARSE_INTERNAL_H
@@ -26,6 +29,7 @@ struct croqsparse_handle {
     int sm_count;
     char gpu[128];            /* cuDeviceGetName */
     int cuda_major;           /* CUDA major version the driver supports */
+    int driver_version;       /* cuDriverGetVersion (13000 for CUDA 13.0) */
     CUdeviceptr placeholder;  /* 256 B: the address plans encode their tensor maps at
                                  before matmul points them at real buffers */
     CUmodule compress;        /* lib/compress.cu */
@@ -35,6 +39,8 @@ struct croqsparse_handle {
     unsigned char *pack_bytes;/* the file's bytes (croqsparse_load_pack), NULL: embedded */
     bool use_tuned;           /* the pack names this GPU and CUDA major */
     char pack_note[512];      /* why its tuned kernels are not used, else "" */
+    struct cs_model *model;   /* the pack's cost model (model.c), NULL: none */
+    char model_note[512];     /* why the pack's model is not used, else "" */
 };
 
 struct croqsparse_plan {
@@ -48,6 +54,44 @@ struct croqsparse_plan {
     CUdeviceptr workspace;
     croqsparse_plan_info info;
 };
+
+/* The pointer checks croqsparse_matmul and croqsparse_plan_search share (after the NULL
+ * ones): alignment, and scale vectors exactly when the plan's epilogue takes them. */
+croqsparse_status_t cs_check_operands(const char *fn, croqsparse_plan_t p, const void *a_values, const void *meta,
+                                      const void *b, const float *scale_a, const float *scale_b);
+/* The kernels of h's pack for (dtype, s), best first, as pack_rank (with the pack's model
+ * when it has one) into out[0..cap); the count, or -1 with why. Under h->lock. */
+long cs_rank(croqsparse_handle_t h, croqsparse_dtype_t dtype, const struct croq_shape *s, long *out, size_t cap,
+             enum pack_match *match, char *why, size_t whylen);
+/* plan_info of p for entry e of pack pk, found as match ("exact", "search", ...). */
+void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match,
+                 const char *note);
+
+/* The pack's model section parsed (model.c): NULL and a reason in why when it does not
+ * parse (the pack is then used without it). cs_model_predict is a pack_predict_fn. */
+struct cs_model;
+struct cs_model *cs_model_load(const struct pack *p, char *why, size_t whylen);
+void cs_model_free(struct cs_model *m);
+double cs_model_predict(const void *model, const struct croq_config *cfg, const struct croq_shape *s);
+
+/* The plan cache (plancache.c owns its format). */
+struct cs_cache_choice {
+    char key[PACK_KEY_MAX];   /* the pack entry's key ("-": a fallback) */
+    char config[CROQ_SIG_MAX];
+    double us;                /* the search's median microseconds */
+};
+enum cs_cache_result { CS_CACHE_HIT, CS_CACHE_MISS, CS_CACHE_DAMAGED };
+#define CS_CACHE_KEY_MAX 512
+void cs_plancache_key(char *out, size_t len, const char *gpu, int driver, const char *pack_sum,
+                      croqsparse_dtype_t dtype, long m, long n, long k, croqsparse_epilogue_t epi);
+/* HIT with *out, MISS (no file, or no line of key), or DAMAGED with note (the whole file
+ * is then ignored). */
+enum cs_cache_result cs_plancache_lookup(const char *path, const char *key, struct cs_cache_choice *out, char *note,
+                                         size_t len);
+/* Store choices ch[i] under keys[i] (replacing lines of those keys, keeping the others;
+ * a damaged file is replaced), atomically. 0, or -1 with err. */
+int cs_plancache_store(const char *path, const char *const *keys, const struct cs_cache_choice *ch, size_t n,
+                       char *err, size_t len);
 
 /* Record the calling thread's message ("<fn>: ...") and return s. */
 croqsparse_status_t cs_fail(croqsparse_status_t s, const char *fn, const char *fmt, ...)

@@ -6,23 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e,
-                     enum pack_match match, const char *note)
+void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match,
+                 const char *note)
 {
     croqsparse_plan_info *i = &p->info;
-    static const char *const names[] = {[PACK_EXACT] = "exact", [PACK_NEAREST] = "nearest",
-                                        [PACK_FALLBACK] = "fallback"};
     snprintf(i->key, sizeof i->key, "%s", e->fallback ? "fallback" : e->key);
     snprintf(i->config, sizeof i->config, "%s", e->config);
     i->tuned_tflops = e->tflops;
     i->tuned_m = e->m, i->tuned_n = e->n, i->tuned_k = e->k;
-    snprintf(i->match, sizeof i->match, "%s", names[match]);
+    snprintf(i->match, sizeof i->match, "%s", match);
     bool same = e->fallback || !strcmp(e->hash, e->tuned_hash);
-    snprintf(i->source, sizeof i->source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s%s%s%s", pk->gpu,
-             pk->cuda_major, pk->cuda_minor, pk->driver, e->hash, same ? "" : ", tuned as ",
-             same ? "" : e->tuned_hash, same ? "" : " (older kernel sources: tuned_tflops not measured for it)");
-    snprintf(i->note, sizeof i->note, "%s", match == PACK_FALLBACK ? note : "");
+    char source[640];
+    snprintf(source, sizeof source, "pack for '%s', CUDA %d.%d, driver %s; source hash %s%s%s%s", pk->gpu,
+             pk->cuda_major, pk->cuda_minor, pk->driver, e->hash, same ? "" : ", tuned as ", same ? "" : e->tuned_hash,
+             same ? "" : " (older kernel sources: tuned_tflops not measured for it)");
+    /* cut to fit a very long GPU or driver name (the header says so) */
+    snprintf(i->source, sizeof i->source, "%.*s", (int)sizeof i->source - 1, source);
+    snprintf(i->note, sizeof i->note, "%s", note);
     i->workspace_bytes = p->launch.workspace_bytes;
+}
+
+long cs_rank(croqsparse_handle_t h, croqsparse_dtype_t dtype, const struct croq_shape *s, long *out, size_t cap,
+             enum pack_match *match, char *why, size_t whylen)
+{
+    return pack_rank(&h->pack, (int)dtype, s, h->use_tuned, h->model ? cs_model_predict : NULL, h->model, out, cap,
+                     match, why, whylen);
 }
 
 /* Choose and load the kernel (under the handle's lock: the pack may be replaced). */
@@ -33,10 +41,11 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
     struct kl_error ke;
     enum pack_match match;
     char why[CROQ_WHY_MAX];
+    long i = -1;
     croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
     pthread_mutex_lock(&h->lock);
-    long i = pack_choose(&h->pack, (int)p->dtype, &s, h->use_tuned, &match, why, sizeof why);
-    if (i < 0) {
+    long n = cs_rank(h, p->dtype, &s, &i, 1, &match, why, sizeof why);
+    if (n <= 0) {
         st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "%s", why);
     } else {
         const struct pack_entry *e = &h->pack.e[i];
@@ -51,7 +60,8 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
             free(image);
         }
         if (st == CROQSPARSE_STATUS_SUCCESS)
-            describe(p, &h->pack, e, match, h->pack_note);
+            /* a mismatched pack runs only fallbacks (ranked by its model or not): say why */
+            cs_describe(p, &h->pack, e, pack_match_name(match), !h->use_tuned ? h->pack_note : h->model_note);
     }
     pthread_mutex_unlock(&h->lock);
     return st;
@@ -125,6 +135,20 @@ croqsparse_status_t croqsparse_plan_create(croqsparse_handle_t h, croqsparse_pla
 
 static bool misaligned(const void *ptr) { return ((uintptr_t)ptr & 15) != 0; }
 
+croqsparse_status_t cs_check_operands(const char *fn, croqsparse_plan_t p, const void *a_values, const void *meta,
+                                      const void *b, const float *scale_a, const float *scale_b)
+{
+    if (misaligned(a_values) || misaligned(meta) || misaligned(b))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta and b must be 16-byte aligned");
+    bool scales = p->epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES;
+    if (scales != (scale_a != NULL) || scales != (scale_b != NULL))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, scales ? "the plan's epilogue needs scale_a and scale_b"
+                                                                  : "scale vectors given to a plan without them");
+    if (scales && (misaligned(scale_a) || ((uintptr_t)scale_b & 7)))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "scale_a must be 16-byte, scale_b 8-byte aligned");
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
 croqsparse_status_t croqsparse_matmul(croqsparse_plan_t p, const void *a_values, const void *meta, const void *b,
                                       void *c, const float *scale_a, const float *scale_b, CUstream stream)
 {
@@ -136,14 +160,10 @@ croqsparse_status_t croqsparse_matmul(croqsparse_plan_t p, const void *a_values,
     cs_clear();
     if (!p || !a_values || !meta || !b || !c)
         return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan, a_values, meta, b or c is NULL");
-    if (misaligned(a_values) || misaligned(meta) || misaligned(b) || misaligned(c))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "a_values, meta, b and c must be 16-byte aligned");
-    bool scales = p->epilogue == CROQSPARSE_EPILOGUE_ALPHA_SCALES;
-    if (scales != (scale_a != NULL) || scales != (scale_b != NULL))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, scales ? "the plan's epilogue needs scale_a and scale_b"
-                                                                  : "scale vectors given to a plan without them");
-    if (scales && (misaligned(scale_a) || ((uintptr_t)scale_b & 7)))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "scale_a must be 16-byte, scale_b 8-byte aligned");
+    if (misaligned(c))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "c must be 16-byte aligned");
+    if ((s = cs_check_operands(fn, p, a_values, meta, b, scale_a, scale_b)))
+        return s;
     const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, (CUdeviceptr)a_values, (CUdeviceptr)meta,
                                   (CUdeviceptr)b, (CUdeviceptr)c, p->alpha, (CUdeviceptr)scale_a,
                                   (CUdeviceptr)scale_b};

@@ -10,6 +10,7 @@
  * format accepts) is added, so the library has a kernel for any shape.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "artifacts/results.h"
 #include "artifacts/state.h"
 #include "codegen/srcstore.h"
+#include "costmodel/costmodel.h"
 #include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "pack/pack.h"
@@ -355,6 +357,10 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
     e.m = shape->sk.shape.m; /* a loaded entry's m, n, k are its key's (state_load) */
     e.n = shape->sk.shape.n;
     e.k = shape->sk.shape.k;
+    /* how its TFLOPS was measured (pack.h): the final ladder's number, or the tuning's pair */
+    e.measured = shape->best.from_ladder ? PACK_MEASURED_LADDER : PACK_MEASURED_PAIR;
+    e.clock_mhz = isfinite(shape->best.sm_clock_mhz) && shape->best.sm_clock_mhz > 0 ? shape->best.sm_clock_mhz : 0;
+    e.l2 = shape->cold_l2 ? PACK_L2_COLD : PACK_L2_WARM;
     /* one entry per key: two directories holding one key are two records of one shape,
      * and which of them is the truth is not export's to guess */
     for (size_t i = 0; i < x->p.n; i++)
@@ -381,8 +387,28 @@ static int add_best(struct export *x, const char *dir, const struct state_shape 
         free(src);
         return -1;
     }
+    /* one kernel per shape (pack.h): of a shape tuned in both modes (_fs and not) the
+     * faster goes in, as the library took the faster when a pack held both */
+    long twin = -1;
+    for (size_t i = 0; i < x->p.n; i++)
+        if (!x->p.e[i].fallback && x->p.e[i].dtype == cfg.dtype && x->p.e[i].m == e.m && x->p.e[i].n == e.n &&
+            x->p.e[i].k == e.k)
+            twin = (long)i;
+    if (twin >= 0 && x->p.e[twin].tflops >= e.tflops) {
+        fprintf(stderr, "export: '%s' (%.3f TFLOPS) left out: '%s' is the same shape, faster (%.3f); a pack holds "
+                "one kernel per shape\n", key, e.tflops, x->p.e[twin].key, x->p.e[twin].tflops);
+        free(src);
+        return 0;
+    }
     int rc = add_entry(x, &cfg, key, note[0] ? note : NULL, x->regenerate ? NULL : src, len, &e);
     free(src);
+    if (rc == 0 && twin >= 0) {
+        fprintf(stderr, "export: '%s' (%.3f TFLOPS) left out: '%s' is the same shape, faster (%.3f); a pack holds "
+                "one kernel per shape\n", x->p.e[twin].key, x->p.e[twin].tflops, key, e.tflops);
+        free((void *)x->p.e[twin].cubin);
+        memmove(&x->p.e[twin], &x->p.e[twin + 1], (x->p.n - (size_t)twin - 1) * sizeof *x->p.e);
+        x->p.n--;
+    }
     return rc;
 }
 
@@ -443,6 +469,71 @@ static int add_fallbacks(struct export *x)
     return 0;
 }
 
+/* The pack's model section (pack.h; src/costmodel's format): one model per dtype fitted
+ * on the measured rows of every GPU-tuned shape of the directories (costmodel_fit_shapes
+ * on engine_tuning_samples), for the
+ * library to rank kernels for shapes nobody tuned. A dtype with too few rows or shapes
+ * gets none (said on stderr). *text malloc'd, NULL when no dtype has a model. */
+static int export_model(const struct export_args *a, char **text, size_t *len)
+{
+    struct costmodel_sample *s = NULL;
+    size_t n = 0, cap = 0, k = 0;
+    struct costmodel *m = xmalloc(2 * sizeof *m);
+    const struct costmodel *fitted[2];
+    int rc = 0;
+    *text = NULL;
+    *len = 0;
+    /* the rows `croqtuner costmodel --leave-out` judges the model on (engine_tuning_samples),
+     * so its numbers are this model's */
+    for (int i = 0; i < a->ndirs && rc == 0; i++) {
+        struct costmodel_sample *d;
+        size_t nd;
+        char err[1200];
+        if (engine_tuning_samples(a->dirs[i], "gpu", &d, &nd, err, sizeof err)) {
+            log_error("export: the cost model's rows: %s", err);
+            rc = -1;
+            break;
+        }
+        if (n + nd > cap) {
+            cap = n + nd;
+            s = xrealloc(s, (cap ? cap : 1) * sizeof *s);
+        }
+        if (nd)
+            memcpy(s + n, d, nd * sizeof *d);
+        n += nd;
+        free(d);
+    }
+    for (int dtype = CROQ_DTYPE_F16; dtype <= CROQ_DTYPE_E4M3 && rc == 0; dtype++) {
+        struct costmodel *c = &m[dtype - CROQ_DTYPE_F16];
+        if (costmodel_fit_shapes(c, dtype, s, n)) {
+            log_error("export: the %s cost model: out of memory", croq_dtype_name(dtype));
+            rc = -1;
+        } else if (c->n > 0) {
+            fitted[k++] = c;
+            fprintf(stderr, "export: %s cost model fitted on %d rows of %d shapes (residual %.3f in ln TFLOPS)\n",
+                    croq_dtype_name(dtype), c->n, c->n_groups, c->sigma);
+        } else {
+            fprintf(stderr, "export: no %s cost model (its rows: fewer than %d, or of fewer than 2 shapes): its "
+                    "untuned shapes run the nearest tuned shape's kernel\n", croq_dtype_name(dtype),
+                    COSTMODEL_MIN_SAMPLES);
+        }
+    }
+    if (rc == 0 && k) {
+        long need = costmodel_serialize(fitted, k, NULL, 0);
+        if (need < 0) {
+            log_error("export: the cost model does not serialize");
+            rc = -1;
+        } else {
+            *text = xmalloc((size_t)need + 1);
+            costmodel_serialize(fitted, k, *text, (size_t)need + 1);
+            *len = (size_t)need;
+        }
+    }
+    free(m);
+    free(s);
+    return rc;
+}
+
 static int export_write(struct export *x, const struct export_args *a)
 {
     unsigned char *img;
@@ -453,7 +544,15 @@ static int export_write(struct export *x, const struct export_args *a)
         log_error("export: this build's CUDA version '%s' is not <major>.<minor>", croq_cuda_version);
         return -1;
     }
-    if (pack_serialize(&x->p, &img, &len, err, sizeof err)) {
+    char *model;
+    if (export_model(a, &model, &x->p.model_bytes))
+        return -1;
+    x->p.model = (const unsigned char *)model;
+    int ser = pack_serialize(&x->p, &img, &len, err, sizeof err);
+    free(model);
+    x->p.model = NULL;
+    x->p.model_bytes = 0;
+    if (ser) {
         log_error("export: %s", err);
         return -1;
     }

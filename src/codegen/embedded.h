@@ -1,6 +1,6 @@
 /* src/codegen/embedded.h — kernel source files compiled into the binary
  * (cmake/embed.cmake). Names are relative to kernels/ ("abi.h", "ptx/wgmma.cuh",
- * "knobs.def"). The table ends with a {NULL, NULL, 0} row. */
+ * "parts/mainloop.cuh", "knobs.def"). The table ends with a {NULL, NULL, 0} row. */
 #ifndef CROQ_CODEGEN_EMBEDDED_H
 #define CROQ_CODEGEN_EMBEDDED_H
 #include <stddef.h>

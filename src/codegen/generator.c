@@ -94,7 +94,7 @@ static int add_dir(struct croq_embedded_file *t, size_t *n, const char *root, co
     snprintf(dir, sizeof dir, "%s/%s", root, sub);
     DIR *d = opendir(dir);
     if (!d) {
-        if (!*prefix) { /* kernels/ itself must be there; kernels/ptx may not */
+        if (!*prefix) { /* kernels/ itself must be there; kernels/ptx and kernels/parts may not */
             snprintf(err, errlen, "cannot open '%s': %s", dir, strerror(errno));
             return -1;
         }
@@ -134,7 +134,7 @@ static void own_table(struct generator *g, struct croq_embedded_file *t, size_t 
 
 int generator_from_tree(const char *root, struct generator *g, char *err, size_t errlen)
 {
-    static const char *const top[] = {".h", ".cuh", ".cu", NULL}, *const ptx[] = {".cuh", NULL};
+    static const char *const top[] = {".h", ".cuh", ".cu", NULL}, *const sub[] = {".cuh", NULL};
     char path[GEN_PATH_MAX];
     memset(g, 0, sizeof *g);
     g->codegen_version = CODEGEN_VERSION;
@@ -142,7 +142,9 @@ int generator_from_tree(const char *root, struct generator *g, char *err, size_t
     size_t n = 0, size;
     int rc = add_dir(t, &n, root, "kernels", "", top, err, errlen);
     if (!rc)
-        rc = add_dir(t, &n, root, "kernels/ptx", "ptx/", ptx, err, errlen);
+        rc = add_dir(t, &n, root, "kernels/ptx", "ptx/", sub, err, errlen);
+    if (!rc) /* the parts family.cu is composed of (since issue 23) */
+        rc = add_dir(t, &n, root, "kernels/parts", "parts/", sub, err, errlen);
     if (!rc) {
         snprintf(path, sizeof path, "%s/src/knobs/knobs.def", root);
         char *text = read_file(path, &size);

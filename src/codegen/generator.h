@@ -39,7 +39,7 @@ void generator_identity(int codegen_version, const struct croq_embedded_file *fi
 /* This binary's generator: croq_embedded_files under CODEGEN_VERSION (nothing to release). */
 void generator_current(struct generator *g);
 /* A generator read from a source tree the way cmake/embed.cmake embeds one:
- * ROOT/kernels/ (files ending .h .cuh .cu, and ptx/ files ending .cuh) named relative to kernels/, and
+ * ROOT/kernels/ (files ending .h .cuh .cu, and ptx/ and parts/ files ending .cuh) named relative to kernels/, and
  * ROOT/src/knobs/knobs.def named "knobs.def", under CODEGEN_VERSION (for sources written
  * by an older tree: `git archive <commit> kernels src/knobs | tar -x -C ROOT`).
  * 0 or -1 with err (no kernels/ directory, unreadable file). */

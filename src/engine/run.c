@@ -335,6 +335,8 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
     } else if (check_strategy(r) || adopt_params(r, p)) {
         return ENGINE_FAILED;
     }
+    if (run_pin_generator(r))
+        return ENGINE_FAILED;
     if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))
         return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
     if ((!r->be && open_backend(r)) || reconcile(r))
@@ -359,6 +361,7 @@ void run_close(struct run *r)
     r->prior = NULL;
     r->n_prior = 0;
     r->prior_loaded = false;
+    run_unpin_generator(r);
 }
 
 int run_loop(struct run *r)

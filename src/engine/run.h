@@ -7,6 +7,7 @@
 
 #include "artifacts/artifacts.h"
 #include "backend/backend.h"
+#include "codegen/generator.h"
 #include "engine.h"
 #include "engine/decide.h"
 #include "profile/profile.h"
@@ -49,7 +50,16 @@ struct run {
     struct costmodel_sample *prior;
     size_t n_prior;
     bool prior_loaded;
+    /* the generator the shape's candidates are written by when it is not this binary's
+     * (generator_pin.c) */
+    struct generator pinned_gen;
+    bool has_pinned_gen;
 };
+
+/* Choose the generator of the shape's candidates (generator_pin.c: its baseline's, else
+ * the directory's, else this binary's); 0 or ENGINE_FAILED with the message. */
+int run_pin_generator(struct run *r);
+void run_unpin_generator(struct run *r);
 
 /* Per-shape paths: <dir>/<sub>/<key><leaf>, e.g. ("logs", "/results.tsv"). */
 int run_path(const struct run *r, char out[ENGINE_PATH_MAX], const char *sub, const char *leaf);

@@ -41,6 +41,7 @@ static struct codegen_opts implement_opts(struct run *r, int iter, char note[NOT
 {
     snprintf(note, NOTE_LEN, "croqtuner %s iteration %d (backend=%s)", r->ck.key, iter, r->ck.backend);
     return (struct codegen_opts){.note = note, .err = err, .errlen = errlen,
+                                 .files = r->has_pinned_gen ? r->pinned_gen.files : NULL,
                                  .inject_fault = injected_fault(r->o->inject_faults, iter)};
 }
 

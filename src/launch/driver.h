@@ -52,7 +52,10 @@
     X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute)                      \
     X(cuLaunchKernel) X(cuLaunchKernelEx)                                                 \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxActiveClusters)        \
-    X(cuTensorMapEncodeTiled) X(cuTensorMapReplaceAddress)
+    X(cuTensorMapEncodeTiled) X(cuTensorMapReplaceAddress)                            \
+    X(cuStreamIsCapturing) X(cuStreamSynchronize)                                        \
+    X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)        \
+    X(cuEventDestroy)
 
 /* One pointer per entry, named (and typed) as cuda.h expands the name: cuMemAlloc's
  * member is cuMemAlloc_v2, so KL_DRV(cuMemAlloc) below finds it by the usual name. */

@@ -80,25 +80,6 @@ char *regfile_read(const char *path, size_t max, size_t *len)
     return buf;
 }
 
-json_t *regfile_load_json(const char *path, size_t flags, char *err, size_t errlen)
-{
-    json_error_t je;
-    char *text = regfile_read(path, REGFILE_MAX, NULL);
-    if (!text) {
-        int saved = errno;
-        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(saved));
-        errno = saved;
-        return NULL;
-    }
-    json_t *j = json_loads(text, flags, &je);
-    free(text);
-    if (!j) {
-        snprintf(err, errlen, "cannot read '%s': %s at line %d", path, je.text, je.line);
-        errno = EINVAL;
-    }
-    return j;
-}
-
 bool regfile_is(const char *path)
 {
     struct stat st;

@@ -45,6 +45,44 @@ read -r _ _ _ _ _ _ fb h th k c _ < <(entry "$tmp/p")
 [ "$h" = "$hash" ] && [ "$th" = "$hash" ] || fail "entry hashes $h / $th, the measured source's is $hash"
 grep -q "regenerated" "$tmp/export.log" && fail "an unchanged source reported as regenerated"
 [ "$(grep -ac '^entry ' "$tmp/p")" -eq 3 ] || fail "not 1 best + 2 fallbacks: $(grep -a '^entry' "$tmp/p")"
+# Format 3 (issue 24 item 1): how the TFLOPS was measured (the final ladder's, at the SM
+# clock state.json records), the L2 mode, the cubin's sum; the file ends with its sum line.
+# One tuned shape is too few for a cost model: no model section, and export says so.
+read -r -a f < <(entry "$tmp/p")
+clock=$(python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['shapes']['$key']['best']['sm_clock_mhz'])" \
+    "$t/state.json")
+[ "${f[11]} ${f[12]} ${f[13]}" = "ladder $clock warm" ] || fail "entry provenance '${f[11]} ${f[12]} ${f[13]}', want 'ladder $clock warm'"
+[[ ${f[15]} =~ ^[0-9a-f]{16}$ ]] || fail "entry cubin sum '${f[15]}'"
+head -n 1 "$tmp/p" | grep -qx 'croqsparse-pack 3' || fail "not format 3: $(head -n 1 "$tmp/p")"
+tail -n 1 "$tmp/p" | grep -Eqx 'sum [0-9a-f]{16}' || fail "no sum line at the end"
+grep -aq '^model ' "$tmp/p" && fail "a cost model from one shape"
+grep -q "no f16 cost model" "$tmp/export.log" || fail "export did not say there is no f16 model"
+# Two tuned shapes: a model section, fitted on their rows (issue 26 item 1).
+# (1024x1024x4096 in both modes too: one kernel per shape, the faster, goes in)
+for s3 in 1024x1024x4096:scratch 2048x1024x4096:scratch 1024x1024x4096:best; do
+  "$bin" tune --backend sim --dtype f16 --shape ${s3%:*} --mode ${s3#*:} --iters 3 --tuning "$tmp/t3" \
+      --shapes "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" > "$tmp/tune3.log" 2>&1 || fail "sim tune $s3: $(tail -n 3 "$tmp/tune3.log")"
+done
+python3 - "$tmp/t3/state.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for v in s["shapes"].values():
+    v["backend"] = "gpu"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+"$bin" export --tuning "$tmp/t3" --out "$tmp/p3" --gpu G > "$tmp/export3.log" 2>&1 || fail "export 3: $(tail -n 3 "$tmp/export3.log")"
+grep -aEq '^model [0-9]+ [0-9a-f]{16}$' "$tmp/p3" || fail "no model section with two shapes"
+grep -q "f16 cost model fitted on [0-9]* rows of 2 shapes" "$tmp/export3.log" || fail "model: $(grep model "$tmp/export3.log")"
+[ "$(entry "$tmp/p3" | wc -l)" -eq 1 ] || fail "not one kernel for f16 1024x1024x4096: $(entry "$tmp/p3" | cut -c1-80)"
+grep -q "^export: 'f16_1024x1024x4096\(_fs\)\?' ([0-9.]* TFLOPS) left out: 'f16_1024x1024x4096\(_fs\)\?' is the same shape, faster" \
+    "$tmp/export3.log" || fail "the slower mode not said: $(grep 'left out' "$tmp/export3.log")"
+read -r _ _ _ _ _ kept _ < <(entry "$tmp/p3")
+best=$(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['shapes']
+print(max(s[k]['best']['tflops'] for k in ('f16_1024x1024x4096', 'f16_1024x1024x4096_fs')))" "$tmp/t3/state.json")
+python3 -c "import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > 0.01)" "$kept" "$best" ||
+    fail "kept $kept TFLOPS, the faster mode measured $best"
 # The index quotes the registered best's TFLOPS: the final ladder's number for its winner
 # (the checkpoint's ladder record); a best edited into state.json is refused, and so is one
 # key given by two directories.

@@ -10,9 +10,22 @@
  * 0.75 with seeded scale vectors in [0.25, 2]). Each is timed (runner/timing.c: 5 trials
  * of up to 500 back-to-back launches, as the tuner times; trial_iters) beside cuSPARSELt default and
  * after search on the unscaled problem; the host time per croqsparse_matmul call (median
- * of 100 enqueues). The table's ratio is unscaled ours / best cuSPARSELt; "tuned" is the
- * TFLOPS the pack's index quotes for the kernel (at its tuned shape, of the source the
- * tuning measured: plan_describe's source says when that is not the pack's). First, GPU prune + compress of a 16384x16384 f16 weight timed
+ * of 100 enqueues). Per case three picks of the library: the plan's own (the pack's exact
+ * entry, else its cost model's best predicted kernel, else the nearest tuned shape's:
+ * `match`), the pick of croqsparse_plan_search on the unscaled problem (`search`, its
+ * kernel and time; CROQSPARSE_CHECK_CACHE names a plan cache file for it), and the
+ * epilogue's. The table's ratio is unscaled ours / best cuSPARSELt, srch_ratio the
+ * search's. "tuned" is the TFLOPS the pack's index quotes for the kernel at the shape it
+ * was tuned for: alone for an exact match, "<tflops>@<MxNxK>" when the kernel was tuned
+ * for another shape (that number is not this shape's), "-" for a fallback (of the source
+ * the tuning measured: plan_describe's source says when that is not the pack's). `graph`:
+ * the unscaled product captured into a CUDA graph (global capture mode) and replayed
+ * equals the direct launch's C bit for bit, and plan_search refuses the capturing stream.
+ * With CROQSPARSE_CHECK_ORACLE=1 the oracle too: every candidate of the plan
+ * (croqsparse_plan_candidates / _select) verified and timed, interleaved (3 rounds of one
+ * trial each), the fastest in `oracle` / `o_kernel`, m/o and s/o the plan's and the
+ * search's pick over it (the issue's targets: m/o >= 0.90, s/o >= 0.98).
+ * First, GPU prune + compress of a 16384x16384 f16 weight timed
  * and compared with the host's. One JSON line per case on stdout, a table row per case and
  * progress lines ("  .. ") on stderr; a crash prints a backtrace.
  * Exit 1 if anything failed verification or a compress differed.
@@ -123,10 +136,49 @@ static int trial_iters(int dtype, const struct croq_shape *s)
     return n > 500 ? 500 : n < 20 ? 20 : (int)n;
 }
 
-/* A plan for the case's problem, verified and timed on env (its reference). 1 ok. */
+/* The plan's product captured into a CUDA graph and replayed equals the direct launch's
+ * C, bit for bit; plan_search refuses the stream while it captures. 1 ok. */
+static int graph_check(struct lib_case *l)
+{
+    const struct operands *o = l->o;
+    size_t bytes = (size_t)o->m * o->n * 2;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    int ok = 0;
+    void *direct = xmalloc(bytes), *replay = xmalloc(bytes);
+    if (cuMemsetD8(l->c, 0, bytes) || lib_launch(l) || cuStreamSynchronize(l->stream) ||
+        cuMemcpyDtoH(direct, l->c, bytes) || cuMemsetD8(l->c, 0, bytes))
+        goto out;
+    if (cuStreamBeginCapture(l->stream, CU_STREAM_CAPTURE_MODE_GLOBAL))
+        goto out;
+    int launched = lib_launch(l) == 0;
+    croqsparse_status_t refused = croqsparse_plan_search(l->plan, (void *)l->values, (void *)l->meta,
+                                                         (void *)o->d_b, (const float *)o->d_scale_a,
+                                                         (const float *)o->d_scale_b, l->stream, NULL, NULL);
+    if (cuStreamEndCapture(l->stream, &graph) || !launched || refused != CROQSPARSE_STATUS_NOT_SUPPORTED) {
+        fprintf(stderr, "graph: capture %s, search while capturing: %s\n", launched ? "ok" : "failed",
+                croqsparse_status_string(refused));
+        goto out;
+    }
+    if (cuGraphInstantiate(&exec, graph, 0) || cuGraphLaunch(exec, l->stream) || cuStreamSynchronize(l->stream) ||
+        cuMemcpyDtoH(replay, l->c, bytes))
+        goto out;
+    ok = !memcmp(direct, replay, bytes);
+out:
+    if (exec)
+        cuGraphExecDestroy(exec);
+    if (graph)
+        cuGraphDestroy(graph);
+    free(direct);
+    free(replay);
+    return ok;
+}
+
+/* A plan for the case's problem (searched first when searched is given: its result
+ * there), verified and timed on env (its reference). 1 ok. */
 static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l,
                      croqsparse_epilogue_t epi, float alpha, struct subject *s, croqsparse_plan_info *info,
-                     double *hus)
+                     double *hus, croqsparse_search_info *searched, int *graph_ok)
 {
     const struct operands *o = l->o;
     croqsparse_status_t st = croqsparse_plan_create(h, &l->plan, o->dtype, o->m, o->n, o->k, epi, alpha);
@@ -135,7 +187,17 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
         fprintf(stderr, "plan: %s\n", croqsparse_last_error());
         return 0;
     }
+    if (searched && croqsparse_plan_search(l->plan, (void *)l->values, (void *)l->meta, (void *)o->d_b,
+                                           (const float *)o->d_scale_a, (const float *)o->d_scale_b, l->stream,
+                                           getenv("CROQSPARSE_CHECK_CACHE"), searched)) {
+        fprintf(stderr, "search: %s\n", croqsparse_last_error());
+        croqsparse_plan_destroy(l->plan);
+        l->plan = NULL;
+        return 0;
+    }
     croqsparse_plan_describe(l->plan, info);
+    if (graph_ok)
+        *graph_ok = graph_check(l);
     s->available = true;
     const struct subject_kernel k = {.fn = lib_launch, .ctx = l, .d_c = l->c};
     ok = subject_measure(env, &k, s) == 0;
@@ -146,15 +208,67 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
     return ok;
 }
 
+/* The oracle (CROQSPARSE_CHECK_ORACLE=1): every candidate of the unscaled plan
+ * (croqsparse_plan_candidates, selected in turn) verified and timed, interleaved: 3
+ * rounds over all candidates of one trial each, a candidate's number the median of its
+ * rounds. The fastest's TFLOPS (0 when none ran) and kernel; the per-candidate list into
+ * *list. */
+static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l, char *kernel,
+                     size_t klen, json_t **list)
+{
+    enum { MAX = 64, ROUNDS = 3 };
+    const struct operands *o = l->o;
+    croqsparse_candidate_info c[MAX];
+    double tf[MAX][ROUNDS], best = 0;
+    int n = 0;
+    *list = json_array();
+    snprintf(kernel, klen, "-");
+    if (croqsparse_plan_create(h, &l->plan, o->dtype, o->m, o->n, o->k, CROQSPARSE_EPILOGUE_ALPHA, 1.0f) ||
+        croqsparse_plan_candidates(l->plan, c, MAX, &n)) {
+        fprintf(stderr, "oracle: %s\n", croqsparse_last_error());
+        croqsparse_plan_destroy(l->plan);
+        l->plan = NULL;
+        return 0;
+    }
+    n = n < MAX ? n : MAX;
+    struct bench_env one = *env;
+    one.topts.trials = 1;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < n; i++) {
+            struct subject s = {.name = "croqsparse_oracle", .available = true};
+            const struct subject_kernel k = {.fn = lib_launch, .ctx = l, .d_c = l->c};
+            tf[i][r] = 0;
+            if (croqsparse_plan_select(l->plan, i))
+                fprintf(stderr, "oracle: %s\n", croqsparse_last_error());
+            else if (subject_measure(&one, &k, &s) == 0 && s.verified && s.v.passed)
+                tf[i][r] = tflops_of(&s);
+            subject_release(&s);
+        }
+    for (int i = 0; i < n; i++) {
+        qsort(tf[i], ROUNDS, sizeof tf[i][0], cmp_double);
+        double med = tf[i][ROUNDS / 2];
+        json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f}", "kernel", c[i].key, "config", c[i].config,
+                                               "tflops", med, "predicted_tflops", c[i].predicted_tflops));
+        if (med > best) {
+            best = med;
+            snprintf(kernel, klen, "%.95s", c[i].key);
+        }
+    }
+    croqsparse_plan_destroy(l->plan);
+    l->plan = NULL;
+    return best;
+}
+
 static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const struct croq_shape *shape)
 {
     struct operands o;
     struct reference r;
     struct subject plain = {.name = "croqsparse_unscaled"}, ours = {.name = "croqsparse"}, def = {0},
-                   search = {0};
+                   search = {0}, srch = {.name = "croqsparse_search"};
     struct lib_case l = {.o = &o, .stream = g->stream};
-    croqsparse_plan_info info = {0}, info_plain = {0};
-    int ok = 0, ok_plain = 0, eq = 0;
+    croqsparse_plan_info info = {0}, info_plain = {0}, info_srch = {0};
+    croqsparse_search_info si = {0};
+    int ok = 0, ok_plain = 0, ok_srch = 0, eq = 0, graph_ok = 0;
     double hus = 0;
     step("operands and reference", dtype, shape);
     if (operands_make(dtype, shape, 1, &o) || operands_upload(g, &o) || operands_upload_dense(g, &o) ||
@@ -176,7 +290,17 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     step("cuSPARSELt", dtype, shape);
     vendor_cusparselt(&env, &def, &search);
     step("matmul unscaled: verify, time", dtype, shape);
-    ok_plain = time_plan(h, &env, &l, CROQSPARSE_EPILOGUE_ALPHA, 1.0f, &plain, &info_plain, NULL);
+    ok_plain = time_plan(h, &env, &l, CROQSPARSE_EPILOGUE_ALPHA, 1.0f, &plain, &info_plain, NULL, NULL, &graph_ok);
+    step("plan search (unscaled): verify, time", dtype, shape);
+    ok_srch = time_plan(h, &env, &l, CROQSPARSE_EPILOGUE_ALPHA, 1.0f, &srch, &info_srch, NULL, &si, NULL);
+    char oracle_kernel[96] = "-";
+    json_t *oracle_list = NULL;
+    double oracle_tf = 0;
+    const char *want_oracle = getenv("CROQSPARSE_CHECK_ORACLE");
+    if (want_oracle && !strcmp(want_oracle, "1")) {
+        step("oracle: every candidate, interleaved", dtype, shape);
+        oracle_tf = oracle(h, &env, &l, oracle_kernel, sizeof oracle_kernel, &oracle_list);
+    }
     if (dtype == CROQ_DTYPE_E4M3)
         operands_scale(&o, 1);
     else
@@ -185,17 +309,29 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     step("matmul with the epilogue: verify, time", dtype, shape);
     ok = time_plan(h, &env, &l,
                    dtype == CROQ_DTYPE_E4M3 ? CROQSPARSE_EPILOGUE_ALPHA_SCALES : CROQSPARSE_EPILOGUE_ALPHA, o.alpha,
-                   &ours, &info, &hus);
-    ok = ok && ok_plain && !strcmp(info.key, info_plain.key);
+                   &ours, &info, &hus, NULL, NULL);
+    ok = ok && ok_plain && ok_srch && graph_ok && !strcmp(info.key, info_plain.key);
     step("record", dtype, shape);
-    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o}",
+    json_t *cands = json_array();
+    for (int i = 0; i < CROQSPARSE_SEARCH_MAX && si.candidate[i].key[0]; i++)
+        json_array_append_new(cands, json_pack("{s:s, s:s, s:f}", "kernel", si.candidate[i].key, "config",
+                                               si.candidate[i].config, "us", si.candidate[i].us));
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:b, s:s, s:s, s:s, s:s, s:f, s:[I,I,I], s:f, s:f, s:o, "
+                          "s:o, s:o, s:o, s:o, s:{s:s, s:s, s:b, s:i, s:f, s:s, s:o}}",
                           "dtype", croq_dtype_name(dtype), "m", (json_int_t)o.m, "n", (json_int_t)o.n, "k",
-                          (json_int_t)o.k, "verified", ok, "compress_equal", eq, "kernel", info.key, "match",
-                          info.match, "config", info.config, "source", info.source, "tuned_tflops",
-                          info.tuned_tflops, "alpha", (double)o.alpha, "host_us_per_call", hus, "croqsparse",
-                          subject_json(&ours, &env), "croqsparse_unscaled", subject_json(&plain, &env),
+                          (json_int_t)o.k, "verified", ok, "compress_equal", eq, "graph_replay_equal", graph_ok,
+                          "kernel", info.key, "match", info.match, "config", info.config, "source", info.source,
+                          "tuned_tflops", info.tuned_tflops, "tuned_shape", (json_int_t)info.tuned_m,
+                          (json_int_t)info.tuned_n, (json_int_t)info.tuned_k, "alpha", (double)o.alpha,
+                          "host_us_per_call", hus, "croqsparse", subject_json(&ours, &env), "croqsparse_unscaled",
+                          subject_json(&plain, &env), "croqsparse_search", subject_json(&srch, &env),
                           "cusparselt_default", subject_json(&def, &env), "cusparselt_search",
-                          subject_json(&search, &env));
+                          subject_json(&search, &env), "search", "kernel", info_srch.key, "config", info_srch.config,
+                          "from_cache", si.from_cache, "timed", si.timed, "best_us", si.best_us, "note", si.note,
+                          "candidates", cands);
+    json_object_set_new(j, "oracle", oracle_list ? json_pack("{s:s, s:f, s:o}", "kernel", oracle_kernel, "tflops",
+                                                             oracle_tf, "candidates", oracle_list)
+                                                 : json_null());
     char *line = json_dumps(j, JSON_COMPACT);
     printf("%s\n", line);
     fflush(stdout);
@@ -204,11 +340,23 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     double best_v = fmax(tflops_of(&def), tflops_of(&search));
     char shape_s[64];
     snprintf(shape_s, sizeof shape_s, "%ldx%ldx%ld", o.m, o.n, o.k);
-    fprintf(stderr, "%-5s %-18s %-8s %-24.24s %-6s %-5s %9.1f %9.1f %9.1f %9.1f %9.1f %6.2f %7.1f %8.3f\n",
-            croq_dtype_name(dtype), shape_s, info.match, info.key, ok ? "ok" : "FAIL", eq ? "same" : "DIFF",
-            info.tuned_tflops, tflops_of(&plain), tflops_of(&ours), tflops_of(&def), tflops_of(&search),
-            best_v > 0 ? tflops_of(&plain) / best_v : 0, hus, ours.verified ? ours.v.max_err_over_tol : -1);
+    char tuned[48];
+    if (!strcmp(info.match, "exact"))
+        snprintf(tuned, sizeof tuned, "%.1f", info.tuned_tflops);
+    else if (!strcmp(info.key, "fallback"))
+        snprintf(tuned, sizeof tuned, "-");
+    else /* another shape's number: say whose */
+        snprintf(tuned, sizeof tuned, "%.1f@%ldx%ldx%ld", info.tuned_tflops, info.tuned_m, info.tuned_n, info.tuned_k);
+    fprintf(stderr, "%-5s %-18s %-8s %-24.24s %-26s %-6s %-5s %-5s %9.1f %-24.24s %9.1f %9.1f %9.1f %9.1f %6.2f %6.2f "
+            "%9.1f %-24.24s %5.2f %5.2f %7.1f %8.3f\n",
+            croq_dtype_name(dtype), shape_s, info.match, info.key, tuned, ok ? "ok" : "FAIL", eq ? "same" : "DIFF",
+            graph_ok ? "same" : "DIFF", tflops_of(&plain), info_srch.key, tflops_of(&srch), tflops_of(&ours),
+            tflops_of(&def), tflops_of(&search), best_v > 0 ? tflops_of(&plain) / best_v : 0,
+            best_v > 0 ? tflops_of(&srch) / best_v : 0, oracle_tf, oracle_kernel,
+            oracle_tf > 0 ? tflops_of(&plain) / oracle_tf : 0, oracle_tf > 0 ? tflops_of(&srch) / oracle_tf : 0, hus,
+            ours.verified ? ours.v.max_err_over_tol : -1);
     subject_release(&plain);
+    subject_release(&srch);
     subject_release(&ours);
     subject_release(&def);
     subject_release(&search);
@@ -285,7 +433,7 @@ int main(int argc, char **argv)
     signal(SIGBUS, on_fatal);
     signal(SIGABRT, on_fatal);
     if (argc < 2) {
-        fprintf(stderr, "usage: croqsparse-check MxNxK ... (both dtypes each)\n");
+        fprintf(stderr, "usage: croqsparse-check [DTYPE:]MxNxK ... (both dtypes each, or DTYPE's alone)\n");
         return 2;
     }
     if (gpu_open(0, &g)) {
@@ -296,14 +444,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "croqsparse_create: %s\n", croqsparse_last_error());
         return 1;
     }
-    fprintf(stderr, "%-5s %-18s %-8s %-24s %-6s %-5s %9s %9s %9s %9s %9s %6s %7s %8s\n", "dtype", "shape", "match",
-            "kernel", "verify", "compr", "tuned", "ours", "ours_epi", "slt_def", "slt_srch", "ratio", "host_us",
+    fprintf(stderr, "%-5s %-18s %-8s %-24s %-26s %-6s %-5s %-5s %9s %-24s %9s %9s %9s %9s %6s %6s %9s %-24s %5s %5s "
+            "%7s %8s\n",
+            "dtype", "shape", "match", "kernel", "tuned", "verify", "compr", "graph", "ours", "search", "ours_srch",
+            "ours_epi", "slt_def", "slt_srch", "ratio", "s_rat", "oracle", "o_kernel", "m/o", "s/o", "host_us",
             "err/tol");
     int big_ok = big_compress(h, &g); /* first: cheap, and it is one of the run's numbers */
     for (int i = 1; i < argc; i++) /* per shape both dtypes, so a cut-off run covers both */
         for (int d = CROQ_DTYPE_F16; d <= CROQ_DTYPE_E4M3; d++) {
             struct croq_shape s;
-            if (shape_parse(argv[i], &s)) {
+            const char *arg = argv[i], *colon = strchr(arg, ':');
+            if (colon) { /* "f16:MxNxK": that dtype alone */
+                char dt[8];
+                snprintf(dt, sizeof dt, "%.*s", (int)(colon - arg), arg);
+                if (croq_dtype_parse(dt) < 0) {
+                    fprintf(stderr, "bad dtype in '%s'\n", arg);
+                    return 2;
+                }
+                if (croq_dtype_parse(dt) != d)
+                    continue;
+                arg = colon + 1;
+            }
+            if (shape_parse(arg, &s)) {
                 fprintf(stderr, "bad shape '%s'\n", argv[i]);
                 return 2;
             }

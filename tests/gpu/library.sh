@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/gpu/library.sh — libcroqsparse on the H200 (issue 13), in one call of under ~6 min:
+# tests/gpu/library.sh — libcroqsparse on the H200 (issue 13), ~6 min before issue 26's additions (a
+# searched plan timed per case: expect about 1.5x; split LIB_SHAPES over calls of 10 min if needed):
 #  1. build/bin/croqsparse-check (tests/gpu/croqsparse_check.c): the library linked as an
 #     application links it, on the 14 typical shapes + the reference shape of shapes.json
 #     and 3 shapes that are no tile multiple, both dtypes: GPU compress compared byte for
@@ -8,12 +9,24 @@
 #     epilogue (f16 alpha 0.5; e4m3 alpha 0.75 and seeded scale vectors); both timed as the
 #     tuner times (5 trials of up to 500 launches) next to cuSPARSELt (default and after
 #     search) in the same process on the same data; host time per matmul call;
+#     per case the plan's pick (match exact / model / nearest / fallback) and the pick of
+#     croqsparse_plan_search (plan cache OUT_DIR/plan-cache: a second run takes its
+#     choices without timing), the unscaled product captured into a CUDA graph and
+#     replayed (bit-equal to the direct launch; the search refused while capturing);
 #     then GPU prune + compress of a 16384x16384 f16 weight timed.
 #  2. croq-runner run --scaled --no-time on every cubin of the default pack (build/pack-work,
 #     made at build time): the runner's verification of the ABI-2 epilogue.
 # Usage (GPU machine, repo root): tests/gpu/library.sh BIN_DIR OUT_DIR
 # Writes OUT_DIR/library.jsonl, library.txt (table + progress lines), runner-scaled.jsonl;
-# prints the tables. LIB_SHAPES replaces the shape list, RUNNER_SCALED=0 skips part 2.
+# prints the tables. LIB_SHAPES replaces the shape list ("MxNxK" runs both dtypes,
+# "f16:MxNxK" one), RUNNER_SCALED=0 skips part 2. The run on shapes nobody tuned (issue
+# 26: per dtype the typical shapes + 20 scenario shapes not in the pack, seed 7) takes its
+# list from build/bin/library-shapes on the CPU (shapes.json is not on the GPU machine):
+#   LIB_SHAPES="$(build/bin/library-shapes ../shared/data/shapes.json PACK)" tests/gpu/library.sh ...
+# (PACK: the pack the library runs, build/croqsparse_default.pack for the built-in one).
+# ORACLE=1 also times every candidate kernel of each case (croqsparse_plan_candidates /
+# _select, interleaved, 3 rounds of one trial): the oracle the model's and the search's
+# picks are compared with (m/o, s/o). It costs about (candidates x 3) trials per case.
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
@@ -27,7 +40,8 @@ shapes="4096x8192x8192 768x768x768 1024x1024x4096 1024x8192x1024 4096x1024x1024 
 # M free, N % 8, K % 64, none a multiple of the 128/256 tiles
 odd="1000x1000x1024 3000x4104x4160 777x2056x576"
 rc=0
-"$B/croqsparse-check" ${LIB_SHAPES:-$odd $shapes} > "$OUT/library.jsonl" 2> "$OUT/library.txt" || rc=$?
+CROQSPARSE_CHECK_CACHE=$OUT/plan-cache CROQSPARSE_CHECK_ORACLE=${ORACLE:-0} \
+  "$B/croqsparse-check" ${LIB_SHAPES:-$odd $shapes} > "$OUT/library.jsonl" 2> "$OUT/library.txt" || rc=$?
 
 pack=$B/../pack-work
 : > "$OUT/runner-scaled.jsonl"
@@ -47,8 +61,11 @@ for l in open(sys.argv[1]):
     print(f"{r.get('dtype','?'):5} {r.get('m')}x{r.get('n')}x{r.get('k')} {r.get('status'):10} passed={v.get('passed')} "
           f"err/tol={v.get('max_err_over_tol')} epilogue={r.get('epilogue')} {r.get('error','')[:80]}")
 PY
-echo "== croqsparse-check (TFLOPS; tuned = the pack index's, ours = unscaled, ours_epi = with the epilogue;"
-echo "   ratio = ours / best cuSPARSELt; exit $rc)"
+echo "== croqsparse-check (TFLOPS; tuned = the pack index's number at the kernel's tuned shape, <tflops>@<shape>"
+echo "   when that is another shape; ours = the plan's pick (match), unscaled; search / ours_srch = the kernel"
+echo "   croqsparse_plan_search kept and its speed; ours_epi = with the epilogue; graph = captured and replayed"
+echo "   equal; ratio, s_rat = ours, ours_srch / best cuSPARSELt; oracle / o_kernel (ORACLE=1) the fastest"
+echo "   candidate, m/o and s/o the plan's and the search's pick over it; exit $rc)"
 grep -v '^  \.\. ' "$OUT/library.txt"
 echo "(last step: $(grep '^  \.\. ' "$OUT/library.txt" | tail -n 1))"
 exit $rc

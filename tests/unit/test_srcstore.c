@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,36 @@ static void test_identity(void **state)
     assert_string_not_equal(a, d);
 }
 
+/* A generator read from the source tree this binary was built from is this binary's
+ * generator: generator_from_tree reads every directory cmake/embed.cmake embeds
+ * (kernels/, kernels/ptx/, kernels/parts/, knobs.def), so `compact --generator-tree`
+ * of a checkout reproduces that checkout's recipes. */
+static void test_tree_is_embedded(void **state)
+{
+    (void)state;
+    struct generator cur, tree;
+    char err[512] = "";
+    generator_current(&cur);
+    if (generator_from_tree(CROQ_SOURCE_DIR, &tree, err, sizeof err))
+        fail_msg("generator_from_tree(%s): %s", CROQ_SOURCE_DIR, err);
+    size_t n_cur = 0, n_tree = 0;
+    while (cur.files[n_cur].name)
+        n_cur++;
+    while (tree.files[n_tree].name)
+        n_tree++;
+    assert_int_equal(n_tree, n_cur);
+    for (size_t i = 0; i < n_cur; i++) {
+        bool found = false;
+        for (size_t j = 0; j < n_tree && !found; j++)
+            found = !strcmp(cur.files[i].name, tree.files[j].name);
+        if (!found)
+            fail_msg("embedded '%s' is not read by generator_from_tree", cur.files[i].name);
+    }
+    assert_string_equal(tree.id, cur.id);
+    generator_release(&tree);
+    generator_release(&cur);
+}
+
 /* What CODEGEN_VERSION 1 writes, the defines and the config line aside (they follow
  * knobs.def, which is part of the identity anyway). If this fails, the output format changed: bump CODEGEN_VERSION
  * (codegen.h) so candidates stored by the old format are named as such, then update the
@@ -282,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_current),  cmocka_unit_test(test_snapshot_of_another_generator),
         cmocka_unit_test(test_tampered_recipe),    cmocka_unit_test(test_adopt),
         cmocka_unit_test(test_identity),           cmocka_unit_test(test_codegen_version_pinned),
+        cmocka_unit_test(test_tree_is_embedded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,444 @@
+/* lib/search.c — a plan's choice among its ranked candidates after plan_create:
+ * croqsparse_plan_search (the top-ranked kernels timed on the caller's operands into a
+ * scratch output, the fastest kept, the choice cached in the caller's plan cache file,
+ * plancache.c), croqsparse_plan_candidates (the ranking, listed) and croqsparse_plan_select
+ * (one candidate installed). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A candidate copied out of the pack under the handle's lock (the pack may be replaced
+ * while the search times). */
+struct cand {
+    struct pack_entry e;         /* cubin points at image */
+    unsigned char *image;        /* aligned copy of the cubin (cuModuleLoadData wants one) */
+};
+
+/* What one timed candidate holds on the device. */
+struct loaded {
+    struct kl_module mod;
+    struct kl_launch launch;
+    CUdeviceptr workspace;
+    bool ok;
+};
+
+static void unload(struct loaded *l)
+{
+    if (l->workspace)
+        KL_DRV(cuMemFree)(l->workspace);
+    kl_module_unload(&l->mod);
+    memset(l, 0, sizeof *l);
+}
+
+/* Load and prepare candidate c for p's shape (and its workspace). 0; 1 when the candidate
+ * cannot run (why); -1 on a driver failure (recorded for fn). */
+static int load_one(struct croqsparse_plan *p, const struct cand *c, struct loaded *l, char *why, size_t whylen,
+                    const char *fn, croqsparse_status_t *st)
+{
+    struct kl_error ke;
+    CUdeviceptr ph = p->h->placeholder;
+    const struct kl_operands po = {(int)p->dtype, p->m, p->n, p->k, ph, ph, ph, ph, p->alpha, 0, 0};
+    memset(l, 0, sizeof *l);
+    if (kl_module_load_image(c->image, c->e.key, (int)p->dtype, &l->mod, &ke) || kl_module_check_k(&l->mod, p->k, &ke) ||
+        kl_prepare(&l->mod, p->h->sm_count, &po, &l->launch, &ke)) {
+        snprintf(why, whylen, "%s", ke.msg);
+        unload(l);
+        return 1;
+    }
+    if (l->launch.workspace_bytes) {
+        CUresult rc = KL_DRV(cuMemAlloc)(&l->workspace, l->launch.workspace_bytes);
+        if (rc == CUDA_SUCCESS)
+            rc = KL_DRV(cuMemsetD8)(l->workspace, 0, l->launch.workspace_bytes);
+        if (rc != CUDA_SUCCESS) {
+            *st = cs_fail_cu(fn, rc, "cuMemAlloc/cuMemsetD8(split-K workspace)");
+            unload(l);
+            return -1;
+        }
+    }
+    l->ok = true;
+    return 0;
+}
+
+/* reps launches of l on o, between two events: milliseconds per launch into *ms. */
+static croqsparse_status_t run_reps(const struct loaded *l, const struct croq_gemm_args *args, int reps, CUstream s,
+                                    CUevent e0, CUevent e1, double *ms, const char *fn)
+{
+    struct kl_error ke;
+    float t = 0;
+    CS_CU(fn, cuEventRecord, (e0, s));
+    for (int i = 0; i < reps; i++)
+        if (kl_launch(&l->launch, args, s, &ke))
+            return cs_fail(CROQSPARSE_STATUS_CUDA_ERROR, fn, "%s", ke.msg);
+    CS_CU(fn, cuEventRecord, (e1, s));
+    CS_CU(fn, cuEventSynchronize, (e1));
+    CS_CU(fn, cuEventElapsedTime, (&t, e0, e1));
+    *ms = (double)t / reps;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median microseconds per product of l on o: one launch to warm up and measure, then
+ * 3 trials of as many launches as fit CROQSPARSE_SEARCH_TRIAL_MS (1..200). */
+static croqsparse_status_t time_one(const struct loaded *l, const struct kl_operands *o, CUdeviceptr ws, CUstream s,
+                                    CUevent e0, CUevent e1, double *us, const char *fn)
+{
+    struct croq_gemm_args args;
+    struct kl_error ke;
+    double one, trial[3];
+    croqsparse_status_t st;
+    if (kl_bind(&l->launch, o, ws, &args, &ke))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
+    if ((st = run_reps(l, &args, 1, s, e0, e1, &one, fn)))
+        return st;
+    double r = one > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / one : 200;
+    int reps = r < 1 ? 1 : r > 200 ? 200 : (int)r;
+    for (int t = 0; t < 3; t++)
+        if ((st = run_reps(l, &args, reps, s, e0, e1, &trial[t], fn)))
+            return st;
+    qsort(trial, 3, sizeof *trial, cmp_double);
+    *us = trial[1] * 1e3;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+/* The plan takes l (which is emptied): its old module and workspace go (its matmuls are
+ * done, the header says so). */
+static void install(struct croqsparse_plan *p, struct loaded *l, const struct pack *ident, const struct pack_entry *e,
+                    const char *match)
+{
+    if (p->workspace)
+        KL_DRV(cuMemFree)(p->workspace);
+    kl_module_unload(&p->mod);
+    p->mod = l->mod;
+    p->launch = l->launch;
+    p->workspace = l->workspace;
+    memset(l, 0, sizeof *l);
+    pthread_mutex_lock(&p->h->lock); /* the notes, as plan_create gives them */
+    cs_describe(p, ident, e, match, !p->h->use_tuned ? p->h->pack_note : p->h->model_note);
+    pthread_mutex_unlock(&p->h->lock);
+}
+
+/* The ranked candidates of p (its current kernel first) copied out of the pack, at most
+ * CROQSPARSE_SEARCH_MAX; with a cache choice, only the entry it names (when the pack has
+ * it for this shape). The pack's identity (no entries) into ident. */
+static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_path, struct cand *c, int *n,
+                                   bool *from_cache, struct cs_cache_choice *hit, struct pack *ident, char *note,
+                                   size_t notelen, const char *fn)
+{
+    croqsparse_handle_t h = p->h;
+    struct croq_shape s = {p->m, p->n, p->k};
+    char why[CROQ_WHY_MAX], key[CS_CACHE_KEY_MAX];
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    *n = 0;
+    *from_cache = false;
+    pthread_mutex_lock(&h->lock);
+    /* the identity of the pack ranked (its strings and sum): the cache line and the plan's
+     * description name it even if the handle's pack is replaced while the search times */
+    *ident = h->pack;
+    ident->e = NULL;
+    ident->n = 0;
+    ident->model = NULL;
+    ident->model_bytes = 0;
+    long *rank = malloc((h->pack.n + 1) * sizeof *rank);
+    long total = rank ? cs_rank(h, p->dtype, &s, rank, h->pack.n + 1, NULL, why, sizeof why) : -1;
+    if (!rank || total <= 0) {
+        st = cs_fail(rank ? CROQSPARSE_STATUS_NO_KERNEL : CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "%s",
+                     rank ? why : "out of host memory");
+        goto out;
+    }
+    if (cache_path) {
+        cs_plancache_key(key, sizeof key, h->gpu, h->driver_version, h->pack.sum, p->dtype, p->m, p->n, p->k,
+                         p->epilogue);
+        enum cs_cache_result r = cs_plancache_lookup(cache_path, key, hit, note, notelen);
+        for (long i = 0; r == CS_CACHE_HIT && i < total; i++) {
+            const struct pack_entry *e = &h->pack.e[rank[i]];
+            if (!strcmp(e->key, hit->key) && !strcmp(e->config, hit->config)) {
+                rank[0] = rank[i];
+                total = 1;
+                *from_cache = true;
+            }
+        }
+        if (r == CS_CACHE_HIT && !*from_cache)
+            snprintf(note, notelen, "plan cache '%.100s': its choice for %.150s (%.40s %.80s) is no kernel of this "
+                     "pack valid for the shape: searched again", cache_path, key, hit->key, hit->config);
+    }
+    /* the plan's current kernel first: the search keeps it unless another is faster */
+    for (long i = 0; !*from_cache && i < total; i++)
+        if (!strcmp(h->pack.e[rank[i]].config, p->info.config) &&
+            !strcmp(h->pack.e[rank[i]].fallback ? "fallback" : h->pack.e[rank[i]].key, p->info.key)) {
+            long first = rank[i];
+            memmove(rank + 1, rank, (size_t)i * sizeof *rank);
+            rank[0] = first;
+            break;
+        }
+    for (long i = 0; i < total && *n < CROQSPARSE_SEARCH_MAX; i++) {
+        const struct pack_entry *e = &h->pack.e[rank[i]];
+        struct cand *x = &c[(*n)++];
+        x->e = *e;
+        x->image = malloc(e->cubin_bytes);
+        if (!x->image) {
+            st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+            goto out;
+        }
+        memcpy(x->image, e->cubin, e->cubin_bytes);
+        x->e.cubin = x->image;
+    }
+out:
+    free(rank);
+    pthread_mutex_unlock(&h->lock);
+    return st;
+}
+
+static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_operands *user, CUstream stream,
+                                  const char *cache_path, croqsparse_search_info *info, const char *fn)
+{
+    struct cand c[CROQSPARSE_SEARCH_MAX];
+    struct loaded best = {0}, cur;
+    struct cs_cache_choice hit;
+    struct pack pk;
+    CUevent e0 = NULL, e1 = NULL;
+    CUdeviceptr scratch = 0;
+    CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
+    bool from_cache;
+    int n = 0, best_i = -1;
+    double best_us = 0;
+    char why[1024];
+    croqsparse_status_t st;
+    CS_CU(fn, cuStreamIsCapturing, (stream, &cap));
+    if (cap != CU_STREAM_CAPTURE_STATUS_NONE)
+        return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "the stream is being captured into a CUDA graph: the search "
+                       "allocates, synchronizes and times; search before capturing (the plan then captures the kernel "
+                       "it chose)");
+    if ((st = collect(p, cache_path, c, &n, &from_cache, &hit, &pk, info->note, sizeof info->note, fn)))
+        goto done;
+    if (info->note[0])
+        fprintf(stderr, "croqsparse: warning: %s\n", info->note);
+    struct kl_operands o = *user;
+    if (!from_cache) {
+        CUresult rc = KL_DRV(cuMemAlloc)(&scratch, (size_t)p->m * (size_t)p->n * 2);
+        if (rc != CUDA_SUCCESS) {
+            st = cs_fail_cu(fn, rc, "cuMemAlloc(scratch C)");
+            goto done;
+        }
+        o.c = scratch; /* never the caller's C */
+        if ((rc = KL_DRV(cuEventCreate)(&e0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+            (rc = KL_DRV(cuEventCreate)(&e1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
+            st = cs_fail_cu(fn, rc, "cuEventCreate");
+            goto done;
+        }
+        CUresult sr = KL_DRV(cuStreamSynchronize)(stream); /* the caller's work before ours */
+        if (sr != CUDA_SUCCESS) {
+            st = cs_fail_cu(fn, sr, "cuStreamSynchronize");
+            goto done;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        double us = 0;
+        snprintf(info->candidate[i].key, sizeof info->candidate[i].key, "%s",
+                 c[i].e.fallback ? "fallback" : c[i].e.key);
+        snprintf(info->candidate[i].config, sizeof info->candidate[i].config, "%s", c[i].e.config);
+        int r = load_one(p, &c[i], &cur, why, sizeof why, fn, &st);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            snprintf(info->note, sizeof info->note, "'%s' skipped: %.400s", info->candidate[i].key, why);
+            continue;
+        }
+        if (!from_cache) {
+            if ((st = time_one(&cur, &o, cur.workspace, stream, e0, e1, &us, fn))) {
+                unload(&cur);
+                goto done;
+            }
+            info->timed++;
+        } else {
+            us = hit.us;
+        }
+        info->candidate[i].us = us;
+        if (best_i < 0 || us < best_us) {
+            unload(&best);
+            best = cur;
+            best_i = i;
+            best_us = us;
+        } else {
+            unload(&cur);
+        }
+    }
+    if (best_i < 0) {
+        st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "no candidate could be loaded: %s", info->note);
+        goto done;
+    }
+    install(p, &best, &pk, &c[best_i].e, "search");
+    info->from_cache = from_cache;
+    info->best_us = best_us;
+    if (cache_path && !from_cache) {
+        struct cs_cache_choice ch;
+        char key[CS_CACHE_KEY_MAX], err[600];
+        const char *keys[1] = {key};
+        cs_plancache_key(key, sizeof key, p->h->gpu, p->h->driver_version, pk.sum, p->dtype, p->m, p->n, p->k,
+                         p->epilogue);
+        snprintf(ch.key, sizeof ch.key, "%s", c[best_i].e.key);
+        snprintf(ch.config, sizeof ch.config, "%s", c[best_i].e.config);
+        ch.us = best_us;
+        if (cs_plancache_store(cache_path, keys, &ch, 1, err, sizeof err)) {
+            snprintf(info->note, sizeof info->note, "%.470s (the plan keeps the choice)", err);
+            fprintf(stderr, "croqsparse: warning: %s\n", info->note);
+        }
+    }
+done:
+    unload(&best);
+    for (int i = 0; i < n; i++)
+        free(c[i].image);
+    if (e0)
+        KL_DRV(cuEventDestroy)(e0);
+    if (e1)
+        KL_DRV(cuEventDestroy)(e1);
+    if (scratch) {
+        KL_DRV(cuStreamSynchronize)(stream);
+        KL_DRV(cuMemFree)(scratch);
+    }
+    return st;
+}
+
+croqsparse_status_t croqsparse_plan_search(croqsparse_plan_t p, const void *a_values, const void *meta, const void *b,
+                                           const float *scale_a, const float *scale_b, CUstream stream,
+                                           const char *cache_path, croqsparse_search_info *info)
+{
+    static const char fn[] = "croqsparse_plan_search";
+    croqsparse_search_info local;
+    croqsparse_status_t s;
+    bool pushed;
+    cs_clear();
+    if (!p || !a_values || !meta || !b)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan, a_values, meta or b is NULL");
+    if ((s = cs_check_operands(fn, p, a_values, meta, b, scale_a, scale_b)))
+        return s;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    /* a plan exists only with a loaded driver; the check keeps the order for any caller */
+    if (!kl_driver())
+        return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "%s", kl_driver_error());
+    if ((s = cs_enter(p->h, fn, &pushed)))
+        return s;
+    const struct kl_operands o = {(int)p->dtype, p->m, p->n, p->k, (CUdeviceptr)a_values, (CUdeviceptr)meta,
+                                  (CUdeviceptr)b, 0, p->alpha, (CUdeviceptr)scale_a, (CUdeviceptr)scale_b};
+    s = search(p, &o, stream, cache_path, info, fn);
+    cs_leave(pushed);
+    return s;
+}
+
+/* The ranking of p's shape (cs_rank) into a malloc'd array; its length, or -1 with the
+ * failure recorded for fn in *st. Under h->lock. */
+static long ranking(struct croqsparse_plan *p, long **rank, croqsparse_status_t *st, const char *fn)
+{
+    struct croq_shape s = {p->m, p->n, p->k};
+    char why[CROQ_WHY_MAX];
+    *rank = malloc((p->h->pack.n + 1) * sizeof **rank);
+    if (!*rank) {
+        *st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+        return -1;
+    }
+    long total = cs_rank(p->h, p->dtype, &s, *rank, p->h->pack.n + 1, NULL, why, sizeof why);
+    if (total <= 0) {
+        free(*rank);
+        *rank = NULL;
+        *st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "%s", why);
+        return -1;
+    }
+    return total;
+}
+
+croqsparse_status_t croqsparse_plan_candidates(croqsparse_plan_t p, croqsparse_candidate_info *out, int cap,
+                                               int *count)
+{
+    static const char fn[] = "croqsparse_plan_candidates";
+    long *rank;
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    cs_clear();
+    if (!p || !count || (!out && cap > 0))
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan or count is NULL, or out is NULL with cap > 0");
+    if (cap < 0)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "cap %d is negative", cap);
+    croqsparse_handle_t h = p->h;
+    struct croq_shape s = {p->m, p->n, p->k};
+    pthread_mutex_lock(&h->lock);
+    long total = ranking(p, &rank, &st, fn);
+    for (long i = 0; i < total && i < cap; i++) {
+        const struct pack_entry *e = &h->pack.e[rank[i]];
+        croqsparse_candidate_info *c = &out[i];
+        struct croq_config cfg;
+        char why[CROQ_WHY_MAX];
+        memset(c, 0, sizeof *c);
+        snprintf(c->key, sizeof c->key, "%s", e->fallback ? "fallback" : e->key);
+        snprintf(c->config, sizeof c->config, "%s", e->config);
+        c->tuned_tflops = e->tflops;
+        c->tuned_m = e->m, c->tuned_n = e->n, c->tuned_k = e->k;
+        if (h->model && !knobs_parse_signature(&cfg, e->config, why, sizeof why))
+            c->predicted_tflops = cs_model_predict(h->model, &cfg, &s);
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(rank);
+    if (total < 0)
+        return st;
+    *count = (int)total;
+    return CROQSPARSE_STATUS_SUCCESS;
+}
+
+croqsparse_status_t croqsparse_plan_select(croqsparse_plan_t p, int index)
+{
+    static const char fn[] = "croqsparse_plan_select";
+    struct cand c = {0};
+    struct pack ident;
+    struct loaded l;
+    char why[1024];
+    long *rank = NULL;
+    croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
+    bool pushed;
+    cs_clear();
+    if (!p)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "plan is NULL");
+    if (index < 0)
+        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "index %d is negative", index);
+    croqsparse_handle_t h = p->h;
+    pthread_mutex_lock(&h->lock);
+    long total = ranking(p, &rank, &st, fn);
+    if (total >= 0 && index >= total) {
+        st = cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "index %d: the plan has %ld candidates", index, total);
+    } else if (total >= 0) {
+        c.e = h->pack.e[rank[index]];
+        ident = h->pack; /* its identity strings, as collect() */
+        ident.e = NULL, ident.n = 0, ident.model = NULL, ident.model_bytes = 0;
+        if (!(c.image = malloc(c.e.cubin_bytes)))
+            st = cs_fail(CROQSPARSE_STATUS_OUT_OF_MEMORY, fn, "out of host memory");
+        else
+            memcpy(c.image, c.e.cubin, c.e.cubin_bytes), c.e.cubin = c.image;
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(rank);
+    if (st)
+        return st;
+    if (!kl_driver()) {
+        free(c.image);
+        return cs_fail(CROQSPARSE_STATUS_NO_DEVICE, fn, "%s", kl_driver_error());
+    }
+    if ((st = cs_enter(h, fn, &pushed))) {
+        free(c.image);
+        return st;
+    }
+    int r = load_one(p, &c, &l, why, sizeof why, fn, &st);
+    if (r > 0)
+        st = cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "candidate %d ('%s'): %s", index, c.e.key, why);
+    else if (r == 0)
+        install(p, &l, &ident, &c.e, "selected");
+    cs_leave(pushed);
+    free(c.image);
+    return st;
+}
+

@@ -1,0 +1,108 @@
+/* src/engine/generator_pin.c — which code generator writes a shape's candidates.
+ *
+ * A tuning directory is one experiment: every shape of it is measured with the kernels it
+ * began with, so kernel changes that land while a sweep runs (SASS-identical or not) wait
+ * for the next tuning directory instead of splitting the sweep into two generations
+ * (issue 27: "one generator identity across them"). The rule, in order:
+ *  1. a shape that has a baseline recipe (srcs/<key>/iter000.gen.json) keeps its generator;
+ *  2. a new shape takes the generator of the directory's other shapes' baseline recipes
+ *     when they all name one;
+ *  3. else (a new directory, or one that already mixes generators) this binary's.
+ * A pinned generator other than this binary's is read from the directory's snapshot
+ * (generators/<id>.json, src/codegen/generator.h); without one (a directory older than the
+ * snapshots) the binary's is used, with a warning, as before the rule existed.
+ */
+#include "run.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "codegen/generator.h"
+#include "codegen/srcstore.h"
+#include "util/log.h"
+
+/* The generator named by srcs/<key>/iter000.gen.json: 0 with id; 1 when there is none. */
+static int baseline_generator(const char *dir, const char *key, char id[GENERATOR_ID_MAX], char *err, size_t errlen)
+{
+    char rel[SRCSTORE_REL_MAX];
+    struct srcstore_recipe rec;
+    if (snprintf(rel, sizeof rel, "srcs/%s/iter000.cu", key) >= (int)sizeof rel)
+        return 1;
+    int rc = srcstore_recipe_read(dir, rel, &rec, err, errlen);
+    if (rc)
+        return rc;
+    snprintf(id, GENERATOR_ID_MAX, "%s", rec.generator);
+    return 0;
+}
+
+/* Rule 2: the one generator the other shapes' baselines name; 1 when none or several. */
+static int directory_generator(const char *dir, const char *self, char id[GENERATOR_ID_MAX])
+{
+    char path[ENGINE_PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/srcs", dir) >= (int)sizeof path)
+        return 1;
+    DIR *d = opendir(path);
+    if (!d)
+        return 1;
+    int n = 0;
+    bool mixed = false;
+    struct dirent *e;
+    while (!mixed && (e = readdir(d))) {
+        char other[GENERATOR_ID_MAX], err[300];
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, self) ||
+            baseline_generator(dir, e->d_name, other, err, sizeof err))
+            continue; /* not a shape, or one whose baseline has no (valid) recipe */
+        if (n++ == 0)
+            snprintf(id, GENERATOR_ID_MAX, "%s", other);
+        else
+            mixed = strcmp(id, other) != 0;
+    }
+    closedir(d);
+    return n && !mixed ? 0 : 1;
+}
+
+int run_pin_generator(struct run *r)
+{
+    char id[GENERATOR_ID_MAX], err[600];
+    struct generator cur;
+    generator_current(&cur);
+    int rc = baseline_generator(r->dir, r->ck.key, id, err, sizeof err);
+    if (rc < 0)
+        return run_fail(r, "%s", err);
+    if (rc == 1 && directory_generator(r->dir, r->ck.key, id))
+        return 0; /* rule 3 */
+    if (!strcmp(id, cur.id))
+        return 0;
+    rc = generator_load(r->dir, id, &r->pinned_gen, err, sizeof err);
+    if (rc < 0)
+        return run_fail(r, "%s: the generator this shape is pinned to (%s) cannot be read: %s", r->ck.key, id, err);
+    if (rc == 1) {
+        log_warn("%s: generators/%s.json is missing, so candidates are written by this croqtuner's generator %s",
+                 r->ck.key, id, cur.id);
+        return 0;
+    }
+    if (r->pinned_gen.codegen_version != CODEGEN_VERSION) {
+        log_warn("%s: generator %s is codegen version %d, this croqtuner writes %d: candidates are written by "
+                 "this croqtuner's generator %s", r->ck.key, id, r->pinned_gen.codegen_version, CODEGEN_VERSION,
+                 cur.id);
+        generator_release(&r->pinned_gen);
+        memset(&r->pinned_gen, 0, sizeof r->pinned_gen);
+        return 0;
+    }
+    r->has_pinned_gen = true;
+    if (!r->o->quiet)
+        printf("%s: candidates are written by the tuning directory's generator %s (this croqtuner's is %s; a "
+               "new tuning directory takes new kernel sources)\n", r->ck.key, id, cur.id);
+    return 0;
+}
+
+void run_unpin_generator(struct run *r)
+{
+    if (r->has_pinned_gen)
+        generator_release(&r->pinned_gen);
+    memset(&r->pinned_gen, 0, sizeof r->pinned_gen);
+    r->has_pinned_gen = false;
+}
