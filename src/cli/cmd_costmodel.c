@@ -44,7 +44,7 @@ static const char usage[] =
     "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
-    "With --check: read a model written by --out (or a pack's copy of it) as the library does\n"
+    "With --check: read a model written by --out as the library reads a pack's copy\n"
     "and print its models, or why it is refused.\n"
     "\n"
     "Exit status: 0 done, 1 a directory without a readable state.json or results.tsv, no model\n"

@@ -58,6 +58,6 @@ static int random_next(const struct proposer_ctx *ctx, struct idea *out)
 
 const struct search_strategy search_random = {
     .name = "random",
-    .summary = "seeded uniform draws over the valid untried configurations: the baseline",
+    .summary = "seeded uniform draws over the valid untried configurations (what other strategies are compared with)",
     .next = random_next,
 };
