@@ -114,6 +114,15 @@ struct state_shape {
 enum { STATE_OLD_FORMS = 1 };
 
 void state_shape_init(struct state_shape *s);
+/* The registered best's speed-up over the baseline kernel: 1 when the best is the baseline
+ * kernel (a later timing of the same kernel is noise, not a gain); for a final ladder's
+ * winner whose ladder timed the baseline too, the ladder's own ratio rel(baseline) /
+ * rel(winner) (one rotation, so the clock drift between the baseline's first measurement
+ * and the ladder cancels: a winner timed at a lower clock than the baseline's row is not
+ * shown as a slowdown); else best_tflops / baseline_tflops. NaN when not known.
+ * best_iter -1: no best; l NULL: no ladder. */
+double state_best_speedup(int best_iter, double best_tflops, double baseline_tflops, bool from_ladder,
+                          const struct state_ladder *l);
 /* Read entry e (any JSON value; a non-object gives the init values) stored under key. */
 void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct state_shape *out);
 /* The entry of key in state: false (out as state_shape_init) when there is none. */

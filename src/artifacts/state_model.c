@@ -220,3 +220,24 @@ void state_sweep_put(json_t *state, const struct state_sweep *sw)
 }
 
 bool state_sweep_unfinished(const struct state_sweep *sw) { return sw->status[0] && strcmp(sw->status, "done"); }
+
+double state_best_speedup(int best_iter, double best_tflops, double baseline_tflops, bool from_ladder,
+                          const struct state_ladder *l)
+{
+    if (best_iter < 0 || !isfinite(best_tflops))
+        return NAN;
+    if (best_iter == 0)
+        return 1.0;
+    if (from_ladder && l) {
+        double rb = NAN, rw = NAN;
+        for (int i = 0; i < l->n; i++) {
+            if (l->e[i].iter == 0)
+                rb = l->e[i].rel;
+            if (l->e[i].iter == best_iter)
+                rw = l->e[i].rel;
+        }
+        if (isfinite(rb) && isfinite(rw) && rb > 0 && rw > 0)
+            return rb / rw; /* rel is time relative to the round: smaller is faster */
+    }
+    return isfinite(baseline_tflops) && baseline_tflops > 0 ? best_tflops / baseline_tflops : NAN;
+}

@@ -125,13 +125,14 @@ static void print_row(FILE *out, const struct state_shape *e, const char *why)
     bool waiting = e->agent && !strcmp(e->phase, "IDEATE");
     results_tflops_show(bs, sizeof bs, base);
     results_tflops_show(bv, sizeof bv, b);
-    /* The best still the baseline kernel: its number may be a later re-measurement of the
-     * same kernel, so a ratio to the first measurement would only show noise. */
-    bool is_base = e->best.iter == 0;
-    if (isfinite(b) && is_base)
+    /* the speed-up as the report's summary shows it (state_best_speedup: the baseline
+     * kernel is 1, a ladder's winner is the ladder's own ratio) */
+    double up = state_best_speedup(e->best.iter, b, base, e->have_best && e->best.from_ladder,
+                                   e->have_ladder ? &e->ladder : NULL);
+    if (isfinite(b) && e->best.iter == 0)
         snprintf(bt, sizeof bt, "%s (baseline)", bv);
-    else if (isfinite(b) && isfinite(base) && base > 0) /* the baseline's row, as the report's summary */
-        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, b / base);
+    else if (isfinite(b) && isfinite(up))
+        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, up);
     else if (isfinite(b))
         snprintf(bt, sizeof bt, "%s", bv);
     /* the registered best measured by the final ladder: its clock, since the ladder's

@@ -46,8 +46,8 @@ static void facts(const struct report_shape *s, struct strbuf *sb)
     add_tflops(sb, "best", st->best);
     if (st->best_iter >= 0)
         strbuf_addf(sb, " (iteration %d", st->best_iter);
-    if (st->best_iter >= 0 && isfinite(stats_ratio(st->best, st->baseline)))
-        strbuf_addf(sb, ", %.2f× baseline", stats_ratio(st->best, st->baseline));
+    if (st->best_iter >= 0 && isfinite(report_best_speedup(s)))
+        strbuf_addf(sb, ", %.2f× baseline", report_best_speedup(s));
     if (st->best_iter >= 0 && isfinite(st->best_hw_eff))
         strbuf_addf(sb, ", %.1f%% of peak", st->best_hw_eff);
     if (st->best_iter >= 0)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifacts/state.h"
 #include "util/log.h"
 
 static bool improves_best(const struct report_row *r)
@@ -161,4 +162,10 @@ double stats_geomean(const double *v, size_t n, size_t *used)
     if (used)
         *used = c;
     return c ? exp(sum / (double)c) : NAN;
+}
+
+double report_best_speedup(const struct report_shape *s)
+{
+    return state_best_speedup(s->st.best_iter, s->st.best, s->st.baseline, s->best_from_ladder,
+                              s->have_ladder ? &s->ladder : NULL);
 }

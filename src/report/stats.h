@@ -36,6 +36,9 @@ const char *stats_best_config(const struct report_shape *s);
  * speed-ups use it when present: one process, one set of operands, one clock state. */
 double stats_best_same_run(const struct report_shape *s);
 
+/* The best's speed-up over the baseline, as status shows it (state_best_speedup: the
+ * baseline kernel 1, a ladder's winner the ladder's own ratio), NAN if not known. */
+double report_best_speedup(const struct report_shape *s);
 /* a / b, NAN unless both are finite and positive. */
 double stats_ratio(double a, double b);
 /* Geometric mean of the finite positive values among v[0..n); NAN if none. *used set. */

@@ -58,8 +58,7 @@ struct speedups {
 static struct speedups speedups_of(const struct report_shape *s)
 {
     double same = stats_best_same_run(s), ours = isfinite(same) ? same : s->st.best;
-    /* best still the baseline kernel: its later re-measurement is the same kernel, 1x */
-    double base = s->st.best_iter == 0 && isfinite(s->st.best) ? 1.0 : stats_ratio(s->st.best, s->st.baseline);
+    double base = report_best_speedup(s);
     return (struct speedups){base,
                              stats_ratio(ours, s->vendor.cublas.tflops),
                              stats_ratio(ours, stats_sparselt(&s->vendor).tflops)};

@@ -667,6 +667,28 @@ static void test_state_refuses_a_shape(void **state)
     checkpoint_release(&b);
 }
 
+/* state_best_speedup: the baseline kernel is 1; a ladder's winner is the ladder's own
+ * ratio of the baseline's entry to the winner's, not best / the baseline's first row (the
+ * status/report x column that showed a ladder winner at a lower clock as a slowdown);
+ * without the baseline in the ladder, or without a ladder, best / baseline. */
+static void test_best_speedup(void **state)
+{
+    (void)state;
+    struct state_ladder l = {.ok = true, .n = 3};
+    l.e[0].iter = 0, l.e[0].rel = 2.0, l.e[0].tflops = 420.0;
+    l.e[1].iter = 4, l.e[1].rel = 0.9, l.e[1].tflops = 930.0;
+    l.e[2].iter = 7, l.e[2].rel = 1.0, l.e[2].tflops = 840.0;
+    assert_true(fabs(state_best_speedup(4, 930.0, 1000.0, true, &l) - 2.0 / 0.9) < 1e-12);
+    assert_true(fabs(state_best_speedup(4, 930.0, 1000.0, false, &l) - 0.93) < 1e-12);
+    assert_true(fabs(state_best_speedup(4, 930.0, 1000.0, true, NULL) - 0.93) < 1e-12);
+    assert_true(fabs(state_best_speedup(9, 930.0, 1000.0, true, &l) - 0.93) < 1e-12); /* not in it */
+    l.e[0].iter = 2; /* the baseline not timed */
+    assert_true(fabs(state_best_speedup(4, 930.0, 500.0, true, &l) - 1.86) < 1e-12);
+    assert_true(state_best_speedup(0, 900.0, 1000.0, true, &l) == 1.0);
+    assert_true(isnan(state_best_speedup(-1, NAN, 1000.0, false, NULL)));
+    assert_true(isnan(state_best_speedup(3, 900.0, NAN, false, NULL)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -684,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_strategy),
         cmocka_unit_test(test_checkpoint_damage_refused_untouched),
         cmocka_unit_test(test_state_model),
+        cmocka_unit_test(test_best_speedup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
