@@ -75,7 +75,8 @@ int knobs_from_json(struct croq_config *cfg, const json_t *obj, char *err, size_
 }
 
 /* The configuration a file the tool wrote carries: a checkpoint or one shape of
- * 'status --json' (its "best" object's "config" signature), the output of
+ * 'status --json' (its "best" object's "config" signature; a checkpoint's final ladder
+ * winner when the ladder timed its entries: the registered best), the output of
  * 'knobs --check --json' (its "config" object), or a configuration object itself. */
 static int config_of_document(struct croq_config *cfg, const json_t *obj, char *err, size_t errlen)
 {
@@ -86,6 +87,15 @@ static int config_of_document(struct croq_config *cfg, const json_t *obj, char *
                  "with --set, or its checkpoint with --config");
         return -1;
     }
+    /* a checkpoint whose final ladder timed its entries: the registered best is the
+     * ladder's winner (checkpoint_registered, src/artifacts/checkpoint.h), which status,
+     * the report and export show, not the tuning's own best */
+    const json_t *ladder = json_object_get(obj, "ladder"), *win = json_object_get(ladder, "winner");
+    const json_t *won = json_is_true(json_object_get(ladder, "ok")) && json_is_integer(win)
+                            ? json_array_get(json_object_get(ladder, "entries"), (size_t)json_integer_value(win))
+                            : NULL;
+    if (json_is_string(json_object_get(won, "config")))
+        return knobs_parse_signature(cfg, json_string_value(json_object_get(won, "config")), err, errlen);
     if (json_is_object(best)) {
         const char *sig = json_string_value(json_object_get(best, "config"));
         if (sig && *sig)

@@ -50,9 +50,18 @@ done
 accepts_sig "idea-log.jsonl" "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["config"])' \
     "$t/logs/$key/idea-log.jsonl")"
 
-# (a checkpoint's best is the tuning's own, which the final ladder may not have registered)
-ckbest=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["config"])' "$t/checkpoints/$key.json")
+# (a checkpoint's configuration is the registered best: the final ladder's winner when the
+# ladder timed its entries, else the tuning's own best)
+ckbest=$(python3 -c 'import json,sys
+c = json.load(open(sys.argv[1])); l = c.get("ladder") or {}
+print(l["entries"][l["winner"]]["config"] if l.get("ok") else c["best"]["config"])' "$t/checkpoints/$key.json")
 accepts_file "checkpoint" "$t/checkpoints/$key.json" "$ckbest"
+# a committed H200 checkpoint whose ladder registered iteration 24 over the tuning's own best
+# (iteration 2): --config gives the registered one, as status --json and export do
+h200=$CROQ_SOURCE_DIR/results/h200/sweep-typical
+reg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"]["f16_12288x4096x4096_fs"]["best"]["config"])' \
+    "$h200/state.json") || fail "no registered best in $h200/state.json"
+accepts_file "a laddered checkpoint" "$h200/checkpoints/f16_12288x4096x4096_fs.json" "$reg"
 "$bin" knobs --check --json --dtype e4m3 --set tile_n=128 >"$tmp/check.json" || fail "knobs --check --json"
 accepts_file "knobs --check --json" "$tmp/check.json" "$(sig_of --dtype e4m3 --set tile_n=128)"
 printf '%s\n' "$best" >"$tmp/sig.txt"
