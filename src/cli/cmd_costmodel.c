@@ -127,7 +127,8 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
         if (!isnan(row_err[i]))
             row_err[ne++] = row_err[i];
     if (!np) {
-        printf("costmodel leave-out %s: no held-out shape with a model (2 other shapes) and 2 configurations\n",
+        printf("costmodel leave-out %s: nothing to judge (a held-out shape needs 2 other shapes to fit on and 2 "
+               "measured configurations of its own)\n",
                croq_dtype_name(dtype));
     } else {
         qsort(row_err, ne, sizeof *row_err, cmp_double);
@@ -215,7 +216,12 @@ int cmd_costmodel(int argc, char **argv)
             break;
         }
         if (!models[dt].n) {
-            printf("%s: no model (fewer than 2 shapes or %d rows)\n", croq_dtype_name(dt), COSTMODEL_MIN_SAMPLES);
+            size_t rows = 0;
+            for (size_t i = 0; i < n; i++)
+                rows += all[i].cfg.dtype == dt;
+            printf("%s: no model (%zu measured rows of backend %s; a fit needs 2 shapes and %d rows%s)\n",
+                   croq_dtype_name(dt), rows, backend, COSTMODEL_MIN_SAMPLES,
+                   strcmp(backend, "any") ? "; --backend any or sim reads the other backends' rows" : "");
             continue;
         }
         printf("%s: fitted on %d rows of %d shapes, residual sigma %.3f (ln TFLOPS)\n", croq_dtype_name(dt),
