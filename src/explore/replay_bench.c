@@ -32,7 +32,10 @@ struct rb_job {
     pid_t pid;
     int fd;
     bool ok;
-    double ratio[RB_MAX_NS];
+    struct rb_result {
+        double ratio[RB_MAX_NS];
+        int proposals, unmeasured; /* rows after the baseline; those without numbers */
+    } res;
 };
 
 static int cmp_name(const void *a, const void *b)
@@ -152,7 +155,8 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *a
     struct result_log log = {0};
     if (rc == ENGINE_DONE && !path_fmt(path, "%s/logs/%s/results.tsv", wd.path, key) &&
         result_log_read(path, &log, err, sizeof err) >= 0) {
-        double ratio[RB_MAX_NS];
+        struct rb_result res = {0};
+        double *ratio = res.ratio;
         const char *best = NULL;
         size_t r = 0;
         /* at the end of the run its registered best counts: the final ladder's winner */
@@ -172,7 +176,15 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *a
             ratio[i] = rec && !strcmp(rec->status, "ok") ? rec->tflops / x->best->tflops : 0;
         }
         json_decref(st);
-        rc = write(fd, ratio, sizeof ratio) == (ssize_t)sizeof ratio ? 0 : 1;
+        /* a proposal the dataset does not hold has no numbers and can never be kept: on
+         * small datasets a strategy that proposes outside them looks like one stuck at
+         * its start, which the count says */
+        for (size_t q = 0; q < log.n; q++)
+            if (log.rows[q].iter >= 1) {
+                res.proposals++;
+                res.unmeasured += !log.rows[q].measured;
+            }
+        rc = write(fd, &res, sizeof res) == (ssize_t)sizeof res ? 0 : 1;
     } else {
         log_error("replay-bench: %s seed %d (%s): the tuning run failed (engine status %d)", x->name, j->seed,
                   j->mode ? "best" : "scratch", rc);
@@ -188,12 +200,12 @@ static void reap(struct rb_job *j)
 {
     int status;
     ssize_t r;
-    while ((r = read(j->fd, j->ratio, sizeof j->ratio)) < 0 && errno == EINTR)
+    while ((r = read(j->fd, &j->res, sizeof j->res)) < 0 && errno == EINTR)
         ;
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(j->fd);
-    j->ok = r == (ssize_t)sizeof j->ratio && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    j->ok = r == (ssize_t)sizeof j->res && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     j->pid = 0;
 }
 
@@ -224,7 +236,8 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static void print_table(const struct replay_bench_opts *o, FILE *out, const struct replay_bench_row *rows, int n)
+static void print_table(const struct replay_bench_opts *o, FILE *out, const struct replay_bench_row *rows, int n,
+                        long proposals, long unmeasured)
 {
     fprintf(out, "%-28s %-8s %5s", "dataset", "mode", "runs");
     for (int i = 0; i < o->n_ns; i++)
@@ -246,6 +259,8 @@ static void print_table(const struct replay_bench_opts *o, FILE *out, const stru
     int i50 = -1, i150 = -1;
     for (int i = 0; i < o->n_ns; i++)
         i50 = o->ns[i] == 50 ? i : i50, i150 = o->ns[i] == 150 ? i : i150;
+    fprintf(out, "proposals: %ld of %ld were not in their dataset (no numbers, never kept)\n", unmeasured,
+            proposals);
     if (o->strategy)
         fprintf(out, "replay-bench %s:", o->strategy);
     else
@@ -306,14 +321,18 @@ int replay_bench_run(const struct replay_bench_opts *o, FILE *out, struct replay
             int k = 0;
             for (int q = 0; q < cnt; q++)
                 if (jobs[j0 + q].ok)
-                    v[k++] = jobs[j0 + q].ratio[i];
+                    v[k++] = jobs[j0 + q].res.ratio[i];
             rows[r].median[i] = median(v, k);
             rows[r].runs = k;
         }
         j0 += cnt;
     }
     free(v);
-    print_table(o, out, rows, nr);
+    long proposals = 0, unmeasured = 0;
+    for (int i = 0; i < nj; i++)
+        if (jobs[i].ok)
+            proposals += jobs[i].res.proposals, unmeasured += jobs[i].res.unmeasured;
+    print_table(o, out, rows, nr, proposals, unmeasured);
     if (rows_out)
         *rows_out = rows, *n_rows = nr;
     else
