@@ -243,7 +243,9 @@ typedef struct {
  * for the shape; after a timed search the choice is written there (atomically: a process
  * killed while writing leaves the old file or the new, never a torn one). A damaged cache
  * file is not trusted at all: the search times, warns on stderr ("croqsparse: warning:
- * ...") and in info->note, and the write replaces the file. info may be NULL.
+ * ...") and in info->note, and the write replaces the file; a path that names no plan cache
+ * (a file whose first line is not the cache's, a FIFO, a device, a directory) is never
+ * written (the note says why), and a symbolic link is written through. info may be NULL.
  * Errors (after those of the header's order and croqsparse_matmul's pointer checks):
  * NOT_SUPPORTED while the stream is being captured into a CUDA graph (cuStreamIsCapturing:
  * search before capturing; the plan then captures the chosen kernel); NO_DEVICE without a

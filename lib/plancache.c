@@ -11,7 +11,9 @@
  * signature); microseconds the search's median time of one product (> 0).
  * A file that does not parse whole (another magic, a malformed line, a repeated key, a
  * sum that does not match, bytes after the sum) is damaged: none of it is trusted, the
- * caller warns and searches again, and the next store replaces it. Writes are atomic
+ * caller warns and searches again, and the next store replaces it, but only a file that
+ * begins with the magic line: a path naming another file (the caller's own, a FIFO, a
+ * device) is never written, and a symbolic link is written through. Writes are atomic
  * (util/atomicio: a temp file renamed over the old one), so a writer killed at any
  * point leaves the old file or the new one, never a torn one. Threads of one process
  * store one at a time. Two processes storing at once: each file is whole, the later
@@ -21,13 +23,18 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/regfile.h"
 
 #define CACHE_MAGIC "croqsparse-plan-cache 1"
 
@@ -115,6 +122,13 @@ static int cache_read(const char *path, struct cache *c, char *note, size_t len)
         if (errno == ENOENT)
             return 1;
         return bad(note, len, path, 0, strerror(errno));
+    }
+    /* not a plan cache at all (another file the caller's path names): never replaced */
+    if (size && (size < sizeof CACHE_MAGIC || memcmp(c->text, CACHE_MAGIC "\n", sizeof CACHE_MAGIC))) {
+        cache_release(c);
+        snprintf(note, len, "'%s' is not a plan cache (its first line is not '" CACHE_MAGIC "'): it is not used, "
+                 "and left as it is", path);
+        return -1;
     }
     /* the last line first: the sum over every byte before it, so nothing is read from a
      * file a writer did not finish */
@@ -215,13 +229,49 @@ int cs_plancache_store(const char *path, const char *const *keys, const struct c
     return rc;
 }
 
+/* Whether path is empty or begins with the magic line: a plan cache (maybe damaged after
+ * it), which a store may replace; any other file is not this module's to overwrite. */
+static bool looks_like_cache(const char *path)
+{
+    char head[sizeof CACHE_MAGIC];
+    int fd = regfile_open(path, O_RDONLY, 0, 0);
+    if (fd < 0)
+        return errno == ENOENT;
+    ssize_t r = read(fd, head, sizeof head);
+    close(fd);
+    return r == 0 || (r == (ssize_t)sizeof head && !memcmp(head, CACHE_MAGIC "\n", sizeof head));
+}
+
 static int store_locked(const char *path, const char *const *keys, const struct cs_cache_choice *ch, size_t n,
                         char *err, size_t len)
 {
     struct cache c;
-    char note[512];
-    if (cache_read(path, &c, note, sizeof note) < 0)
+    char note[512], real[PATH_MAX];
+    struct stat st;
+    /* A damaged cache is replaced, but only a file that is one: a caller's path naming
+     * some other file (a FIFO, a device, a file without the magic line) is refused and left
+     * as it is. A symbolic link is written through, so the link stays a link. */
+    if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+        if (!realpath(path, real)) {
+            snprintf(err, len, "plan cache '%s': a symbolic link that names no file (%s): not written", path,
+                     strerror(errno));
+            return -1;
+        }
+        path = real;
+    }
+    if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+        snprintf(err, len, "plan cache '%s' is not a regular file (a FIFO, device or directory is never written)",
+                 path);
+        return -1;
+    }
+    if (cache_read(path, &c, note, sizeof note) < 0) {
+        if (!looks_like_cache(path)) {
+            snprintf(err, len, "'%s' is not a plan cache (its first line is not '" CACHE_MAGIC "'): it is left "
+                     "as it is", path);
+            return -1;
+        }
         memset(&c, 0, sizeof c); /* damaged: replaced by the new choices alone */
+    }
     size_t cap = 64, at = 0;
     for (size_t i = 0; i < c.n; i++)
         cap += strlen(c.r[i].key) + strlen(c.r[i].entry) + strlen(c.r[i].config) + strlen(c.r[i].us_text) + 16;

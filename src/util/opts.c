@@ -349,6 +349,14 @@ int opts_parse(struct opt_spec *s, int argc, char **argv)
                 return 2;
             }
             v = argv[++i];
+            /* "--tuning --quiet": the value forgotten, the next option taken for it (and a
+             * directory named "--quiet" made); "--tuning=--quiet" still gives such a value */
+            const char *nv;
+            if (!strncmp(v, "--", 2) && (lookup(s, v, &nv) || !strcmp(v, "--help"))) {
+                log_error("%s: option '%s' needs a value, and '%s' is an option (write %s=VALUE for a value "
+                          "that begins with '--')", s->command, o->name, v, o->name);
+                return 2;
+            }
         }
         if (o->seen && takes_value(o) && !o->max) {
             log_error("%s: option '%s' is given twice: it takes one value", s->command, o->name);

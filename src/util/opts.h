@@ -4,8 +4,9 @@
  * what --help is checked against, so the help text and the parser cannot drift apart.
  *
  * Syntax: "--name VALUE" or "--name=VALUE" for an option with a value (VALUE may start
- * with '-': "--seed -1" is the option --seed with the value "-1", refused by its type),
- * "--name" alone for a flag. "--help" and "-h" print the command's usage.
+ * with '-': "--seed -1" is the option --seed with the value "-1", refused by its type;
+ * but a separate VALUE that is one of the table's options or --help is bad usage, a value
+ * forgotten: "--tuning --quiet"; "--tuning=--quiet" gives it), "--name" alone for a flag. "--help" and "-h" print the command's usage.
  *
  * Errors are printed naming the command and the option ("croqtuner: tune: option
  * '--iters': 0 is outside [1, 100000]"), so a

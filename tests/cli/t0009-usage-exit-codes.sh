@@ -96,4 +96,13 @@ for c in $cmds; do
     grep -q "^usage: croqtuner $c" <<<"$out" || fail "$c --help has no usage line"
     usage "$c: unknown option '--no-such-option'" "$c" --no-such-option
 done
+# a value forgotten before the next option: not taken as the value (no directory '--quiet')
+cd "$tmp" || fail "cd $tmp"
+usage "tune: option '--tuning' needs a value, and '--quiet' is an option" \
+    tune --backend sim --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 1 --tuning --quiet
+[ ! -e "$tmp/--quiet" ] || fail "a directory '--quiet' was made"
+usage "status: option '--tuning' needs a value, and '--help' is an option" status --tuning --help
+"$bin" tune --backend sim --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 1 --quiet --tuning=--quiet >/dev/null ||
+    fail "--tuning=--quiet is refused"
+[ -d "$tmp/--quiet" ] || fail "--tuning=--quiet made no directory '--quiet'"
 echo ok

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -797,7 +798,7 @@ static void test_plancache(void **state)
     /* damage: each refused whole, naming the file */
     struct { size_t at; char to; const char *why; } flips[] = {
         {30, 'Q', "its sum does not match its bytes"},
-        {0, 'X', "its sum does not match"},
+        {0, 'X', "is not a plan cache (its first line is not 'croqsparse-plan-cache 1'): it is not used"},
     };
     for (size_t i = 0; i < 2; i++) {
         char *bad = malloc(len);
@@ -806,7 +807,7 @@ static void test_plancache(void **state)
         assert_int_equal(atomic_write(path, bad, len), 0);
         assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_DAMAGED);
         assert_non_null(strstr(note, flips[i].why));
-        assert_non_null(strstr(note, "the file is damaged and ignored"));
+        assert_non_null(strstr(note, i ? "left as it is" : "the file is damaged and ignored"));
         assert_non_null(strstr(note, path));
         free(bad);
     }
@@ -834,6 +835,50 @@ static void test_plancache(void **state)
     assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_MISS);
     assert_string_equal(note, "");
     free(text);
+    rm_dir(d);
+    free(d);
+}
+
+/* A cache path that names some other file: a store never replaces it (a file without the
+ * magic line is the caller's, a FIFO or device is never written) and a symbolic link is
+ * written through, so it stays a link to the cache. */
+static void test_plancache_foreign(void **state)
+{
+    (void)state;
+    char *d = tmp_dir(), path[600], link[600], key[CS_CACHE_KEY_MAX], note[512], err[600];
+    cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64, 64, 64,
+                     CROQSPARSE_EPILOGUE_ALPHA);
+    const char *keys[1] = {key};
+    struct cs_cache_choice got, ch = {"-", "dtype=f16", 2.5};
+    snprintf(path, sizeof path, "%s/data.txt", d);
+    assert_int_equal(atomic_write(path, "the caller's data\n", 18), 0);
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_DAMAGED);
+    assert_non_null(strstr(note, "is not a plan cache"));
+    assert_int_equal(cs_plancache_store(path, keys, &ch, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not a plan cache"));
+    size_t len;
+    char *text = read_file(path, &len);
+    assert_non_null(text);
+    assert_string_equal(text, "the caller's data\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/fifo", d);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    assert_int_equal(cs_plancache_store(path, keys, &ch, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not a regular file"));
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    snprintf(path, sizeof path, "%s/cache", d);
+    snprintf(link, sizeof link, "%s/link", d);
+    assert_int_equal(symlink("cache", link), 0);
+    assert_int_equal(cs_plancache_store(link, keys, &ch, 1, err, sizeof err), -1); /* dangling */
+    assert_int_equal(cs_plancache_store(path, keys, &ch, 1, err, sizeof err), 0);
+    ch.us = 1.5;
+    assert_int_equal(cs_plancache_store(link, keys, &ch, 1, err, sizeof err), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_HIT);
+    assert_true(got.us == 1.5);
     rm_dir(d);
     free(d);
 }
@@ -1081,7 +1126,7 @@ int main(void)
         cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
         cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_pack_model_dispatch),
-        cmocka_unit_test(test_plancache),
+        cmocka_unit_test(test_plancache), cmocka_unit_test(test_plancache_foreign),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
         cmocka_unit_test(test_plan_search_no_device),
         cmocka_unit_test(test_pack_identity),
