@@ -72,6 +72,10 @@ static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
     if (json_object_get(e, "l2") && jget_str(&g, e, "", "l2", true, l2, sizeof l2) && strcmp(l2, "cold") &&
         strcmp(l2, "warm"))
         jget_fail(&g, "", "l2", "is not \"warm\" or \"cold\"");
+    char strategy[24] = "";
+    if (json_object_get(e, "strategy") && jget_str(&g, e, "", "strategy", true, strategy, sizeof strategy) &&
+        (!strategy[0] || strspn(strategy, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(strategy)))
+        jget_fail(&g, "", "strategy", "is not a strategy name (lower-case letters, digits, '_', '-')");
     if (json_object_get(e, "ladder"))
         jget_obj(&g, e, "", "ladder", true);
     return g.failed ? -1 : 0;
@@ -413,6 +417,10 @@ json_t *state_entry(const struct checkpoint *c, const char *status)
     }
     if (c->cold_l2)
         json_object_set_new(e, "l2", json_string("cold"));
+    /* with l2, what a resume needs to create the shape as it was asked for when a crash
+     * came before its checkpoint (absent: the default, as in every entry before it) */
+    if (strcmp(c->strategy, CHECKPOINT_STRATEGY_DEFAULT))
+        json_object_set_new(e, "strategy", json_string(c->strategy));
     if (c->ladder.done)
         json_object_set_new(e, "ladder", state_ladder_json(c));
     json_object_set_new(e, "updated_at", json_string(now));

@@ -104,6 +104,7 @@ struct state_shape {
     bool have_best;                 /* "best" is an object (null: the baseline failed) */
     struct state_best best;         /* best.tflops may be set without have_best (STATE_OLD_FORMS) */
     bool cold_l2;                   /* "l2": "cold" (absent: warm) */
+    char strategy[24];              /* "strategy" (absent, "": the default, heuristic) */
     bool have_ladder;               /* the final ladder ran */
     struct state_ladder ladder;
     char updated_at[32];            /* UTC ISO 8601, "" when absent */

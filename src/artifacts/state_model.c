@@ -106,6 +106,7 @@ void state_shape_from_json(json_t *e, const char *key, unsigned flags, struct st
     }
     json_t *l2 = json_object_get(e, "l2"), *ladder = json_object_get(e, "ladder");
     out->cold_l2 = json_is_string(l2) && !strcmp(json_string_value(l2), "cold");
+    jget_str(&g, e, "", "strategy", false, out->strategy, sizeof out->strategy);
     out->have_ladder = json_is_object(ladder);
     if (out->have_ladder)
         ladder_from_json(&g, ladder, &out->ladder);

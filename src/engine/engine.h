@@ -152,6 +152,8 @@ struct shape_params {
     bool keep_agent; /* leave the recorded agent flag as it is (propose) */
     const char *strategy; /* a new shape's search strategy (NULL: SEARCH_DEFAULT); a started
                              shape's must be it (NULL: whatever it recorded) */
+    const char *l2;  /* a new shape's L2 mode ("warm"|"cold"; NULL: the command's --l2); a started
+                        shape's must be it (NULL: the command's --l2 or whatever it recorded) */
     bool reopen;     /* a done shape below its budget continues */
     bool must_exist; /* refuse to create the shape (propose) */
     bool ladder;     /* a done shape without a final ladder gets one ('croqtuner ladder') */

@@ -168,7 +168,8 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
         return run_fail(r, "%s: no iteration budget for a new shape (give --iters N): %s", c->key,
                         p->no_budget ? p->no_budget : "none was given");
     c->agent = p->agent;
-    c->cold_l2 = r->o->l2 && !strcmp(r->o->l2, "cold");
+    const char *l2 = p->l2 ? p->l2 : r->o->l2;
+    c->cold_l2 = l2 && !strcmp(l2, "cold");
     c->phase = PH_INIT;
     /* state.json first: a crash before INIT finishes leaves an entry resume can finish */
     if (state_put_new(r->dir, c, "active", err, sizeof err))
@@ -194,10 +195,11 @@ static int adopt_params(struct run *r, const struct shape_params *p)
                             c->iteration, p->budget);
         c->budget = p->budget;
     }
-    if (r->o->l2 && strcmp(r->o->l2, c->cold_l2 ? "cold" : "warm"))
+    const char *l2 = p->l2 ? p->l2 : r->o->l2;
+    if (l2 && strcmp(l2, c->cold_l2 ? "cold" : "warm"))
         return run_fail(r, "shape '%s' is timed with a %s L2; its numbers are compared with each other, so it "
                         "keeps it: give --tuning ANOTHER_DIR to tune it with --l2 %s", c->key,
-                        c->cold_l2 ? "cold" : "warm", r->o->l2);
+                        c->cold_l2 ? "cold" : "warm", l2);
     if (p->strategy && strcmp(p->strategy, c->strategy))
         return run_fail(r, "shape '%s' is searched with strategy '%s', not '%s'; a shape's configurations come "
                         "from one strategy (so its results compare strategies, and a resumed run re-derives its "

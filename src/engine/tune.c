@@ -99,8 +99,11 @@ static int entry_params(const struct state_shape *e, struct shape_params *p)
     p->backend = e->backend; /* e outlives the run */
     p->seed = strtoull(e->seed, NULL, 10);
     p->agent = e->agent;
-    /* the budget it was started with (a crash before its checkpoint existed loses nothing) */
+    /* what it was started with (a crash before its checkpoint existed loses nothing): the
+     * budget, the strategy and the L2 mode */
     p->budget = e->budget;
+    p->strategy = e->strategy[0] ? e->strategy : NULL;
+    p->l2 = e->cold_l2 ? "cold" : "warm";
     p->reopen = true;
     return 0;
 }

@@ -55,6 +55,18 @@ CROQ_CRASHPOINT="store.checkpoint@6" tune --iters 12 --tuning "$tmp/k" --strateg
 [ $? -ne 0 ] || fail "the crash point did not fire"
 "$bin" resume --tuning "$tmp/k" --quiet || fail "resume of the random shape"
 diff <(norm "$(res "$tmp/r2")") <(norm "$(res "$tmp/k")") >/dev/null || fail "resumed random run differs from the uninterrupted one"
+# killed before its checkpoint existed (state.json's entry only): resume creates it with the
+# strategy and the L2 mode it was asked for, as the uninterrupted run
+tune --iters 12 --tuning "$tmp/c0" --strategy random --l2 cold >/dev/null || fail "random, cold L2"
+for point in init.state@1 init.logs@1; do
+    rm -rf "$tmp/c1"
+    CROQ_CRASHPOINT=$point tune --iters 12 --tuning "$tmp/c1" --strategy random --l2 cold >/dev/null 2>&1
+    [ $? -ne 0 ] || fail "the crash point $point did not fire"
+    "$bin" resume --tuning "$tmp/c1" --quiet || fail "resume after $point"
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); assert c.get("strategy") == "random" and c.get("l2") == "cold", c' \
+        "$(ck "$tmp/c1")" || fail "after $point the resumed shape lost its strategy or L2 mode"
+    diff <(norm "$(res "$tmp/c0")") <(norm "$(res "$tmp/c1")") >/dev/null || fail "after $point: not the uninterrupted run"
+done
 
 # the default: no "strategy" member (as before strategies), and it is the heuristic's
 tune --iters 3 --tuning "$tmp/h" || fail "tune with the default strategy"
