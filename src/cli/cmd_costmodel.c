@@ -169,6 +169,8 @@ int cmd_costmodel(int argc, char **argv)
         }
         return check_model(check);
     }
+    if (cli_out_outside_tuning("costmodel", "--out", out, dirs, (size_t)ndirs))
+        return 2;
     if (!ndirs && !nds) {
         log_error("costmodel: --tuning DIR or --dataset FILE is required (see 'croqtuner costmodel --help')");
         return 2;

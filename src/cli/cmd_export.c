@@ -117,6 +117,8 @@ static int export_parse(int argc, char **argv, struct export_args *a)
         log_error("export: '--tuning DIR' and '--out PACK' are required (see --help)");
         return 2;
     }
+    if (cli_out_outside_tuning("export", "--out", a->out, a->dirs, (size_t)a->ndirs))
+        return 2;
     if (a->gpu && strpbrk(a->gpu, "\n")) {
         log_error("export: --gpu must be one line");
         return 2;

@@ -41,6 +41,8 @@ int cmd_source(int argc, char **argv)
     if (prc)
         return prc == 1 ? 0 : 2;
     char err[600], rel[SRCSTORE_REL_MAX];
+    if (cli_out_outside_tuning("source", "--out", outp, &dir, 1))
+        return 2;
     if (!key || iter < 0) {
         log_error("source: --key and --iter are required (see 'croqtuner source --help')");
         return 2;

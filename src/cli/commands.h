@@ -71,6 +71,10 @@ int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
 /* OPT_CUSTOM check of a --key KEY option: a shape key as key_format writes it (key_parse:
  * no path in it); dst a const char *. */
 int cli_key_value(const char *v, void *dst, char *err, size_t errlen);
+/* 0 unless out (an output file option) names an existing file inside one of the tuning
+ * directories dirs[0..n) (symbolic links and ".." resolved); else 2 with the message
+ * printed: the write would replace one of the tuning's records. */
+int cli_out_outside_tuning(const char *cmd, const char *opt, const char *out, const char *const *dirs, size_t n);
 /* enum engine_rc -> exit status: 0 done or waiting, 2 bad usage, else 1 */
 int engine_exit_code(int rc);
 /* The search strategies' table (src/search/strategies.def), one "  NAME  summary" line

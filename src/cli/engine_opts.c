@@ -2,11 +2,16 @@
  * tune, sweep, resume, propose, ladder, slurm) as rows of their option tables, the value
  * checks several commands' tables use (--busy-limit, --shape, --dtype, --mode, --key), and the
  * exit status of an engine outcome. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "commands.h"
 #include "engine/engine.h"
+#include "util/log.h"
 #include "util/opts.h"
 
 /* --busy-limit MIN: stored in seconds */
@@ -126,4 +131,45 @@ void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o)
 int engine_exit_code(int rc)
 {
     return rc == ENGINE_DONE || rc == ENGINE_WAITING ? 0 : rc == ENGINE_USAGE ? 2 : 1;
+}
+
+/* The real path of path's deepest existing ancestor (path itself when it exists), with the
+ * rest appended: what path will name once written. 0, or -1 when no ancestor resolves. */
+static int resolved(const char *path, char out[PATH_MAX])
+{
+    char head[PATH_MAX];
+    if (snprintf(head, sizeof head, "%s", path) >= (int)sizeof head)
+        return -1;
+    const char *tail = "";
+    for (;;) {
+        char r[PATH_MAX];
+        if (realpath(head[0] ? head : ".", r))
+            return snprintf(out, PATH_MAX, "%s%s%s", r, *tail ? "/" : "", tail) >= PATH_MAX ? -1 : 0;
+        char *slash = strrchr(head, '/');
+        if (!slash)
+            tail = path, head[0] = '\0';
+        else if (slash == head)
+            return -1;
+        else
+            *slash = '\0', tail = path + (slash - head) + 1;
+    }
+}
+
+int cli_out_outside_tuning(const char *cmd, const char *opt, const char *out, const char *const *dirs, size_t n)
+{
+    char o[PATH_MAX], d[PATH_MAX];
+    /* a new file is left to the command (the tests write a recipe's whole source beside it,
+     * as a directory older than recipes holds it); an existing one would be replaced */
+    if (!out || access(out, F_OK) || resolved(out, o))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        if (!dirs[i] || resolved(dirs[i], d) || !(len = strlen(d)) ||
+            strncmp(o, d, len) || (o[len] != '/' && o[len] != '\0'))
+            continue;
+        log_error("%s: option '%s': '%s' is a file of the tuning directory '%s', one of the tuning's records "
+                  "(docs/artifacts.md), and is not replaced; write elsewhere", cmd, opt, out, dirs[i]);
+        return 2;
+    }
+    return 0;
 }

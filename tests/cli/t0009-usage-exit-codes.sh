@@ -105,4 +105,20 @@ usage "status: option '--tuning' needs a value, and '--help' is an option" statu
 "$bin" tune --backend sim --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 1 --quiet --tuning=--quiet >/dev/null ||
     fail "--tuning=--quiet is refused"
 [ -d "$tmp/--quiet" ] || fail "--tuning=--quiet made no directory '--quiet'"
+# an output that would replace a file of a tuning directory of the same command (its
+# records: attack finding 2) is refused before anything is written, also through a
+# symbolic link; the records are left as they were
+o=$tmp/own
+"$bin" tune --backend sim --dtype f16 --shape 1024x1024x1024 --mode scratch --iters 2 --quiet --tuning "$o" ||
+    fail "tune into $o"
+k=f16_1024x1024x1024_fs
+cp "$o/state.json" "$tmp/state.before"; cp "$o/logs/$k/results.tsv" "$tmp/res.before"
+ln -s "$o/logs" "$tmp/loglink"
+usage "is a file of the tuning directory '$o'" source --tuning "$o" --key "$k" --iter 1 --out "$o/state.json"
+usage "is a file of the tuning directory '$o'" costmodel --tuning "$o" --backend sim --out "$tmp/loglink/$k/results.tsv"
+usage "is a file of the tuning directory '$o'" export --tuning "$o" --out "$o/logs/$k/results.tsv"
+cmp -s "$o/state.json" "$tmp/state.before" && cmp -s "$o/logs/$k/results.tsv" "$tmp/res.before" ||
+    fail "a refused output changed the tuning records"
+"$bin" source --tuning "$o" --key "$k" --iter 1 --out "$tmp/iter1.cu" || fail "source --out outside the directory"
+
 echo ok
