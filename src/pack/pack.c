@@ -135,6 +135,18 @@ static int parse_entry(struct cur *c, struct pack_entry *e, char *err, size_t er
     if (e->fallback ? strcmp(e->key, "-") : !key_matches(e))
         return fail(err, errlen, "pack line %d: entry key '%s' is not its %s %ldx%ldx%ld (a fallback's key is '-')",
                     c->line, e->key, dtype, e->m, e->n, e->k);
+    /* a configuration the library cannot launch for this entry would only be dropped later,
+     * silently (pack_rank's validity check), leaving a dtype without the kernel it names */
+    struct croq_config cfg;
+    char why[256];
+    if (knobs_parse_signature(&cfg, e->config, why, sizeof why))
+        return fail(err, errlen, "pack line %d: entry '%s': config: %s", c->line, e->key, why);
+    if (cfg.dtype != e->dtype)
+        return fail(err, errlen, "pack line %d: entry '%s' is %s but its config is %s", c->line, e->key, dtype,
+                    croq_dtype_name(cfg.dtype));
+    if (!is_sum(e->hash) || (strcmp(e->tuned_hash, "-") && !is_sum(e->tuned_hash)))
+        return fail(err, errlen, "pack line %d: entry '%s': source hashes '%s' / '%s' are not 16 hex digits", c->line,
+                    e->key, e->hash, e->tuned_hash);
     if (parse_provenance(measured, clock, l2, e, c->line, err, errlen))
         return -1;
     if (!is_sum(sum))
@@ -224,6 +236,9 @@ static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
             return fail(err, errlen, "a pack of format %d; this library reads format %d (%s): export it again", v,
                         PACK_FORMAT, v == 1 ? "format 1 had no hash of the measured sources, no checksums"
                                             : "format 2 had no checksums, no measurement provenance, no model");
+        if (sscanf(line, "croqsparse-pack %d%n", &v, &used) == 1 && !line[used] && v > PACK_FORMAT)
+            return fail(err, errlen, "a pack of format %d, newer than this library reads (format %d): use the "
+                        "croqsparse of the croqtuner that exported it", v, PACK_FORMAT);
         return fail(err, errlen, "not a kernel pack of format %d (first line is not '%s')", PACK_FORMAT, PACK_MAGIC);
     }
     if (header(c, "gpu", p->gpu, sizeof p->gpu, err, errlen) || header(c, "cuda", cuda, sizeof cuda, err, errlen) ||

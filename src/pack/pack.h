@@ -102,7 +102,9 @@ const char *pack_measured_name(enum pack_measured m);
 const char *pack_l2_name(enum pack_l2 l);
 
 /* Parse size bytes at data. Entries and the model point into data, which must outlive p.
- * 0, or -1 with err naming the line or entry that is wrong (p is then empty). */
+ * 0, or -1 with err naming the line or entry that is wrong (p is then empty): besides the
+ * sums and the one-kernel-per-shape rule, an entry's config must be a whole knob signature
+ * of the entry's dtype and its hashes 16 hex digits; a newer format is named as such. */
 int pack_parse(const void *data, size_t size, struct pack *p, char *err, size_t errlen);
 /* The file image of p (entries' cubin/cubin_bytes, the model if any; the sums are
  * computed here). malloc'd into *out. -1 with err on an entry pack_parse would refuse. */

@@ -18,8 +18,8 @@ def fnv(b):
     return '%016x' % h
 cub = b'\x7fELF not a real cubin'
 out = b'croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 2\n'
-for line in [b'entry f16 2048 4096 4096 700.000 0 0123456789abcdef 0123456789abcdef f16_2048x4096x4096 dtype=f16 pair - warm',
-             b'entry f16 0 0 0 0.000 1 0123456789abcdef - - dtype=f16,tile_k=64 - - -']:
+for line in [b'entry f16 2048 4096 4096 700.000 0 0123456789abcdef 0123456789abcdef f16_2048x4096x4096 dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,consumers=2,swizzle=128,raster=0,group=1,meta_path=1,epilogue=0,l2_a=0,l2_b=0,persistent=0,cluster_m=1,cluster_n=1,split_k=1 pair - warm',
+             b'entry f16 0 0 0 0.000 1 0123456789abcdef - - dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,consumers=2,swizzle=128,raster=0,group=1,meta_path=1,epilogue=0,l2_a=0,l2_b=0,persistent=0,cluster_m=1,cluster_n=1,split_k=1 - - -']:
     out += line + b' %d %s\n' % (len(cub), fnv(cub).encode()) + cub + b'\n'
 out += b'sum %s\n' % fnv(out).encode()
 open(sys.argv[1], 'wb').write(out)

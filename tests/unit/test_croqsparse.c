@@ -554,6 +554,10 @@ static void test_pack_v2_refused(void **state)
                              "measurement provenance, no model): export it again");
     const char *v9 = "croqsparse-pack 9\n";
     assert_int_equal(pack_parse(v9, strlen(v9), &q, err, sizeof err), -1);
+    assert_string_equal(err, "a pack of format 9, newer than this library reads (format 3): use the croqsparse of "
+                             "the croqtuner that exported it");
+    const char *other = "croqsparse-pock 3\n";
+    assert_int_equal(pack_parse(other, strlen(other), &q, err, sizeof err), -1);
     assert_string_equal(err, "not a kernel pack of format 3 (first line is not 'croqsparse-pack 3')");
 }
 
@@ -689,6 +693,41 @@ static size_t put_entry(char *out, size_t cap, const struct pack_entry *e, const
  * 64 zeroed bytes in its cubin, all sums consistent: refused at load, naming both lines,
  * so it is never the one chosen (format 2 took it: the higher TFLOPS broke the tie); so
  * is one under the other tuning mode's key, and a second fallback of a dtype. */
+/* An entry whose configuration the library could not launch for it (another dtype's, not
+ * a signature) or whose hashes are not hex is refused at load, naming the line, instead of
+ * being dropped silently when a plan is made (attack finding 6). */
+static void test_pack_entry_config(void **state)
+{
+    (void)state;
+    unsigned char cub[64];
+    memset(cub, 7, sizeof cub);
+    struct pack_entry good = entry(CROQ_DTYPE_E4M3, 0, 0, 0, 0, true, "-", "tile_k=64");
+    struct pack_entry f16cfg = entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64");
+    struct pack_entry bad[3] = {good, good, good};
+    snprintf(bad[0].config, sizeof bad[0].config, "%s", f16cfg.config); /* an f16 config on an e4m3 entry */
+    snprintf(bad[1].config, sizeof bad[1].config, "dtype=e4m3,tile_k=64");
+    snprintf(bad[2].hash, sizeof bad[2].hash, "0123456789abcdeX");
+    const char *want[3] = {"pack line 6: entry '-' is e4m3 but its config is f16",
+                           "pack line 6: entry '-': config: signature: missing knob 'kernel'",
+                           "pack line 6: entry '-': source hashes '0123456789abcdeX' / '-' are not 16 hex digits"};
+    char *img = malloc(4096), err[512], sum[17];
+    struct pack q;
+    for (int b = 0; b < 4; b++) {
+        size_t at = (size_t)sprintf(img, "croqsparse-pack 3\ngpu G\ncuda 13.0\ndriver d\nentries 1\n");
+        at += put_entry(img + at, 4096 - at, b < 3 ? &bad[b] : &good, cub, sizeof cub);
+        hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, img, at), sum);
+        at += (size_t)sprintf(img + at, "sum %s\n", sum);
+        if (b == 3) { /* the same pack with the good entry loads */
+            assert_int_equal(pack_parse(img, at, &q, err, sizeof err), 0);
+            pack_release(&q);
+            continue;
+        }
+        assert_int_equal(pack_parse(img, at, &q, err, sizeof err), -1);
+        assert_string_equal(err, want[b]);
+    }
+    free(img);
+}
+
 static void test_pack_duplicate(void **state)
 {
     (void)state;
@@ -1125,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_pack_format),    cmocka_unit_test(test_default_pack),
         cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
+        cmocka_unit_test(test_pack_entry_config),
         cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_pack_model_dispatch),
         cmocka_unit_test(test_plancache), cmocka_unit_test(test_plancache_foreign),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
