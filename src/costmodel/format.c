@@ -178,8 +178,18 @@ static int parse_model(struct in *r, struct costmodel *m)
         integer(r, 2, "shapes", 0, 1L << 30, &w) || num(r, 3, "sigma", &m->sigma))
         return -1;
     m->n = (int)v, m->n_groups = (int)w;
+    /* what a fit can give: at least two shapes (costmodel_fit_shapes), no more shapes than
+     * rows, a spread that is not negative; numbers of ln TFLOPS, so a mean or a weight far
+     * beyond any TFLOPS' logarithm is a damaged or hand-made model, not one to dispatch by */
+    if (w < 2 || w > v)
+        return fail(r, "fit of %ld rows over %ld shapes: a model is fitted on 2 or more shapes of at least one row "
+                       "each", v, w);
+    if (!(m->sigma >= 0))
+        return fail(r, "sigma %g is negative", m->sigma);
     if (expect(r, "mean", 1) || num(r, 1, "mean", &m->mean))
         return -1;
+    if (fabs(m->mean) > 1e3)
+        return fail(r, "mean %g is no logarithm of a TFLOPS", m->mean);
     if (expect(r, "level", 5) || integer(r, 1, "has-level", 0, 1, &v))
         return -1;
     m->has_level = v;
@@ -187,7 +197,7 @@ static int parse_model(struct in *r, struct costmodel *m)
         if (num(r, 2 + i, "level coefficient", &m->level[i]))
             return -1;
     m->p = cm_n_onehot() + COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA;
-    if (expect(r, "features", 1) || integer(r, 1, "features", 0, COSTMODEL_FEATURES, &v))
+    if (expect(r, "features", 1) || integer(r, 1, "features", 1, COSTMODEL_FEATURES, &v))
         return -1;
     bool have[COSTMODEL_FEATURES] = {0};
     for (long f = 0; f < v; f++) {
@@ -204,6 +214,8 @@ static int parse_model(struct in *r, struct costmodel *m)
         have[j] = true;
         if (integer(r, 2, "seen", 0, 1, &w) || num(r, 3, "centre", &m->xbar[j]) || num(r, 4, "weight", &d))
             return -1;
+        if (fabs(d) > 1e6 || fabs(m->xbar[j]) > 1e12)
+            return fail(r, "feature '%s': weight %g or centre %g out of any fit's range", r->tok[1], d, m->xbar[j]);
         m->seen[j] = w && j < cm_n_onehot();
         m->w[j] = d;
     }

@@ -248,6 +248,26 @@ static void test_refused(void **state)
     refused_resummed(text, "\nend\n", "\n", "the text ends early");
     refused_resummed(text, "\nend\n", "\nend\nmodel e4m3\n", "the text ends early");
     refused_resummed(text, "\nend\n", "\nfin\n", "expected 'end', read 'fin'");
+    /* consistent only in its sum (attack finding 7): one shape, more shapes than rows, a
+     * negative sigma, no features, a mean or a weight no fit of ln TFLOPS gives */
+    {
+        char fitline[128], mod[160];
+        const char *f = strstr(text, "\nfit ");
+        assert_non_null(f);
+        snprintf(fitline, sizeof fitline, "%.*s", (int)(strchr(f + 1, '\n') - f), f);
+        long rows = 0, shapes = 0;
+        double sigma = 0;
+        assert_int_equal(sscanf(fitline, "\nfit %ld %ld %lf", &rows, &shapes, &sigma), 3);
+        snprintf(mod, sizeof mod, "\nfit %ld 1 %.17g", rows, sigma);
+        refused_resummed(text, fitline, mod, "a model is fitted on 2 or more shapes");
+        snprintf(mod, sizeof mod, "\nfit 2 3 %.17g", sigma);
+        refused_resummed(text, fitline, mod, "fit of 2 rows over 3 shapes");
+        snprintf(mod, sizeof mod, "\nfit %ld %ld -0.5", rows, shapes);
+        refused_resummed(text, fitline, mod, "sigma -0.5 is negative");
+    }
+    refused_resummed(text, "\nmean 0\n", "\nmean 1e308\n", "mean 1e+308 is no logarithm of a TFLOPS");
+    refused_resummed(text, "\nfeatures ", "\nfeatures 0\nfeatures-was ", "features '0' is not an integer in [1,");
+    refused_resummed(text, "\nf waves 0 ", "\nf waves 0 0 1e300\nf-was ", "weight 1e+300");
     const struct costmodel *two[] = {&fitted, &fitted};
     long len2;
     char *dup = serialize(two, 2, &len2);
