@@ -79,11 +79,10 @@ int run_pin_generator(struct run *r)
     rc = generator_load(r->dir, id, &r->pinned_gen, err, sizeof err);
     if (rc < 0)
         return run_fail(r, "%s: the generator this shape is pinned to (%s) cannot be read: %s", r->ck.key, id, err);
-    if (rc == 1) {
-        log_warn("%s: generators/%s.json is missing, so candidates are written by this croqtuner's generator %s",
-                 r->ck.key, id, cur.id);
-        return 0;
-    }
+    if (rc == 1) /* the recipes that name it were written with it: someone removed it */
+        return run_fail(r, "%s: the generator this shape is pinned to (%s) has no snapshot: generators/%s.json is "
+                        "missing (restore it; its recipes cannot be regenerated without it either), so nothing was "
+                        "written", r->ck.key, id, id);
     if (r->pinned_gen.codegen_version != CODEGEN_VERSION) {
         log_warn("%s: generator %s is codegen version %d, this croqtuner writes %d: candidates are written by "
                  "this croqtuner's generator %s", r->ck.key, id, r->pinned_gen.codegen_version, CODEGEN_VERSION,

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # A tuning directory keeps the generator it began with (src/engine/generator_pin.c, issue
 # 27): a shape with a baseline recipe keeps that recipe's generator; a new shape takes the
-# one generator of the directory's other baselines; a directory that mixes generators, or
-# whose pinned generator has no snapshot, uses this binary's (with a warning for the
-# latter); a damaged snapshot of the pinned generator stops the shape by name. The "older
-# generator" here is this binary's snapshot with one kernel file changed by a comment line,
+# one generator of the directory's other baselines; a directory that mixes generators uses
+# this binary's; a missing or damaged snapshot of the pinned generator stops the shape by
+# name. The "older generator" here is this binary's snapshot with one kernel file changed by a comment line,
 # written with its recomputed identity (FNV-1a 64, src/codegen/generator.h).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -62,11 +61,16 @@ sed -i "s/\"generator\": \"$old\"/\"generator\": \"$cur\"/" "$m/srcs/$b/iter000.
 tune --shape 1024x1024x4096 --iters 1 --tuning "$m" || fail "shape in a mixed directory"
 grep -q "\"generator\": \"$cur\"" "$m/srcs/f16_1024x1024x4096_fs/iter001.gen.json" || fail "mixed directory: not this binary's"
 
-# no snapshot of the pinned generator: a warning, this binary's
+# no snapshot of the pinned generator (removed: it is written before any recipe naming
+# it): the shape stops by name, nothing written for it, for a new shape and a started one
 n=$tmp/n; cp -r "$d" "$n"; rm "$n/generators/$old.json"
-out=$(tune --shape 1024x1024x4096 --iters 1 --tuning "$n" 2>&1) || fail "no snapshot: $out"
-grep -qF "generators/$old.json is missing" <<<"$out" || fail "no warning for a missing snapshot: $out"
-grep -q "\"generator\": \"$cur\"" "$n/srcs/f16_1024x1024x4096_fs/iter001.gen.json" || fail "no snapshot: not this binary's"
+out=$(tune --shape 1024x1024x4096 --iters 1 --tuning "$n" 2>&1); rc=$?
+[ $rc -ne 0 ] || fail "no snapshot: a new shape was tuned"
+grep -qF "generators/$old.json is missing" <<<"$out" || fail "no snapshot: message: $out"
+[ ! -e "$n/srcs/f16_1024x1024x4096_fs/iter001.gen.json" ] || fail "no snapshot: candidates written"
+out=$(tune --shape 2048x4096x4096 --iters 7 --tuning "$n" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -qF "generators/$old.json is missing" <<<"$out" || fail "no snapshot, started shape: rc $rc: $out"
+[ ! -e "$n/srcs/$a/iter007.gen.json" ] || fail "no snapshot: the started shape went on"
 
 # a damaged snapshot stops the shape by name, nothing written for it
 x=$tmp/x; cp -r "$d" "$x"
