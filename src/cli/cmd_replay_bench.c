@@ -49,9 +49,20 @@ static int parse_strategies(const char *list, const char **names, int max)
                 names[n++] = search_at(i)->name;
         return n;
     }
+    /* a list is NAME[,NAME...]: an empty item ("grid,", ",,") or a name twice is a typo,
+     * and "all" stands alone */
+    size_t len = strlen(list);
+    if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")) {
+        log_error("replay-bench: --strategy: '%s' has an empty name (NAME[,NAME...]: %sor all)", list, all);
+        return -1;
+    }
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         const struct search_strategy *s = search_open(t);
+        if (!strcmp(t, "all")) {
+            log_error("replay-bench: --strategy: 'all' stands alone, not in a list ('%s')", list);
+            return -1;
+        }
         if (!s) {
             log_error("replay-bench: --strategy: '%s' is not a search strategy (%sor all)", t, all);
             return -1;
@@ -61,10 +72,12 @@ static int parse_strategies(const char *list, const char **names, int max)
                       "replay (the engine's own: %sor all)", t, all);
             return -1;
         }
-        bool twice = false;
         for (int j = 0; j < n; j++)
-            twice |= names[j] == s->name;
-        if (!twice && n < max)
+            if (names[j] == s->name) {
+                log_error("replay-bench: --strategy: '%s' is named twice in '%s'", t, list);
+                return -1;
+            }
+        if (n < max)
             names[n++] = s->name;
     }
     if (!n)

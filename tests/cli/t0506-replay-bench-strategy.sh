@@ -38,11 +38,18 @@ grep -q "^strategies: @10 of each dataset's best" <<<"$out" || fail "no side-by-
 [[ "$(tail -n 1 <<<"$out")" =~ ^min\ +0\.[0-9]{3}$ ]] || fail "side-by-side minimum: $(tail -n 1 <<<"$out")"
 
 # a list: each in its order, the side-by-side table with a column each
-out=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --jobs 2 --strategy grid,random,grid) || fail "list: $out"
-[ "$(grep -c '^strategy ' <<<"$out")" -eq 2 ] || fail "a name listed twice ran twice: $out"
+out=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --jobs 2 --strategy grid,random) || fail "list: $out"
+[ "$(grep -c '^strategy ' <<<"$out")" -eq 2 ] || fail "two names, not two tables: $out"
 [ "$(grep '^strategy ' <<<"$out" | tr '\n' ' ')" = "strategy grid: strategy random: " ] || fail "order: $out"
 grep -Eq "^dataset +mode +grid +random$" <<<"$out" || fail "side-by-side header: $out"
 
+# a list with a typo (a name twice, an empty name, 'all' inside it) is refused before anything runs
+for bad in "grid,random,grid:is named twice" "grid,:has an empty name" ",grid:has an empty name" \
+           "grid,,random:has an empty name" "all,grid:'all' stands alone"; do
+  err=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --strategy "${bad%%:*}" 2>&1); rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "${bad#*:}" <<<"$err" || fail "--strategy '${bad%%:*}': exit $rc: $err"
+  grep -q '^strategy ' <<<"$err" && fail "--strategy '${bad%%:*}' ran before refusing: $err"
+done
 for bad in bogus agent ""; do
   err=$("$bin" replay-bench --datasets "$ds" --seeds 1 --iters 4 --strategy "$bad" 2>&1); rc=$?
   [ $rc -eq 2 ] || fail "--strategy '$bad': exit $rc, want 2: $err"
