@@ -214,7 +214,10 @@ static int store(const struct opt *o, const char *v, int slot, char *err, size_t
         d = strtod(v, &end);
         if (o->type == OPT_PERCENT && end != v && *end == '%')
             end++;
-        if (errno || end == v || *end || !isfinite(d) || isspace((unsigned char)*v)) {
+        /* decimal only: strtod would also read hex ("0x10") and a leading "+", which no
+         * number the tool prints looks like */
+        if (errno || end == v || *end || !isfinite(d) || isspace((unsigned char)*v) || strpbrk(v, "xXpP") ||
+            v[0] == '+') {
             snprintf(err, errlen, o->type == OPT_PERCENT ? "'%s' is not a percentage in 0..100 (e.g. 2 or 2%%)"
                                                          : "'%s' is not a number", v);
             return -1;

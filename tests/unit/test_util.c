@@ -794,6 +794,20 @@ static void test_opts_value_messages(void **state)
     assert_string_equal(err, "'/tmp' is a directory, not a regular file");
     assert_int_equal(opts_check_outdir("/dev/null", err, sizeof err), -1);
     assert_string_equal(err, "'/dev/null' is not a directory");
+    /* numbers are decimal as the tool prints them: no hex, no leading '+' (attack finding 11) */
+    double d = 0;
+    o = (struct opt){.name = "--s", .type = OPT_DOUBLE, .dst = &d};
+    const char *bad[] = {"0x10", "0X1p3", "+5", "1p3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(opts_value(&o, bad[i], err, sizeof err), -1);
+        char want[64];
+        snprintf(want, sizeof want, "'%s' is not a number", bad[i]);
+        assert_string_equal(err, want);
+    }
+    assert_int_equal(opts_value(&o, "1e+05", err, sizeof err), 0);
+    assert_true(d == 1e5);
+    assert_int_equal(opts_value(&o, "-2.5", err, sizeof err), 0);
+    assert_true(d == -2.5);
 }
 
 /* The drift check --help runs: the table against the usage text, both ways. */
