@@ -9,7 +9,8 @@
  *   - srcs/<key>/iterNNN.cu (whole, or regenerated from its recipe iterNNN.gen.json)
  *     hashes to the row's source_hash, and a recipe is of the row's config;
  *   - its bottleneck is its profile record's, its idea category a known one, and the
- *     idea log's line says the same text;
+ *     idea log's line says the same text; an engine idea is the checkpoint's strategy's
+ *     (random's and grid's say so; any other is the heuristic's);
  *   - its config is valid; an engine row's config was never tried before (results or
  *     attempts), an agent row's source has tokens no earlier source had (comments and
  *     whitespace aside: util/srcnorm.h), its config being the launch contract it claims;
@@ -54,6 +55,7 @@ struct audit {
     struct croq_shape shape;
     int last; /* the last iteration to check: rows after it are not committed yet (resume) */
     const char *l2; /* the shape's L2 state ("warm" / "cold"); NULL: not known (resume's check) */
+    char strategy[24]; /* the checkpoint's search strategy; "": not known */
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -503,6 +505,17 @@ static void check_text(struct audit *a, const struct result_row *row, const stru
     if (i >= ideas->n)
         return; /* check_idea names it */
     const struct idea_record *e = &ideas->recs[i];
+    /* an engine idea is its strategy's (src/search: random's and grid's ideas say what they
+     * are; every other text is the heuristic's), so a checkpoint edited to another strategy
+     * mid-run, which the command line refuses, shows here */
+    if (row->iter >= 1 && a->strategy[0] && strcmp(e->origin, "agent")) {
+        const char *by = !strncmp(row->idea, "random sample (", 15) ? "random"
+                         : !strncmp(row->idea, "grid point ", 11)   ? "grid"
+                                                                    : "heuristic";
+        if (strcmp(by, a->strategy) && strcmp(a->strategy, "agent"))
+            problem(a, row->iter, "its idea is the %s strategy's, but the checkpoint records strategy '%s'", by,
+                    a->strategy);
+    }
     if (strcmp(e->bottleneck, row->bottleneck) || strcmp(e->category, row->category) || strcmp(e->idea, row->idea))
         problem(a, row->iter, "idea-log line %zu gives another bottleneck, category or idea text (%s, %s)", i + 1,
                 shown(e->bottleneck, b1, sizeof b1), shown(e->category, b2, sizeof b2));
@@ -755,6 +768,8 @@ static void check_checkpoint(struct audit *a, const struct result_log *res)
     char err[700];
     struct checkpoint ck;
     int rc = checkpoint_load(a->dir, a->key, &ck, err, sizeof err);
+    if (rc == 0)
+        snprintf(a->strategy, sizeof a->strategy, "%s", ck.strategy);
     if (rc < 0)
         problem(a, -1, "%s", err);
     else if (rc == 0 && (checkpoint_check_best(&ck, res, err, sizeof err) ||
@@ -766,6 +781,7 @@ static void check_checkpoint(struct audit *a, const struct result_log *res)
 static void audit_shape(struct audit *a, const struct state_shape *entry)
 {
     a->l2 = entry->cold_l2 ? "cold" : "warm";
+    a->strategy[0] = '\0';
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};
@@ -848,7 +864,7 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
             continue;
         seen++;
         state_shape_get(state, key, &entry);
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX, NULL};
+        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX, NULL, ""};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
@@ -876,7 +892,7 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
         snprintf(err, errlen, "cannot check the logs of '%s': out of memory", key);
         return 1;
     }
-    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter, NULL};
+    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter, NULL, ""};
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};

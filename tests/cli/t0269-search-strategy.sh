@@ -88,6 +88,20 @@ PY
     fail "checkpoint strategy $bad: $rc $err"
 done
 
+# a checkpoint edited to another strategy mid-run (the command line refuses that change):
+# the run goes on, and the audit names the rows whose ideas are not the recorded strategy's
+tune --iters 6 --tuning "$tmp/e" --strategy random >/dev/null || fail "random for the edit"
+python3 - "$(ck "$tmp/e")" <<'PY' || fail "edit checkpoint to grid"
+import json, sys
+p = sys.argv[1]; c = json.load(open(p)); c["strategy"] = "grid"; json.dump(c, open(p, "w"))
+PY
+tune --iters 8 --tuning "$tmp/e" >/dev/null 2>&1 || fail "the edited shape did not go on"
+a=$("$bin" audit --tuning "$tmp/e"); rc=$?
+[ $rc -ne 0 ] || fail "an edited strategy audits clean: $a"
+grep -qF "iter 1: its idea is the random strategy's, but the checkpoint records strategy 'grid'" <<<"$a" ||
+  fail "the audit does not name the random rows: $a"
+grep -q "iter 7: its idea" <<<"$a" && fail "the grid rows after the edit are named too: $a"
+
 # grid: the knob space in table order
 tune --iters 4 --tuning "$tmp/g" --strategy grid || fail "tune --strategy grid"
 m=$(grep -c '"idea":"grid point [0-9]* of 83886080 (the knob space in table order): ' "$tmp/g/logs/$key/idea-log.jsonl")
