@@ -560,9 +560,8 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
     }
     if (json_object_get(j, "strategy")) { /* absent: the default (every shape before strategies) */
         jget_str(r, j, "", "strategy", true, c->strategy, sizeof c->strategy);
-        if (!r->failed && (!c->strategy[0] || strspn(c->strategy, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
-                                                  strlen(c->strategy)))
-            jget_fail(r, "", "strategy", "is not a strategy name (lower-case letters, digits, '_', '-')");
+        if (!r->failed && !strategy_name_ok(c->strategy))
+            jget_fail(r, "", "strategy", "is not a strategy name (" STRATEGY_NAME_RULE ")");
     }
     read_ladder(r, obj_if_present(r, j, "", "ladder"), (int)iter, &c->ladder);
     if (r->failed) {

@@ -110,6 +110,11 @@ int decision_parse(const char *s)
 
 bool decision_kept(enum decision d) { return d == DEC_BASELINE || d == DEC_KEEP; }
 
+bool strategy_name_ok(const char *s)
+{
+    return s[0] && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s);
+}
+
 static const char *const phase_names[PH_COUNT] = {
     [PH_INIT] = "INIT",           [PH_BASELINE] = "BASELINE", [PH_PROFILE] = "PROFILE",
     [PH_IDEATE] = "IDEATE",       [PH_IMPLEMENT] = "IMPLEMENT", [PH_MEASURE] = "MEASURE",

@@ -68,4 +68,10 @@ enum decision {
 const char *decision_name(enum decision d);
 int decision_parse(const char *s); /* -1 if unknown */
 bool decision_kept(enum decision d); /* BASELINE or KEEP */
+
+/* Whether s can be a search strategy's name as a checkpoint or state.json records it
+ * (lower-case letters, digits, '_', '-'; not empty): what either file's reader accepts
+ * before the engine asks src/search whether it runs it. */
+bool strategy_name_ok(const char *s);
+#define STRATEGY_NAME_RULE "lower-case letters, digits, '_', '-'"
 #endif

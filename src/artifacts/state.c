@@ -74,8 +74,8 @@ static int entry_values(const char *key, json_t *e, char *err, size_t errlen)
         jget_fail(&g, "", "l2", "is not \"warm\" or \"cold\"");
     char strategy[24] = "";
     if (json_object_get(e, "strategy") && jget_str(&g, e, "", "strategy", true, strategy, sizeof strategy) &&
-        (!strategy[0] || strspn(strategy, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(strategy)))
-        jget_fail(&g, "", "strategy", "is not a strategy name (lower-case letters, digits, '_', '-')");
+        !strategy_name_ok(strategy))
+        jget_fail(&g, "", "strategy", "is not a strategy name (" STRATEGY_NAME_RULE ")");
     if (json_object_get(e, "ladder"))
         jget_obj(&g, e, "", "ladder", true);
     return g.failed ? -1 : 0;

@@ -10,7 +10,7 @@
  *     hashes to the row's source_hash, and a recipe is of the row's config;
  *   - its bottleneck is its profile record's, its idea category a known one, and the
  *     idea log's line says the same text; an engine idea is the checkpoint's strategy's
- *     (random's and grid's say so; any other is the heuristic's);
+ *     (search_idea_strategy);
  *   - its config is valid; an engine row's config was never tried before (results or
  *     attempts), an agent row's source has tokens no earlier source had (comments and
  *     whitespace aside: util/srcnorm.h), its config being the launch contract it claims;
@@ -509,9 +509,7 @@ static void check_text(struct audit *a, const struct result_row *row, const stru
      * are; every other text is the heuristic's), so a checkpoint edited to another strategy
      * mid-run, which the command line refuses, shows here */
     if (row->iter >= 1 && a->strategy[0] && strcmp(e->origin, "agent")) {
-        const char *by = !strncmp(row->idea, "random sample (", 15) ? "random"
-                         : !strncmp(row->idea, "grid point ", 11)   ? "grid"
-                                                                    : "heuristic";
+        const char *by = search_idea_strategy(row->idea);
         if (strcmp(by, a->strategy) && strcmp(a->strategy, "agent"))
             problem(a, row->iter, "its idea is the %s strategy's, but the checkpoint records strategy '%s'", by,
                     a->strategy);

@@ -8,6 +8,9 @@
 
 #include "grid.h"
 
+/* the opening of every idea this strategy makes (search_strategy.idea_prefix: the audit reads it) */
+#define GRID_IDEA "grid point"
+
 static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
 {
     char why[CROQ_WHY_MAX];
@@ -23,7 +26,7 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
         if (!search_candidate_ok(ctx, &t, &c))
             continue;
         char what[96];
-        snprintf(what, sizeof what, "grid point %ld of %ld (the knob space in table order)", x, np);
+        snprintf(what, sizeof what, GRID_IDEA " %ld of %ld (the knob space in table order)", x, np);
         search_idea_of(ctx, &c, KIND_SINGLE, what, "grid: the next valid untried point; no profile or measurement used",
                        out);
         rc = 0;
@@ -33,6 +36,7 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
 }
 
 const struct search_strategy search_grid = {
+    .idea_prefix = GRID_IDEA " ",
     .name = "grid",
     .summary = "the knob space in table order: the first valid untried point",
     .next = grid_next,

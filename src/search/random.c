@@ -21,6 +21,8 @@
  * points; a draw costs about 0.5 us), so a draw succeeds after about 50, and 2^20 failing
  * draws (about 0.5 s) mean nearly every valid configuration was tried. */
 #define RANDOM_DRAWS (1L << 20)
+/* the opening of every idea this strategy makes (search_strategy.idea_prefix: the audit reads it) */
+#define RANDOM_IDEA "random sample"
 
 static int random_next(const struct proposer_ctx *ctx, struct idea *out)
 {
@@ -51,12 +53,13 @@ static int random_next(const struct proposer_ctx *ctx, struct idea *out)
     search_tried_release(&t);
     if (found < 0)
         return 1;
-    search_idea_of(ctx, &c, KIND_RANDOM, "random sample (uniform over the untried valid configurations)",
+    search_idea_of(ctx, &c, KIND_RANDOM, RANDOM_IDEA " (uniform over the untried valid configurations)",
                    "random: a seeded uniform draw; no profile or measurement used", out);
     return 0;
 }
 
 const struct search_strategy search_random = {
+    .idea_prefix = RANDOM_IDEA " (",
     .name = "random",
     .summary = "seeded uniform draws over the valid untried configurations (what other strategies are compared with)",
     .next = random_next,

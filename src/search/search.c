@@ -47,6 +47,16 @@ void search_names(char *out, size_t len)
     }
 }
 
+const char *search_idea_strategy(const char *idea)
+{
+    for (size_t i = 0; i < search_count(); i++) {
+        const char *p = table[i]->idea_prefix;
+        if (p && !strncmp(idea, p, strlen(p)))
+            return table[i]->name;
+    }
+    return SEARCH_DEFAULT;
+}
+
 /* ---- shared by the strategies ---- */
 
 static int cmp_sig(const void *a, const void *b)

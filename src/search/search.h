@@ -40,6 +40,10 @@ struct search_strategy {
      * argument or a shape shape_validate rejects. NULL for an external strategy (the
      * agent): its ideas come from outside the engine, and IDEATE waits for them. */
     int (*next)(const struct proposer_ctx *ctx, struct idea *out);
+    /* what every idea text of this strategy begins with (the audit tells a row's strategy by
+     * it); NULL: no fixed opening (the heuristic's ideas are many kinds; the agent's are
+     * an agent's) */
+    const char *idea_prefix;
 };
 
 /* The strategy called name, NULL if there is none. */
@@ -49,4 +53,7 @@ size_t search_count(void);
 const struct search_strategy *search_at(size_t i);
 /* "heuristic, grid, random, agent": every name, table order, for messages. */
 void search_names(char *out, size_t len);
+/* The engine strategy whose idea this text is: the one whose idea_prefix opens it, else
+ * SEARCH_DEFAULT (the heuristic's texts have no fixed opening). */
+const char *search_idea_strategy(const char *idea);
 #endif
