@@ -9,8 +9,24 @@
  *     when they all name one;
  *  3. else (a new directory, or one that already mixes generators) this binary's.
  * A pinned generator other than this binary's is read from the directory's snapshot
- * (generators/<id>.json, src/codegen/generator.h); without one (a directory older than the
- * snapshots) the binary's is used, with a warning, as before the rule existed.
+ * (generators/<id>.json, src/codegen/generator.h); a recipe naming one whose snapshot is
+ * missing or damaged stops the shape by name; a snapshot of another codegen version is
+ * not used (this binary's generator writes, with a warning).
+ *
+ * The knobs go with the generator. The knob table this binary proposes from, validates
+ * against and writes #defines from is the one compiled in; a pinned generator's kernels
+ * implement only the knobs and values of its own knobs.def (a snapshot file), and ignore
+ * a #define of one added since, so a candidate using it would be another candidate under
+ * a false name. So the shape's knob space is the pinned generator's (src/knobs/space.h,
+ * read here once into r->space, run_space): IDEATE hands it to the strategy
+ * (proposer_ctx.space; every strategy keeps to it) and refuses an idea outside it, INIT
+ * moves a start configuration into it, and codegen refuses a configuration outside it
+ * naming the knob and the generator (codegen.h). A knob the generator lacks is a late
+ * one held at its default, so it appears in no signature and no #define, and every
+ * configuration recorded for the shape reads back in the croqtuner that began the
+ * directory. A knobs.def that does not read, or disagrees with this binary's table where
+ * they overlap, stops the shape naming the difference. This binary's own generator has
+ * its own table: run_space is NULL and nothing changes.
  */
 #include "run.h"
 
@@ -91,11 +107,27 @@ int run_pin_generator(struct run *r)
         memset(&r->pinned_gen, 0, sizeof r->pinned_gen);
         return 0;
     }
+    rc = generator_knob_space(r->pinned_gen.files, r->pinned_gen.codegen_version, &r->space, err, sizeof err);
+    if (rc) {
+        generator_release(&r->pinned_gen);
+        memset(&r->pinned_gen, 0, sizeof r->pinned_gen);
+        return run_fail(r, "%s: the generator this shape is pinned to (%s): %s", r->ck.key, id,
+                        rc > 0 ? "its snapshot has no knobs.def, so its knobs are unknown" : err);
+    }
     r->has_pinned_gen = true;
-    if (!r->o->quiet)
+    if (!r->o->quiet) {
+        char lacks[KNOB_SPACE_DESCRIBE_MAX];
+        knob_space_describe(&r->space, lacks, sizeof lacks);
         printf("%s: candidates are written by the tuning directory's generator %s (this croqtuner's is %s; a "
-               "new tuning directory takes new kernel sources)\n", r->ck.key, id, cur.id);
+               "new tuning directory takes new kernel sources)%s%s\n", r->ck.key, id, cur.id,
+               r->space.restricted ? "; it lacks " : "", r->space.restricted ? lacks : "");
+    }
     return 0;
+}
+
+const struct knob_space *run_space(const struct run *r)
+{
+    return r->has_pinned_gen ? &r->space : NULL;
 }
 
 void run_unpin_generator(struct run *r)
