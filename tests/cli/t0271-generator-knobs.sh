@@ -6,7 +6,9 @@
 # shape of the directory and never records a configuration with one of them, while the
 # same runs in a directory of this binary's generator do reach them; the message names
 # what the generator lacks; a start configuration taken from a neighbour's best that sets
-# them is moved into the generator's knobs; the recorded candidates regenerate.
+# them is moved into the generator's knobs; the recorded candidates regenerate; the audit
+# passes the directory and names a row whose recipe claims that generator for a
+# configuration it lacks.
 set -u
 . "$(dirname "$0")/lib.sh"
 tune() { "$bin" tune --backend sim --dtype f16 --quiet "$@"; }
@@ -71,6 +73,22 @@ done
 for key in f16_4096x4096x2048_fs f16_4096x8192x4096_fs; do
     [ "$(outside "$c" $key | wc -l)" -gt 0 ] || fail "control: $key never reached them"
 done
+
+# the audit finds every row inside the knobs of the generator that wrote it (the first
+# shape's baseline is left out: its recipe was made to name the older generator above)
+for key in f16_4096x4096x2048_fs f16_4096x8192x4096_fs f16_1024x4096x4096_fs; do
+    out=$("$bin" audit --tuning "$d" --key $key 2>&1) || fail "audit of $key: $out"
+done
+# and names a row whose recipe claims the older generator for a configuration it lacks
+key=f16_4096x8192x4096_fs
+it=$(awk -F'\t' '$1 ~ /^[0-9]+$/ && $4 ~ /(^|,)stages=8(,|$)/ {print $1; exit}' "$c/logs/$key/results.tsv")
+[ -n "$it" ] || fail "control: no stages=8 row to tamper with"
+cp "$d/generators/$old.json" "$c/generators/"
+r=$(printf '%s/srcs/%s/iter%03d.gen.json' "$c" $key "$it")
+sed -i "s/\"generator\": \"$cur\"/\"generator\": \"$old\"/" "$r"
+out=$("$bin" audit --tuning "$c" --key $key 2>&1) && fail "audit passed a row outside its generator's knobs"
+grep -qF "$key iter $it: config outside the knobs of the generator that wrote it: stages=8: generator $old does not list this value of 'stages' (it has 1, 2, 3, 4, 5, 6, 7)" <<<"$out" ||
+    fail "audit does not name the row: $out"
 
 # a start configuration from the nearest done shape's best, which sets them: moved inside
 sig=$("$bin" knobs --check --dtype f16 --shape 2048x4096x3072 \
