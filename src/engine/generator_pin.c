@@ -120,7 +120,7 @@ int run_pin_generator(struct run *r)
         knob_space_describe(&r->space, lacks, sizeof lacks);
         printf("%s: candidates are written by the tuning directory's generator %s (this croqtuner's is %s; a "
                "new tuning directory takes new kernel sources)%s%s\n", r->ck.key, id, cur.id,
-               r->space.restricted ? "; it lacks " : "", r->space.restricted ? lacks : "");
+               r->space.restricted ? "; proposals keep to its knobs, which lack " : "", r->space.restricted ? lacks : "");
     }
     return 0;
 }

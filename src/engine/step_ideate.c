@@ -4,8 +4,8 @@
  * Guards: a best exists and was profiled (evidence in the checkpoint). The strategy is
  * given the shape's knob space (its pinned generator's knobs and values,
  * generator_pin.c). The engine re-checks what the strategy promises (new signature,
- * valid for the shape, inside that space) rather than trust it. In agent mode (the agent strategy, an external one) the engine stops
- * here and waits for 'propose'.
+ * valid for the shape, inside that space) rather than trust it. In agent mode (the
+ * agent strategy, an external one) the engine stops here and waits for 'propose'.
  */
 #include "run.h"
 

@@ -469,20 +469,13 @@ void knob_space_describe(const struct knob_space *s, char *out, size_t len)
     for (int k = 0; s && k < KNOB_COUNT && w < len; k++) {
         const struct croq_knob *mine = &croq_knobs[k];
         if (!s->declared[k]) {
-            w += (size_t)snprintf(out + w, len - w, "%s%s (kept at %d)", w ? "; " : "", mine->name,
+            w += (size_t)snprintf(out + w, len - w, "%sknob %s (held at %d)", w ? ", " : "", mine->name,
                                   mine->default_value);
             continue;
         }
-        int j = 0;
-        for (int i = 0; i < mine->n_values && w < len; i++) {
-            if (value_index(&s->knobs[k], mine->values[i]) >= 0)
-                continue;
-            if (j++ == 0)
-                w += (size_t)snprintf(out + w, len - w, "%s%s without %d", w ? "; " : "", mine->name,
-                                      mine->values[i]);
-            else
-                w += (size_t)snprintf(out + w, len - w, ", %d", mine->values[i]);
-        }
+        for (int i = 0; i < mine->n_values && w < len; i++)
+            if (value_index(&s->knobs[k], mine->values[i]) < 0)
+                w += (size_t)snprintf(out + w, len - w, "%s%s=%d", w ? ", " : "", mine->name, mine->values[i]);
     }
     if (!w)
         snprintf(out, len, "nothing");

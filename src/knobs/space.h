@@ -68,8 +68,9 @@ const struct croq_knob *knob_space_table(const struct knob_space *s);
  * (it has 1, 2, 3, 4)"); nothing written when whylen is 0. A NULL s allows everything. */
 bool knob_space_allows(const struct knob_space *s, const struct croq_config *cfg, char *why, size_t whylen);
 
-/* What s leaves out of this binary's table, for messages: "stages without 8;
- * schedule (kept at 0)" ("nothing" when s is not restricted). */
+/* What s leaves out of this binary's table, for messages, in table order: each value as
+ * name=value, each undeclared knob as "knob NAME (held at DEFAULT)" ("stages=8,
+ * group=16, knob schedule (held at 0)"); "nothing" when s is not restricted. */
 #define KNOB_SPACE_DESCRIBE_MAX 512
 void knob_space_describe(const struct knob_space *s, char *out, size_t len);
 

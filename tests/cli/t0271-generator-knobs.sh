@@ -54,7 +54,7 @@ for s in heuristic:4096x4096x2048 random:4096x8192x4096 grid:1024x4096x4096; do
     out=$("$bin" tune --backend sim --dtype f16 --mode scratch --shape "$shape" --iters 40 --seed $n \
         --strategy "$strategy" --tuning "$d" 2>&1) || fail "$strategy: $out"
     if [ $n -eq 1 ]; then # the first says what the generator lacks
-        grep -qF "candidates are written by the tuning directory's generator $old (this croqtuner's is $cur; a new tuning directory takes new kernel sources); it lacks stages without 8; group without 16; schedule (kept at 0)" <<<"$out" ||
+        grep -qF "candidates are written by the tuning directory's generator $old (this croqtuner's is $cur; a new tuning directory takes new kernel sources); proposals keep to its knobs, which lack stages=8, group=16, knob schedule (held at 0)" <<<"$out" ||
             fail "no message naming what the generator lacks: $out"
     fi
     rows=$(grep -c '^[0-9]' "$d/logs/$key/results.tsv")
