@@ -8,7 +8,7 @@
 # what the generator lacks; a start configuration taken from a neighbour's best that sets
 # them is moved into the generator's knobs; the recorded candidates regenerate; the audit
 # passes the directory and names a row whose recipe claims that generator for a
-# configuration it lacks.
+# configuration it lacks; `knobs --tuning DIR --key KEY` lists and checks the shape's knobs.
 set -u
 . "$(dirname "$0")/lib.sh"
 tune() { "$bin" tune --backend sim --dtype f16 --quiet "$@"; }
@@ -73,6 +73,31 @@ done
 for key in f16_4096x4096x2048_fs f16_4096x8192x4096_fs; do
     [ "$(outside "$c" $key | wc -l)" -gt 0 ] || fail "control: $key never reached them"
 done
+
+# `knobs --tuning --key` lists the shape's knobs as its generator has them, and checks a
+# configuration against them too (the key's dtype and shape by default)
+key=f16_4096x4096x2048_fs
+out=$("$bin" knobs --tuning "$d" --key $key) || fail "knobs --tuning: $out"
+grep -qxF "# $key: generator $old (its baseline's); it lacks stages=8, group=16, knob schedule (held at 0)" <<<"$out" ||
+    fail "knobs --tuning: first line: $out"
+grep -Eq '^stages +4 +1,2,3,4,5,6,7 ' <<<"$out" || fail "knobs --tuning: stages row: $(grep ^stages <<<"$out")"
+grep -Eq '^schedule +0 +0 ' <<<"$out" || fail "knobs --tuning: schedule row: $(grep ^schedule <<<"$out")"
+"$bin" knobs --json --tuning "$d" --key $key | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+k = {r["name"]: r for r in j["knobs"]}
+assert j["shape"]["generator"] == sys.argv[1] and j["shape"]["rule"] == "its baseline'"'"'s", j["shape"]
+assert k["group"]["values"] == [1, 2, 4, 8] and k["group"]["declared"], k["group"]
+assert k["schedule"]["values"] == [0] and not k["schedule"]["declared"], k["schedule"]' "$old" ||
+    fail "knobs --json --tuning"
+out=$("$bin" knobs --check --tuning "$d" --key $key --set "tile_n=128 stages=8"); rc=$?
+[ $rc -eq 1 ] || fail "knobs --check of stages=8: rc $rc: $out"
+grep -qF "invalid: stages=8: generator $old does not list this value of 'stages' (it has 1, 2, 3, 4, 5, 6, 7)" <<<"$out" &&
+    grep -qxF "  change: stages=7" <<<"$out" || fail "knobs --check of stages=8: $out"
+out=$("$bin" knobs --check --tuning "$d" --key $key --set "tile_n=128 stages=7") || fail "knobs --check of stages=7: $out"
+out=$("$bin" knobs --check --tuning "$c" --key $key --set "tile_n=128 stages=8") ||
+    fail "knobs --check of stages=8 with this croqtuner's generator: $out"
+grep -qxF "# $key: generator $cur (its baseline's); it lacks nothing" <<<"$out" || fail "control knobs --check: $out"
 
 # the audit finds every row inside the knobs of the generator that wrote it (the first
 # shape's baseline is left out: its recipe was made to name the older generator above)
