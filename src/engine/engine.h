@@ -137,7 +137,7 @@ int engine_compact(const char *dir, const struct generator *gens, size_t ngens, 
  * "its baseline's", "the directory's" or "this croqtuner's", p->warning set when a
  * snapshot of another codegen version was passed over for this croqtuner's; -1 with err
  * (the key named) when the recipe, the snapshot or its knobs.def cannot be read. Release
- * with engine_pin_release. Not thread-safe only in that *p is the caller's. */
+ * with engine_pin_release. Thread-safe for distinct *p (it reads files only). */
 struct engine_pin {
     char id[GENERATOR_ID_MAX];
     const char *rule;

@@ -11,7 +11,9 @@
  * A pinned generator other than this binary's is read from the directory's snapshot
  * (generators/<id>.json, src/codegen/generator.h); a recipe naming one whose snapshot is
  * missing or damaged stops the shape by name; a snapshot of another codegen version is
- * not used (this binary's generator writes, with a warning).
+ * not used (this binary's generator writes, with a warning). engine_shape_generator
+ * (engine.h) is this rule alone, reading and writing nothing else, also for `croqtuner
+ * knobs --tuning DIR --key KEY`; run_pin_generator applies it to a shape being tuned.
  *
  * The knobs go with the generator. The knob table this binary proposes from, validates
  * against and writes #defines from is the one compiled in; a pinned generator's kernels
