@@ -1,5 +1,6 @@
 /* src/cli/cmd_knobs.c — `croqtuner knobs`: list the knob table, or check one
- * configuration against every rule (src/knobs/knobs.c, knobs_validate). */
+ * configuration against every rule (src/knobs/knobs.c, knobs_validate); with --tuning and
+ * --key, as the shape's generator has them (its knob space, src/knobs/space.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,20 +8,29 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "engine/engine.h"
 #include "knobs/knobs.h"
 #include "knobs/knobs_json.h"
+#include "util/atomicio.h"
 #include "util/opts.h"
 #include "util/log.h"
 
 #define KNOBS_MAX_SETS 64
 
 static const char knobs_usage[] =
-    "usage: croqtuner knobs [--json]\n"
+    "usage: croqtuner knobs [--tuning DIR --key KEY] [--json]\n"
     "       croqtuner knobs --check --dtype f16|e4m3 [--shape MxNxK] [--config FILE]\n"
-    "                       [--set knob=value ...] [--json]\n"
+    "                       [--set knob=value ...] [--tuning DIR --key KEY] [--json]\n"
     "\n"
     "Without --check: list the kernel family's compile-time knobs (src/knobs/knobs.def):\n"
     "name, default, allowed values, idea category and meaning.\n"
+    "\n"
+    "With --tuning DIR --key KEY: as the generator that writes that shape's candidates has\n"
+    "them (the directory pins each shape's generator: its baseline's, else the directory's;\n"
+    "a generator older than a knob or a value lacks it, and the shape is tuned without it).\n"
+    "A first line names the generator, why it is the shape's, and what it lacks. With\n"
+    "--check, the configuration must also lie in those knobs, and --dtype and --shape\n"
+    "default to the key's.\n"
     "\n"
     "With --check: build a configuration from the dtype's defaults, then --config FILE\n"
     "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}, a checkpoint file: its best, the\n"
@@ -40,7 +50,7 @@ static const char knobs_usage[] =
 
 struct knobs_args {
     bool json, check;
-    const char *dtype, *config;
+    const char *dtype, *config, *tuning, *key;
     struct cli_shape shape;
     const char *sets[KNOBS_MAX_SETS];
     int nsets;
@@ -56,6 +66,8 @@ static int knobs_parse(int argc, char **argv, struct knobs_args *a)
         {.name = "--shape", .type = OPT_CUSTOM, .dst = &a->shape, .check = cli_shape_value},
         {.name = "--config", .type = OPT_STR, .dst = &a->config},
         {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = KNOBS_MAX_SETS, .count = &a->nsets},
+        {.name = "--tuning", .type = OPT_OUTDIR, .dst = &a->tuning},
+        {.name = "--key", .type = OPT_CUSTOM, .dst = &a->key, .check = cli_key_value},
     };
     struct opt_spec spec = {"knobs", knobs_usage, t, sizeof t / sizeof t[0]};
     int rc = opts_parse(&spec, argc, argv);
@@ -65,7 +77,42 @@ static int knobs_parse(int argc, char **argv, struct knobs_args *a)
         log_error("knobs: --dtype, --shape, --config and --set need --check");
         return 2;
     }
+    if (!a->tuning != !a->key) {
+        log_error("knobs: --tuning and --key go together (the shape KEY of the tuning directory DIR)");
+        return 2;
+    }
     return 0;
+}
+
+/* The knobs of the shape's generator (--tuning, --key): 0 with *pin (its space is
+ * pin->space when pin->pinned, else this binary's table), or 1 with the reason printed. */
+static int shape_generator(const struct knobs_args *a, struct engine_pin *pin)
+{
+    char err[900];
+    if (!is_dir(a->tuning)) {
+        log_error("knobs: no tuning directory '%s'", a->tuning);
+        return 1;
+    }
+    if (engine_shape_generator(a->tuning, a->key, pin, err, sizeof err)) {
+        log_error("knobs: %s", err);
+        return 1;
+    }
+    if (pin->warning[0])
+        log_warn("%s", pin->warning);
+    return 0;
+}
+
+static const struct knob_space *pin_space(const struct engine_pin *pin)
+{
+    return pin && pin->pinned ? &pin->space : NULL;
+}
+
+/* "# KEY: generator ID (its baseline's); it lacks stages=8, knob schedule (held at 0)" */
+static void print_pin_line(const struct knobs_args *a, const struct engine_pin *pin)
+{
+    char lacks[KNOB_SPACE_DESCRIBE_MAX];
+    knob_space_describe(pin_space(pin), lacks, sizeof lacks);
+    printf("# %s: generator %s (%s); it lacks %s\n", a->key, pin->id, pin->rule, lacks);
 }
 
 /* ---- listing ------------------------------------------------------------------ */
@@ -78,9 +125,9 @@ static int default_for(int id, int dtype)
     return c.v[id];
 }
 
-static json_t *knob_json(int id)
+static json_t *knob_json(int id, const struct knob_space *space)
 {
-    const struct croq_knob *k = &croq_knobs[id];
+    const struct croq_knob *k = &knob_space_table(space)[id];
     json_t *vals = json_array();
     for (int j = 0; j < k->n_values; j++)
         json_array_append_new(vals, json_integer(k->values[j]));
@@ -90,22 +137,35 @@ static json_t *knob_json(int id)
                      k->meaning);
 }
 
-static void list_json(void)
+static void list_json(const struct knobs_args *a, const struct engine_pin *pin)
 {
+    const struct knob_space *space = pin_space(pin);
     json_t *arr = json_array();
-    for (int i = 0; i < KNOB_COUNT; i++)
-        json_array_append_new(arr, knob_json(i));
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        json_t *k = knob_json(i, space);
+        if (pin) /* a knob the generator lacks lists its default alone */
+            json_object_set_new(k, "declared", json_boolean(!space || space->declared[i]));
+        json_array_append_new(arr, k);
+    }
     json_t *root = json_pack("{s:i, s:o}", "schema", 1, "knobs", arr);
+    if (pin) {
+        char lacks[KNOB_SPACE_DESCRIBE_MAX];
+        knob_space_describe(space, lacks, sizeof lacks);
+        json_object_set_new(root, "shape", json_pack("{s:s, s:s, s:s, s:s}", "key", a->key, "generator", pin->id,
+                                                     "rule", pin->rule, "lacks", lacks));
+    }
     json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(root);
 }
 
-static void list_text(void)
+static void list_text(const struct knobs_args *a, const struct engine_pin *pin)
 {
+    if (pin)
+        print_pin_line(a, pin);
     printf("%-11s %-14s %-20s %-11s %s\n", "knob", "default", "values", "category", "meaning");
     for (int i = 0; i < KNOB_COUNT; i++) {
-        const struct croq_knob *k = &croq_knobs[i];
+        const struct croq_knob *k = &knob_space_table(pin_space(pin))[i];
         char def[32], vals[64];
         int f16 = default_for(i, CROQ_DTYPE_F16), e4m3 = default_for(i, CROQ_DTYPE_E4M3);
         if (f16 == e4m3)
@@ -126,11 +186,25 @@ static void list_text(void)
 
 /* Every violated rule at once, each with what to change, so one round of edits fixes
  * the configuration (knobs_violations). */
-static void check_report(const struct croq_config *cfg, const struct croq_shape *shape, bool json)
+static void check_report(const struct croq_config *cfg, const struct croq_shape *shape, const struct knob_space *space,
+                         bool json)
 {
     char sig[CROQ_SIG_MAX];
     struct knobs_violation vs[KNOBS_MAX_VIOLATIONS];
-    int nv = knobs_violations(cfg, shape, vs, KNOBS_MAX_VIOLATIONS);
+    int nv = 0;
+    /* outside the shape's generator's knobs first: what its kernels do not implement */
+    if (!knob_space_allows(space, cfg, vs[0].reason, sizeof vs[0].reason)) {
+        struct croq_config in = *cfg;
+        size_t w = 0;
+        knob_space_clamp(space, &in);
+        vs[0].change[0] = '\0';
+        for (int k = 0; k < KNOB_COUNT && w < sizeof vs[0].change; k++)
+            if (in.v[k] != cfg->v[k])
+                w += (size_t)snprintf(vs[0].change + w, sizeof vs[0].change - w, "%s%s=%d", w ? " " : "",
+                                      croq_knobs[k].name, in.v[k]);
+        nv = 1;
+    }
+    nv += knobs_violations(cfg, shape, vs + nv, KNOBS_MAX_VIOLATIONS - nv);
     int shown = nv < KNOBS_MAX_VIOLATIONS ? nv : KNOBS_MAX_VIOLATIONS;
     knobs_signature(cfg, sig);
     if (json) {
@@ -160,19 +234,19 @@ static void check_report(const struct croq_config *cfg, const struct croq_shape 
     printf("  config: %s\n", sig);
 }
 
-static int knobs_check(const struct knobs_args *a)
+static int knobs_check_in(const struct knobs_args *a, const char *dtype, const struct croq_shape *shape,
+                          const struct engine_pin *pin)
 {
     struct croq_config cfg;
-    const struct croq_shape *shape = a->shape.text ? &a->shape.s : NULL;
     char err[512];
-    if (a->dtype && croq_dtype_parse(a->dtype) < 0) {
-        log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", a->dtype);
+    if (dtype && croq_dtype_parse(dtype) < 0) {
+        log_error("knobs --check: unknown dtype '%s' (f16 or e4m3)", dtype);
         return 2;
     }
     /* No such knob or value, a dtype clash, an unreadable --config: bad usage (exit 2, as
      * for build), printed on stdout beside the rule answers but never as "invalid:", which
      * means a rule rejected a configuration (exit 1); JSON says it by "usage_error". */
-    if (knobs_from_args(&cfg, a->dtype, a->config, a->sets, a->nsets, err, sizeof err)) {
+    if (knobs_from_args(&cfg, dtype, a->config, a->sets, a->nsets, err, sizeof err)) {
         if (a->json) {
             json_t *o = json_pack("{s:i, s:b, s:b, s:s}", "schema", 1, "valid", 0, "usage_error", 1, "reason", err);
             json_dumpf(o, stdout, JSON_INDENT(2));
@@ -183,9 +257,36 @@ static int knobs_check(const struct knobs_args *a)
         }
         return 2;
     }
-    bool valid = knobs_validate(&cfg, shape, NULL, 0);
-    check_report(&cfg, shape, a->json);
+    bool valid = knobs_validate(&cfg, shape, NULL, 0) && knob_space_allows(pin_space(pin), &cfg, NULL, 0);
+    if (pin && !a->json)
+        print_pin_line(a, pin);
+    check_report(&cfg, shape, pin_space(pin), a->json);
     return valid ? 0 : 1;
+}
+
+static int knobs_check(const struct knobs_args *a)
+{
+    const struct croq_shape *shape = a->shape.text ? &a->shape.s : NULL;
+    const char *dtype = a->dtype;
+    char err[512];
+    struct engine_pin pin;
+    struct shape_key sk;
+    if (a->key) { /* the key's dtype and shape unless given */
+        if (key_parse(a->key, &sk, err, sizeof err)) {
+            log_error("knobs: --key: %s", err);
+            return 2;
+        }
+        if (!dtype)
+            dtype = croq_dtype_name(sk.dtype);
+        if (!shape)
+            shape = &sk.shape;
+        if (shape_generator(a, &pin))
+            return 1;
+    }
+    int rc = knobs_check_in(a, dtype, shape, a->key ? &pin : NULL);
+    if (a->key)
+        engine_pin_release(&pin);
+    return rc;
 }
 
 int cmd_knobs(int argc, char **argv)
@@ -196,9 +297,14 @@ int cmd_knobs(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     if (a.check)
         return knobs_check(&a);
+    struct engine_pin pin;
+    if (a.key && shape_generator(&a, &pin))
+        return 1;
     if (a.json)
-        list_json();
+        list_json(&a, a.key ? &pin : NULL);
     else
-        list_text();
+        list_text(&a, a.key ? &pin : NULL);
+    if (a.key)
+        engine_pin_release(&pin);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/generator.h"
 #include "util/atomicio.h"
 #include "util/log.h"
 
@@ -263,6 +264,30 @@ static void report(const struct codegen_opts *o, const char *msg)
         log_error("%s", msg);
 }
 
+/* Another generator's files (a pinned snapshot's) implement only the knobs and values of
+ * their own knobs.def (generator.h, src/knobs/space.h): a configuration outside them would
+ * get #defines its kernels ignore, a candidate equal to another under a false name. This
+ * binary's own files have its table by construction, and a table without knobs.def (a
+ * test's) says nothing about knobs. -1 (reported) when cfg is outside or the table does
+ * not read. */
+static int refuse_outside_space(const struct croq_embedded_file *files, const struct croq_config *cfg,
+                                const struct codegen_opts *o)
+{
+    struct knob_space space;
+    char why[CROQ_WHY_MAX + 256], msg[sizeof why + 64];
+    int rc = generator_knob_space(files, CODEGEN_VERSION, &space, why, sizeof why);
+    if (rc == 1)
+        return 0;
+    if (rc < 0)
+        snprintf(msg, sizeof msg, "the generator's knob table: %s", why);
+    else if (!knob_space_allows(&space, cfg, why, sizeof why))
+        snprintf(msg, sizeof msg, "configuration outside its generator's knobs: %s", why);
+    else
+        return 0;
+    report(o, msg);
+    return -1;
+}
+
 int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, char **out_src)
 {
     char why[CROQ_WHY_MAX], msg[CROQ_WHY_MAX + 512];
@@ -278,10 +303,12 @@ int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, ch
         report(o, msg);
         return -1;
     }
+    const struct croq_embedded_file *files = o && o->files ? o->files : croq_embedded_files;
+    if (files != croq_embedded_files && !(o && o->regenerate) && refuse_outside_space(files, cfg, o))
+        return -1;
     struct strbuf sb = STRBUF_INIT;
     emit_header(&sb, cfg, o);
     emit_defines(&sb, cfg, fault);
-    const struct croq_embedded_file *files = o && o->files ? o->files : croq_embedded_files;
     if (codegen_flatten(files, codegen_entry(cfg), &sb, msg, sizeof msg)) {
         strbuf_release(&sb);
         report(o, msg);

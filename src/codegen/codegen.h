@@ -56,8 +56,12 @@ struct codegen_opts {
 const char *codegen_entry(const struct croq_config *cfg);
 
 /* Generate the source. cfg must pass knobs_validate(cfg, NULL, ...) (unless o->regenerate):
- * an invalid one is refused with the reason. o may be NULL. Returns 0 with *out_src malloc'd (free() it),
- * or -1 with the reason in o->err: invalid configuration, entry file not embedded,
+ * an invalid one is refused with the reason. With o->files of another generator (a
+ * snapshot's, generator.h) cfg must also lie in that generator's knob space, its
+ * knobs.def (src/knobs/space.h), unless o->regenerate: a knob or value it does not
+ * declare is refused, naming the knob and the generator's identity. o may be NULL.
+ * Returns 0 with *out_src malloc'd (free() it), or -1 with the reason in o->err: invalid
+ * configuration, a knob or value the files' generator lacks, entry file not embedded,
  * unknown quoted include (named, with the file and line that asked for it). */
 int codegen_emit(const struct croq_config *cfg, const struct codegen_opts *o, char **out_src);
 

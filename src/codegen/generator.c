@@ -266,3 +266,18 @@ int generator_load(const char *tuning_dir, const char *id, struct generator *g, 
         generator_release(g);
     return rc;
 }
+
+int generator_knob_space(const struct croq_embedded_file *files, int codegen_version, struct knob_space *s,
+                         char *err, size_t errlen)
+{
+    const struct croq_embedded_file *def = NULL;
+    for (const struct croq_embedded_file *f = files; f->name && !def; f++)
+        if (!strcmp(f->name, "knobs.def"))
+            def = f;
+    if (!def)
+        return 1;
+    char id[GENERATOR_ID_MAX], owner[KNOB_SPACE_OWNER_MAX];
+    generator_identity(codegen_version, files, id);
+    snprintf(owner, sizeof owner, "generator %s", id);
+    return knob_space_parse(s, owner, def->text, def->size, err, errlen);
+}

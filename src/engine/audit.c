@@ -7,7 +7,8 @@
  * tuning directory (docs/engine.md, "Audit"). Per row of results.tsv:
  *   - its idea-log line says the same (iteration, config, source hash, decision, TFLOPS);
  *   - srcs/<key>/iterNNN.cu (whole, or regenerated from its recipe iterNNN.gen.json)
- *     hashes to the row's source_hash, and a recipe is of the row's config;
+ *     hashes to the row's source_hash, and a recipe is of the row's config, inside the
+ *     knobs of the generator it names (its snapshot's knobs.def, src/knobs/space.h);
  *   - its bottleneck is its profile record's, its idea category a known one, and the
  *     idea log's line says the same text; an engine idea is the checkpoint's strategy's
  *     (search_idea_strategy);
@@ -56,6 +57,13 @@ struct audit {
     int last; /* the last iteration to check: rows after it are not committed yet (resume) */
     const char *l2; /* the shape's L2 state ("warm" / "cold"); NULL: not known (resume's check) */
     char strategy[24]; /* the checkpoint's search strategy; "": not known */
+    /* check_knobs runs ('croqtuner audit'; resume's check of the committed rows leaves it
+     * out: such a row is an older croqtuner's mislabel, not an edit, and need not stop
+     * the shape); the knob space of the generator the last recipe it read names */
+    bool knobs;
+    char space_of[GENERATOR_ID_MAX];
+    int space_rc; /* 0 read; else this binary's generator, or none readable: nothing to check */
+    struct knob_space space;
 };
 
 static void problem(struct audit *a, int iter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -214,6 +222,39 @@ static void check_source(struct audit *a, const struct result_row *row)
     if (strcmp(h, row->source_hash))
         problem(a, row->iter, "source %s regenerated from its recipe (generator %s) hashes to %s, the row says %s",
                 want, rc.generator, h, row->source_hash);
+}
+
+/* The row's recipe's config lies in the knob space of the generator the recipe names
+ * (src/knobs/space.h): a knob or value that generator's kernels do not implement was
+ * measured as another configuration under a false name (src/engine/generator_pin.c).
+ * Rows without a recipe (an agent's source), recipes of this binary's generator (its own
+ * table) and generators whose snapshot cannot be read (check_source names them) are not
+ * checked here. */
+static void check_knobs(struct audit *a, const struct result_row *row)
+{
+    char rel[BACKEND_REL_MAX], err[700], why[CROQ_WHY_MAX + 128];
+    struct srcstore_recipe rc;
+    struct croq_config cfg;
+    if (!a->knobs)
+        return;
+    snprintf(rel, sizeof rel, "srcs/%s/iter%03d.cu", a->key, row->iter);
+    if (srcstore_recipe_read(a->dir, rel, &rc, err, sizeof err) ||
+        knobs_parse_signature(&cfg, rc.config, err, sizeof err))
+        return; /* none, or check_source and check_config name what is wrong with it */
+    if (strcmp(a->space_of, rc.generator)) {
+        struct generator g;
+        generator_current(&g);
+        snprintf(a->space_of, sizeof a->space_of, "%s", rc.generator);
+        a->space_rc = 1;
+        if (strcmp(g.id, rc.generator) && !generator_load(a->dir, rc.generator, &g, err, sizeof err)) {
+            a->space_rc = generator_knob_space(g.files, g.codegen_version, &a->space, err, sizeof err);
+            generator_release(&g);
+            if (a->space_rc < 0)
+                problem(a, row->iter, "the knobs of generator %s cannot be read: %s", rc.generator, err);
+        }
+    }
+    if (a->space_rc == 0 && !knob_space_allows(&a->space, &cfg, why, sizeof why))
+        problem(a, row->iter, "config outside the knobs of the generator that wrote it: %s", why);
 }
 
 static void check_idea(struct audit *a, const struct result_row *row, const struct idea_log *ideas, size_t i)
@@ -531,6 +572,7 @@ static void audit_rows_with(struct audit *a, const struct row_sources *rs, const
         }
         check_idea(a, row, ideas, i);
         check_source(a, row);
+        check_knobs(a, row);
         check_config(a, row, rs, i, i < ideas->n && !strcmp(ideas->recs[i].origin, "agent"));
         check_text(a, row, ideas, i, rp); /* before replay_row moves the best past this row */
         enum decision want = replay_row(a, row, rp);
@@ -862,7 +904,8 @@ int engine_audit(const char *dir, const char *only, double noise_floor_pct, FILE
             continue;
         seen++;
         state_shape_get(state, key, &entry);
-        struct audit a = {dir, key, out, 0, 0, noise_floor_pct, 1, {0, 0, 0}, INT_MAX, NULL, ""};
+        struct audit a = {.dir = dir, .key = key, .out = out, .floor_pct = noise_floor_pct, .rules = 1, .last = INT_MAX,
+                          .knobs = true};
         if (key_parse(key, &sk, err, sizeof err)) {
             problem(&a, -1, "not a shape key: %s", err);
         } else {
@@ -890,7 +933,8 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
         snprintf(err, errlen, "cannot check the logs of '%s': out of memory", key);
         return 1;
     }
-    struct audit a = {dir, key, out, 0, k->dtype, -1, 1, k->shape, last_iter, NULL, ""};
+    struct audit a = {.dir = dir, .key = key, .out = out, .dtype = k->dtype, .floor_pct = -1, .rules = 1,
+                      .shape = k->shape, .last = last_iter};
     struct result_log res, att;
     struct idea_log ideas;
     struct replay rp = {.best_iter = -1};

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "artifacts/names.h"
+#include "codegen/generator.h"
 #include "knobs/knobs.h"
 
 struct prior_src;
@@ -125,9 +126,28 @@ int audit_committed(const char *dir, const struct shape_key *k, const char *key,
  * files and why), skipped shapes and I/O errors; with verbose also each shape's summary
  * and each file kept whole with why. Returns the number of I/O errors, -1 when srcs/
  * cannot be read. */
-struct generator;
 #define COMPACT_GENS_MAX 16 /* generators engine_compact takes */
 int engine_compact(const char *dir, const struct generator *gens, size_t ngens, bool verbose, FILE *out);
+
+/* The generator a shape of a tuning directory writes its candidates with, and the knobs
+ * it implements (generator_pin.c's rule; reads, writes nothing): its baseline recipe's,
+ * else the one generator the directory's other baselines name, else this croqtuner's.
+ * 0 with *p: p->pinned when that is another generator than this croqtuner's (p->gen
+ * read from its snapshot, p->space its knobs.def against this binary's table), p->rule
+ * "its baseline's", "the directory's" or "this croqtuner's", p->warning set when a
+ * snapshot of another codegen version was passed over for this croqtuner's; -1 with err
+ * (the key named) when the recipe, the snapshot or its knobs.def cannot be read. Release
+ * with engine_pin_release. Thread-safe for distinct *p (it reads files only). */
+struct engine_pin {
+    char id[GENERATOR_ID_MAX];
+    const char *rule;
+    bool pinned;
+    struct generator gen;    /* when pinned */
+    struct knob_space space; /* when pinned */
+    char warning[400];
+};
+int engine_shape_generator(const char *dir, const char *key, struct engine_pin *p, char *err, size_t errlen);
+void engine_pin_release(struct engine_pin *p);
 
 struct proposal {
     const char *key;

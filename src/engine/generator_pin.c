@@ -9,8 +9,26 @@
  *     when they all name one;
  *  3. else (a new directory, or one that already mixes generators) this binary's.
  * A pinned generator other than this binary's is read from the directory's snapshot
- * (generators/<id>.json, src/codegen/generator.h); without one (a directory older than the
- * snapshots) the binary's is used, with a warning, as before the rule existed.
+ * (generators/<id>.json, src/codegen/generator.h); a recipe naming one whose snapshot is
+ * missing or damaged stops the shape by name; a snapshot of another codegen version is
+ * not used (this binary's generator writes, with a warning). engine_shape_generator
+ * (engine.h) is this rule alone, reading and writing nothing else, also for `croqtuner
+ * knobs --tuning DIR --key KEY`; run_pin_generator applies it to a shape being tuned.
+ *
+ * The knobs go with the generator. The knob table this binary proposes from, validates
+ * against and writes #defines from is the one compiled in; a pinned generator's kernels
+ * implement only the knobs and values of its own knobs.def (a snapshot file), and ignore
+ * a #define of one added since, so a candidate using it would be another candidate under
+ * a false name. So the shape's knob space is the pinned generator's (src/knobs/space.h,
+ * read here once into r->space, run_space): IDEATE hands it to the strategy
+ * (proposer_ctx.space; every strategy keeps to it) and refuses an idea outside it, INIT
+ * moves a start configuration into it, and codegen refuses a configuration outside it
+ * naming the knob and the generator (codegen.h). A knob the generator lacks is a late
+ * one held at its default, so it appears in no signature and no #define, and every
+ * configuration recorded for the shape reads back in the croqtuner that began the
+ * directory. A knobs.def that does not read, or disagrees with this binary's table where
+ * they overlap, stops the shape naming the difference. This binary's own generator has
+ * its own table: run_space is NULL and nothing changes.
  */
 #include "run.h"
 
@@ -64,38 +82,96 @@ static int directory_generator(const char *dir, const char *self, char id[GENERA
     return n && !mixed ? 0 : 1;
 }
 
-int run_pin_generator(struct run *r)
+int engine_shape_generator(const char *dir, const char *key, struct engine_pin *p, char *err, size_t errlen)
 {
-    char id[GENERATOR_ID_MAX], err[600];
+    char why[600];
     struct generator cur;
+    memset(p, 0, sizeof *p);
     generator_current(&cur);
-    int rc = baseline_generator(r->dir, r->ck.key, id, err, sizeof err);
-    if (rc < 0)
-        return run_fail(r, "%s", err);
-    if (rc == 1 && directory_generator(r->dir, r->ck.key, id))
-        return 0; /* rule 3 */
-    if (!strcmp(id, cur.id))
+    snprintf(p->id, sizeof p->id, "%s", cur.id);
+    p->rule = "this croqtuner's";
+    int rc = baseline_generator(dir, key, p->id, why, sizeof why);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    if (rc == 0) {
+        p->rule = "its baseline's";
+    } else if (directory_generator(dir, key, p->id)) {
+        snprintf(p->id, sizeof p->id, "%s", cur.id); /* rule 3 */
         return 0;
-    rc = generator_load(r->dir, id, &r->pinned_gen, err, sizeof err);
-    if (rc < 0)
-        return run_fail(r, "%s: the generator this shape is pinned to (%s) cannot be read: %s", r->ck.key, id, err);
-    if (rc == 1) /* the recipes that name it were written with it: someone removed it */
-        return run_fail(r, "%s: the generator this shape is pinned to (%s) has no snapshot: generators/%s.json is "
-                        "missing (restore it; its recipes cannot be regenerated without it either), so nothing was "
-                        "written", r->ck.key, id, id);
-    if (r->pinned_gen.codegen_version != CODEGEN_VERSION) {
-        log_warn("%s: generator %s is codegen version %d, this croqtuner writes %d: candidates are written by "
-                 "this croqtuner's generator %s", r->ck.key, id, r->pinned_gen.codegen_version, CODEGEN_VERSION,
-                 cur.id);
-        generator_release(&r->pinned_gen);
-        memset(&r->pinned_gen, 0, sizeof r->pinned_gen);
+    } else {
+        p->rule = "the directory's";
+    }
+    if (!strcmp(p->id, cur.id))
+        return 0;
+    rc = generator_load(dir, p->id, &p->gen, why, sizeof why);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: the generator this shape is pinned to (%s) cannot be read: %s", key, p->id, why);
+        return -1;
+    }
+    if (rc == 1) { /* the recipes that name it were written with it: someone removed it */
+        snprintf(err, errlen, "%s: the generator this shape is pinned to (%s) has no snapshot: generators/%s.json is "
+                 "missing (restore it; its recipes cannot be regenerated without it either), so nothing was "
+                 "written", key, p->id, p->id);
+        return -1;
+    }
+    if (p->gen.codegen_version != CODEGEN_VERSION) {
+        snprintf(p->warning, sizeof p->warning, "%s: generator %s is codegen version %d, this croqtuner writes %d: "
+                 "candidates are written by this croqtuner's generator %s", key, p->id, p->gen.codegen_version,
+                 CODEGEN_VERSION, cur.id);
+        generator_release(&p->gen);
+        snprintf(p->id, sizeof p->id, "%s", cur.id);
+        p->rule = "this croqtuner's";
         return 0;
     }
-    r->has_pinned_gen = true;
-    if (!r->o->quiet)
-        printf("%s: candidates are written by the tuning directory's generator %s (this croqtuner's is %s; a "
-               "new tuning directory takes new kernel sources)\n", r->ck.key, id, cur.id);
+    rc = generator_knob_space(p->gen.files, p->gen.codegen_version, &p->space, why, sizeof why);
+    if (rc) {
+        snprintf(err, errlen, "%s: the generator this shape is pinned to (%s): %s", key, p->id,
+                 rc > 0 ? "its snapshot has no knobs.def, so its knobs are unknown" : why);
+        generator_release(&p->gen);
+        return -1;
+    }
+    p->pinned = true;
     return 0;
+}
+
+void engine_pin_release(struct engine_pin *p)
+{
+    if (p->pinned)
+        generator_release(&p->gen);
+    memset(p, 0, sizeof *p);
+}
+
+int run_pin_generator(struct run *r)
+{
+    struct engine_pin p;
+    struct generator cur;
+    char err[900];
+    if (engine_shape_generator(r->dir, r->ck.key, &p, err, sizeof err))
+        return run_fail(r, "%s", err);
+    if (p.warning[0])
+        log_warn("%s", p.warning);
+    if (!p.pinned)
+        return 0;
+    r->pinned_gen = p.gen; /* the run owns the files now */
+    r->space = p.space;
+    r->has_pinned_gen = true;
+    if (!r->o->quiet) {
+        char lacks[KNOB_SPACE_DESCRIBE_MAX];
+        generator_current(&cur);
+        knob_space_describe(&r->space, lacks, sizeof lacks);
+        printf("%s: candidates are written by the tuning directory's generator %s (this croqtuner's is %s; a "
+               "new tuning directory takes new kernel sources)%s%s\n", r->ck.key, p.id, cur.id,
+               r->space.restricted ? "; proposals keep to its knobs, which lack " : "",
+               r->space.restricted ? lacks : "");
+    }
+    return 0;
+}
+
+const struct knob_space *run_space(const struct run *r)
+{
+    return r->has_pinned_gen ? &r->space : NULL;
 }
 
 void run_unpin_generator(struct run *r)

@@ -54,7 +54,13 @@ struct run {
      * (generator_pin.c) */
     struct generator pinned_gen;
     bool has_pinned_gen;
+    /* the knobs and values pinned_gen implements (its knobs.def, src/knobs/space.h): what
+     * IDEATE and the start configuration keep to; meaningful when has_pinned_gen */
+    struct knob_space space;
 };
+/* The knob space the shape's candidates must lie in: the pinned generator's, or NULL
+ * (this binary's whole table). */
+const struct knob_space *run_space(const struct run *r);
 
 /* Choose the generator of the shape's candidates (generator_pin.c: its baseline's, else
  * the directory's, else this binary's); 0 or ENGINE_FAILED with the message. */

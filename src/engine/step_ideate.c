@@ -1,10 +1,11 @@
 /* src/engine/step_ideate.c — IDEATE: the shape's search strategy (src/search/search.h;
  * the heuristic proposer by default) picks the next configuration, never a signature
  * tried before.
- * Guards: a best exists and was profiled (evidence in the checkpoint). The engine
- * re-checks what the strategy promises (new signature, valid for the shape) rather
- * than trust it. In agent mode (the agent strategy, an external one) the engine stops
- * here and waits for 'propose'.
+ * Guards: a best exists and was profiled (evidence in the checkpoint). The strategy is
+ * given the shape's knob space (its pinned generator's knobs and values,
+ * generator_pin.c). The engine re-checks what the strategy promises (new signature,
+ * valid for the shape, inside that space) rather than trust it. In agent mode (the
+ * agent strategy, an external one) the engine stops here and waits for 'propose'.
  */
 #include "run.h"
 
@@ -76,7 +77,7 @@ int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, 
         .bottleneck = c->profile.category, .metrics = c->profile.ok ? &c->profile.m : NULL,
         .history = hist, .n_history = n, .iteration = iteration, .budget = c->budget,
         .consecutive_discards = discards, .other_bests = NULL, .n_other_bests = c->n_other_bests,
-        .seed = c->seed,
+        .seed = c->seed, .space = run_space(r),
     };
     struct croq_config *others = NULL;
     char err[256];
@@ -113,6 +114,11 @@ static int propose(struct run *r, const struct run_history *h, struct idea *idea
     }
     if (!knobs_validate(&idea->cfg, &c->sk.shape, why, sizeof why)) {
         run_fail(r, "shape '%s': the %s gave an invalid configuration: %s (refused)", c->key, who(c, w), why);
+        return -1;
+    }
+    if (!knob_space_allows(run_space(r), &idea->cfg, why, sizeof why)) {
+        run_fail(r, "shape '%s': the %s gave a configuration its pinned generator does not implement: %s (refused)",
+                 c->key, who(c, w), why);
         return -1;
     }
     return 0;

@@ -37,6 +37,33 @@ static int make_logs(struct run *r)
     return 0;
 }
 
+/* The start configuration inside the shape's knob space (its pinned generator's,
+ * generator_pin.c): a neighbour's best, or the given start, may set a knob or value that
+ * generator lacks (the neighbour written by a newer one); it is moved to the nearest
+ * point the generator implements and fitted again. 0, or ENGINE_FAILED with the message
+ * when no such point fits the shape. */
+static int keep_to_space(struct run *r)
+{
+    struct checkpoint *c = &r->ck;
+    const struct knob_space *space = run_space(r);
+    struct croq_config cfg;
+    char err[CROQ_WHY_MAX], why[CROQ_WHY_MAX], was[CROQ_SIG_MAX];
+    if (knobs_parse_signature(&cfg, c->seed_config, err, sizeof err))
+        return run_fail(r, "shape '%s': start configuration: %s", c->key, err);
+    if (knob_space_allows(space, &cfg, why, sizeof why))
+        return 0;
+    snprintf(was, sizeof was, "%s", c->seed_config);
+    knob_space_clamp(space, &cfg);
+    if (knobs_fit(&cfg, &c->sk.shape) || !knob_space_allows(space, &cfg, err, sizeof err))
+        return run_fail(r, "shape '%s': the start configuration '%s' is outside its generator's knobs (%s) and no "
+                        "configuration near it inside them fits the shape", c->key, was, why);
+    knobs_signature(&cfg, c->seed_config);
+    if (!r->o->quiet)
+        printf("%s: the start configuration is moved into %s's knobs (%s): %s\n", c->key, space->owner, why,
+               c->seed_config);
+    return 0;
+}
+
 int step_init(struct run *r)
 {
     char err[600];
@@ -57,6 +84,10 @@ int step_init(struct run *r)
         }
         knobs_signature(&cfg, c->seed_config);
         snprintf(c->seed_from, sizeof c->seed_from, "%s", r->o->start_from ? r->o->start_from : "the given start");
+    }
+    if (!rc && keep_to_space(r)) {
+        json_decref(state);
+        return ENGINE_FAILED;
     }
     free(c->other_bests);
     c->n_other_bests = seed_other_bests(state, &c->sk, c->key, &c->other_bests);

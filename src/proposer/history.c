@@ -67,7 +67,9 @@ bool prop_valid(const struct prop_state *st, const struct croq_config *cfg)
     size_t i = cfgset_slot(m, cfg);
     if (m->state[i])
         return m->state[i] == 1;
-    bool ok = knobs_validate(cfg, &st->ctx->shape, NULL, 0);
+    /* outside the generator's knobs (ctx->space) is as unusable as invalid: its kernels
+     * would ignore the #define (src/knobs/space.h) */
+    bool ok = knob_space_allows(st->ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &st->ctx->shape, NULL, 0);
     if (4 * (m->n + 1) < 3 * m->cap) /* full enough: compute without remembering */
         cfgset_put(m, cfg, ok ? 1 : 2);
     return ok;
@@ -226,6 +228,7 @@ int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx)
 {
     memset(st, 0, sizeof *st);
     st->ctx = ctx;
+    st->kn = knob_space_table(ctx->space);
     if (seen_init(&st->seen, ctx))
         return -1;
     st->memo = calloc(1, sizeof *st->memo);

@@ -44,6 +44,9 @@ struct cfgset {
 
 struct prop_state {
     const struct proposer_ctx *ctx;
+    /* the rows every move walks: the shape's generator's knobs and values
+     * (knob_space_table(ctx->space); croq_knobs without a space) */
+    const struct croq_knob *kn;
     struct cfgset seen;
     struct cfgset *memo;        /* validity memo (mutable from const state) */
     enum proposer_phase phase;
@@ -66,7 +69,8 @@ struct prop_state {
 int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx);
 void prop_state_release(struct prop_state *st);
 bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg);
-bool prop_valid(const struct prop_state *st, const struct croq_config *cfg); /* knobs_validate, memoised */
+/* knobs_validate for the shape and ctx->space, memoised */
+bool prop_valid(const struct prop_state *st, const struct croq_config *cfg);
 uint64_t prop_cfg_hash(const struct croq_config *cfg);
 uint32_t prop_config_diff(const struct croq_config *a, const struct croq_config *b);
 int prop_value_index(int knob, int value);

@@ -1,8 +1,9 @@
 /* src/proposer/moves.c — candidate generation.
  *
  * Every candidate is a point of the knobs.def space that passes knobs_validate for the
- * shape and whose signature was never used (prop_cand_usable); generators only differ in
- * which points they look at:
+ * shape, lies in the shape's generator's knob space (ctx->space: the rows walked are
+ * its values, prop_state.kn) and whose signature was never used (prop_cand_usable);
+ * generators only differ in which points they look at:
  *   neighbours  each knob to the next lower / higher value in its list; an invalid
  *               one is repaired (below) into a coupled move
  *   pairs       two knobs to neighbouring values at once (radius 2)
@@ -187,12 +188,13 @@ static bool walked(int k) { return k < KNOB_FIRST_LATE; }
 static void repair_near(struct repair *r)
 {
     const struct croq_config *base = &r->base.cfg;
+    const struct croq_knob *kn = r->st->kn;
     for (int j = 0; j < KNOB_COUNT; j++) {
         if ((r->frozen & (1u << j)) || !walked(j))
             continue;
-        for (int a = 0; a < croq_knobs[j].n_values; a++) {
+        for (int a = 0; a < kn[j].n_values; a++) {
             struct croq_config c = *base;
-            c.v[j] = croq_knobs[j].values[a];
+            c.v[j] = kn[j].values[a];
             if (c.v[j] != base->v[j])
                 repair_consider(r, &c);
         }
@@ -203,11 +205,11 @@ static void repair_near(struct repair *r)
         for (int k = j + 1; k < KNOB_COUNT; k++) {
             if ((r->frozen >> j & 1) || (r->frozen >> k & 1) || !walked(j) || !walked(k))
                 continue;
-            for (int a = 0; a < croq_knobs[j].n_values; a++)
-                for (int b = 0; b < croq_knobs[k].n_values; b++) {
+            for (int a = 0; a < kn[j].n_values; a++)
+                for (int b = 0; b < kn[k].n_values; b++) {
                     struct croq_config c = *base;
-                    c.v[j] = croq_knobs[j].values[a];
-                    c.v[k] = croq_knobs[k].values[b];
+                    c.v[j] = kn[j].values[a];
+                    c.v[k] = kn[k].values[b];
                     if (c.v[j] != base->v[j] && c.v[k] != base->v[k])
                         repair_consider(r, &c);
                 }
@@ -268,6 +270,16 @@ static bool repair_move(const struct prop_state *st, const struct cand *base, ui
 
 /* ---- generators ------------------------------------------------------------------- */
 
+/* Where value sits in the walked list of knob k (the shape's generator's values,
+ * prop_state.kn), -1 if it is not there: neighbours are neighbours in that list. */
+static int space_index(const struct prop_state *st, int k, int value)
+{
+    for (int i = 0; i < st->kn[k].n_values; i++)
+        if (st->kn[k].values[i] == value)
+            return i;
+    return -1;
+}
+
 static int push_neighbour(const struct prop_state *st, struct cand_list *l, int k, int value)
 {
     struct croq_config c = st->ctx->best;
@@ -290,12 +302,12 @@ int prop_gen_neighbours(const struct prop_state *st, struct cand_list *l)
     for (int k = 0; k < KNOB_COUNT; k++) {
         if (!walked(k))
             continue;
-        int i = prop_value_index(k, best->v[k]), n = croq_knobs[k].n_values;
+        int i = space_index(st, k, best->v[k]), n = st->kn[k].n_values;
         for (int j = 0; j < n; j++) {
             /* neighbours in the list; every value if the best's is not in it */
             if (i >= 0 && j != i - 1 && j != i + 1)
                 continue;
-            if (push_neighbour(st, l, k, croq_knobs[k].values[j]))
+            if (push_neighbour(st, l, k, st->kn[k].values[j]))
                 return -1;
         }
     }
@@ -307,15 +319,15 @@ int prop_gen_pairs(const struct prop_state *st, struct cand_list *l)
     const struct croq_config *best = &st->ctx->best;
     for (int a = 0; a < KNOB_FIRST_LATE; a++) /* walked knobs only */
         for (int b = a + 1; b < KNOB_FIRST_LATE; b++) {
-            int ia = prop_value_index(a, best->v[a]), ib = prop_value_index(b, best->v[b]);
+            int ia = space_index(st, a, best->v[a]), ib = space_index(st, b, best->v[b]);
             for (int da = -1; da <= 1; da += 2)
                 for (int db = -1; db <= 1; db += 2) {
                     int ja = ia + da, jb = ib + db;
-                    if (ja < 0 || jb < 0 || ja >= croq_knobs[a].n_values || jb >= croq_knobs[b].n_values)
+                    if (ja < 0 || jb < 0 || ja >= st->kn[a].n_values || jb >= st->kn[b].n_values)
                         continue;
                     struct croq_config c = *best;
-                    c.v[a] = croq_knobs[a].values[ja];
-                    c.v[b] = croq_knobs[b].values[jb];
+                    c.v[a] = st->kn[a].values[ja];
+                    c.v[b] = st->kn[b].values[jb];
                     if (!prop_cand_usable(st, &c))
                         continue;
                     struct cand cd = cand_make(st, &c, KIND_PAIR, -1);
@@ -338,12 +350,12 @@ static uint64_t rng_seed(const struct prop_state *st)
     return mix64(ctx->seed ^ mix64((uint64_t)ctx->iteration) ^ mix64(ctx->n_history + 0x51ull));
 }
 
-static void random_config(uint64_t *rng, int dtype, struct croq_config *c)
+static void random_config(const struct prop_state *st, uint64_t *rng, int dtype, struct croq_config *c)
 {
     c->dtype = dtype;
     for (int k = 0; k < KNOB_COUNT; k++) /* a late knob takes its default and draws nothing */
-        c->v[k] = walked(k) ? croq_knobs[k].values[rng_next(rng) % (uint64_t)croq_knobs[k].n_values]
-                            : croq_knobs[k].default_value;
+        c->v[k] = walked(k) ? st->kn[k].values[rng_next(rng) % (uint64_t)st->kn[k].n_values]
+                            : st->kn[k].default_value;
 }
 
 #define RANDOM_TRIES 4096
@@ -354,7 +366,7 @@ int prop_gen_random(const struct prop_state *st, struct cand_list *l)
     uint64_t rng = rng_seed(st);
     for (int t = 0; t < RANDOM_TRIES && l->n < RANDOM_KEEP; t++) {
         struct croq_config c;
-        random_config(&rng, st->ctx->best.dtype, &c);
+        random_config(st, &rng, st->ctx->best.dtype, &c);
         if (!prop_cand_usable(st, &c))
             continue;
         struct cand cd = cand_make(st, &c, KIND_RANDOM, -1);
@@ -370,8 +382,8 @@ static void assign_structural(const struct prop_state *st, uint64_t x, struct cr
     for (int k = 0; k < KNOB_COUNT; k++) {
         if (st->knob_cat[k] != IDEA_STRUCTURAL || !walked(k))
             continue;
-        c->v[k] = croq_knobs[k].values[x % (uint64_t)croq_knobs[k].n_values];
-        x /= (uint64_t)croq_knobs[k].n_values;
+        c->v[k] = st->kn[k].values[x % (uint64_t)st->kn[k].n_values];
+        x /= (uint64_t)st->kn[k].n_values;
     }
 }
 
@@ -381,7 +393,7 @@ int prop_gen_radical(const struct prop_state *st, struct cand_list *l)
     uint32_t structural = 0;
     for (int k = 0; k < KNOB_COUNT; k++)
         if (st->knob_cat[k] == IDEA_STRUCTURAL && walked(k)) {
-            combos *= (uint64_t)croq_knobs[k].n_values;
+            combos *= (uint64_t)st->kn[k].n_values;
             structural |= 1u << k;
         }
     for (uint64_t x = 0; x < combos; x++) {
@@ -427,14 +439,14 @@ bool prop_walk_space(const struct prop_state *st, struct cand *out)
 {
     uint64_t total = 1, rng = rng_seed(st);
     for (int k = 0; k < KNOB_COUNT; k++)
-        total *= (uint64_t)croq_knobs[k].n_values;
+        total *= (uint64_t)st->kn[k].n_values;
     uint64_t start = rng_next(&rng) % total;
     for (uint64_t t = 0; t < total; t++) {
         uint64_t x = (start + t) % total;
         struct croq_config c = {.dtype = st->ctx->best.dtype};
         for (int k = 0; k < KNOB_COUNT; k++) {
-            c.v[k] = croq_knobs[k].values[x % (uint64_t)croq_knobs[k].n_values];
-            x /= (uint64_t)croq_knobs[k].n_values;
+            c.v[k] = st->kn[k].values[x % (uint64_t)st->kn[k].n_values];
+            x /= (uint64_t)st->kn[k].n_values;
         }
         if (prop_cand_usable(st, &c)) {
             *out = cand_make(st, &c, KIND_RANDOM, -1);

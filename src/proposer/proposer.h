@@ -14,7 +14,8 @@
  *               radical jumps and ports of other_bests at the escalation events;
  *               recipes (multi-knob moves to measured good settings) always, and
  *               two-knob moves once the cost model is fitted.
- *   hard rules  knobs_validate for the shape; signature not in history, not the best.
+ *   hard rules  knobs_validate for the shape; inside ctx->space (the generator's knobs);
+ *               signature not in history, not the best.
  *   soft rules  diversity (after two consecutive macro ideas the next is structural;
  *               only the escalation jumps may break it), then the escalation rule of
  *               the discard streak, each dropped only when no candidate satisfies it.
@@ -31,6 +32,7 @@
 
 #include "costmodel/costmodel.h"
 #include "knobs/knobs.h"
+#include "knobs/space.h"
 #include "profile/profile.h"
 
 #define IDEA_TEXT_MAX 512
@@ -105,6 +107,11 @@ struct proposer_ctx {
      * without a usable number, are ignored (docs/proposer.md "Cost model") */
     const struct costmodel_sample *others;
     size_t n_others;
+    /* appended: the knobs and values the shape's code generator implements (its
+     * knobs.def, src/knobs/space.h; the engine passes a pinned generator's). Every
+     * strategy proposes inside it: a knob the generator lacks stays at its default, a
+     * value it lacks is never taken. NULL: this binary's whole table. */
+    const struct knob_space *space;
 };
 
 struct idea {
@@ -121,7 +128,7 @@ struct idea {
 
 /* 0 with *out filled; 1 when the reachable space is exhausted (every valid config of
  * the shape tried); -1 on error (NULL argument, shape that fails shape_validate).
- * Never returns a config whose signature is in history or equals the best's, or that
- * fails knobs_validate for ctx->shape. Deterministic: equal ctx, equal idea. */
+ * Never returns a config whose signature is in history or equals the best's, that
+ * fails knobs_validate for ctx->shape, or that lies outside ctx->space. Deterministic: equal ctx, equal idea. */
 int proposer_next(const struct proposer_ctx *ctx, struct idea *out);
 #endif

@@ -309,19 +309,21 @@ void grid_release(struct grid *g)
     memset(g, 0, sizeof *g);
 }
 
-long grid_space_points(void)
+long grid_space_points(const struct knob_space *space)
 {
+    const struct croq_knob *kn = knob_space_table(space);
     long p = 1;
     for (int k = 0; k < KNOB_FIRST_LATE; k++)
-        p *= croq_knobs[k].n_values;
+        p *= kn[k].n_values;
     return p;
 }
 
-void grid_space_point(long x, const struct croq_config *base, struct croq_config *out)
+void grid_space_point(const struct knob_space *space, long x, const struct croq_config *base, struct croq_config *out)
 {
+    const struct croq_knob *kn = knob_space_table(space);
     *out = *base;
     for (int k = 0; k < KNOB_FIRST_LATE; k++) {
-        out->v[k] = croq_knobs[k].values[x % croq_knobs[k].n_values];
-        x /= croq_knobs[k].n_values;
+        out->v[k] = kn[k].values[x % kn[k].n_values];
+        x /= kn[k].n_values;
     }
 }

@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "knobs/knobs.h"
+#include "knobs/space.h"
 
 #define GRID_MAX_POINTS 1000000L /* product points of one grid, before validation */
 
@@ -51,11 +52,13 @@ void grid_release(struct grid *g);
 
 /* The search strategies' knob space (src/search/search.h): the product of every early
  * knob's value list (knobs below KNOB_FIRST_LATE; a late knob is not walked, as the
- * heuristic proposer does not walk it: docs/proposer.md), 83,886,080 points, each point
- * x in [0, grid_space_points()) in mixed-radix order, the first knob of the table
- * varying fastest (as a grid block's product). grid_space_point sets the early knobs of
- * *out to point x and copies dtype and the late knobs from base. Valid or not: the
- * caller validates for its shape. */
-long grid_space_points(void);
-void grid_space_point(long x, const struct croq_config *base, struct croq_config *out);
+ * heuristic proposer does not walk it: docs/proposer.md), each point x in
+ * [0, grid_space_points(space)) in mixed-radix order, the first knob of the table varying
+ * fastest (as a grid block's product). The value lists are space's (the shape's
+ * generator's knobs and values, src/knobs/space.h); a NULL space is this binary's whole
+ * table, 83,886,080 points. grid_space_point sets the early knobs of *out to point x
+ * and copies dtype and the late knobs from base. Valid or not: the caller validates
+ * for its shape (and checks the late knobs base carried against space). */
+long grid_space_points(const struct knob_space *space);
+void grid_space_point(const struct knob_space *space, long x, const struct croq_config *base, struct croq_config *out);
 #endif

@@ -18,11 +18,11 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
         return -1;
     struct search_tried t;
     search_tried_init(&t, ctx);
-    long np = grid_space_points();
+    long np = grid_space_points(ctx->space);
     int rc = 1;
     for (long x = 0; x < np && rc; x++) {
         struct croq_config c;
-        grid_space_point(x, &ctx->best, &c);
+        grid_space_point(ctx->space, x, &ctx->best, &c);
         if (!search_candidate_ok(ctx, &t, &c))
             continue;
         char what[96];

@@ -17,7 +17,8 @@ void search_tried_init(struct search_tried *t, const struct proposer_ctx *ctx);
 bool search_tried_has(const struct search_tried *t, const struct croq_config *cfg);
 void search_tried_release(struct search_tried *t);
 
-/* True when cfg may be proposed: valid for ctx->shape and not tried. */
+/* True when cfg may be proposed: in ctx->space (the shape's generator's knobs), valid
+ * for ctx->shape and not tried. */
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg);
 
 /* *out for cfg (kind: how it was chosen): category the one most of its changed knobs

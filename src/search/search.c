@@ -91,7 +91,8 @@ void search_tried_release(struct search_tried *t)
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg)
 {
     char why[CROQ_WHY_MAX];
-    return knobs_validate(cfg, &ctx->shape, why, sizeof why) && !search_tried_has(t, cfg);
+    return knob_space_allows(ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &ctx->shape, why, sizeof why) &&
+           !search_tried_has(t, cfg);
 }
 
 void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cfg, enum idea_kind kind,

@@ -6,7 +6,9 @@
  * (src/proposer/proposer.h, struct proposer_ctx): the shape, the current best, the
  * history of every configuration tried on the shape (oldest first, the start included),
  * the iteration and budget, the best's profile, the other shapes' bests and measurements,
- * and the shape's seed; the knob space is the table's (src/knobs/knobs.def). Each uses
+ * and the shape's seed; the knob space is ctx->space, the knobs and values the shape's
+ * generator implements (src/knobs/space.h; NULL: the table's, src/knobs/knobs.def), and no
+ * strategy proposes outside it. Each uses
  * what it needs of it. The engine's compile-ahead asks the same function with the
  * history it would have after the pending candidate was discarded (the next
  * configurations), so next must be a pure function of the context: no I/O, no clock, no

@@ -231,7 +231,7 @@ static void test_grid_in_table_order(void **state)
         for (long y = prev + 1; y < x; y++) {
             struct croq_config p;
             char why[CROQ_WHY_MAX];
-            grid_space_point(y, &base, &p);
+            grid_space_point(NULL, y, &base, &p);
             assert_true(!knobs_validate(&p, &large, why, sizeof why) || !memcmp(&p, &base, sizeof p));
         }
         prev = x;

@@ -19,35 +19,49 @@
 
 #define F(name, text) {name, text, sizeof(text) - 1}
 
-static const struct croq_embedded_file older[] = {
+static struct croq_embedded_file older[] = {
     F("family.cu", "// an older family\n#include \"a.h\"\nFAMILY_BODY\n"),
     F("baseline.cu", "#include \"a.h\"\nBASELINE_BODY\n"),
     F("a.h", "#pragma once\nA_BODY\n"),
-    F("knobs.def", "/* the table */\n"),
+    F("knobs.def", "/* set by setup: this binary's table */\n"),
     {NULL, NULL, 0},
 };
 /* the same files in another order: the same generator */
-static const struct croq_embedded_file older_reordered[] = {
-    F("knobs.def", "/* the table */\n"),
+static struct croq_embedded_file older_reordered[] = {
+    F("knobs.def", "/* set by setup: this binary's table */\n"),
     F("a.h", "#pragma once\nA_BODY\n"),
     F("baseline.cu", "#include \"a.h\"\nBASELINE_BODY\n"),
     F("family.cu", "// an older family\n#include \"a.h\"\nFAMILY_BODY\n"),
     {NULL, NULL, 0},
 };
-static const struct croq_embedded_file older_edited[] = {
+static struct croq_embedded_file older_edited[] = {
     F("family.cu", "// an older family\n#include \"a.h\"\nFAMILY_BODY\n"),
     F("baseline.cu", "#include \"a.h\"\nBASELINE_BODY\n"),
     F("a.h", "#pragma once\nA_BODY2\n"),
-    F("knobs.def", "/* the table */\n"),
+    F("knobs.def", "/* set by setup: this binary's table */\n"),
     {NULL, NULL, 0},
 };
 
 static char dir[128];
 
+/* The older tables carry this binary's knobs.def: codegen reads a snapshot's knobs.def
+ * for the knobs its kernels implement (src/knobs/space.h), and these tables' kernels are
+ * of this binary's family. */
+static void with_current_knobs_def(struct croq_embedded_file *t)
+{
+    const struct croq_embedded_file *def = embedded_find("knobs.def");
+    for (; t->name; t++)
+        if (!strcmp(t->name, "knobs.def"))
+            *t = *def;
+}
+
 static int setup(void **state)
 {
     (void)state;
     char srcs[256];
+    with_current_knobs_def(older);
+    with_current_knobs_def(older_reordered);
+    with_current_knobs_def(older_edited);
     snprintf(dir, sizeof dir, "/tmp/croq-test-srcstore.XXXXXX");
     if (!mkdtemp(dir))
         return -1;
