@@ -1,14 +1,25 @@
 /* runner/cmd_compare.c — `croq-runner compare`: ours (with --cubin), cuSPARSELt
  * default and searched, dense cuBLAS; one process, one set of operands, one
- * reference, one timing method. Vendors run first so that a fault in our kernel
- * (which poisons the CUDA context) cannot cost their numbers, and so ours is timed
- * on a GPU at least as warm as theirs (the ratios never flatter ours). With --l2 cold every
- * subject's timed launches rotate over copies of its own operands (coldl2.h). */
+ * reference, one timing. Every subject is set up and verified first (vendors first, so
+ * that their verification is on record should our kernel fault and poison the CUDA
+ * context; cuSPARSELt's search runs inside its set-up), then all verified subjects are
+ * timed together in interleaved rounds, as `serve` pairs candidates: one warm-up over
+ * all of them, then --trials rounds of one trial of each, in a balanced order
+ * (pairtime.h rounds_time, ROUND_BALANCED), so the SM clock, which the H200's power cap
+ * moves with load, is the same for every subject of a round and the per-round ratios
+ * ours / vendor cancel its drift (reported as "paired", src/util/paired.h). Then each
+ * subject's output is checked again. With --l2 cold every subject's timed launches rotate
+ * over copies of its own operands (coldl2.h). */
 #include "ours.h"
 #include "output.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/log.h"
+#include "util/paired.h"
 
 enum { S_SLT_DEFAULT, S_SLT_SEARCH, S_CUBLAS, S_OURS, S_COUNT };
 
@@ -19,6 +30,9 @@ struct cmp {
     struct operands ops;
     struct reference ref;
     struct subject s[S_COUNT];
+    struct subject_kernel sk[S_COUNT]; /* fn NULL: the subject cannot run */
+    struct slt *slt;
+    struct dense *dense;
 };
 
 static int check_shape(const struct cmp *c)
@@ -52,7 +66,7 @@ static int compare_prepare(struct cmp *c, json_t *out, int argc, char **argv)
     return reference_compute(&c->g, &c->ops, c->o.reference, &c->ref);
 }
 
-static void measure_ours(const struct bench_env *env, struct cmp *c)
+static void open_ours(const struct bench_env *env, struct cmp *c)
 {
     struct subject *s = &c->s[S_OURS];
     if (!c->o.cubin) {
@@ -62,13 +76,100 @@ static void measure_ours(const struct bench_env *env, struct cmp *c)
         return;
     }
     if (ours_prepare(&c->g, &c->k, &c->ops) == 0) {
-        ours_measure(env, &c->k, s);
+        ours_open(env, &c->k, s, &c->sk[S_OURS]);
         return;
     }
     memset(s, 0, sizeof *s);
     s->name = "ours";
     s->available = true;
     subject_take_failure(s);
+}
+
+static bool ready(const struct cmp *c, int i)
+{
+    return c->s[i].available && c->s[i].status == RS_OK && c->sk[i].fn;
+}
+
+/* A subject that was to be timed but was not, because of another one: status and why
+ * (cut to fit s->error). */
+static void not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(s->error, sizeof s->error, "not timed: ");
+    va_start(ap, fmt);
+    vsnprintf(s->error + n, sizeof s->error - (size_t)n, fmt, ap);
+    va_end(ap);
+    s->status = st;
+}
+
+/* Verify each subject that can run; after a failure that left the context unusable (a
+ * fault is sticky: every later call fails), the rest are not run. Returns false then. */
+static bool verify_all(const struct bench_env *env, struct cmp *c)
+{
+    for (int i = 0; i < S_COUNT; i++) {
+        if (!ready(c, i) || subject_verify(env, &c->sk[i], &c->s[i]) == 0)
+            continue;
+        if (cuCtxSynchronize() == CUDA_SUCCESS)
+            continue; /* refused or wrong, but the context is fine: the others go on */
+        for (int j = 0; j < S_COUNT; j++)
+            if (ready(c, j))
+                not_timed(&c->s[j], RS_LAUNCH_ERROR,
+                          "%s failed on its first launch and the CUDA context is unusable (%s)", c->s[i].name,
+                          c->s[i].error);
+        return false;
+    }
+    return true;
+}
+
+/* The interleaved rounds over every subject still ok, then each one's output again. */
+static void time_all(const struct bench_env *env, struct cmp *c, json_t *out)
+{
+    struct pair_opts po;
+    struct pair_kernel pk[S_COUNT];
+    int idx[S_COUNT], n = 0;
+    subject_pair_opts(env, &po);
+    for (int i = 0; i < S_COUNT; i++)
+        if (ready(c, i) && subject_timed_kernel(env, &c->sk[i], &c->s[i], &pk[n]) == 0)
+            idx[n++] = i;
+    json_t *names = json_array();
+    for (int j = 0; j < n; j++)
+        json_array_append_new(names, json_string(c->s[idx[j]].name));
+    json_t *il = json_pack("{s:s, s:i, s:s, s:o}", "protocol", "interleaved", "rounds", env->topts.trials, "order",
+                           "balanced: round r orders the subjects by the Williams design (src/util/paired.h)",
+                           "subjects", names);
+    json_object_set_new(out, "interleave", il);
+    if (!n)
+        return;
+    struct ladder_timing *lt = xmalloc(sizeof *lt);
+    const struct operands *o = env->o;
+    if (rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, n, env->topts.trials, ROUND_BALANCED, lt) == 0) {
+        json_object_set_new(il, "warmup", pair_warmup_json(&lt->w));
+        for (int j = 0; j < n; j++)
+            subject_set_timing(env, &c->s[idx[j]], &lt->t[j], &lt->w, lt->iters[j]);
+        for (int j = 0; j < n; j++)
+            subject_verify_after(env, &c->sk[idx[j]], &c->s[idx[j]]);
+    } else {
+        /* Each trial ends synchronised, so a fault shows in its own subject's trial (failed);
+         * -1: in the shared warm-up, whose culprit is unknown. The context may be poisoned:
+         * nobody is timed. */
+        enum runner_status st = runner_fail_status();
+        const char *msg = runner_fail_message();
+        for (int j = 0; j < n; j++) {
+            struct subject *s = &c->s[idx[j]];
+            if (j == lt->failed) {
+                s->status = st;
+                snprintf(s->error, sizeof s->error, "%s", msg);
+            } else if (lt->failed >= 0) {
+                not_timed(s, st, "the trial of %s failed (%s)", c->s[idx[lt->failed]].name, msg);
+            } else {
+                not_timed(s, st, "the shared warm-up failed (%s)", msg);
+            }
+        }
+        runner_fail_clear();
+    }
+    free(lt);
 }
 
 static bool usable(const struct subject *s) { return s->available && s->status == RS_OK && s->timed; }
@@ -89,18 +190,46 @@ static json_t *ratios_json(const struct cmp *c)
                      "cusparselt_search_over_cublas", ratio(&s[S_SLT_SEARCH], &s[S_CUBLAS]));
 }
 
+/* Per round, a's speed over b's (b's time / a's: above 1 a is faster), their median and
+ * the sign-test interval, as `serve` reports a pairing (src/util/paired.h, on the printed
+ * trial times); null unless both were timed in the same rounds, at least PAIRED_MIN_PAIRS. */
+static json_t *paired(const struct subject *a, const struct subject *b)
+{
+    struct paired_stats st;
+    if (!usable(a) || !usable(b) || a->t.trials != b->t.trials ||
+        paired_stats_compute(a->t.trial_ms, b->t.trial_ms, a->t.trials, &st))
+        return json_null();
+    json_t *r = json_array();
+    for (int i = 0; i < st.n; i++)
+        json_array_append_new(r, json_real(st.ratio[i]));
+    return json_pack("{s:o, s:f, s:f, s:f, s:f}", "ratios", r, "median", st.median, "lo", st.lo, "hi", st.hi,
+                     "confidence", st.coverage);
+}
+
+static json_t *paired_json(const struct cmp *c)
+{
+    const struct subject *s = c->s;
+    return json_pack("{s:o, s:o, s:o}", "ours_over_cusparselt_search", paired(&s[S_OURS], &s[S_SLT_SEARCH]),
+                     "ours_over_cusparselt_default", paired(&s[S_OURS], &s[S_SLT_DEFAULT]),
+                     "ours_over_cublas", paired(&s[S_OURS], &s[S_CUBLAS]));
+}
+
 static void compare_measure(struct cmp *c, json_t *out)
 {
     struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials, c->o.warmup_ms}, true,
                             c->o.cold_l2};
-    vendor_cusparselt(&env, &c->s[S_SLT_DEFAULT], &c->s[S_SLT_SEARCH]);
-    vendor_cublas(&env, &c->s[S_CUBLAS]);
-    measure_ours(&env, c);
+    c->slt = vendor_cusparselt_open(&env, &c->s[S_SLT_DEFAULT], &c->s[S_SLT_SEARCH], &c->sk[S_SLT_DEFAULT],
+                                    &c->sk[S_SLT_SEARCH]);
+    c->dense = vendor_cublas_open(&env, &c->s[S_CUBLAS], &c->sk[S_CUBLAS]);
+    open_ours(&env, c);
+    if (verify_all(&env, c))
+        time_all(&env, c, out);
     json_t *results = json_object();
     for (int i = 0; i < S_COUNT; i++)
         json_object_set_new(results, c->s[i].name, subject_json(&c->s[i], &env));
     json_object_set_new(out, "results", results);
     json_object_set_new(out, "ratios", ratios_json(c));
+    json_object_set_new(out, "paired", paired_json(c));
 }
 
 int runner_cmd_compare(int argc, char **argv)
@@ -110,6 +239,7 @@ int runner_cmd_compare(int argc, char **argv)
     char error[1024] = "";
     memset(&c, 0, sizeof c);
     json_t *out = output_new("compare");
+    json_object_set_new(out, "protocol", json_string("interleaved")); /* how the subjects are timed */
     if (compare_prepare(&c, out, argc, argv) == 0) {
         compare_measure(&c, out);
         /* Vendor failures are reported per entry; ours decides the command's status. */
@@ -124,6 +254,8 @@ int runner_cmd_compare(int argc, char **argv)
     int rc = output_emit(out, status, error);
     for (int i = 0; i < S_COUNT; i++)
         subject_release(&c.s[i]);
+    vendor_cublas_close(c.dense);
+    vendor_cusparselt_close(c.slt);
     ours_release(&c.k);
     reference_release(&c.ref);
     operands_release(&c.ops);

@@ -43,9 +43,10 @@ int ours_prepare(const struct gpu *g, struct ours *k, const struct operands *o)
     return launch_prepare(g, &k->m, o, k->d_c, &k->l);
 }
 
-int ours_measure(const struct bench_env *env, struct ours *k, struct subject *s)
+int ours_open(const struct bench_env *env, struct ours *k, struct subject *s, struct subject_kernel *sk)
 {
     memset(s, 0, sizeof *s);
+    memset(sk, 0, sizeof *sk);
     s->name = "ours";
     s->available = true;
     s->extra = json_pack("{s:o}", "abi", launch_abi_json(&k->m, &k->l));
@@ -53,7 +54,14 @@ int ours_measure(const struct bench_env *env, struct ours *k, struct subject *s)
         subject_take_failure(s);
         return -1;
     }
-    const struct subject_kernel sk = {ours_launch, k, k->d_c, ours_cold_launch, k, k->rot.b[0][3], &k->rot};
+    *sk = (struct subject_kernel){ours_launch, k, k->d_c, ours_cold_launch, k, k->rot.b[0][3], &k->rot};
+    return 0;
+}
+
+int ours_measure(const struct bench_env *env, struct ours *k, struct subject *s)
+{
+    struct subject_kernel sk;
+    TRY(ours_open(env, k, s, &sk));
     return subject_measure(env, &sk, s);
 }
 

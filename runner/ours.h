@@ -21,14 +21,29 @@ int ours_prepare(const struct gpu *g, struct ours *k, const struct operands *o);
 /* Fills s ("ours", extra = {"abi": ...}). 0 if ok. Cold L2 (env->cold_l2, an unscaled
  * operand set): the rotation is made first. */
 int ours_measure(const struct bench_env *env, struct ours *k, struct subject *s);
+/* What ours_measure does before the procedure: s initialised as above, the cold rotation
+ * made when env asks for it, and *sk what the subject launches (valid until ours_release).
+ * 0, or -1 with the failure in s. */
+int ours_open(const struct bench_env *env, struct ours *k, struct subject *s, struct subject_kernel *sk);
 void ours_release(struct ours *k);
 
-/* cuSPARSELt (plan built once, A compressed by cusparseLtSpMMACompress from the
- * same pruned A): def = default algorithm, search = after cusparseLtMatmulSearch.
- * Without CROQ_HAVE_CUSPARSELT both come back unavailable. Needs o->d_a_dense. */
-void vendor_cusparselt(const struct bench_env *env, struct subject *def, struct subject *search);
-/* Dense cuBLAS on the decompressed A: f16 cublasGemmEx, e4m3 cublasLtMatmul. Needs
- * o->d_a_dense. */
-void vendor_cublas(const struct bench_env *env, struct subject *s);
+/* The vendor baselines, set up once for `compare`, which verifies and times them beside
+ * ours (cmd_compare.c). Each open initialises its subjects and fills the kernel of each one
+ * that can run (valid until the close); a subject that cannot comes back unavailable (with
+ * its note: no library, a case the library rejects) or failed (status, error), its kernel
+ * zeroed. Needs o->d_a_dense. The close takes NULL.
+ *
+ * cuSPARSELt: one handle and compressed A (cusparseLtSpMMACompress of the same pruned A),
+ * two plans: def the default algorithm, search a plan of its own after
+ * cusparseLtMatmulSearch, which runs inside the open (never inside a timing). Without
+ * CROQ_HAVE_CUSPARSELT both come back unavailable and the open returns NULL. */
+struct slt;
+struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
+                                   struct subject_kernel *kdef, struct subject_kernel *ksearch);
+void vendor_cusparselt_close(struct slt *s);
+/* Dense cuBLAS on the decompressed A: f16 cublasGemmEx, e4m3 cublasLtMatmul. */
+struct dense;
+struct dense *vendor_cublas_open(const struct bench_env *env, struct subject *s, struct subject_kernel *k);
+void vendor_cublas_close(struct dense *d);
 
 #endif

@@ -245,10 +245,16 @@ json_t *pair_json(const struct pair_result *r)
 int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
                 int rounds, struct ladder_timing *r)
 {
+    return rounds_time(g, o, flops, k, n, rounds, ROUND_ROTATE, r);
+}
+
+int rounds_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
+                int rounds, enum round_order order, struct ladder_timing *r)
+{
     CUevent ev[2 * PAIR_MAX_KERNELS];
     const struct pair_kernel *kp[PAIR_MAX_KERNELS];
     double est[PAIR_MAX_KERNELS];
-    int rc = -1, nev = 0;
+    int rc = -1, nev = 0, ord[PAIR_MAX_KERNELS];
     memset(r, 0, sizeof *r);
     r->failed = -1;
     if (n < 1 || n > PAIR_MAX_KERNELS || rounds < 1 || rounds > TIMING_MAX_TRIALS) {
@@ -267,14 +273,20 @@ int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, co
         goto out;
     for (int i = 0; i < n; i++)
         r->iters[i] = launches_for(est[i], o->min_trial_ms, o->max_iters);
-    for (int round = 0; round < rounds; round++)
-        for (int j = 0; j < n; j++) { /* round r starts with kernel r mod n: each follows every other alike */
-            int i = (round + j) % n;
+    for (int round = 0; round < rounds; round++) {
+        if (order == ROUND_BALANCED)
+            paired_round_order(n, round, ord);
+        else
+            for (int j = 0; j < n; j++) /* round r starts with kernel r mod n */
+                ord[j] = (round + j) % n;
+        for (int j = 0; j < n; j++) {
+            int i = ord[j];
             if (trial(g, kp[i], r->iters[i], ev, &r->t[i])) {
                 r->failed = i;
                 goto out;
             }
         }
+    }
     for (int i = 0; i < n; i++)
         timing_summarise(&r->t[i], flops);
     r->n = n;

@@ -89,6 +89,13 @@ struct ladder_timing {
 };
 int ladder_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
                 int rounds, struct ladder_timing *r);
+/* The same with the order of the kernels within a round chosen: ROUND_ROTATE is
+ * ladder_time's; ROUND_BALANCED the Williams design of src/util/paired.h
+ * (paired_round_order), in which no kernel always follows the same one: `compare`'s
+ * interleaved subjects (docs/runner-protocol.md, "compare"). */
+enum round_order { ROUND_ROTATE, ROUND_BALANCED };
+int rounds_time(const struct gpu *g, const struct pair_opts *o, double flops, const struct pair_kernel *k, int n,
+                int rounds, enum round_order order, struct ladder_timing *r);
 /* {"iters", "trial_ms": [...], "sm_clock_mhz": [per trial, null unknown], "median_ms", "tflops",
  *  "gpu_state": timing_gpu_state_json of its trials (temperature, power, throttle reasons)}
  * of kernel i */

@@ -17,7 +17,7 @@ static int fail_incorrect(const char *phase, const struct verify_result *v)
     return -1;
 }
 
-static int measure_steps(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
+static int verify_first(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
 {
     const struct operands *o = env->o;
     TRY(verify_poison(env->g, k->d_c, o->m, o->n));
@@ -30,49 +30,77 @@ static int measure_steps(const struct bench_env *env, const struct subject_kerne
         if (!s->v.passed)
             return fail_incorrect("on the first launch", &s->v);
     }
-    if (!env->time_it)
-        return 0;
-    /* --trials trials of at least 20 ms, at most --iters launches each, after a warm-up of
-     * at least --warmup launches that lasts until clock and power settle */
-    struct pair_opts po;
-    pair_opts_default(&po);
-    po.pairs = env->topts.trials;
-    po.max_iters = env->topts.iters;
-    po.warmup_min_launches = env->topts.warmup;
+    return 0;
+}
+
+void subject_pair_opts(const struct bench_env *env, struct pair_opts *po)
+{
+    pair_opts_default(po);
+    po->pairs = env->topts.trials;
+    po->max_iters = env->topts.iters;
+    po->warmup_min_launches = env->topts.warmup;
     if (env->topts.warmup_ms > 0)
-        po.warmup_max_ms = env->topts.warmup_ms;
+        po->warmup_max_ms = env->topts.warmup_ms;
     else if (env->topts.warmup_ms < 0)
-        po.warmup_min_ms = po.warmup_max_ms = 0;
-    struct pair_kernel pk = {k->fn, k->ctx};
-    CUdeviceptr timed_c = k->d_c;
-    if (env->cold_l2) {
-        if (!k->cold_fn || !k->rot || !k->rot->n) {
-            runner_fail(RS_INTERNAL_ERROR, "%s cannot be timed with a cold L2", s->name);
-            return -1;
-        }
-        pk = (struct pair_kernel){k->cold_fn, k->cold_ctx};
-        timed_c = k->cold_c;
-        k->rot->next = 0; /* copy 0 first, and its output is the one checked */
-        TRY(verify_poison(env->g, timed_c, o->m, o->n));
-        s->cold = true;
-        s->rot_copies = k->rot->n;
-        s->l2_bytes = k->rot->l2_bytes;
+        po->warmup_min_ms = po->warmup_max_ms = 0;
+}
+
+static int timed_kernel(const struct bench_env *env, const struct subject_kernel *k, struct subject *s,
+                        struct pair_kernel *pk)
+{
+    *pk = (struct pair_kernel){k->fn, k->ctx};
+    if (!env->cold_l2)
+        return 0;
+    if (!k->cold_fn || !k->rot || !k->rot->n) {
+        runner_fail(RS_INTERNAL_ERROR, "%s cannot be timed with a cold L2", s->name);
+        return -1;
     }
-    struct pair_result *pr = xmalloc(sizeof *pr);
-    int rc = pair_run(env->g, &po, 2.0 * o->m * o->n * o->k, &pk, NULL, pr);
-    s->t = pr->cand;
-    s->w = pr->w;
-    s->t_used = (struct timing_opts){(int)pr->w.launches, pr->cand_iters, pr->cand.trials, env->topts.warmup_ms};
-    free(pr);
-    TRY(rc);
+    *pk = (struct pair_kernel){k->cold_fn, k->cold_ctx};
+    k->rot->next = 0; /* copy 0 first, and its output is the one checked */
+    TRY(verify_poison(env->g, k->cold_c, env->o->m, env->o->n));
+    s->cold = true;
+    s->rot_copies = k->rot->n;
+    s->l2_bytes = k->rot->l2_bytes;
+    return 0;
+}
+
+void subject_set_timing(const struct bench_env *env, struct subject *s, const struct timing_result *t,
+                        const struct warmup_rec *w, int iters)
+{
+    s->t = *t;
+    s->w = *w;
+    s->t_used = (struct timing_opts){(int)w->launches, iters, t->trials, env->topts.warmup_ms};
     s->timed = true;
+}
+
+static int verify_after(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
+{
     if (!env->r)
         return 0;
-    TRY(verify_output(env->g, timed_c, o, env->r, &s->v_after));
+    TRY(verify_output(env->g, env->cold_l2 ? k->cold_c : k->d_c, env->o, env->r, &s->v_after));
     s->verified_after_timing = true;
     if (!s->v_after.passed)
         return fail_incorrect("after the timed launches", &s->v_after);
     return 0;
+}
+
+static int measure_steps(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
+{
+    const struct operands *o = env->o;
+    TRY(verify_first(env, k, s));
+    if (!env->time_it)
+        return 0;
+    struct pair_opts po;
+    struct pair_kernel pk;
+    subject_pair_opts(env, &po);
+    TRY(timed_kernel(env, k, s, &pk));
+    struct pair_result *pr = xmalloc(sizeof *pr);
+    int rc = pair_run(env->g, &po, 2.0 * o->m * o->n * o->k, &pk, NULL, pr);
+    if (rc == 0)
+        subject_set_timing(env, s, &pr->cand, &pr->w, pr->cand_iters);
+    free(pr);
+    TRY(rc);
+    return verify_after(env, k, s);
 }
 
 void subject_take_failure(struct subject *s)
@@ -82,14 +110,36 @@ void subject_take_failure(struct subject *s)
     runner_fail_clear();
 }
 
+/* 0, or -1 with the failure moved into s. */
+static int settle(int rc, struct subject *s)
+{
+    if (rc == 0)
+        return 0;
+    subject_take_failure(s);
+    return -1;
+}
+
 int subject_measure(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
 {
     s->status = RS_OK;
     s->error[0] = '\0';
-    if (measure_steps(env, k, s) == 0)
-        return 0;
-    subject_take_failure(s);
-    return -1;
+    return settle(measure_steps(env, k, s), s);
+}
+
+int subject_verify(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
+{
+    return settle(verify_first(env, k, s), s);
+}
+
+int subject_timed_kernel(const struct bench_env *env, const struct subject_kernel *k, struct subject *s,
+                         struct pair_kernel *pk)
+{
+    return settle(timed_kernel(env, k, s, pk), s);
+}
+
+int subject_verify_after(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
+{
+    return settle(verify_after(env, k, s), s);
 }
 
 void subject_release(struct subject *s)

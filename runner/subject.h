@@ -63,6 +63,25 @@ struct subject_kernel {
  * else -1 with s->status / s->error set and the global failure cleared (so the next
  * subject starts clean). */
 int subject_measure(const struct bench_env *env, const struct subject_kernel *k, struct subject *s);
+
+/* The procedure's steps, for `compare`, which verifies every subject, then times them all
+ * in interleaved rounds (pairtime.h rounds_time) and checks each again. Each returns 0, or
+ * -1 with s->status / s->error set and the global failure cleared, as subject_measure.
+ *   subject_verify: poison C, one launch, synchronise, compare every element;
+ *   subject_timed_kernel: *pk = what the timed launches run (cold L2: the rotation, reset to
+ *     its copy 0, whose output is poisoned; s->cold and the rotation's facts are set);
+ *   subject_set_timing: the subject's trials t (iters launches each) after the warm-up w;
+ *   subject_verify_after: compare the timed launches' output (copy 0's when cold). */
+int subject_verify(const struct bench_env *env, const struct subject_kernel *k, struct subject *s);
+int subject_timed_kernel(const struct bench_env *env, const struct subject_kernel *k, struct subject *s,
+                         struct pair_kernel *pk);
+void subject_set_timing(const struct bench_env *env, struct subject *s, const struct timing_result *t,
+                        const struct warmup_rec *w, int iters);
+int subject_verify_after(const struct bench_env *env, const struct subject_kernel *k, struct subject *s);
+/* The timing options of env->topts as pair_opts: --trials trials of at least 20 ms and at
+ * most --iters launches, after a warm-up of at least --warmup launches that lasts until
+ * clock and power settle (--warmup-ms its limit; < 0: no timed warm-up). */
+void subject_pair_opts(const struct bench_env *env, struct pair_opts *po);
 /* Move the recorded failure (check.h) into s and clear it. */
 void subject_take_failure(struct subject *s);
 void subject_release(struct subject *s);

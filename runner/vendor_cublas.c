@@ -14,7 +14,10 @@
 
 #include <cublasLt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/log.h"
 
 #define LT_WORKSPACE_BYTES ((size_t)32 << 20)
 
@@ -116,8 +119,10 @@ static int dense_setup(const struct bench_env *env, struct dense *d, struct subj
     return lt_choose(d, s);
 }
 
-static void dense_release(struct dense *d)
+void vendor_cublas_close(struct dense *d)
 {
+    if (!d)
+        return;
     if (d->h) cublasDestroy(d->h);
     if (d->la) cublasLtMatrixLayoutDestroy(d->la);
     if (d->lb) cublasLtMatrixLayoutDestroy(d->lb);
@@ -127,20 +132,21 @@ static void dense_release(struct dense *d)
     gpu_free(&d->ws);
     gpu_free(&d->d_c);
     cold_rot_release(&d->rot);
+    free(d);
 }
 
-void vendor_cublas(const struct bench_env *env, struct subject *s)
+struct dense *vendor_cublas_open(const struct bench_env *env, struct subject *s, struct subject_kernel *k)
 {
-    struct dense d = {.o = env->o, .stream = env->g->stream};
+    struct dense *d = xmalloc(sizeof *d);
+    *d = (struct dense){.o = env->o, .stream = env->g->stream};
     memset(s, 0, sizeof *s);
+    memset(k, 0, sizeof *k);
     s->name = "cublas";
     s->available = true;
     s->extra = json_pack("{s:s}", "library", env->o->dtype == CROQ_DTYPE_F16 ? "cublas" : "cublasLt");
-    if (dense_setup(env, &d, s) || (s->available && env->cold_l2 && env->time_it && dense_cold_prepare(env, &d))) {
+    if (dense_setup(env, d, s) || (s->available && env->cold_l2 && env->time_it && dense_cold_prepare(env, d)))
         subject_take_failure(s);
-    } else if (s->available) {
-        const struct subject_kernel k = {dense_launch, &d, d.d_c, dense_cold_launch, &d, d.rot.b[0][2], &d.rot};
-        subject_measure(env, &k, s);
-    }
-    dense_release(&d);
+    else if (s->available)
+        *k = (struct subject_kernel){dense_launch, d, d->d_c, dense_cold_launch, d, d->rot.b[0][2], &d->rot};
+    return d;
 }

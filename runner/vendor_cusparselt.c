@@ -3,16 +3,23 @@
  * Descriptors (cuSPARSELt docs, "cusparseLtMatmul"): A structured 2:4, M x K
  * row-major, op NON_TRANSPOSE; B dense N x K row-major, op TRANSPOSE; C = D dense
  * f16 M x N row-major; compute 32F; alpha 1, beta 0. Alignment 16 B.
- * The plan is built once. A is our already-pruned A: cusparseLtSpMMAPruneCheck
- * confirms cuSPARSELt agrees it is 2:4, then cusparseLtSpMMACompress packs it, so
- * both libraries multiply the same values. "default" times the default algorithm;
- * "search" times the same plan after cusparseLtMatmulSearch picked its best.
+ * A is our already-pruned A: cusparseLtSpMMAPruneCheck confirms cuSPARSELt agrees it
+ * is 2:4, then cusparseLtSpMMACompress packs it once, so both libraries multiply the
+ * same values. Two plans over the one matmul descriptor, each with its own algorithm
+ * selection and D: "default" keeps the default algorithm; "search" is changed by
+ * cusparseLtMatmulSearch (which writes the plan's algorithm selection) before anything
+ * is timed, so compare can time both in the same rounds. Both run on the one compressed
+ * A, as cuSPARSELt's own samples do after a search, with one workspace of the larger
+ * size (one stream: never two launches at once).
  * Compiled in only with CROQ_HAVE_CUSPARSELT (CMake found the header and library).
  */
 #include "ours.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/log.h"
 
 #ifndef CROQ_HAVE_CUSPARSELT
 
@@ -24,12 +31,18 @@ static void unavailable(struct subject *s, const char *name)
     snprintf(s->note, sizeof s->note, "runner built without cuSPARSELt (cusparseLt.h or libcusparseLt not found by CMake)");
 }
 
-void vendor_cusparselt(const struct bench_env *env, struct subject *def, struct subject *search)
+struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
+                                   struct subject_kernel *kdef, struct subject_kernel *ksearch)
 {
     (void)env;
     unavailable(def, "cusparselt_default");
     unavailable(search, "cusparselt_search");
+    memset(kdef, 0, sizeof *kdef);
+    memset(ksearch, 0, sizeof *ksearch);
+    return NULL;
 }
+
+void vendor_cusparselt_close(struct slt *s) { (void)s; }
 
 #else
 
@@ -37,44 +50,57 @@ void vendor_cusparselt(const struct bench_env *env, struct subject *def, struct 
 #define DISABLE_CUSPARSE_DEPRECATED
 #include <cusparseLt.h>
 
+enum { P_DEFAULT, P_SEARCH, P_COUNT };
+
+
+/* One plan: its algorithm selection, its output and, cold, its rotation. */
+struct slt_plan {
+    struct slt *s;
+    cusparseLtMatmulAlgSelection_t alg;
+    cusparseLtMatmulPlan_t plan;
+    int have;                  /* 1: alg created, 2: and the plan */
+    size_t ws_need;            /* the plan's workspace */
+    CUdeviceptr d_c;
+    struct cold_rot rot;       /* cold L2: copies of the compressed A, B and this plan's D */
+};
+
 struct slt {
     const struct operands *o;
     cudaStream_t stream;
     cusparseLtHandle_t h;
     cusparseLtMatDescriptor_t ma, mb, mc;
     cusparseLtMatmulDescriptor_t mm;
-    cusparseLtMatmulAlgSelection_t alg;
-    cusparseLtMatmulPlan_t plan;
-    int have; /* how many of h, descriptors, alg, plan were created (for release) */
-    CUdeviceptr a_comp, comp_buf, ws, d_c, d_valid;
+    int have; /* 1: the handle, 2: and the matrix descriptors, 3: and the matmul descriptor */
+    struct slt_plan p[P_COUNT];
+    CUdeviceptr a_comp, comp_buf, ws, d_valid;
     size_t ws_bytes, comp_bytes;
-    struct cold_rot rot;       /* cold L2: copies of the compressed A, B and D */
 };
 
 static const char *slt_text(int rc) { return cusparseLtGetErrorName((cusparseStatus_t)rc); }
 
-/* D = A . B^T on the given buffers (the set's, or a cold-L2 copy's). */
-static int slt_matmul(struct slt *s, CUdeviceptr a_comp, CUdeviceptr b, CUdeviceptr d)
+/* D = A . B^T with plan p on the given buffers (the set's, or a cold-L2 copy's). */
+static int slt_matmul(struct slt_plan *p, CUdeviceptr a_comp, CUdeviceptr b, CUdeviceptr d)
 {
+    struct slt *s = p->s;
     const float one = 1.0f, zero = 0.0f;
     LIB_CHECK(RS_LAUNCH_ERROR,
-              cusparseLtMatmul(&s->h, &s->plan, &one, (const void *)a_comp, (const void *)b, &zero,
+              cusparseLtMatmul(&s->h, &p->plan, &one, (const void *)a_comp, (const void *)b, &zero,
                                (const void *)d, (void *)d, (void *)s->ws, &s->stream, 1),
               slt_text);
     return 0;
 }
 
-static int slt_launch(void *p)
+static int slt_launch(void *ctx)
 {
-    struct slt *s = p;
-    return slt_matmul(s, s->a_comp, s->o->d_b, s->d_c);
+    struct slt_plan *p = ctx;
+    return slt_matmul(p, p->s->a_comp, p->s->o->d_b, p->d_c);
 }
 
-static int slt_cold_launch(void *p)
+static int slt_cold_launch(void *ctx)
 {
-    struct slt *s = p;
-    int i = cold_rot_next(&s->rot);
-    return slt_matmul(s, s->rot.b[i][0], s->rot.b[i][1], s->rot.b[i][2]);
+    struct slt_plan *p = ctx;
+    int i = cold_rot_next(&p->rot);
+    return slt_matmul(p, p->rot.b[i][0], p->rot.b[i][1], p->rot.b[i][2]);
 }
 
 static int slt_descriptors(struct slt *s)
@@ -90,10 +116,15 @@ static int slt_descriptors(struct slt *s)
     s->have = 2;
     LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulDescriptorInit(&s->h, &s->mm, CUSPARSE_OPERATION_NON_TRANSPOSE,
               CUSPARSE_OPERATION_TRANSPOSE, &s->ma, &s->mb, &s->mc, &s->mc, CUSPARSE_COMPUTE_32F), slt_text);
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgSelectionInit(&s->h, &s->alg, &s->mm, CUSPARSELT_MATMUL_ALG_DEFAULT), slt_text);
     s->have = 3;
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulPlanInit(&s->h, &s->plan, &s->mm, &s->alg), slt_text);
-    s->have = 4;
+    for (int i = 0; i < P_COUNT; i++) {
+        struct slt_plan *p = &s->p[i];
+        p->s = s;
+        LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgSelectionInit(&s->h, &p->alg, &s->mm, CUSPARSELT_MATMUL_ALG_DEFAULT), slt_text);
+        p->have = 1;
+        LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulPlanInit(&s->h, &p->plan, &s->mm, &p->alg), slt_text);
+        p->have = 2;
+    }
     return 0;
 }
 
@@ -117,66 +148,87 @@ static int slt_prune_check(struct slt *s)
     return 0;
 }
 
+/* The workspace: the larger of the plans' needs (a search may pick an algorithm that
+ * needs more than the default). */
+static int slt_workspace(struct slt *s)
+{
+    size_t need = 0;
+    for (int i = 0; i < P_COUNT; i++) {
+        LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulGetWorkspace(&s->h, &s->p[i].plan, &s->p[i].ws_need), slt_text);
+        need = s->p[i].ws_need > need ? s->p[i].ws_need : need;
+    }
+    if (s->ws && need <= s->ws_bytes)
+        return 0;
+    CU_CHECK(RS_INTERNAL_ERROR, cuStreamSynchronize((CUstream)s->stream)); /* nothing still uses the old one */
+    gpu_free(&s->ws);
+    s->ws_bytes = need;
+    return gpu_alloc(&s->ws, need, "cuSPARSELt workspace");
+}
+
 static int slt_buffers(struct slt *s)
 {
     size_t comp = 0, comp_buf = 0;
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtSpMMACompressedSize(&s->h, &s->plan, &comp, &comp_buf), slt_text);
+    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtSpMMACompressedSize(&s->h, &s->p[P_DEFAULT].plan, &comp, &comp_buf), slt_text);
     s->comp_bytes = comp;
     TRY(gpu_alloc(&s->a_comp, comp, "cuSPARSELt compressed A"));
     TRY(gpu_alloc(&s->comp_buf, comp_buf, "cuSPARSELt compress buffer"));
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtSpMMACompress(&s->h, &s->plan, (const void *)s->o->d_a_dense,
+    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtSpMMACompress(&s->h, &s->p[P_DEFAULT].plan, (const void *)s->o->d_a_dense,
               (void *)s->a_comp, (void *)s->comp_buf, s->stream), slt_text);
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulGetWorkspace(&s->h, &s->plan, &s->ws_bytes), slt_text);
-    TRY(gpu_alloc(&s->ws, s->ws_bytes, "cuSPARSELt workspace"));
-    return gpu_alloc(&s->d_c, (size_t)s->o->m * s->o->n * 2, "cuSPARSELt D");
-}
-
-/* The search may pick an algorithm with a larger workspace. */
-static int slt_search(struct slt *s)
-{
-    const float one = 1.0f, zero = 0.0f;
-    size_t need = 0;
-    LIB_CHECK(RS_INTERNAL_ERROR,
-              cusparseLtMatmulSearch(&s->h, &s->plan, &one, (const void *)s->a_comp, (const void *)s->o->d_b, &zero,
-                                     (const void *)s->d_c, (void *)s->d_c, (void *)s->ws, &s->stream, 1),
-              slt_text);
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulGetWorkspace(&s->h, &s->plan, &need), slt_text);
-    if (need > s->ws_bytes) {
-        gpu_free(&s->ws);
-        s->ws_bytes = need;
-        TRY(gpu_alloc(&s->ws, need, "cuSPARSELt workspace"));
-    }
+    TRY(slt_workspace(s));
+    for (int i = 0; i < P_COUNT; i++)
+        TRY(gpu_alloc(&s->p[i].d_c, (size_t)s->o->m * s->o->n * 2, "cuSPARSELt D"));
     return 0;
 }
 
-/* Cold L2: copies of the compressed A (a plain buffer: the plan holds no pointer into it),
- * B and D (buffers 0..2); made after the compression, shared by both subjects. */
-static int slt_cold_prepare(const struct bench_env *env, struct slt *s)
+/* The search plan's algorithm: cusparseLtMatmulSearch times the candidates and writes the
+ * fastest into the plan; then the workspace grows if that one needs more. */
+static int slt_search(struct slt *s)
 {
-    const struct operands *o = s->o;
+    struct slt_plan *p = &s->p[P_SEARCH];
+    const float one = 1.0f, zero = 0.0f;
+    LIB_CHECK(RS_INTERNAL_ERROR,
+              cusparseLtMatmulSearch(&s->h, &p->plan, &one, (const void *)s->a_comp, (const void *)s->o->d_b, &zero,
+                                     (const void *)p->d_c, (void *)p->d_c, (void *)s->ws, &s->stream, 1),
+              slt_text);
+    return slt_workspace(s);
+}
+
+/* Cold L2: per plan, copies of the compressed A (a plain buffer: the plan holds no pointer
+ * into it), B and its D (buffers 0..2); made after the compression. */
+static int slt_cold_prepare(const struct bench_env *env, struct slt_plan *p)
+{
+    const struct operands *o = env->o;
     const struct cold_buf bufs[3] = {
-        {s->a_comp, s->comp_bytes, "rotated cuSPARSELt compressed A"},
+        {p->s->a_comp, p->s->comp_bytes, "rotated cuSPARSELt compressed A"},
         {o->d_b, (size_t)o->n * o->k * o->esz, "rotated B"},
         {0, (size_t)o->m * o->n * 2, "rotated cuSPARSELt D"},
     };
-    CU_CHECK(RS_INTERNAL_ERROR, cuStreamSynchronize((CUstream)s->stream)); /* the compression is done */
-    return cold_rot_make(env->g, bufs, 3, &s->rot);
+    CU_CHECK(RS_INTERNAL_ERROR, cuStreamSynchronize((CUstream)p->s->stream)); /* the compression is done */
+    return cold_rot_make(env->g, bufs, 3, &p->rot);
 }
 
-static json_t *slt_alg_json(struct slt *s)
+static json_t *slt_alg_json(struct slt_plan *p)
 {
+    struct slt *s = p->s;
     int id = -1, max_id = -1, split_k = -1;
-    cusparseLtMatmulAlgGetAttribute(&s->h, &s->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &id, sizeof id);
-    cusparseLtMatmulAlgGetAttribute(&s->h, &s->alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID, &max_id, sizeof max_id);
-    cusparseLtMatmulAlgGetAttribute(&s->h, &s->alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k, sizeof split_k);
+    cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &id, sizeof id);
+    cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID, &max_id, sizeof max_id);
+    cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k, sizeof split_k);
     return json_pack("{s:s, s:{s:i, s:i, s:i, s:I}}", "library", "cusparselt", "algorithm", "config_id", id,
-                     "config_max_id", max_id, "split_k", split_k, "workspace_bytes", (json_int_t)s->ws_bytes);
+                     "config_max_id", max_id, "split_k", split_k, "workspace_bytes", (json_int_t)p->ws_need);
 }
 
-static void slt_release(struct slt *s)
+void vendor_cusparselt_close(struct slt *s)
 {
-    if (s->have >= 4) cusparseLtMatmulPlanDestroy(&s->plan);
-    if (s->have >= 3) cusparseLtMatmulAlgSelectionDestroy(&s->alg);
+    if (!s)
+        return;
+    for (int i = 0; i < P_COUNT; i++) {
+        struct slt_plan *p = &s->p[i];
+        if (p->have >= 2) cusparseLtMatmulPlanDestroy(&p->plan);
+        if (p->have >= 1) cusparseLtMatmulAlgSelectionDestroy(&p->alg);
+        gpu_free(&p->d_c);
+        cold_rot_release(&p->rot);
+    }
     if (s->have >= 2) {
         cusparseLtMatDescriptorDestroy(&s->ma);
         cusparseLtMatDescriptorDestroy(&s->mb);
@@ -186,9 +238,8 @@ static void slt_release(struct slt *s)
     gpu_free(&s->a_comp);
     gpu_free(&s->comp_buf);
     gpu_free(&s->ws);
-    gpu_free(&s->d_c);
     gpu_free(&s->d_valid);
-    cold_rot_release(&s->rot);
+    free(s);
 }
 
 static void init_subject(struct subject *s, const char *name)
@@ -209,34 +260,37 @@ static void mark_unavailable(struct subject *a, struct subject *b)
     a->status = RS_OK;
 }
 
-void vendor_cusparselt(const struct bench_env *env, struct subject *def, struct subject *search)
+static struct subject_kernel plan_kernel(struct slt_plan *p)
 {
-    struct slt s = {.o = env->o, .stream = (cudaStream_t)env->g->stream};
+    return (struct subject_kernel){slt_launch, p, p->d_c, slt_cold_launch, p, p->rot.b[0][2], &p->rot};
+}
+
+struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
+                                   struct subject_kernel *kdef, struct subject_kernel *ksearch)
+{
+    struct slt *s = xmalloc(sizeof *s);
+    *s = (struct slt){.o = env->o, .stream = (cudaStream_t)env->g->stream};
     init_subject(def, "cusparselt_default");
     init_subject(search, "cusparselt_search");
-    if (slt_descriptors(&s) || slt_prune_check(&s) || slt_buffers(&s)) {
+    memset(kdef, 0, sizeof *kdef);
+    memset(ksearch, 0, sizeof *ksearch);
+    if (slt_descriptors(s) || slt_prune_check(s) || slt_buffers(s)) {
         mark_unavailable(def, search);
-        slt_release(&s);
-        return;
+        vendor_cusparselt_close(s);
+        return NULL;
     }
-    if (env->cold_l2 && env->time_it && slt_cold_prepare(env, &s)) {
+    bool cold = env->cold_l2 && env->time_it;
+    if (cold && slt_cold_prepare(env, &s->p[P_DEFAULT]))
         subject_take_failure(def);
-        snprintf(search->error, sizeof search->error, "%s", def->error);
-        search->status = def->status;
-        def->extra = slt_alg_json(&s);
-        search->extra = slt_alg_json(&s);
-        slt_release(&s);
-        return;
-    }
-    const struct subject_kernel k = {slt_launch, &s, s.d_c, slt_cold_launch, &s, s.rot.b[0][2], &s.rot};
-    subject_measure(env, &k, def);
-    def->extra = slt_alg_json(&s);
-    if (slt_search(&s))
+    else
+        *kdef = plan_kernel(&s->p[P_DEFAULT]);
+    if (slt_search(s) || (cold && slt_cold_prepare(env, &s->p[P_SEARCH])))
         subject_take_failure(search);
     else
-        subject_measure(env, &k, search);
-    search->extra = slt_alg_json(&s);
-    slt_release(&s);
+        *ksearch = plan_kernel(&s->p[P_SEARCH]);
+    def->extra = slt_alg_json(&s->p[P_DEFAULT]);
+    search->extra = slt_alg_json(&s->p[P_SEARCH]);
+    return s;
 }
 
 #endif

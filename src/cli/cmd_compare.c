@@ -1,7 +1,8 @@
 /* src/cli/cmd_compare.c — `croqtuner compare`: our kernel next to the vendor
  * libraries on one shape, in one runner process on the same operands (croq-runner
  * compare): ours, cuSPARSELt (default algorithm and after its search), dense cuBLAS,
- * each verified against the same reference and timed the same way, with ratios.
+ * each verified against the same reference, then timed together in interleaved rounds,
+ * with ratios of the medians and the paired per-round ratios ours / each vendor.
  * Exit: 0 ours verified (or --no-ours and the runner ran), 1 otherwise, 2 bad usage.
  */
 #include <errno.h>
@@ -30,6 +31,11 @@ static const char compare_usage[] =
     "then each --set) and measure it next to\n"
     "cuSPARSELt (default algorithm, and after cusparseLtMatmulSearch) and dense cuBLAS, in one\n"
     "runner process on the same operands; every result verified against the same reference.\n"
+    "The subjects are timed interleaved, as the tuner pairs candidates: after every one is\n"
+    "verified (and cuSPARSELt's search is done), one warm-up of all, then --trials rounds of one\n"
+    "trial of each, in an order that changes every round; each subject's median over the rounds,\n"
+    "its median SM clock, and per vendor the median of the per-round ratios ours / vendor with\n"
+    "its 95% sign-test interval (10 rounds: 2nd smallest to 2nd largest; 6 rounds at least).\n"
     "With --l2 cold every subject's timed launches rotate over copies of its own operands.\n"
     "\n"
     "  --no-ours         vendors only (nothing is compiled)\n"
@@ -37,8 +43,9 @@ static const char compare_usage[] =
     "  --work DIR        keep the generated source and cubin in DIR\n"
     "  --tuning DIR      also record the verified vendor numbers as\n"
     "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report',\n"
-    "                    with ours (ours_tflops, null unless verified, and ours_config) and the\n"
-    "                    L2 state (l2)\n"
+    "                    with ours (ours_tflops, null unless verified, and ours_config), the\n"
+    "                    L2 state (l2), how they were timed (protocol \"interleaved\", rounds)\n"
+    "                    and the paired ratios (paired)\n"
     CLI_MEASURE_HELP
     "\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
     "verification failed, 2 bad usage.\n";
@@ -119,10 +126,15 @@ static const char *cell(char *buf, size_t len, double x, int decimals)
 static void print_table(const struct compare_args *a, const struct measure_compare *c, const char *kernel)
 {
     static const int order[] = {MEASURE_CMP_OURS, MEASURE_CMP_SLT_DEFAULT, MEASURE_CMP_SLT_SEARCH, MEASURE_CMP_CUBLAS};
-    char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32];
-    printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches, %s L2)%s%s\n", croq_dtype_name(a->mo.dtype),
-           a->shape.text, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup, a->mo.iters, a->mo.trials,
-           a->mo.cold_l2 ? "cold" : "warm", kernel ? ", ours = " : "", kernel ? kernel : "");
+    char t[32], ms[32], sp[32], clk[32], pk[32], r1[32], r2[32], r3[32], how[64];
+    if (c->protocol == MEASURE_PROTO_INTERLEAVED)
+        snprintf(how, sizeof how, "interleaved in %d rounds", c->rounds);
+    else
+        snprintf(how, sizeof how, "timed in blocks");
+    printf("compare %s %s on %s (seed %llu, %d warmup, %d x %d launches, %s, %s L2)%s%s\n",
+           croq_dtype_name(a->mo.dtype), a->shape.text, c->run.gpu[0] ? c->run.gpu : "?", a->mo.seed, a->mo.warmup,
+           a->mo.iters, a->mo.trials, how, a->mo.cold_l2 ? "cold" : "warm", kernel ? ", ours = " : "",
+           kernel ? kernel : "");
     printf("%-19s %-14s %-8s %9s %10s %8s %6s %6s  %s\n", "subject", "status", "verified", "TFLOPS", "ms", "spread%",
            "clock", "%peak", "note");
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
@@ -136,6 +148,38 @@ static void print_table(const struct compare_args *a, const struct measure_compa
     printf("ratios: ours/cuSPARSELt-search %s  ours/cuSPARSELt-default %s  ours/cuBLAS %s\n",
            cell(r1, sizeof r1, c->ours_over_slt_search, 3), cell(r2, sizeof r2, c->ours_over_slt_default, 3),
            cell(r3, sizeof r3, c->ours_over_cublas, 3));
+    if (c->protocol != MEASURE_PROTO_INTERLEAVED)
+        return;
+    static const struct { int i; const char *label; } vs[] = {
+        {MEASURE_CMP_SLT_SEARCH, "cuSPARSELt-search"}, {MEASURE_CMP_SLT_DEFAULT, "cuSPARSELt-default"},
+        {MEASURE_CMP_CUBLAS, "cuBLAS"}};
+    printf("paired (median [95%% interval] of per-round ratios):");
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        const struct measure_cmp_paired *p = &c->paired[vs[i].i];
+        if (p->n)
+            printf(" ours/%s %.3f [%.3f, %.3f]", vs[i].label, p->median, p->lo, p->hi);
+        else
+            printf(" ours/%s -", vs[i].label);
+    }
+    printf("\n");
+}
+
+/* {"ours_over_<vendor>": {"median", "lo", "hi", "rounds"} or null, ...}: the paired ratios of
+ * an interleaved compare of ours. */
+static json_t *paired_json(const struct measure_compare *c)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < MEASURE_CMP_COUNT; i++) {
+        const struct measure_cmp_paired *p = &c->paired[i];
+        char key[64];
+        if (i == MEASURE_CMP_OURS)
+            continue;
+        snprintf(key, sizeof key, "ours_over_%s", measure_cmp_names[i]);
+        json_object_set_new(o, key, p->n ? json_pack("{s:f, s:f, s:f, s:i}", "median", p->median, "lo", p->lo, "hi",
+                                                     p->hi, "rounds", p->n)
+                                         : json_null());
+    }
+    return o;
 }
 
 /* A vendor's TFLOPS, or null when it was not measured or not verified: an unverified
@@ -170,11 +214,19 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
                               ? json_null()
                               : json_real(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz),
                           "timestamp", stamp, "gpu", c->run.gpu, "l2", a->mo.cold_l2 ? "cold" : "warm");
+    bool interleaved = c->protocol == MEASURE_PROTO_INTERLEAVED;
+    if (j) {
+        json_object_set_new(j, "protocol", json_string(measure_cmp_protocol_name(c->protocol)));
+        if (interleaved)
+            json_object_set_new(j, "rounds", json_integer(c->rounds));
+    }
     if (j && cfg) {
         char sig[CROQ_SIG_MAX];
         knobs_signature(cfg, sig);
         json_object_set_new(j, "ours_tflops", verified_tflops(&c->e[MEASURE_CMP_OURS]));
         json_object_set_new(j, "ours_config", json_string(sig));
+        if (interleaved)
+            json_object_set_new(j, "paired", paired_json(c));
     }
     char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(7)) : NULL;
     int rc = text ? atomic_write_str(path, text) : -1;
@@ -214,7 +266,9 @@ static int compare_execute(struct compare_args *a, const struct croq_config *cfg
         if (c.run.status != MEASURE_OK)
             log_error("compare: %s: %s", measure_status_name(c.run.status), c.run.error);
         rc = c.run.status == MEASURE_OK ? 0 : 1;
-        if (a->tuning && measured && save_vendor(a, a->no_ours ? NULL : cfg, &c))
+        /* a reply that did not parse (a field the check refused, e.g. an unknown protocol)
+         * says nothing reliable: nothing is recorded from it */
+        if (a->tuning && measured && c.run.status != MEASURE_BAD_OUTPUT && save_vendor(a, a->no_ours ? NULL : cfg, &c))
             rc = 1;
     } else {
         log_error("compare: %s", c.run.error);

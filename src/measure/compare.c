@@ -57,12 +57,72 @@ static void read_ratios(struct jget *g, json_t *o, struct measure_compare *c)
     jget_num(g, o, "ratios", "cusparselt_search_over_cublas", false, &c->slt_search_over_cublas);
 }
 
+static const char *const protocol_names[] = {[MEASURE_PROTO_BLOCKS] = "blocks",
+                                             [MEASURE_PROTO_INTERLEAVED] = "interleaved"};
+
+const char *measure_cmp_protocol_name(enum measure_cmp_protocol p)
+{
+    return p == MEASURE_PROTO_INTERLEAVED ? protocol_names[p] : protocol_names[MEASURE_PROTO_BLOCKS];
+}
+
+int measure_cmp_protocol_parse(const char *text, enum measure_cmp_protocol *out)
+{
+    for (size_t i = 0; text && i < sizeof protocol_names / sizeof *protocol_names; i++)
+        if (!strcmp(text, protocol_names[i])) {
+            *out = (enum measure_cmp_protocol)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* paired.<name>: null, or {"ratios": [...], "median", "lo", "hi", ...} with lo <= median <= hi. */
+static void read_paired(struct jget *g, json_t *o, const char *name, struct measure_cmp_paired *p)
+{
+    json_t *v = jget_obj_or_null(g, o, "paired", name);
+    if (!v)
+        return;
+    json_t *r = jget_array(g, v, name, "ratios", true);
+    jget_num(g, v, name, "median", true, &p->median);
+    jget_num(g, v, name, "lo", true, &p->lo);
+    jget_num(g, v, name, "hi", true, &p->hi);
+    p->n = r ? (int)json_array_size(r) : 0;
+    if (!(p->median > 0 && p->lo > 0 && p->lo <= p->median && p->median <= p->hi && isfinite(p->hi)))
+        jget_fail(g, "paired", name, "is not a positive median inside its interval [lo, hi]");
+}
+
 static void compare_clear(struct measure_compare *c)
 {
-    for (int i = 0; i < MEASURE_CMP_COUNT; i++)
+    for (int i = 0; i < MEASURE_CMP_COUNT; i++) {
         entry_clear(&c->e[i]);
+        c->paired[i] = (struct measure_cmp_paired){NAN, NAN, NAN, 0};
+    }
     c->ours_over_slt_search = c->ours_over_slt_default = c->ours_over_cublas = NAN;
     c->slt_search_over_cublas = NAN;
+    c->protocol = MEASURE_PROTO_BLOCKS;
+    c->rounds = 0;
+}
+
+/* "protocol" (absent: a runner from before it, which timed in blocks) and, interleaved,
+ * the rounds of "interleave" and the paired ratios. */
+static void read_protocol(struct jget *g, json_t *root, struct measure_compare *c)
+{
+    char name[32] = "";
+    long long rounds = 0;
+    json_t *o;
+    if (jget_str(g, root, "", "protocol", false, name, sizeof name) && measure_cmp_protocol_parse(name, &c->protocol))
+        jget_fail(g, "", "protocol", "is not \"interleaved\" or \"blocks\"");
+    if (c->protocol != MEASURE_PROTO_INTERLEAVED)
+        return;
+    if ((o = jget_obj(g, root, "", "interleave", false)) &&
+        jget_int_in(g, o, "interleave", "rounds", true, 1, MEASURE_MAX_TRIALS, &rounds))
+        c->rounds = (int)rounds;
+    if ((o = jget_obj(g, root, "", "paired", false)))
+        for (int i = 0; i < MEASURE_CMP_COUNT; i++)
+            if (i != MEASURE_CMP_OURS) {
+                char key[64];
+                snprintf(key, sizeof key, "ours_over_%s", measure_cmp_names[i]);
+                read_paired(g, o, key, &c->paired[i]);
+            }
 }
 
 int measure_compare_parse(const char *text, struct measure_compare *c)
@@ -87,6 +147,7 @@ int measure_compare_parse(const char *text, struct measure_compare *c)
             read_entry(&g, o, measure_cmp_names[i], &c->e[i]);
     if ((o = jget_obj(&g, root, "", "ratios", false)))
         read_ratios(&g, o, c);
+    read_protocol(&g, root, c);
     json_decref(root);
     if (g.failed) {
         c->run.status = MEASURE_BAD_OUTPUT;

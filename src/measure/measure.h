@@ -254,11 +254,34 @@ struct measure_cmp_entry {
     double tflops, median_ms, spread_pct, sm_clock_mhz, hw_eff_pct; /* NAN if not timed */
 };
 
+/* How the runner timed the subjects (docs/runner-protocol.md, "compare"). */
+enum measure_cmp_protocol {
+    MEASURE_PROTO_BLOCKS,      /* one subject after the other, each its own warm-up and trials
+                                  (a runner whose reply has no "protocol") */
+    MEASURE_PROTO_INTERLEAVED, /* one warm-up, then rounds of one trial of every subject */
+};
+/* "blocks", "interleaved" */
+const char *measure_cmp_protocol_name(enum measure_cmp_protocol p);
+/* The protocol named text (exactly one of the names above). 0, or -1 for anything else. */
+int measure_cmp_protocol_parse(const char *text, enum measure_cmp_protocol *out);
+
+/* Ours over one vendor, round by round (src/util/paired.h): the median of the per-round
+ * speed ratios (the vendor's time / ours: above 1 ours is faster) and its sign-test
+ * interval [lo, hi]; NAN and n 0 when the runner gave none. */
+struct measure_cmp_paired {
+    double median, lo, hi;
+    int n;
+};
+
 struct measure_compare {
     struct measure_result run; /* status, error, gpu, problem and process facts */
     struct measure_cmp_entry e[MEASURE_CMP_COUNT];
     double ours_over_slt_search, ours_over_slt_default, ours_over_cublas,
            slt_search_over_cublas; /* NAN when not computable */
+    enum measure_cmp_protocol protocol;
+    int rounds;                /* interleaved: the rounds asked for (--trials); 0 otherwise */
+    struct measure_cmp_paired paired[MEASURE_CMP_COUNT]; /* ours over the vendor of that index
+                                                            ([MEASURE_CMP_OURS] unused) */
 };
 
 /* Run `croq-runner compare` (o->cubin optional, o->dtype required). Same return

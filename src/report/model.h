@@ -54,8 +54,16 @@ struct vendor_value {
     enum vendor_src src;
 };
 
+/* How the compare behind a vendor.json timed its subjects (its "protocol"). */
+enum vendor_protocol {
+    VPROTO_NONE = 0,      /* no vendor.json read */
+    VPROTO_BLOCKS,        /* one after the other, each its own warm-up: files without "protocol" */
+    VPROTO_INTERLEAVED,   /* in rounds of one trial of every subject, the clock shared */
+};
+
 struct report_vendor {
     struct vendor_value cublas, sl_default, sl_search;
+    enum vendor_protocol protocol; /* of the vendor.json read (its measured values) */
     struct vendor_value ours;     /* our kernel, measured in the same compare run */
     char *ours_config;            /* its knob signature ("dtype=f16,kernel=1,..."), or NULL */
     char *path;                   /* the vendor.json read, relative to the tuning dir, or NULL */

@@ -26,7 +26,8 @@ int idealog_read(struct report_shape *s, const char *path, const char *rel, stru
 int state_read(struct report_sweep *sw, const char *path);
 
 /* perf/<key>/vendor.json (written by `croqtuner compare`) into s->vendor. 0 or -1. */
-/* Every vendor value (and ours) not measured: NAN, VSRC_NONE. Keeps path and ours_config. */
+/* Every vendor value (and ours) not measured: NAN, VSRC_NONE; protocol VPROTO_NONE. Keeps path and
+ * ours_config. */
 void vendor_clear(struct report_vendor *v);
 int vendor_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl);
 

@@ -6,7 +6,10 @@
  *    "cusparselt_default_tflops": 992.2, "cusparselt_search_tflops": 989.1,
  *    "ours_tflops": 970.4, "ours_config": "dtype=f16,kernel=1,...", ...}
  * A value that is null or absent was not measured. ours_* (optional) is our kernel of
- * that configuration measured in the same process as the vendors. Values still missing are taken
+ * that configuration measured in the same process as the vendors. "protocol" says how that
+ * process timed them: "interleaved" (rounds of one trial of each) or "blocks" (one after the
+ * other; files written before the member have none and mean this); any other value leaves
+ * the file unread (its numbers' meaning is unknown), with a note. Values still missing are taken
  * from the vendor anchors file (shared/data/vendor-anchors-h200.json) and marked as
  * anchors: measured on another day, so they must never be shown as the same run.
  */
@@ -25,6 +28,7 @@ void vendor_clear(struct report_vendor *v)
 {
     struct vendor_value none = {NAN, VSRC_NONE};
     v->cublas = v->sl_default = v->sl_search = v->ours = none;
+    v->protocol = VPROTO_NONE;
 }
 
 static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
@@ -53,6 +57,18 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
         json_decref(o);
         return -1;
     }
+    /* absent: a file from before the member, whose compare timed in blocks */
+    json_t *proto = json_object_get(o, "protocol");
+    const char *pname = json_string_value(proto);
+    enum vendor_protocol protocol = VPROTO_BLOCKS;
+    if (proto && pname && !strcmp(pname, "interleaved")) {
+        protocol = VPROTO_INTERLEAVED;
+    } else if (proto && !(pname && !strcmp(pname, "blocks"))) {
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: 'protocol' is not \"interleaved\" or \"blocks\" (file ignored)",
+                  rel);
+        json_decref(o);
+        return -1;
+    }
     static const char *const members[] = {"cublas_tflops", "cusparselt_default_tflops", "cusparselt_search_tflops",
                                            "ours_tflops"};
     for (size_t i = 0; i < sizeof members / sizeof *members; i++) {
@@ -63,6 +79,7 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
     take(&s->vendor.cublas, json_object_get(o, "cublas_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_default, json_object_get(o, "cusparselt_default_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_search, json_object_get(o, "cusparselt_search_tflops"), VSRC_MEASURED);
+    s->vendor.protocol = protocol;
     const char *cfg = json_string_value(json_object_get(o, "ours_config"));
     if (cfg && s->vendor.ours.src == VSRC_NONE) {
         take(&s->vendor.ours, json_object_get(o, "ours_tflops"), VSRC_MEASURED);

@@ -17,7 +17,17 @@ const char *tables_run_name(const struct report_shape *s)
 
 const char *tables_sim_tag(const struct report_shape *s) { return s->simulated ? " [SIMULATED]" : ""; }
 
-static const char *vendor_source(const struct report_shape *s)
+/* The marker of a measured vendor value: how its compare timed the subjects (VENDOR_LEGEND). */
+static const char *protocol_marker(const struct report_vendor *v)
+{
+    return v->protocol == VPROTO_INTERLEAVED ? " [i]" : " [b]";
+}
+
+#define VENDOR_LEGEND                                                                                        \
+    "; vendor source [i]: measured by a compare that timed the vendors and ours interleaved, round by "    \
+    "round at one clock; [b]: by an older compare that timed them one after the other in blocks"
+
+static const char *vendor_source(const struct report_shape *s, char *buf, size_t len)
 {
     struct vendor_value sl = stats_sparselt(&s->vendor);
     enum vendor_src a = s->vendor.cublas.src, b = sl.src;
@@ -25,9 +35,14 @@ static const char *vendor_source(const struct report_shape *s)
         return "";
     if ((a == VSRC_ANCHOR || a == VSRC_NONE) && (b == VSRC_ANCHOR || b == VSRC_NONE))
         return "anchor (not same run)";
-    if (a == VSRC_ANCHOR || b == VSRC_ANCHOR)
-        return "measured + anchor";
-    return "measured";
+    snprintf(buf, len, "measured%s%s", protocol_marker(&s->vendor),
+             a == VSRC_ANCHOR || b == VSRC_ANCHOR ? " + anchor" : "");
+    return buf;
+}
+
+static bool has_measured_vendor(const struct report_shape *s)
+{
+    return s->vendor.cublas.src == VSRC_MEASURED || stats_sparselt(&s->vendor).src == VSRC_MEASURED;
 }
 
 enum {
@@ -84,7 +99,8 @@ static void summary_row(struct report_table *t, const struct report_shape *s)
     table_num(t, r, S_SAME, stats_best_same_run(s), 1);
     table_num(t, r, S_CUBLAS, s->vendor.cublas.tflops, 1);
     table_num(t, r, S_SL, stats_sparselt(&s->vendor).tflops, 1);
-    table_text(t, r, S_VSRC, vendor_source(s));
+    char vsrc[48];
+    table_text(t, r, S_VSRC, vendor_source(s, vsrc, sizeof vsrc));
     table_ratio(t, r, S_XBASE, x.base, 2);
     table_ratio(t, r, S_XCUBLAS, x.cublas, 2);
     table_ratio(t, r, S_XSL, x.sl, 2);
@@ -112,11 +128,16 @@ static size_t count_simulated(const struct report_sweep *sw)
 
 void tables_summary(const struct report_sweep *sw, struct report_table *t)
 {
-    table_init(t, count_simulated(sw)
-                      ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); rows of "
-                        "backend sim are the simulated backend's, not GPU measurements"
-                      : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
-               S_NCOLS);
+    bool measured = false;
+    for (size_t i = 0; i < sw->n_shapes; i++)
+        measured |= has_measured_vendor(&sw->shapes[i]);
+    char caption[512];
+    snprintf(caption, sizeof caption, "%s%s",
+             count_simulated(sw) ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); "
+                                   "rows of backend sim are the simulated backend's, not GPU measurements"
+                                 : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
+             measured ? VENDOR_LEGEND : "");
+    table_init(t, caption, S_NCOLS);
     summary_cols(t);
     for (size_t i = 0; i < sw->n_shapes; i++)
         summary_row(t, &sw->shapes[i]);

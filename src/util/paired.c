@@ -2,6 +2,7 @@
 #include "paired.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,4 +48,20 @@ int paired_stats_compute(const double *cand, const double *inc, int n, struct pa
     out->hi = sorted[n - k];
     out->coverage = 1.0 - 2.0 * binom_cdf_half(n, k - 1);
     return 0;
+}
+
+/* Williams (1949): the first row 0, 1, n-1, 2, n-2, ... and its n cyclic shifts; for an
+ * odd n also their mirror images, without which a pair follows in one direction only. */
+void paired_round_order(int n, int round, int *order)
+{
+    if (n < 1)
+        return;
+    int period = n % 2 ? 2 * n : n;
+    int r = (round % period + period) % period, shift = r % n;
+    bool mirrored = r >= n;
+    for (int pos = 0; pos < n; pos++) {
+        int j = mirrored ? n - 1 - pos : pos;
+        int first = j == 0 ? 0 : j % 2 ? (j + 1) / 2 : n - j / 2;
+        order[pos] = (first + shift) % n;
+    }
 }

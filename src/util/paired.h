@@ -12,7 +12,9 @@
  *
  * Pure functions of the numbers: the gpu backend computes them from the trial times the
  * worker printed (7 significant digits, as parsed back), the sim backend from the ones it
- * wrote, and the audit from the raw file, so all three get the same doubles.
+ * wrote, and the audit from the raw file, so all three get the same doubles. `compare`
+ * computes them per round of its interleaved subjects (ours as the candidate, each vendor as
+ * the incumbent), whose order within a round paired_round_order gives.
  * Thread-safe (no state).
  */
 #ifndef CROQ_UTIL_PAIRED_H
@@ -36,5 +38,13 @@ struct paired_stats {
  * 0, or -1 when n is outside PAIRED_MIN_PAIRS..PAIRED_MAX or a time is not a positive
  * finite number (out is then zeroed). */
 int paired_stats_compute(const double *candidate_ms, const double *incumbent_ms, int n, struct paired_stats *out);
+
+/* The order of n kernels (0..n-1) in round `round` (0, 1, ...) of a timing that times each
+ * kernel once per round, as a Williams design: over every n rounds (2n for an odd n, the
+ * second n mirrored) each kernel takes each position of a round equally often and directly
+ * follows every other kernel within a round equally often, so no kernel is always timed right
+ * after the same one (whose heat and power draw set the clock it starts at). n = 2 is the
+ * alternation A B, B A. order: n entries, a permutation of 0..n-1. n < 1 writes nothing. */
+void paired_round_order(int n, int round, int *order);
 
 #endif

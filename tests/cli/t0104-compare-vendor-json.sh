@@ -32,6 +32,47 @@ grep -q '"ours_tflops": 1300.25' "$f" || { echo "ours_tflops missing"; fail=1; }
 grep -q '"ours_config": "dtype=e4m3,kernel=1,.*tile_n=128,' "$f" || { echo "ours_config missing"; fail=1; }
 [ $fail = 0 ] || cat "$f"
 grep -q '"l2": "warm"' "$f" || { echo "vendor.json does not say the L2 was warm"; fail=1; }
+# A reply without "protocol" comes from a runner that timed the subjects in blocks: said so
+# in the table's title and in vendor.json, with no rounds and no paired ratios.
+grep -q '"protocol": "blocks"' "$f" || { echo "vendor.json of a block-timed reply: $(cat "$f")"; fail=1; }
+grep -Eq '"rounds"|"paired"' "$f" && { echo "a block-timed record has rounds or paired ratios"; fail=1; }
+grep -q '^compare e4m3 256x256x256 on NVIDIA H200 (.*, timed in blocks, warm L2)' "$T/out" ||
+    { echo "table title of a block-timed reply: $(head -n 1 "$T/out")"; fail=1; }
+grep -q '^paired' "$T/out" && { echo "a block-timed reply printed paired ratios"; fail=1; }
+
+# An interleaved reply: its rounds in the title and vendor.json, the paired ratios ours / each
+# vendor (median and interval) in the table and in vendor.json, null where there are none.
+ratios='"ratios":[1.08,1.07,1.09,1.08,1.08,1.075,1.085,1.08,1.07,1.09]'
+sed 's/"command":"compare",/"command":"compare","protocol":"interleaved","interleave":{"protocol":"interleaved","rounds":10},"paired":{"ours_over_cusparselt_search":null,"ours_over_cusparselt_default":null,"ours_over_cublas":{'"$ratios"',"median":1.08,"lo":1.07,"hi":1.09,"confidence":0.979}},/' \
+    "$T/runner2" > "$T/runner5"
+chmod +x "$T/runner5"
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner5" \
+    --tuning "$T/inter" > "$T/out" 2>&1 || { cat "$T/out"; echo "interleaved compare failed"; exit 1; }
+fi5=$T/inter/perf/e4m3_256x256x256/vendor.json
+python3 - "$fi5" <<'EOF2' || fail=1
+import json, sys
+v = json.load(open(sys.argv[1]))
+want = {"protocol": "interleaved", "rounds": 10, "cublas_tflops": 1200.5, "ours_tflops": 1300.25,
+        "paired": {"ours_over_cusparselt_search": None, "ours_over_cusparselt_default": None,
+                   "ours_over_cublas": {"median": 1.08, "lo": 1.07, "hi": 1.09, "rounds": 10}}}
+bad = [(k, v.get(k), w) for k, w in want.items() if v.get(k) != w]
+if bad:
+    print("interleaved vendor.json: (member, got, want)", bad)
+    sys.exit(1)
+EOF2
+grep -q '^compare e4m3 256x256x256 on NVIDIA H200 (.*, interleaved in 10 rounds, warm L2)' "$T/out" ||
+    { echo "table title of an interleaved reply: $(head -n 1 "$T/out")"; fail=1; }
+grep -q '^paired (median \[95% interval\] of per-round ratios): ours/cuSPARSELt-search - ours/cuSPARSELt-default - ours/cuBLAS 1.080 \[1.070, 1.090\]$' "$T/out" ||
+    { echo "paired line: $(grep '^paired' "$T/out")"; fail=1; }
+
+# A protocol that is neither name: bad output, and nothing is recorded from the reply.
+sed 's/"protocol":"interleaved","interleave"/"protocol":"interleaved-ish","interleave"/' "$T/runner5" > "$T/runner6"
+chmod +x "$T/runner6"
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner6" \
+    --tuning "$T/badproto" > "$T/out" 2>&1 && { echo "compare took an unknown protocol: $(cat "$T/out")"; fail=1; }
+grep -q "bad_output: runner output: 'protocol' is not \"interleaved\" or \"blocks\"" "$T/out" ||
+    { echo "unknown protocol: $(cat "$T/out")"; fail=1; }
+[ -e "$T/badproto/perf/e4m3_256x256x256/vendor.json" ] && { echo "vendor.json written from a bad reply"; fail=1; }
 
 # --l2 cold reaches the runner as --l2 cold, and the reply's "l2" is checked against it:
 # the table's title and vendor.json say cold; a runner that timed warm is refused.

@@ -4,10 +4,10 @@
 # verified on every element then timed in one runner process (`croq-runner suite`), then the
 # fastest verified one timed again next to cuSPARSELt (default, and after
 # cusparseLtMatmulSearch) and cuBLAS in one process on the same operands (`croq-runner
-# compare`, vendors first, sustained timing ITERS x TRIALS). One row per shape: ours best, its
-# variant, each vendor, ratio ours / best vendor, the SM clock; the geometric mean of the
-# ratios over the nine large shapes of issue 14 last. Builds nothing: the cubins are compiled
-# ahead on the CPU machine:
+# compare`, interleaved: TRIALS rounds of one trial of each, at most ITERS launches a trial).
+# One row per shape: ours best, its variant, each vendor, ratio ours / best vendor, the SM
+# clock; the geometric mean of the ratios over the nine large shapes of issue 14 last.
+# Builds nothing: the cubins are compiled ahead on the CPU machine:
 #   tests/gpu/tools/prebuild-variants.sh build/bin build/ceiling-variants tests/gpu/ceiling-variants.txt
 # Usage (GPU machine, repo root): tests/gpu/ceiling.sh BIN_DIR OUT_DIR
 #   env: VARIANTS (prebuilt dir, default BIN_DIR/../ceiling-variants), SHAPES (shapes.json,

@@ -288,7 +288,13 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
      * cuSPARSELt computes, so these three numbers compare; the epilogue's cost is the
      * difference to the scaled run below. */
     step("cuSPARSELt", dtype, shape);
-    vendor_cusparselt(&env, &def, &search);
+    struct subject_kernel kdef, ksearch;
+    struct slt *slt = vendor_cusparselt_open(&env, &def, &search, &kdef, &ksearch);
+    if (kdef.fn)
+        subject_measure(&env, &kdef, &def);
+    if (ksearch.fn)
+        subject_measure(&env, &ksearch, &search);
+    vendor_cusparselt_close(slt);
     step("matmul unscaled: verify, time", dtype, shape);
     ok_plain = time_plan(h, &env, &l, CROQSPARSE_EPILOGUE_ALPHA, 1.0f, &plain, &info_plain, NULL, NULL, &graph_ok);
     step("plan search (unscaled): verify, time", dtype, shape);

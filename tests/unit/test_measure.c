@@ -312,8 +312,70 @@ static void test_parse_compare(void **state)
     assert_false(c.e[MEASURE_CMP_OURS].verified);
     assert_true(isnan(c.e[MEASURE_CMP_OURS].tflops));
     assert_true(isnan(c.ours_over_cublas));
+    assert_int_equal(c.protocol, MEASURE_PROTO_BLOCKS); /* a runner from before "protocol" */
+    assert_int_equal(c.rounds, 0);
+    assert_int_equal(c.paired[MEASURE_CMP_CUBLAS].n, 0);
     assert_int_equal(measure_compare_parse("{\"schema\":1,\"status\":\"ok\"}", &c), -1);
     assert_non_null(strstr(c.run.error, "'results' missing"));
+}
+
+/* An interleaved compare: its rounds and the paired ratios ours / vendor; a protocol that
+ * is neither name, or a paired median outside its interval, is bad output. */
+static void test_parse_compare_protocol(void **state)
+{
+    (void)state;
+    struct measure_compare c;
+    char j[2048], bad[2048];
+    const char *ok =
+        "{\"schema\":1,\"command\":\"compare\",\"protocol\":\"interleaved\",\"status\":\"ok\",\"results\":{"
+        "\"cublas\":{\"name\":\"cublas\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true},"
+        "  \"timing\":{\"tflops\":600,\"median_ms\":0.2},\"gpu_state\":{\"sm_clock_median_mhz\":1755}},"
+        "\"ours\":{\"name\":\"ours\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true},"
+        "  \"timing\":{\"tflops\":900,\"median_ms\":0.133},\"gpu_state\":{\"sm_clock_median_mhz\":1740}}},"
+        "\"interleave\":{\"protocol\":\"interleaved\",\"rounds\":%s,\"subjects\":[\"cublas\",\"ours\"]},"
+        "\"ratios\":{\"ours_over_cublas\":1.5},"
+        "\"paired\":{\"ours_over_cusparselt_search\":null,\"ours_over_cusparselt_default\":null,"
+        "  \"ours_over_cublas\":{\"ratios\":[1.5,1.49,1.52,1.5,1.51,1.48],\"median\":%s,\"lo\":1.48,\"hi\":1.52,"
+        "  \"confidence\":0.96875}}}";
+    snprintf(j, sizeof j, ok, "6", "1.5");
+    assert_int_equal(measure_compare_parse(j, &c), 0);
+    assert_int_equal(c.protocol, MEASURE_PROTO_INTERLEAVED);
+    assert_string_equal(measure_cmp_protocol_name(c.protocol), "interleaved");
+    assert_int_equal(c.rounds, 6);
+    assert_int_equal(c.paired[MEASURE_CMP_CUBLAS].n, 6);
+    assert_float_equal(c.paired[MEASURE_CMP_CUBLAS].median, 1.5, 0);
+    assert_float_equal(c.paired[MEASURE_CMP_CUBLAS].lo, 1.48, 0);
+    assert_float_equal(c.paired[MEASURE_CMP_CUBLAS].hi, 1.52, 0);
+    assert_int_equal(c.paired[MEASURE_CMP_SLT_SEARCH].n, 0);
+    assert_true(isnan(c.paired[MEASURE_CMP_SLT_SEARCH].median));
+    assert_float_equal(c.e[MEASURE_CMP_OURS].sm_clock_mhz, 1740, 0);
+    snprintf(bad, sizeof bad, ok, "6", "1.53"); /* above hi */
+    assert_int_equal(measure_compare_parse(bad, &c), -1);
+    assert_int_equal(c.run.status, MEASURE_BAD_OUTPUT);
+    assert_non_null(strstr(c.run.error, "'paired.ours_over_cublas' is not a positive median inside its interval"));
+    snprintf(bad, sizeof bad, ok, "0", "1.5"); /* no rounds */
+    assert_int_equal(measure_compare_parse(bad, &c), -1);
+    assert_non_null(strstr(c.run.error, "'interleave.rounds' is not in [1, 100]"));
+    static const char *const protocols[] = {"\"Interleaved\"", "\"\"", "\"blocks \"", "3"};
+    for (size_t i = 0; i < sizeof protocols / sizeof *protocols; i++) {
+        snprintf(j, sizeof j, ok, "6", "1.5");
+        char *p = strstr(j, "\"interleaved\""); /* the top-level member comes first */
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(p - j), j, protocols[i], p + strlen("\"interleaved\""));
+        assert_int_equal(measure_compare_parse(bad, &c), -1);
+        assert_int_equal(c.run.status, MEASURE_BAD_OUTPUT);
+        assert_non_null(strstr(c.run.error, "'protocol'"));
+    }
+    snprintf(j, sizeof j, ok, "6", "1.5");
+    char *p = strstr(j, "\"interleaved\"");
+    snprintf(bad, sizeof bad, "%.*s\"blocks\"%s", (int)(p - j), j, p + strlen("\"interleaved\""));
+    assert_int_equal(measure_compare_parse(bad, &c), 0); /* "blocks" said outright */
+    assert_int_equal(c.protocol, MEASURE_PROTO_BLOCKS);
+    assert_int_equal(c.rounds, 0);
+    enum measure_cmp_protocol pr;
+    assert_int_equal(measure_cmp_protocol_parse("interleaved", &pr), 0);
+    assert_int_equal(pr, MEASURE_PROTO_INTERLEAVED);
+    assert_int_equal(measure_cmp_protocol_parse("rounds", &pr), -1);
+    assert_int_equal(measure_cmp_protocol_parse(NULL, &pr), -1);
 }
 
 static void test_default_timeout(void **state)
@@ -701,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_parse_module_ids),
         cmocka_unit_test(test_parse_ladder),
         cmocka_unit_test(test_parse_compare),
+        cmocka_unit_test(test_parse_compare_protocol),
         cmocka_unit_test(test_default_timeout),
         cmocka_unit_test(test_run_ok_keeps_raw_json),
         cmocka_unit_test(test_run_crash_by_signal),

@@ -19,6 +19,7 @@
 #include "report/read.h"
 #include "report/stats.h"
 #include "report/sweep.h"
+#include "report/tables.h"
 #include "util/atomicio.h"
 
 static char tmpdir[] = "/tmp/croq-test-report.XXXXXX";
@@ -361,6 +362,74 @@ static void test_vendor_and_anchors(void **state)
     notes_release(&nl);
 }
 
+/* vendor.json's "protocol": absent (a file from before it) is a block-timed compare,
+ * "blocks" and "interleaved" are read as such, anything else leaves the file unread with a
+ * note; the summary's vendor source marks each measured row and its caption explains the
+ * marks. */
+static void test_vendor_protocol(void **state)
+{
+    static const struct {
+        const char *json;
+        int rc;
+        enum vendor_protocol want;
+    } cases[] = {
+        {"{\"cublas_tflops\": 650.5}", 0, VPROTO_BLOCKS},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"blocks\"}", 0, VPROTO_BLOCKS},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"interleaved\", \"rounds\": 10}", 0, VPROTO_INTERLEAVED},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"Interleaved\"}", -1, VPROTO_NONE},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": 2}", -1, VPROTO_NONE},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": null}", -1, VPROTO_NONE},
+    };
+    struct report_sweep sw = {0};
+    sw.shapes = calloc(2, sizeof *sw.shapes);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct report_notes nl = {0};
+        struct report_shape s = shape_of("f16_1024x1024x1024");
+        vendor_clear(&s.vendor);
+        assert_int_equal(s.vendor.protocol, VPROTO_NONE);
+        assert_int_equal(vendor_read(&s, write_tmp("v.json", cases[i].json), "perf/x/vendor.json", &nl), cases[i].rc);
+        assert_int_equal(s.vendor.protocol, cases[i].want);
+        if (cases[i].rc == 0) {
+            assert_int_equal(s.vendor.cublas.src, VSRC_MEASURED);
+            assert_int_equal(nl.n, 0);
+        } else { /* nothing of the file is used, and the note says why */
+            assert_int_equal(s.vendor.cublas.src, VSRC_NONE);
+            assert_null(s.vendor.path);
+            assert_true(has_note(&nl, NOTE_MALFORMED,
+                                 "perf/x/vendor.json: 'protocol' is not \"interleaved\" or \"blocks\" (file ignored)"));
+        }
+        if (i == 0 || i == 2) /* a block-timed and an interleaved shape for the summary */
+            sw.shapes[sw.n_shapes++] = s;
+        else
+            shape_release(&s);
+        notes_release(&nl);
+    }
+    sw.shapes[1].m = 2048; /* two shapes, not one shape twice */
+    struct report_table t;
+    tables_summary(&sw, &t);
+    size_t col = t.ncols;
+    for (size_t c = 0; c < t.ncols; c++)
+        if (!strcmp(t.cols[c].head, "vendor source"))
+            col = c;
+    assert_true(col < t.ncols);
+    assert_int_equal(t.nrows, 2);
+    assert_string_equal(table_at(&t, 0, col)->text, "measured [b]");
+    assert_string_equal(table_at(&t, 1, col)->text, "measured [i]");
+    assert_non_null(strstr(t.caption, "[i]: measured by a compare that timed the vendors and ours interleaved"));
+    assert_non_null(strstr(t.caption, "[b]: by an older compare that timed them one after the other in blocks"));
+    table_release(&t);
+    /* no measured vendor number: no legend */
+    for (size_t i = 0; i < sw.n_shapes; i++)
+        vendor_clear(&sw.shapes[i].vendor);
+    tables_summary(&sw, &t);
+    assert_null(strstr(t.caption, "vendor source"));
+    assert_string_equal(table_at(&t, 0, col)->text, "");
+    table_release(&t);
+    for (size_t i = 0; i < sw.n_shapes; i++)
+        shape_release(&sw.shapes[i]);
+    free(sw.shapes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,7 +437,7 @@ int main(void)
         cmocka_unit_test(test_results_read),     cmocka_unit_test(test_results_missing_and_headerless),
         cmocka_unit_test(test_best_column_authoritative), cmocka_unit_test(test_phases),
         cmocka_unit_test(test_geomean_ratio),    cmocka_unit_test(test_idealog),
-        cmocka_unit_test(test_state_forms),      cmocka_unit_test(test_vendor_and_anchors),
+        cmocka_unit_test(test_state_forms),      cmocka_unit_test(test_vendor_and_anchors), cmocka_unit_test(test_vendor_protocol),
         cmocka_unit_test(test_best_same_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,7 +7,7 @@
  * late duplicate dropped, a foreign line repeated on a new worker, twice: foreign_reply);
  * a missing runner; a worker that reports no GPU; the final ladder's request and replies
  * (service_ladder) and its deadline. And the paired statistics
- * (src/util/paired.h) on real numbers. */
+ * (src/util/paired.h) on real numbers, and the balanced order of interleaved rounds. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +60,49 @@ static void test_paired_sizes(void **state)
     c[3] = NAN;
     assert_int_equal(paired_stats_compute(c, i, 10, &st), -1);
     assert_int_equal(st.n, 0);
+}
+
+/* Williams' design: every round a permutation; over one period each kernel in each
+ * position equally often and each ordered pair adjacent equally often; the known rows. */
+static void test_paired_round_order(void **state)
+{
+    (void)state;
+    int o[8];
+    for (int n = 1; n <= 8; n++) {
+        int period = n % 2 ? 2 * n : n, pos[8][8] = {{0}}, next[8][8] = {{0}};
+        for (int r = 0; r < period; r++) {
+            int seen = 0;
+            paired_round_order(n, r, o);
+            for (int p = 0; p < n; p++) {
+                assert_true(o[p] >= 0 && o[p] < n);
+                seen |= 1 << o[p];
+                pos[o[p]][p]++;
+                if (p)
+                    next[o[p - 1]][o[p]]++;
+            }
+            assert_int_equal(seen, (1 << n) - 1);
+        }
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++) {
+                assert_int_equal(pos[a][b], period / n);
+                assert_int_equal(next[a][b], a == b ? 0 : period / n);
+            }
+        int again[8];
+        paired_round_order(n, period + 1, again); /* periodic */
+        paired_round_order(n, 1, o);
+        assert_memory_equal(o, again, (size_t)n * sizeof *o);
+    }
+    const int four[2][4] = {{0, 1, 3, 2}, {1, 2, 0, 3}}, three[4][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int r = 0; r < 2; r++) {
+        paired_round_order(4, r, o);
+        assert_memory_equal(o, four[r], sizeof four[r]);
+        paired_round_order(2, r, o);
+        assert_true(o[0] == r && o[1] == 1 - r); /* the alternation of a pair */
+    }
+    for (int r = 0; r < 4; r++) {
+        paired_round_order(3, r, o);
+        assert_memory_equal(o, three[r], sizeof three[r]);
+    }
 }
 
 static char fake[1024], log_path[1024];
@@ -345,6 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paired_ten),
         cmocka_unit_test(test_paired_sizes),
+        cmocka_unit_test(test_paired_round_order),
         cmocka_unit_test(test_service_outcomes),
         cmocka_unit_test(test_service_start_failures),
         cmocka_unit_test(test_service_ladder),
