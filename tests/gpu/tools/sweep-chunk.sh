@@ -4,7 +4,10 @@
 # shape resumes where it stopped: the sweep is crash-safe), then `croqtuner compare` of each
 # done shape's registered best beside cuSPARSELt (default and after search) and cuBLAS that
 # has no vendor record yet (perf/<dtype>_MxNxK/vendor.json, for the report), while
-# COMPARE_UNTIL seconds of the call are not spent (default LIMIT + 90). The directory is
+# COMPARE_UNTIL seconds of the call are not spent (default LIMIT + 90); with RECOMPARE_BLOCKS=1
+# also, after those, the done shapes whose record was timed in blocks (written before compare
+# interleaved its subjects: no "protocol" in vendor.json), so the report compares every shape
+# under one protocol. The directory is
 # packed without build/ and lock files into OUT_DIR/tuning.tgz, to be unpacked into the
 # checkout, committed, and carried to the next chunk.
 # shapes.json: $CROQ_SHAPES, else ../shared/data/shapes.json, which the device tool does not
@@ -23,15 +26,21 @@ echo "$(date -u +%FT%TZ) sweep chunk (limit $LIMIT s)"
 timeout "$LIMIT" "$B/croqtuner" sweep --dtype all --tuning "$T" > "$OUT/sweep.log" 2>&1
 echo "$(date -u +%FT%TZ) sweep rc=$? after $(( $(date +%s) - start )) s"
 grep -E ': done at iteration|final ladder' "$OUT/sweep.log" | tail -n 8
-python3 - "$T" <<'PY' > "$OUT/to-compare.txt"
+python3 - "$T" "${RECOMPARE_BLOCKS:-0}" <<'PY' > "$OUT/to-compare.txt"
 import json, os, sys
-d = sys.argv[1]
+d, again = sys.argv[1], sys.argv[2] == "1"
+missing, blocks = [], []
 for key, e in sorted(json.load(open(d + "/state.json"))["shapes"].items()):
     base = key[:-3] if key.endswith("_fs") else key
-    if e["status"] == "done" and e.get("best") and e["backend"] == "gpu" and \
-       not os.path.exists(f"{d}/perf/{base}/vendor.json"):
-        cfg = e["best"]["config"].split(",", 1)[1]
-        print(e["dtype"], f'{e["m"]}x{e["n"]}x{e["k"]}', cfg)
+    if e["status"] != "done" or not e.get("best") or e["backend"] != "gpu":
+        continue
+    row = f'{e["dtype"]} {e["m"]}x{e["n"]}x{e["k"]} {e["best"]["config"].split(",", 1)[1]}'
+    vp = f"{d}/perf/{base}/vendor.json"
+    if not os.path.exists(vp):
+        missing.append(row)
+    elif again and "protocol" not in json.load(open(vp)):
+        blocks.append(row)
+print("\n".join(missing + blocks))
 PY
 while read -r dtype shape cfg; do
     [ $(( $(date +%s) - start )) -lt "$COMPARE_UNTIL" ] || { echo "compare of $dtype $shape left for the next chunk"; continue; }

@@ -3,7 +3,10 @@
 directory (issue 27's closing-note table): iterations, wall time (first to last results.tsv
 timestamp), the registered best (the final ladder's TFLOPS and median SM clock), the iteration
 whose chained best first reached 95 % of the final chained best, the vendors of the same
-`croqtuner compare` call (perf/<shape>/vendor.json) and ours / best vendor there.
+`croqtuner compare` call (perf/<shape>/vendor.json) and ours / best vendor there, marked [b]
+when that call timed the subjects one block after another (a record without "protocol") and
+[i] when it interleaved them round by round; an interleaved record's paired median ratio
+ours / best vendor follows in brackets (docs/report.md, vendor.json).
 Reads only; run on the CPU machine after a chunk's tarball is unpacked."""
 import csv, json, os, sys
 from datetime import datetime
@@ -37,7 +40,14 @@ for key, e in sorted(state.items(), key=lambda kv: (kv[1]["dtype"], kv[1]["m"] *
     if os.path.exists(vp):
         v = json.load(open(vp))
         best_v = max(v["cusparselt_default_tflops"], v["cusparselt_search_tflops"], v["cublas_tflops"])
-        vend = f'{v["cusparselt_default_tflops"]:.1f} / {v["cusparselt_search_tflops"]:.1f} | {v["cublas_tflops"]:.1f} | {v["ours_tflops"]:.1f} / {best_v:.1f} = {v["ours_tflops"] / best_v:.2f}'
+        names = {"cusparselt_default_tflops": "cusparselt_default", "cusparselt_search_tflops": "cusparselt_search",
+                 "cublas_tflops": "cublas"}
+        best_name = max(names, key=lambda n: v[n])
+        proto = v.get("protocol", "blocks")
+        mark = {"blocks": "[b]", "interleaved": "[i]"}[proto]
+        pr = (v.get("paired") or {}).get("ours_over_" + names[best_name])
+        paired = f' (paired {pr["median"]:.3f})' if pr else ""
+        vend = f'{v["cusparselt_default_tflops"]:.1f} / {v["cusparselt_search_tflops"]:.1f} | {v["cublas_tflops"]:.1f} | {v["ours_tflops"]:.1f} / {best_v:.1f} = {v["ours_tflops"] / best_v:.2f} {mark}{paired}'
     else:
         vend = "not compared yet | | "
     print(f'| {e["dtype"]} {e["m"]}x{e["n"]}x{e["k"]} | {e["iteration"]}, {wall:.0f} s | '
