@@ -40,7 +40,8 @@ for key, e in sorted(json.load(open(d + "/state.json"))["shapes"].items()):
         missing.append(row)
     elif again and "protocol" not in json.load(open(vp)):
         blocks.append(row)
-print("\n".join(missing + blocks))
+for row in missing + blocks:
+    print(row)
 PY
 while read -r dtype shape cfg; do
     [ $(( $(date +%s) - start )) -lt "$COMPARE_UNTIL" ] || { echo "compare of $dtype $shape left for the next chunk"; continue; }
