@@ -90,7 +90,14 @@ install(EXPORT croqsparseTargets NAMESPACE croqsparse:: DESTINATION ${CMAKE_INST
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" @ONLY)
 file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
-install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
+# The package's version is the project's, as the pkg-config file's (t0240), so
+# find_package(croqsparse 0.9) is answered (without a version file CMake refuses any
+# requested version: "version: unknown").
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake" VERSION ${PROJECT_VERSION}
+                                 COMPATIBILITY SameMajorVersion)
+install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" "${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake"
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparse.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # ---- tests that need no GPU ------------------------------------------------------------

@@ -118,23 +118,27 @@ static void row_why(const char *dir, const struct state_shape *e, json_t *live, 
     json_decref(p);
 }
 
+/* The widest note after the best's number: " (baseline) L@1980". */
+#define STATUS_BEST_NOTE_W 18
+
 static void print_row(FILE *out, const struct state_shape *e, const char *why)
 {
     double base = e->baseline_tflops, b = e->have_best ? e->best.tflops : NAN;
-    char bs[24] = "-", bt[48] = "-", bv[24];
+    char bs[24] = "-", bt[48] = "", bv[24] = "-";
     bool waiting = e->agent && !strcmp(e->phase, "IDEATE");
     results_tflops_show(bs, sizeof bs, base);
-    results_tflops_show(bv, sizeof bv, b);
+    if (isfinite(b))
+        results_tflops_show(bv, sizeof bv, b);
     /* the speed-up as the report's summary shows it (state_best_speedup: the baseline
      * kernel is 1, a ladder's winner is the ladder's own ratio) */
     double up = state_best_speedup(e->best.iter, b, base, e->have_best && e->best.from_ladder,
                                    e->have_ladder ? &e->ladder : NULL);
+    /* bt: what follows the best's number, which keeps its own column (right-aligned
+     * under "best") so the numbers line up whatever the note after them */
     if (isfinite(b) && e->best.iter == 0)
-        snprintf(bt, sizeof bt, "%s (baseline)", bv);
+        snprintf(bt, sizeof bt, " (baseline)");
     else if (isfinite(b) && isfinite(up))
-        snprintf(bt, sizeof bt, "%s (x%.2f)", bv, up);
-    else if (isfinite(b))
-        snprintf(bt, sizeof bt, "%s", bv);
+        snprintf(bt, sizeof bt, " (x%.2f)", up);
     /* the registered best measured by the final ladder: its clock, since the ladder's
      * numbers and the baseline's were taken at different ones */
     if (isfinite(b) && e->best.from_ladder && isfinite(e->best.sm_clock_mhz)) {
@@ -143,9 +147,9 @@ static void print_row(FILE *out, const struct state_shape *e, const char *why)
     }
     /* iteration -1: the baseline is not measured yet */
     int it = e->iteration;
-    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %22s%s%s\n", e->key, e->mode, e->backend, e->status,
+    fprintf(out, "%-28s %-17s %-3s %-6s %-14s %4d/%-4d %9s %9s%-*s%s%s\n", e->key, e->mode, e->backend, e->status,
             waiting && !strcmp(e->status, "active") ? "IDEATE(agent)" : e->phase, it < 0 ? 0 : it, e->budget, bs,
-            bt, *why ? "  " : "", why);
+            bv, *why ? STATUS_BEST_NOTE_W : 0, bt, *why ? "  " : "", why);
 }
 
 /* Shapes in numeric order: dtype, then M, N, K, then from scratch before from the
@@ -242,8 +246,8 @@ int engine_status(const char *dir, bool json, FILE *out)
     const char **keys = state_shape_keys(st, &n);
     qsort(keys, n, sizeof *keys, cmp_shape_key);
     if (!json)
-        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %22s  %s\n", "shape", "mode", "be", "status", "phase",
-                "iter", "baseline", "best", "stopped because");
+        fprintf(out, "%-28s %-17s %-3s %-6s %-14s %9s %9s %9s%-*s  %s\n", "shape", "mode", "be", "status", "phase",
+                "iter", "baseline", "best", STATUS_BEST_NOTE_W, "", "stopped because");
     for (size_t i = 0; i < n; i++) {
         struct state_shape e;
         state_shape_get(st, keys[i], &e);

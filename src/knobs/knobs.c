@@ -197,10 +197,12 @@ int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t 
         }
         tok[nt++] = t;
     }
-    /* " * config: dtype=f16,..." as a generated .cu's header says it */
+    /* A configuration line pasted as it was printed: " * config: dtype=f16,..." (a
+     * generated .cu's header), "  config: ..." (knobs --check of an invalid one) or
+     * "valid: ..." (knobs --check of a valid one). */
     if (i < nt && !strcmp(tok[i], "*"))
         i++;
-    if (i < nt && !strcmp(tok[i], "config:"))
+    if (i < nt && (!strcmp(tok[i], "config:") || !strcmp(tok[i], "valid:")))
         i++;
     if (i == nt) {
         snprintf(err, errlen, "empty --set (expected knob=value)");

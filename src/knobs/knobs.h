@@ -78,7 +78,9 @@ int knobs_set(struct croq_config *cfg, const char *assignment, char *err, size_t
  * is cfg's dtype and an error otherwise. A list that starts with "ws" or "base" is a
  * whole short label (knobs_label): cfg becomes the dtype's defaults with the label's
  * knobs (a "base" label: consumers=1). A leading "* config:" or "config:" (the header
- * line of a generated .cu) is skipped. 0, or -1 with err (an empty list is an error). */
+ * line of a generated .cu, the config: line of knobs --check for an invalid
+ * configuration) or "valid:" (its line for a valid one) is skipped. 0, or -1 with err
+ * (an empty list is an error). */
 int knobs_set_list(struct croq_config *cfg, const char *list, char *err, size_t errlen);
 
 /* Check a configuration against the shape: every rule that would make it fail to

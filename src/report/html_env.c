@@ -5,6 +5,7 @@
  * made the report. A value that no file records is said to be unrecorded, never
  * guessed. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,10 +112,12 @@ void html_environment(const struct report_render *rr, struct strbuf *sb)
             field_html(sb, &f[k]);
     if (n_clock) {
         qsort(clock, n_clock, sizeof *clock, cmp_double);
+        /* a simulated run's clock is the simulator's model, no NVML reading */
+        const bool all_sim = sim == measured + sim;
         strbuf_addf(sb, "<li><b>SM clock during timing</b>%s: median %.0f MHz, range %.0f&ndash;%.0f MHz over %zu "
-                        "measurements (NVML, sampled with each trial)</li>\n",
-                    sim == measured + sim ? " (simulated)" : "", clock[n_clock / 2], clock[0], clock[n_clock - 1],
-                    n_clock);
+                        "measurements (%s)</li>\n",
+                    all_sim ? " (simulated)" : "", clock[n_clock / 2], clock[0], clock[n_clock - 1], n_clock,
+                    all_sim ? "the sim backend's modelled clock, not a GPU's" : "NVML, sampled with each trial");
     } else {
         strbuf_adds(sb, "<li><b>SM clock</b>: not recorded</li>\n");
     }

@@ -256,7 +256,7 @@ int shapes_find_file(char *path, size_t len, char *err, size_t errlen)
     /* a clean clone has no ../shared: say which copy the checkout itself holds */
     size_t n = strlen(err);
     snprintf(err + n, errlen - n, "; the project's copy is ../shared/data/shapes.json beside the checkout; "
-                                  "for a dry run use CROQ_SHAPES=tests/fixtures/shapes.json (8 scenario + 3 typical shapes)");
+                                  "for a dry run use CROQ_SHAPES=tests/fixtures/shapes.json (5 scenario shapes per dtype, 3 typical ones: 2 f16, 1 e4m3)");
     return -1;
 }
 

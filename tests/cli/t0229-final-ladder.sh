@@ -29,7 +29,7 @@ PY
 cmp -s "$tmp/ref/kernels/gemm_sp_f16/${key}_best.cu" \
     <("$bin" source --tuning "$tmp/ref" --key $key --iter "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"][sys.argv[2]]["best"]["iter"])' "$tmp/ref/state.json" $key)") ||
     fail "the published kernel is not the ladder winner's source"
-"$bin" status --tuning "$tmp/ref" | grep -q " L@[0-9]*  budget of 30 iterations spent" || fail "status: $("$bin" status --tuning "$tmp/ref")"
+"$bin" status --tuning "$tmp/ref" | grep -q " L@[0-9]*  *budget of 30 iterations spent" || fail "status: $("$bin" status --tuning "$tmp/ref")"
 out=$("$bin" audit --tuning "$tmp/ref") || fail "audit: $out"
 
 # killed from outside while the ladder runs, then resumed: the same records as the run
@@ -114,4 +114,33 @@ out=$("$bin" audit --tuning "$tmp/reopen") || fail "audit of the reopened shape:
     --tuning "$tmp/reopen" || fail "finishing the reopened shape exited $?"
 grep -q '"measured": "ladder"' "$tmp/reopen/state.json" || fail "the reopened shape got no new ladder"
 out=$("$bin" audit --tuning "$tmp/reopen") || fail "audit after the new ladder: $out"
+
+# status keeps its columns whatever follows a best's number: the numbers end under
+# "best" and "stopped because" starts under its header, also after the widest note,
+# " (baseline) L@MHz" of a 4-digit best (the e4m3 fixture shapes: some keep their
+# baseline, some gain), and for an active shape without a reason (the H200 sweep's)
+CROQ_SHAPES="$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$bin" sweep --dtype e4m3 --backend sim --quiet --iters 2 \
+    --tuning "$tmp/cols" || fail "the fixture sweep exited $?"
+for d in "$tmp/cols" "$CROQ_SOURCE_DIR/results/h200/sweep-typical"; do
+    "$bin" status --tuning "$d" >"$tmp/status.txt" || fail "status --tuning $d exited $?"
+    python3 - "$tmp/status.txt" <<'PY' || fail "status columns of $d: $(cat "$tmp/status.txt")"
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+head = lines[0]
+end, why = head.index(" best ") + 5, head.index("stopped because")
+rows = [l for l in lines[1:] if re.match(r"(f16|e4m3)_", l)]
+notes = set()
+for r in rows:
+    assert re.match(r"[0-9]", r[end - 1]) and r[end:end + 1] in ("", " "), ("best", end, r)
+    m = re.match(r"( \((baseline|x[0-9.]+)\))?( L@[0-9]+)?", r[end:])
+    notes.add(m.group(2) == "baseline")
+    if "budget of" in r:
+        assert r.index("budget of") == why, ("stopped because", why, r)
+    else:
+        assert r.rstrip() == r and r.endswith(m.group(0)), ("a row without a reason", r)
+print(len(rows), "rows", notes)
+PY
+done
+"$bin" status --tuning "$tmp/cols" | grep -q "^e4m3_.* [0-9]\{4\}\.[0-9] (baseline) L@[0-9]*  budget" ||
+    fail "no 4-digit '(baseline) L@' row in the fixture sweep: $("$bin" status --tuning "$tmp/cols")"
 echo ok

@@ -16,7 +16,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log" >&2; fail "cmake --install"; }
 for f in include/croqsparse.h lib/libcroqsparse.a lib/libcroqsparse.so lib/pkgconfig/croqsparse.pc \
-         lib/cmake/croqsparse/croqsparseConfig.cmake lib/cmake/croqsparse/croqsparseTargets.cmake; do
+         lib/cmake/croqsparse/croqsparseConfig.cmake lib/cmake/croqsparse/croqsparseConfigVersion.cmake \
+         lib/cmake/croqsparse/croqsparseTargets.cmake; do
     [ -e "$prefix/$f" ] || fail "not installed: $f ($(cd "$prefix" && find . -type f | tr '\n' ' '))"
 done
 # The shared library exports the API and nothing else.
@@ -35,6 +36,22 @@ cmake -S "$CROQ_SOURCE_DIR/examples" -B "$tmp/ex-cs" -DCMAKE_PREFIX_PATH="$prefi
     > "$tmp/ex-cs.log" 2>&1 && cmake --build "$tmp/ex-cs" >> "$tmp/ex-cs.log" 2>&1 ||
     { cat "$tmp/ex-cs.log" >&2; fail "find_package build with croqsparse::croqsparse_static"; }
 readelf -d "$tmp/ex-cs/croqsparse_example" | grep -q 'libcroqsparse' && fail "croqsparse_static binary needs the shared library"
+
+# find_package with a version: the package's is croqtuner's (as pkg-config's, below);
+# a newer major is refused
+version=$("$CROQ_BIN/croqtuner" --version | awk 'NR == 1 { print $2 }')
+mkdir -p "$tmp/ver"
+for want in "${version%.*}" 99; do
+    printf 'cmake_minimum_required(VERSION 3.25)\nproject(v LANGUAGES C)\nfind_package(croqsparse %s REQUIRED)\n' "$want" \
+        >"$tmp/ver/CMakeLists.txt"
+    rm -rf "$tmp/ver/b"
+    cmake -S "$tmp/ver" -B "$tmp/ver/b" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/ver.log" 2>&1; rc=$?
+    if [ "$want" = 99 ]; then
+        [ $rc -ne 0 ] && grep -q "version: $version" "$tmp/ver.log" || fail "find_package(croqsparse 99) was not refused: $(cat "$tmp/ver.log")"
+    else
+        [ $rc -eq 0 ] || fail "find_package(croqsparse $want): $(cat "$tmp/ver.log")"
+    fi
+done
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs croqsparse) || fail "pkg-config does not know croqsparse"

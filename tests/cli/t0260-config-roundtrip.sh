@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every configuration the tool prints is accepted back as it is printed: the signature
-# of 'status --json' (best and baseline), 'knobs --check' (text and JSON), results.tsv,
+# of 'status --json' (best and baseline), 'knobs --check' (text and JSON; its 'valid:' and
+# 'config:' lines pasted whole), results.tsv,
 # idea-log.jsonl and the checkpoint, explore's short labels and a generated .cu's config:
 # line by 'knobs --check --set' and 'build --set'; the files
 # (a checkpoint, 'knobs --check --json' output, build's kernel.config.json, a signature
@@ -44,6 +45,14 @@ grep -q '^dtype=e4m3,' <<<"$best" || fail "status --json best.config: $best"
 accepts_sig "status --json best.config" "$best"
 accepts_sig "status --json baseline.config" "$base"
 accepts_sig "knobs --check" "$(sig_of --dtype e4m3 --set tile_n=128)"
+# knobs --check's own lines pasted whole: 'valid: SIG' of a valid configuration, and the
+# '  config: SIG' line under an invalid one's reasons
+vline=$("$bin" knobs --check --dtype e4m3 --set tile_n=128 | head -n 1)
+[ "$(sig_of --set "$vline")" = "$(sig_of --dtype e4m3 --set tile_n=128)" ] ||
+    fail "knobs --check --set '<its valid: line>' did not give it back: $vline"
+cline=$("$bin" knobs --check --dtype f16 --set schedule=1,persistent=1 | grep '^  config: ') &&
+    [ "$(sig_of --dtype f16 --set "$cline" --set schedule=0)" = "$(sig_of --dtype f16 --set persistent=1)" ] ||
+    fail "knobs --check --set '<its config: line>' (an invalid configuration's): $cline"
 for row in 3 4 5; do
     accepts_sig "results.tsv row $row" "$(awk -F'\t' -v r=$row 'NR == r { print $4 }' "$t/logs/$key/results.tsv")"
 done

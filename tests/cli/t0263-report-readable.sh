@@ -41,6 +41,9 @@ grep -q '^set title ".*vs the baseline kernel"$' "$gp" || fail "sim speed-up tit
 grep -qi 'vendor\|cuBLAS\|cuSPARSELt' <(grep '^set title' "$gp") && fail "a sim speed-up title names vendors"
 bm=$(sed -n 's/^set bmargin //p' "$gp")
 [ -n "$bm" ] && [ "$bm" -ge 10 ] || fail "speed-up bottom margin $bm lines clips the x label under 18-character tick labels"
+# its clock line names the simulator's model, not NVML (which a GPU run's samples)
+grep -q "SM clock during timing</b> (simulated): median .*(the sim backend's modelled clock, not a GPU's)</li>" \
+    "$tmp/simout/index.html" || fail "sim clock line: $(grep -o 'SM clock during timing.*</li>' "$tmp/simout/index.html")"
 grep -q "none is needed: every run is simulated" "$tmp/simout/notes.txt" ||
     fail "a simulated report does not say why it needs no anchors: $(cat "$tmp/simout/notes.txt")"
 # the same when anchors are there to be found (as beside a checkout next to shared/)
@@ -70,7 +73,7 @@ grep -q "2 DISCARDs measured above the best so far" "$html" || fail "the page do
 # ---- environment ----------------------------------------------------------------------
 grep -q '<h2>Environment</h2>' "$html" || fail "no environment section"
 for what in "<b>GPU</b>" "<b>NVIDIA driver</b>" "CUDA version the driver supports" "croqtuner commit of the runs" \
-    "SM clock during timing</b>: median" "<b>this report</b>: made by croqtuner"; do
+    "SM clock during timing</b>: median" "(NVML, sampled with each trial)" "<b>this report</b>: made by croqtuner"; do
     grep -qF "$what" "$html" || fail "the environment does not name '$what'"
 done
 commit=$("$bin" --version | sed -n 's/^commit //p')

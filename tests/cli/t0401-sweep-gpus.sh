@@ -15,7 +15,7 @@ pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "$1"; }
 
-cp "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$tmp/shapes.json" # 8 scenario shapes, 3 typical ones, the protocol's budgets
+cp "$CROQ_SOURCE_DIR/tests/fixtures/shapes.json" "$tmp/shapes.json" # 5 scenario shapes per dtype, 3 typical ones, the protocol's budgets
 args=(--dtype all --backend sim --iters 4 --shapes "$tmp/shapes.json" --quiet)
 
 run sweep "${args[@]}" --tuning "$tmp/one" --gpus 0 || fail "one-worker sweep exited $?"

@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
 
-cp "$fixture" shapes.json # 8 scenario shapes, 3 typical ones, the protocol's budgets
+cp "$fixture" shapes.json # 5 scenario shapes per dtype, 3 typical ones, the protocol's budgets
 
 # usage
 for bad in "--dtype f16 --time 1:00" "--dtype f16 --time 00:61:00" "--dtype f16 --gpus-per-task 17" \

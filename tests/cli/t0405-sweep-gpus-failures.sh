@@ -8,7 +8,7 @@ set -u
 # a worker waiting for a claim that never goes stale would wait forever: bound every run
 run() { timeout 120 "$bin" "$@"; }
 
-cp "$fixture" "$tmp/shapes.json" # 8 scenario shapes, 3 typical ones, the protocol's budgets
+cp "$fixture" "$tmp/shapes.json" # 5 scenario shapes per dtype, 3 typical ones, the protocol's budgets
 args=(--dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --quiet)
 # done shapes (a from-scratch rerun of a shape flagged needs_scratch not counted: how many
 # there are depends on the proposer), claims, failed, sweep status
