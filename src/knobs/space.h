@@ -26,8 +26,13 @@
  * form: comments, `#ifndef`/`#define`/`#endif` lines (a `#define NAME <integer>` names a
  * value constant, CROQ_V_*), and KNOB(id, "name", "macro", default, "category",
  * "meaning" "...", values...) rows whose defaults and values are integers or those
- * constants, the default among the values, at most CROQ_KNOB_MAX_VALUES values, names and
- * macros unique. Anything else is an error naming the line.
+ * constants, the default among the values, at most CROQ_KNOB_MAX_VALUES values, ids, names
+ * and macros unique, and none of this binary's macros under another name. The reader does
+ * not preprocess, so what the compiler would read otherwise is refused too: a NUL byte, a
+ * line ending in a backslash (a splice), an integer with a leading 0 (octal), a control
+ * character in a string literal, a #ifndef other than one include guard (nested, of a
+ * name defined above, without its #endif; an #endif without one), a '#' after a row on
+ * its line, a #define of a knob's macro. Anything else is an error naming the line.
  *
  * A NULL space everywhere below means this binary's whole table. Pure; a space is plain
  * data, shareable between threads once built.
