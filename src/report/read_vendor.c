@@ -18,7 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report/read.h"
 #include "util/log.h"
@@ -42,14 +41,18 @@ static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
 int vendor_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl)
 {
     json_error_t err;
-    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
-        notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, regfile_strerror(EINVAL));
+    /* opened once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device in its place is
+     * never read, even one put there after a check */
+    char *text = regfile_read(path, REGFILE_MAX, NULL);
+    if (!text) {
+        if (errno != ENOENT)
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, regfile_strerror(errno));
         return -1;
     }
-    json_t *o = json_load_file(path, 0, &err);
+    json_t *o = json_loads(text, 0, &err);
+    free(text);
     if (!o) {
-        if (!strstr(err.text, "unable to open"))
-            notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
         return -1;
     }
     if (!json_is_object(o)) {
