@@ -74,6 +74,26 @@ grep -q "bad_output: runner output: 'protocol' is not \"interleaved\" or \"block
     { echo "unknown protocol: $(cat "$T/out")"; fail=1; }
 [ -e "$T/badproto/perf/e4m3_256x256x256/vendor.json" ] && { echo "vendor.json written from a bad reply"; fail=1; }
 
+# Numbers that cannot be: bad output naming the subject and the field, and the vendor.json
+# already there (the interleaved one above) is left as it was, with no temporary file beside
+# it; the paired ratios must be one per round and give their median and interval.
+cp "$fi5" "$T/before.json"
+for edit in 's/"tflops":1200.5/"tflops":"inf"/|results.cublas: timing.tflops inf is not a positive number' \
+            's/"tflops":1300.25/"tflops":-1300.25/|results.ours: timing.tflops -1300.25 is not a positive number' \
+            's/"max_err_over_tol":0.2/"max_err_over_tol":2/|results.cublas: verify.max_err_over_tol 2 of a passed verification is not in \[0, 1\]' \
+            's/"rounds":10/"rounds":9/|paired.ours_over_cublas.ratios'"'"' holds 10 ratios, not one per round of 9' \
+            's/"median":1.08/"median":1.085/|paired.ratio_median 1.085 is not the median of paired.ratios (1.08)' \
+            's/"lo":1.07,"hi":1.09/"lo":1.09,"hi":1.07/|is not a positive median inside its interval'; do
+    sed "${edit%%|*}" "$T/runner5" > "$T/runner7"; chmod +x "$T/runner7"
+    cmp -s "$T/runner5" "$T/runner7" && { echo "edit '${edit%%|*}' changed nothing"; fail=1; }
+    "$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner7" \
+        --tuning "$T/inter" > "$T/out" 2>&1; rc=$?
+    [ $rc -eq 1 ] || { echo "edit '${edit%%|*}': exit $rc, want 1: $(cat "$T/out")"; fail=1; }
+    grep -q "bad_output: runner output: .*${edit#*|}" "$T/out" || { echo "edit '${edit%%|*}': $(cat "$T/out")"; fail=1; }
+    cmp -s "$fi5" "$T/before.json" || { echo "edit '${edit%%|*}': vendor.json changed"; fail=1; }
+    ls -A "$(dirname "$fi5")" | grep -qv '^vendor.json$' && { echo "left beside vendor.json: $(ls -A "$(dirname "$fi5")")"; fail=1; }
+done
+
 # --l2 cold reaches the runner as --l2 cold, and the reply's "l2" is checked against it:
 # the table's title and vendor.json say cold; a runner that timed warm is refused.
 cat > "$T/runner3" <<EOF
