@@ -204,6 +204,9 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
         return -1;
     }
     snprintf(path, sizeof path, "%s/vendor.json", dir);
+    /* a compare killed between the temp file and the rename left .vendor.json.tmp.<pid>:
+     * no shape's run cleans perf/<dtype>_<M>x<N>x<K>/ when only its _fs shape is tuned */
+    atomic_clean_temps(dir, "vendor.json.", 0);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s, s:s}", "schema", 1, "key", key,
                           "dtype", croq_dtype_name(a->mo.dtype), "M", (json_int_t)s->m, "N", (json_int_t)s->n, "K",

@@ -78,6 +78,16 @@ grep -q "bad_output: runner output: 'protocol' is not \"interleaved\" or \"block
 # already there (the interleaved one above) is left as it was, with no temporary file beside
 # it; the paired ratios must be one per round and give their median and interval.
 cp "$fi5" "$T/before.json"
+# (a compare killed mid-write left its temp file: the next compare --tuning removes it)
+sh -c 'exit 0' & dead=$!; wait $dead
+stale=$(dirname "$fi5")/.vendor.json.tmp.$dead
+echo '{"schema": 1, "cublas_tf' > "$stale"; touch -d '-2 minutes' "$stale"
+ino=$(stat -c %i "$fi5")
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner5" \
+    --tuning "$T/inter" > "$T/out" 2>&1 || { cat "$T/out"; echo "interleaved compare again failed"; exit 1; }
+[ -e "$stale" ] && { echo "a dead compare's temp file is left: $(ls -A "$(dirname "$fi5")")"; fail=1; }
+[ "$(stat -c %i "$fi5")" != "$ino" ] || { echo "the second compare did not replace vendor.json by a rename"; fail=1; }
+cp "$fi5" "$T/before.json"
 for edit in 's/"tflops":1200.5/"tflops":"inf"/|results.cublas: timing.tflops inf is not a positive number' \
             's/"tflops":1300.25/"tflops":-1300.25/|results.ours: timing.tflops -1300.25 is not a positive number' \
             's/"max_err_over_tol":0.2/"max_err_over_tol":2/|results.cublas: verify.max_err_over_tol 2 of a passed verification is not in \[0, 1\]' \
