@@ -117,11 +117,13 @@ static void print_pin_line(const struct knobs_args *a, const struct engine_pin *
 
 /* ---- listing ------------------------------------------------------------------ */
 
-/* The default under dtype: knobs_default may differ from the table (e4m3 tile_k). */
-static int default_for(int id, int dtype)
+/* The default under dtype: knobs_default may differ from the table (e4m3 tile_k), and in
+ * a generator's space it is moved inside it as a start configuration is (space.h). */
+static int default_for(int id, int dtype, const struct knob_space *space)
 {
     struct croq_config c;
     knobs_default(&c, dtype);
+    knob_space_clamp(space, &c);
     return c.v[id];
 }
 
@@ -132,8 +134,8 @@ static json_t *knob_json(int id, const struct knob_space *space)
     for (int j = 0; j < k->n_values; j++)
         json_array_append_new(vals, json_integer(k->values[j]));
     return json_pack("{s:s, s:s, s:i, s:{s:i, s:i}, s:o, s:s, s:s}", "name", k->name, "macro", k->macro,
-                     "default", k->default_value, "defaults", "f16", default_for(id, CROQ_DTYPE_F16), "e4m3",
-                     default_for(id, CROQ_DTYPE_E4M3), "values", vals, "category", k->category, "meaning",
+                     "default", k->default_value, "defaults", "f16", default_for(id, CROQ_DTYPE_F16, space), "e4m3",
+                     default_for(id, CROQ_DTYPE_E4M3, space), "values", vals, "category", k->category, "meaning",
                      k->meaning);
 }
 
@@ -167,7 +169,7 @@ static void list_text(const struct knobs_args *a, const struct engine_pin *pin)
     for (int i = 0; i < KNOB_COUNT; i++) {
         const struct croq_knob *k = &knob_space_table(pin_space(pin))[i];
         char def[32], vals[64];
-        int f16 = default_for(i, CROQ_DTYPE_F16), e4m3 = default_for(i, CROQ_DTYPE_E4M3);
+        int f16 = default_for(i, CROQ_DTYPE_F16, pin_space(pin)), e4m3 = default_for(i, CROQ_DTYPE_E4M3, pin_space(pin));
         if (f16 == e4m3)
             snprintf(def, sizeof def, "%d", f16);
         else

@@ -397,6 +397,26 @@ void knob_space_full(struct knob_space *s, const char *owner)
     }
 }
 
+static int value_index(const struct croq_knob *kn, int v)
+{
+    for (int i = 0; i < kn->n_values; i++)
+        if (kn->values[i] == v)
+            return i;
+    return -1;
+}
+
+/* The value of kn nearest v (the lower of two as near): where knob_space_clamp moves v. */
+static int nearest_value(const struct croq_knob *kn, int v)
+{
+    int to = kn->values[0];
+    for (int i = 1; i < kn->n_values; i++) {
+        long a = labs((long)kn->values[i] - v), b = labs((long)to - v);
+        if (a < b || (a == b && kn->values[i] < to))
+            to = kn->values[i];
+    }
+    return to;
+}
+
 /* Knob k of this binary against the generator's row of its name (NULL: it has none). */
 static int space_knob(struct knob_space *s, int k, const struct def_row *row, char *err, size_t errlen)
 {
@@ -439,6 +459,10 @@ static int space_knob(struct knob_space *s, int k, const struct def_row *row, ch
         return -1;
     }
     s->restricted |= out->n_values != mine->n_values;
+    /* a default the generator does not list: the value a start configuration is moved to
+     * (knob_space_clamp), so the row's default is one of its values */
+    if (value_index(out, mine->default_value) < 0)
+        out->default_value = nearest_value(out, mine->default_value);
     return 0;
 }
 
@@ -481,13 +505,6 @@ out:
 
 const struct croq_knob *knob_space_table(const struct knob_space *s) { return s ? s->knobs : croq_knobs; }
 
-static int value_index(const struct croq_knob *kn, int v)
-{
-    for (int i = 0; i < kn->n_values; i++)
-        if (kn->values[i] == v)
-            return i;
-    return -1;
-}
 
 bool knob_space_allows(const struct knob_space *s, const struct croq_config *cfg, char *why, size_t whylen)
 {
@@ -534,12 +551,7 @@ int knob_space_clamp(const struct knob_space *s, struct croq_config *cfg)
         if (!s->declared[k]) {
             to = d.v[k];
         } else if (value_index(kn, v) < 0) {
-            to = kn->values[0];
-            for (int i = 1; i < kn->n_values; i++) {
-                long a = labs((long)kn->values[i] - v), b = labs((long)to - v);
-                if (a < b || (a == b && kn->values[i] < to))
-                    to = kn->values[i];
-            }
+            to = nearest_value(kn, v);
         }
         changed += to != v;
         cfg->v[k] = to;

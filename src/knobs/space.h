@@ -8,7 +8,9 @@
  * the generator's kernels ignore the #define it would get, so such a configuration is
  * another one under a false name. struct knob_space is the part of this binary's table
  * that the generator's knobs.def also declares:
- *   - a knob of both tables keeps the values both list, in this binary's order;
+ *   - a knob of both tables keeps the values both list, in this binary's order, and
+ *     its default when the generator lists it, else the nearest value it lists (where
+ *     knob_space_clamp moves a configuration's default);
  *   - a knob only this binary has ("undeclared") keeps one value, its default: the value
  *     the generator's kernels implicitly use. Rows are only appended and every row from
  *     KNOB_FIRST_LATE on is late (knobs.h), so an undeclared knob is a late one, and a

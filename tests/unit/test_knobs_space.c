@@ -268,6 +268,19 @@ static void test_tables_disagree(void **state)
     assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), -1);
     assert_non_null(strstr(err, "generator g's knob 'group' shares no value with this croqtuner's"));
     free(t);
+    /* a generator without this binary's default of an early knob: the space's default is
+     * the value a start configuration is moved to, one of the values it lists */
+    char *u2 = edit(current_def(), "\"CROQ_STAGES\",     4,", "\"CROQ_STAGES\",     2,");
+    t = edit(u2, "1, 2, 3, 4, 5, 6, 7, 8)", "1, 2, 3)");
+    free(u2);
+    assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), 0);
+    assert_int_equal(s.knobs[KNOB_STAGES].n_values, 3);
+    assert_int_equal(s.knobs[KNOB_STAGES].default_value, 3);
+    struct croq_config d;
+    knobs_default(&d, CROQ_DTYPE_F16);
+    assert_int_equal(knob_space_clamp(&s, &d), 1);
+    assert_int_equal(d.v[KNOB_STAGES], s.knobs[KNOB_STAGES].default_value);
+    free(t);
     /* one of this binary's macros under another name: its kernels read CROQ_SCHEDULE at
      * their default for 'sched', which this binary would hold 'schedule' at unwritten */
     t = edit(current_def(), "\"schedule\",", "\"sched\",");
