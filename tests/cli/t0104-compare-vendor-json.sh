@@ -127,4 +127,23 @@ sed 's/l2=cold ;;/l2=warm ;;/' "$T/runner3" > "$T/runner4"; chmod +x "$T/runner4
     > "$T/out" 2>&1 && { echo "compare took a warm timing for --l2 cold: $(cat "$T/out")"; fail=1; }
 grep -q 'bad_output: runner output: timed with a warm L2, asked for cold' "$T/out" ||
     { echo "warm reply to --l2 cold: $(cat "$T/out")"; fail=1; }
+
+# Where the record goes must take it: refused as bad usage before the runner runs (a
+# minute of GPU time was spent, then 'cannot write'), nothing created or replaced.
+for kind in perf-file key-fifo vendor-dir vendor-fifo; do
+    t=$T/bad-$kind; rm -f "$T/argv"; mkdir -p "$t"
+    case $kind in
+    perf-file) touch "$t/perf" ;;
+    key-fifo) mkdir "$t/perf"; mkfifo "$t/perf/e4m3_256x256x256" ;;
+    vendor-dir) mkdir -p "$t/perf/e4m3_256x256x256/vendor.json" ;;
+    vendor-fifo) mkdir -p "$t/perf/e4m3_256x256x256"; mkfifo "$t/perf/e4m3_256x256x256/vendor.json" ;;
+    esac
+    ls -lR "$t" > "$T/before"
+    timeout 20 "$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner3" \
+        --tuning "$t" > "$T/out" 2>&1; rc=$?
+    [ $rc -eq 2 ] || { echo "$kind: exit $rc, want 2: $(cat "$T/out")"; fail=1; }
+    grep -q "compare: --tuning: '$t/perf.*, where this compare's record goes" "$T/out" || { echo "$kind: $(cat "$T/out")"; fail=1; }
+    [ -e "$T/argv" ] && { echo "$kind: the runner ran"; fail=1; }
+    ls -lR "$t" | cmp -s - "$T/before" || { echo "$kind: something changed: $(ls -lR "$t")"; fail=1; }
+done
 exit $fail
