@@ -30,7 +30,7 @@ static const char knobs_usage[] =
     "a generator older than a knob or a value lacks it, and the shape is tuned without it).\n"
     "A first line names the generator, why it is the shape's, and what it lacks. With\n"
     "--check, the configuration must also lie in those knobs, and --dtype and --shape\n"
-    "default to the key's.\n"
+    "are the key's (another one given is bad usage).\n"
     "\n"
     "With --check: build a configuration from the dtype's defaults, then --config FILE\n"
     "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}, a checkpoint file: its best, the\n"
@@ -278,10 +278,19 @@ static int knobs_check(const struct knobs_args *a)
             log_error("knobs: --key: %s", err);
             return 2;
         }
-        if (!dtype)
-            dtype = croq_dtype_name(sk.dtype);
-        if (!shape)
-            shape = &sk.shape;
+        /* the knobs are those of the key's shape: another dtype or shape is another shape,
+         * whose generator may be another one */
+        if (dtype && croq_dtype_parse(dtype) != sk.dtype) {
+            log_error("knobs: --dtype %s is not the dtype of --key %s (leave it out: it is the key's)", dtype, a->key);
+            return 2;
+        }
+        if (shape && (shape->m != sk.shape.m || shape->n != sk.shape.n || shape->k != sk.shape.k)) {
+            log_error("knobs: --shape %s is not the shape of --key %s (leave it out: it is the key's)", a->shape.text,
+                      a->key);
+            return 2;
+        }
+        dtype = croq_dtype_name(sk.dtype);
+        shape = &sk.shape;
         if (shape_generator(a, &pin))
             return 1;
     }

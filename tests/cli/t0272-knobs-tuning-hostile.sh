@@ -7,7 +7,8 @@
 # snapshot refuses a FIFO or a directory at generators/<id>.json (it took anything there
 # for the snapshot every recipe then names) and the shape writes nothing; a key of
 # another form is bad usage (2); a key the directory does not hold gets the directory's
-# generator (the pin rule for a new shape).
+# generator (the pin rule for a new shape); --check of another dtype or shape than the
+# key's is bad usage (it printed the key's generator over another shape's check).
 set -u
 . "$(dirname "$0")/lib.sh"
 ulimit -v 4000000 # a reader of /dev/zero runs out of this long before the timeout
@@ -60,6 +61,14 @@ for k in "../$key" "f16_2048x4096x4096_fs " "f16_2048x4096x4096_fs'" "$(printf '
     [ $rc -eq 2 ] || fail "key '$k': exited $rc, want 2: $err"
     grep -qF "option '--key'" <<<"$err" || fail "key '$k': $err"
 done
+# --check of another dtype or shape than the key's: bad usage (its knobs are that shape's)
+for args in "--dtype e4m3" "--shape 2048x4096x8192"; do
+    err=$("$bin" knobs --check --tuning "$d" --key $key $args 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 2 ] || fail "knobs --check $args: exited $rc, want 2: $err"
+    opt=${args%% *}
+    grep -qF -e "$args is not the ${opt#--} of --key $key" <<<"$err" || fail "knobs --check $args: $err"
+done
+"$bin" knobs --check --tuning "$d" --key $key --dtype f16 --shape 2048x4096x4096 >/dev/null || fail "the key's own"
 out=$("$bin" knobs --tuning "$d" --key f16_1024x1024x1024 2>&1) || fail "a new key: $out"
 grep -qxF "# f16_1024x1024x1024: generator $old (the directory's); it lacks group=16" <<<"$out" || fail "a new key: $out"
 
