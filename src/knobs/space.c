@@ -578,4 +578,6 @@ void knob_space_describe(const struct knob_space *s, char *out, size_t len)
     }
     if (!w)
         snprintf(out, len, "nothing");
+    else if (w >= len && len > 4) /* cut: say so rather than end inside a name */
+        memcpy(out + len - 4, "...", 4);
 }

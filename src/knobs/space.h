@@ -77,7 +77,8 @@ bool knob_space_allows(const struct knob_space *s, const struct croq_config *cfg
 
 /* What s leaves out of this binary's table, for messages, in table order: each value as
  * name=value, each undeclared knob as "knob NAME (held at DEFAULT)" ("stages=8,
- * group=16, knob schedule (held at 0)"); "nothing" when s is not restricted. */
+ * group=16, knob schedule (held at 0)"); "nothing" when s is not restricted; cut to len
+ * ending in "..." when longer. */
 #define KNOB_SPACE_DESCRIBE_MAX 512
 void knob_space_describe(const struct knob_space *s, char *out, size_t len);
 

@@ -281,6 +281,13 @@ static void test_tables_disagree(void **state)
     assert_int_equal(knob_space_clamp(&s, &d), 1);
     assert_int_equal(d.v[KNOB_STAGES], s.knobs[KNOB_STAGES].default_value);
     free(t);
+    /* what a generator lacks, cut to the buffer: ends in "..." */
+    t = edit(current_def(), "1, 2, 3, 4, 5, 6, 7, 8)", "4)");
+    assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), 0);
+    char lacks[24];
+    knob_space_describe(&s, lacks, sizeof lacks);
+    assert_string_equal(lacks, "stages=1, stages=2, ...");
+    free(t);
     /* one of this binary's macros under another name: its kernels read CROQ_SCHEDULE at
      * their default for 'sched', which this binary would hold 'schedule' at unwritten */
     t = edit(current_def(), "\"schedule\",", "\"sched\",");
