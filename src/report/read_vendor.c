@@ -113,16 +113,12 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
     json_error_t err;
     /* opened once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device in its place is
      * never read, even one put there after a check */
-    char *text = regfile_read(path, REGFILE_MAX, NULL);
-    if (!text) {
-        if (errno != ENOENT)
-            notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, regfile_strerror(errno));
-        return -1;
-    }
-    json_t *o = json_loads(text, 0, &err);
-    free(text);
+    json_t *o = regfile_load_json_je(path, 0, &err);
     if (!o) {
-        notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
+        if (errno != ENOENT && err.line < 0)
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, err.text);
+        else if (errno != ENOENT)
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
         return -1;
     }
     if (!json_is_object(o)) {
