@@ -13,6 +13,7 @@
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 #define SS_PATH_MAX 4096
 
@@ -68,11 +69,12 @@ int srcstore_recipe_read(const char *dir, const char *rel, struct srcstore_recip
         snprintf(err, errlen, "'%.200s' is not a source path (*.cu)", rel);
         return -1;
     }
-    int st = regular_file(path);
-    if (st)
-        return st > 0 ? 1 : (snprintf(err, errlen, "%s: %s", rrel, strerror(errno)), -1);
-    json_error_t je;
-    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    /* opened once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO put there after a check
+     * could not block the read */
+    char why[600];
+    json_t *o = regfile_load_json(path, JSON_REJECT_DUPLICATES, why, sizeof why);
+    if (!o && errno == ENOENT)
+        return 1;
     json_t *note = json_object_get(o, "note"), *bytes = json_object_get(o, "bytes"),
            *ver = json_object_get(o, "codegen_version");
     const char *fault = json_string_value(json_object_get(o, "inject_fault"));
@@ -84,7 +86,7 @@ int srcstore_recipe_read(const char *dir, const char *rel, struct srcstore_recip
         copy_field(r->source_hash, sizeof r->source_hash, json_string_value(json_object_get(o, "source_hash"))) ||
         !hex16(r->source_hash) || !json_is_integer(bytes) || json_integer_value(bytes) < 0 || f < 0 ||
         !(json_is_null(note) || (json_is_string(note) && !copy_field(r->note, sizeof r->note, json_string_value(note))))) {
-        snprintf(err, errlen, "%s is not a source recipe (schema 1)%s%s", rrel, o ? "" : ": ", o ? "" : je.text);
+        snprintf(err, errlen, "%s is not a source recipe (schema 1)%s%s", rrel, o ? "" : ": ", o ? "" : why);
         json_decref(o);
         return -1;
     }
@@ -346,12 +348,12 @@ int srcstore_read(const char *dir, const char *rel, char **src, size_t *len, cha
     }
     int st = regular_file(path);
     if (st < 0) {
-        snprintf(err, errlen, "%s: %s", rel, strerror(errno));
+        snprintf(err, errlen, "%s: %s", rel, regfile_strerror(errno));
         return -1;
     }
     if (st == 0) {
         if (!(*src = read_file(path, len))) {
-            snprintf(err, errlen, "cannot read %s: %s", rel, strerror(errno));
+            snprintf(err, errlen, "cannot read %s: %s", rel, regfile_strerror(errno));
             return -1;
         }
         return 0;
@@ -405,7 +407,7 @@ static int remove_if_same(const char *path, const char *src, size_t len, char *e
     size_t n;
     char *whole = read_file(path, &n);
     if (!whole) {
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(errno));
         return -1;
     }
     bool same = n == len && !memcmp(whole, src, len);
@@ -435,7 +437,7 @@ int srcstore_compact(const char *dir, const char *rel, char *err, size_t errlen)
         return -1;
     }
     if ((rc = regular_file(path)) != 0)
-        return rc > 0 ? 0 : (snprintf(err, errlen, "%s: %s", rel, strerror(errno)), -1);
+        return rc > 0 ? 0 : (snprintf(err, errlen, "%s: %s", rel, regfile_strerror(errno)), -1);
     if (srcstore_regenerate(dir, &r, &src, &len, err, errlen))
         return 1;
     char h[GENERATOR_ID_MAX];

@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/regfile.h"
 
@@ -39,15 +38,15 @@ int state_read_lenient(const char *path, const struct state_reader *rd, struct s
 {
     json_error_t err;
     *have_sweep = false;
-    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read */
-        note(rd, STATE_NOTE_MALFORMED, "state.json: %s", regfile_strerror(EINVAL));
-        return -1;
-    }
-    json_t *root = json_load_file(path, 0, &err);
+    /* read once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device is never read */
+    json_t *root = regfile_load_json_je(path, 0, &err);
     if (!root) {
-        if (strstr(err.text, "unable to open"))
+        if (errno == ENOENT)
             return -1;
-        note(rd, STATE_NOTE_MALFORMED, "state.json:%d: %s", err.line, err.text);
+        if (err.line < 0)
+            note(rd, STATE_NOTE_MALFORMED, "state.json: %s", err.text);
+        else
+            note(rd, STATE_NOTE_MALFORMED, "state.json:%d: %s", err.line, err.text);
         return -1;
     }
     json_t *shapes = json_object_get(root, "shapes"), *schema = json_object_get(root, "schema"), *v;

@@ -23,10 +23,13 @@
  */
 #include "backend.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -35,6 +38,7 @@
 #include "target/target.h"
 #include "util/log.h"
 #include "util/paired.h"
+#include "util/regfile.h"
 
 struct replay {
     struct dataset ds;
@@ -73,13 +77,13 @@ static int replay_build(struct backend *b, const struct cand_req *r, struct cand
     if (check_shape(p, r, out))
         return 0;
     snprintf(path, sizeof path, "%s/%s", r->dir, r->src_rel);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    int fd = regfile_open(path, O_RDONLY, 0, 0); /* O_NONBLOCK: a FIFO there cannot block */
+    if (fd < 0) {
         out->status = CAND_COMPILE_ERROR;
-        snprintf(out->reason, sizeof out->reason, "replay: cannot open '%s'", r->src_rel);
+        snprintf(out->reason, sizeof out->reason, "replay: cannot open '%s': %s", r->src_rel, regfile_strerror(errno));
         return 0;
     }
-    fclose(f);
+    close(fd);
     const struct ds_record *rec = dataset_find(&p->ds, r->cfg);
     if (!knobs_validate(r->cfg, &r->shape, why, sizeof why)) {
         out->status = CAND_COMPILE_ERROR;

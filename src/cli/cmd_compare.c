@@ -45,7 +45,8 @@ static const char compare_usage[] =
     "                    DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json for 'croqtuner report',\n"
     "                    with ours (ours_tflops, null unless verified, and ours_config), the\n"
     "                    L2 state (l2), how they were timed (protocol \"interleaved\", rounds)\n"
-    "                    and the paired ratios (paired)\n"
+    "                    and the paired ratios (paired); a path there that cannot take it (a\n"
+    "                    file as perf/, a directory or FIFO as vendor.json) is bad usage\n"
     CLI_MEASURE_HELP
     "\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
     "verification failed, 2 bad usage.\n";
@@ -92,13 +93,38 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
 }
 
 /* Configuration and shape rules before any work. 0 or 2. */
+/* --tuning's record of the shape: DIR/perf/<dtype>_<M>x<N>x<K> and its vendor.json, the key
+ * built from the validated dtype and shape, never from user text. 0 or -1 (too long). */
+static int vendor_paths(const struct compare_args *a, char *key, size_t keylen, char *dir, size_t dirlen, char *path,
+                        size_t pathlen)
+{
+    const struct croq_shape *s = &a->mo.shape;
+    snprintf(key, keylen, "%s_%ldx%ldx%ld", croq_dtype_name(a->mo.dtype), s->m, s->n, s->k);
+    return (size_t)snprintf(dir, dirlen, "%s/perf/%s", a->tuning, key) >= dirlen ||
+                   (size_t)snprintf(path, pathlen, "%s/vendor.json", dir) >= pathlen
+               ? -1
+               : 0;
+}
+
 static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[CROQ_LABEL_MAX])
 {
-    char err[1024], why[CROQ_WHY_MAX];
+    char err[1024] = "", why[CROQ_WHY_MAX];
     const struct croq_shape *s = &a->mo.shape;
     if (!shape_validate(a->mo.dtype, s, why, sizeof why)) {
         log_error("compare: %s", why);
         return 2;
+    }
+    /* where the record goes must take it, known before the GPU spends a minute on it */
+    char key[96], dir[4096], path[4200], perf[4200];
+    if (a->tuning) {
+        snprintf(perf, sizeof perf, "%s/perf", a->tuning);
+        if (vendor_paths(a, key, sizeof key, dir, sizeof dir, path, sizeof path) ||
+            opts_check_outdir(perf, err, sizeof err) || opts_check_outdir(dir, err, sizeof err) ||
+            opts_check_outfile(path, err, sizeof err)) {
+            log_error("compare: --tuning: %s, where this compare's record goes",
+                      err[0] ? err : "the tuning directory's path is too long");
+            return 2;
+        }
     }
     if (a->no_ours)
         return 0;
@@ -189,7 +215,7 @@ static json_t *verified_tflops(const struct measure_cmp_entry *e)
     return e->present && e->verified && !isnan(e->tflops) ? json_real(e->tflops) : json_null();
 }
 
-/* perf/<key>/vendor.json (docs/report.md), written atomically. The key is built from the
+/* perf/<key>/vendor.json (docs/report.md, vendor_paths), written atomically. The key is built from the
  * validated dtype and shape, never from user text. Ours is recorded with its
  * configuration (cfg NULL: --no-ours) so the report can take its vendor ratios from
  * this one run when that configuration is the tuned best. 0 or -1. */
@@ -198,12 +224,13 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
     const struct croq_shape *s = &a->mo.shape;
     char dir[4096], path[4200], key[96], stamp[32];
     time_t now = time(NULL);
-    snprintf(key, sizeof key, "%s_%ldx%ldx%ld", croq_dtype_name(a->mo.dtype), s->m, s->n, s->k);
-    if ((size_t)snprintf(dir, sizeof dir, "%s/perf/%s", a->tuning, key) >= sizeof dir || mkdir_p(dir)) {
+    if (vendor_paths(a, key, sizeof key, dir, sizeof dir, path, sizeof path) || mkdir_p(dir)) {
         log_error("compare: cannot create '%s': %s", dir, strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof path, "%s/vendor.json", dir);
+    /* a compare killed between the temp file and the rename left .vendor.json.tmp.<pid>:
+     * no shape's run cleans perf/<dtype>_<M>x<N>x<K>/ when only its _fs shape is tuned */
+    atomic_clean_temps(dir, "vendor.json.", 0);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s, s:s}", "schema", 1, "key", key,
                           "dtype", croq_dtype_name(a->mo.dtype), "M", (json_int_t)s->m, "N", (json_int_t)s->n, "K",

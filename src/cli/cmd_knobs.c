@@ -30,7 +30,7 @@ static const char knobs_usage[] =
     "a generator older than a knob or a value lacks it, and the shape is tuned without it).\n"
     "A first line names the generator, why it is the shape's, and what it lacks. With\n"
     "--check, the configuration must also lie in those knobs, and --dtype and --shape\n"
-    "default to the key's.\n"
+    "are the key's (another one given is bad usage).\n"
     "\n"
     "With --check: build a configuration from the dtype's defaults, then --config FILE\n"
     "(JSON: {\"dtype\": \"f16\", \"tile_m\": 128, ...}, a checkpoint file: its best, the\n"
@@ -118,11 +118,13 @@ static void print_pin_line(const struct knobs_args *a, const struct engine_pin *
 
 /* ---- listing ------------------------------------------------------------------ */
 
-/* The default under dtype: knobs_default may differ from the table (e4m3 tile_k). */
-static int default_for(int id, int dtype)
+/* The default under dtype: knobs_default may differ from the table (e4m3 tile_k), and in
+ * a generator's space it is moved inside it as a start configuration is (space.h). */
+static int default_for(int id, int dtype, const struct knob_space *space)
 {
     struct croq_config c;
     knobs_default(&c, dtype);
+    knob_space_clamp(space, &c);
     return c.v[id];
 }
 
@@ -133,8 +135,8 @@ static json_t *knob_json(int id, const struct knob_space *space)
     for (int j = 0; j < k->n_values; j++)
         json_array_append_new(vals, json_integer(k->values[j]));
     return json_pack("{s:s, s:s, s:i, s:{s:i, s:i}, s:o, s:s, s:s}", "name", k->name, "macro", k->macro,
-                     "default", k->default_value, "defaults", "f16", default_for(id, CROQ_DTYPE_F16), "e4m3",
-                     default_for(id, CROQ_DTYPE_E4M3), "values", vals, "category", k->category, "meaning",
+                     "default", k->default_value, "defaults", "f16", default_for(id, CROQ_DTYPE_F16, space), "e4m3",
+                     default_for(id, CROQ_DTYPE_E4M3, space), "values", vals, "category", k->category, "meaning",
                      k->meaning);
 }
 
@@ -168,7 +170,7 @@ static void list_text(const struct knobs_args *a, const struct engine_pin *pin)
     for (int i = 0; i < KNOB_COUNT; i++) {
         const struct croq_knob *k = &knob_space_table(pin_space(pin))[i];
         char def[32], vals[64];
-        int f16 = default_for(i, CROQ_DTYPE_F16), e4m3 = default_for(i, CROQ_DTYPE_E4M3);
+        int f16 = default_for(i, CROQ_DTYPE_F16, pin_space(pin)), e4m3 = default_for(i, CROQ_DTYPE_E4M3, pin_space(pin));
         if (f16 == e4m3)
             snprintf(def, sizeof def, "%d", f16);
         else
@@ -277,10 +279,19 @@ static int knobs_check(const struct knobs_args *a)
             log_error("knobs: --key: %s", err);
             return 2;
         }
-        if (!dtype)
-            dtype = croq_dtype_name(sk.dtype);
-        if (!shape)
-            shape = &sk.shape;
+        /* the knobs are those of the key's shape: another dtype or shape is another shape,
+         * whose generator may be another one */
+        if (dtype && croq_dtype_parse(dtype) != sk.dtype) {
+            log_error("knobs: --dtype %s is not the dtype of --key %s (leave it out: it is the key's)", dtype, a->key);
+            return 2;
+        }
+        if (shape && (shape->m != sk.shape.m || shape->n != sk.shape.n || shape->k != sk.shape.k)) {
+            log_error("knobs: --shape %s is not the shape of --key %s (leave it out: it is the key's)", a->shape.text,
+                      a->key);
+            return 2;
+        }
+        dtype = croq_dtype_name(sk.dtype);
+        shape = &sk.shape;
         if (shape_generator(a, &pin))
             return 1;
     }

@@ -14,6 +14,7 @@
 #include "util/atomicio.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 #define GEN_PATH_MAX 4096
 #define GEN_FILES_MAX 256
@@ -185,8 +186,14 @@ int generator_save(const char *tuning_dir, const struct generator *g, char *err,
         snprintf(err, errlen, "tuning directory path too long");
         return -1;
     }
-    if (!stat(path, &st)) /* written once: the name is the content's identity */
-        return 0;
+    if (!stat(path, &st)) { /* written once: the name is the content's identity */
+        if (S_ISREG(st.st_mode))
+            return 0;
+        /* a FIFO or a directory there would pass for the snapshot every recipe names */
+        snprintf(err, errlen, "cannot write the generator snapshot '%s': something that is %s is there", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        return -1;
+    }
     json_t *files = json_object();
     for (const struct croq_embedded_file *f = g->files; f->name; f++)
         json_object_set_new(files, f->name, json_stringn(f->text, f->size));
@@ -211,7 +218,6 @@ int generator_save(const char *tuning_dir, const struct generator *g, char *err,
 int generator_load(const char *tuning_dir, const char *id, struct generator *g, char *err, size_t errlen)
 {
     char path[GEN_PATH_MAX];
-    struct stat st;
     memset(g, 0, sizeof *g);
     if (!id_valid(id)) {
         snprintf(err, errlen, "'%.40s' is not a generator identity (16 hex digits)", id);
@@ -221,17 +227,19 @@ int generator_load(const char *tuning_dir, const char *id, struct generator *g, 
         snprintf(err, errlen, "tuning directory path too long");
         return -1;
     }
-    if (stat(path, &st))
-        return errno == ENOENT ? 1 : (snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno)), -1);
-    json_error_t je;
-    json_t *o = S_ISREG(st.st_mode) ? json_load_file(path, JSON_REJECT_DUPLICATES, &je) : NULL;
+    /* opened once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or /dev/zero in its place
+     * neither blocks nor is read */
+    char why[600];
+    json_t *o = regfile_load_json(path, JSON_REJECT_DUPLICATES, why, sizeof why);
+    if (!o && errno == ENOENT)
+        return 1;
     json_t *files = json_object_get(o, "files");
     const char *claimed = json_string_value(json_object_get(o, "identity"));
     json_t *ver = json_object_get(o, "codegen_version");
     if (!o || json_integer_value(json_object_get(o, "schema")) != 1 || !json_is_object(files) || !claimed ||
         !json_is_integer(ver) || json_object_size(files) > GEN_FILES_MAX) {
         snprintf(err, errlen, "generators/%s.json is not a generator snapshot (schema 1)%s%s", id, o ? "" : ": ",
-                 o ? "" : (S_ISREG(st.st_mode) ? je.text : "not a regular file"));
+                 o ? "" : why);
         json_decref(o);
         return -1;
     }

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/atomicio.h"
 #include "util/regfile.h"
@@ -110,20 +109,14 @@ static int config_of_document(struct croq_config *cfg, const json_t *obj, char *
     return knobs_from_json(cfg, obj, err, errlen);
 }
 
-/* A file holding one signature line ("dtype=f16,kernel=1,...", as results.tsv and
+/* A file's text holding one signature line ("dtype=f16,kernel=1,...", as results.tsv and
  * status print it) rather than JSON: 1 parsed (rc in *rc), 0 not a signature file. */
-static int signature_file(const char *path, struct croq_config *cfg, char *err, size_t errlen, int *rc)
+static int signature_text(const char *text, struct croq_config *cfg, char *err, size_t errlen, int *rc)
 {
     char line[CROQ_SIG_MAX + 2];
-    FILE *f = fopen(path, "r");
-    if (!f)
+    if (strncmp(text, "dtype=", 6))
         return 0;
-    size_t n = fread(line, 1, sizeof line - 1, f);
-    fclose(f);
-    line[n] = '\0';
-    if (strncmp(line, "dtype=", 6))
-        return 0;
-    line[strcspn(line, "\r\n")] = '\0';
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(text, "\r\n"), text);
     *rc = knobs_parse_signature(cfg, line, err, errlen);
     return 1;
 }
@@ -133,21 +126,23 @@ int knobs_load(const char *path, struct croq_config *cfg, char *err, size_t errl
     json_error_t je;
     char why[256];
     int rc;
-    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
-        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(EINVAL));
+    /* read once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device, even one put in
+     * its place after a check, is never read */
+    char *text = regfile_read(path, REGFILE_MAX, NULL);
+    if (!text) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, regfile_strerror(errno));
         return -1;
     }
-    if (signature_file(path, cfg, why, sizeof why, &rc)) {
+    if (signature_text(text, cfg, why, sizeof why, &rc)) {
+        free(text);
         if (rc)
             snprintf(err, errlen, "bad configuration in '%s': %s", path, why);
         return rc;
     }
-    json_t *obj = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *obj = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!obj) {
-        if (je.line < 0) /* not a syntax error: the file itself */
-            snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
-        else
-            snprintf(err, errlen, "cannot parse '%s' line %d: %s", path, je.line, je.text);
+        snprintf(err, errlen, "cannot parse '%s' line %d: %s", path, je.line, je.text);
         return -1;
     }
     rc = json_is_object(obj) ? config_of_document(cfg, obj, why, sizeof why)

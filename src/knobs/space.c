@@ -16,7 +16,7 @@
 
 /* One KNOB row as the generator's text declares it. */
 struct def_row {
-    char name[DEF_NAME_MAX], macro[DEF_NAME_MAX];
+    char id[DEF_NAME_MAX], name[DEF_NAME_MAX], macro[DEF_NAME_MAX];
     int default_value;
     int n_values;
     int values[CROQ_KNOB_MAX_VALUES];
@@ -28,9 +28,13 @@ struct reader {
     int line;
     char *err;
     size_t errlen;
-    int n_consts;
+    int n_consts; /* every #define: a value constant, or a name alone (the include guard) */
     char const_name[DEF_CONSTS_MAX][DEF_NAME_MAX];
     int const_value[DEF_CONSTS_MAX];
+    bool const_has_value[DEF_CONSTS_MAX];
+    int const_line[DEF_CONSTS_MAX];
+    int guard_line;    /* the open #ifndef's line, 0 when none is open */
+    int row_end_line;  /* the line a KNOB row's ')' was on (a directive may not follow it there) */
 };
 
 __attribute__((format(printf, 2, 3))) static int fail(struct reader *r, const char *fmt, ...)
@@ -125,6 +129,8 @@ static int integer(struct reader *r, int *out)
         advance(r);
     if (!(peek(r) >= '0' && peek(r) <= '9'))
         return fail(r, "expected an integer");
+    if (peek(r) == '0' && r->p + 1 < r->end && r->p[1] >= '0' && r->p[1] <= '9')
+        return fail(r, "an integer with a leading 0 (the compiler reads it as octal, this reader would not)");
     long long v = 0;
     while (peek(r) >= '0' && peek(r) <= '9') {
         v = v * 10 + (*r->p - '0');
@@ -149,7 +155,7 @@ static int value(struct reader *r, int *out, const char *what)
     if (ident(r, name, what))
         return -1;
     for (int i = 0; i < r->n_consts; i++)
-        if (!strcmp(r->const_name[i], name)) {
+        if (!strcmp(r->const_name[i], name) && r->const_has_value[i]) {
             *out = r->const_value[i];
             return 0;
         }
@@ -170,6 +176,8 @@ static int string(struct reader *r, char *out, size_t cap, const char *what)
                 return fail(r, "a string literal that does not end on its line");
             if (c == '"')
                 break;
+            if ((c < 0x20 && c != '\t') || c == 0x7f) /* a terminal escape, a CR: not a name or a meaning */
+                return fail(r, "a control character (0x%02x) in a string literal", (unsigned)c);
             if (c == '\\') {
                 advance(r);
                 c = peek(r);
@@ -199,12 +207,23 @@ static int expect(struct reader *r, char c, const char *after)
     return skip_space(r);
 }
 
+static int find_define(const struct reader *r, const char *name)
+{
+    for (int i = 0; i < r->n_consts; i++)
+        if (!strcmp(r->const_name[i], name))
+            return i;
+    return -1;
+}
+
 /* "#ifndef X", "#define X", "#define X <integer>", "#endif": the preprocessor lines a
  * knobs.def has. Anything else is refused: the reader does not evaluate conditions, so
- * it takes them all as true, which holds for the include guard and nothing else. */
+ * it takes them all as true, which holds for the include guard and nothing else; so a
+ * #ifndef must name a macro not defined above it, cannot nest, and has its #endif. */
 static int directive(struct reader *r)
 {
     char word[DEF_NAME_MAX], name[DEF_NAME_MAX];
+    if (r->row_end_line == r->line)
+        return fail(r, "'#' after a KNOB row on its line (a preprocessor line begins its line)");
     advance(r); /* '#' */
     while (peek(r) == ' ' || peek(r) == '\t')
         advance(r);
@@ -219,17 +238,32 @@ static int directive(struct reader *r)
         return -1;
     if (skip_line_space(r))
         return -1;
-    if (!strcmp(word, "define") && peek(r) != '\n' && peek(r) >= 0) {
-        int v;
+    if (!strcmp(word, "ifndef")) {
+        if (r->guard_line)
+            return fail(r, "'#ifndef %s' inside the #ifndef of line %d (a knobs.def has one include guard)", name,
+                        r->guard_line);
+        int i = find_define(r, name);
+        if (i >= 0)
+            return fail(r, "'#ifndef %s' after line %d defines it (the compiler would skip what it guards)", name,
+                        r->const_line[i]);
+        r->guard_line = r->line;
+    } else if (!strcmp(word, "endif")) {
+        if (!r->guard_line)
+            return fail(r, "'#endif' without a #ifndef");
+        r->guard_line = 0;
+    } else {
+        int v = 0;
+        bool has_value = peek(r) != '\n' && peek(r) >= 0;
         if (r->n_consts == DEF_CONSTS_MAX)
-            return fail(r, "more than %d constants", DEF_CONSTS_MAX);
-        for (int i = 0; i < r->n_consts; i++)
-            if (!strcmp(r->const_name[i], name))
-                return fail(r, "constant '%s' defined twice", name);
-        if (integer(r, &v) || skip_line_space(r))
+            return fail(r, "more than %d #defines", DEF_CONSTS_MAX);
+        if (find_define(r, name) >= 0)
+            return fail(r, "macro '%s' defined twice", name);
+        if (has_value && (integer(r, &v) || skip_line_space(r)))
             return -1;
         snprintf(r->const_name[r->n_consts], DEF_NAME_MAX, "%s", name);
-        r->const_value[r->n_consts++] = v;
+        r->const_value[r->n_consts] = v;
+        r->const_has_value[r->n_consts] = has_value;
+        r->const_line[r->n_consts++] = r->line;
     }
     if (peek(r) >= 0 && peek(r) != '\n')
         return fail(r, "unexpected text after '#%s'", word);
@@ -238,10 +272,10 @@ static int directive(struct reader *r)
 
 static int knob_row(struct reader *r, struct def_row *row)
 {
-    char id[DEF_NAME_MAX], text[DEF_TEXT_MAX];
+    char text[DEF_TEXT_MAX];
     memset(row, 0, sizeof *row);
     row->line = r->line;
-    if (expect(r, '(', "KNOB") || ident(r, id, "the knob's id") || expect(r, ',', "the id") ||
+    if (expect(r, '(', "KNOB") || ident(r, row->id, "the knob's id") || expect(r, ',', "the id") ||
         string(r, row->name, sizeof row->name, "the knob's name") || expect(r, ',', "the name") ||
         string(r, row->macro, sizeof row->macro, "the knob's macro") || expect(r, ',', "the macro") ||
         value(r, &row->default_value, "the default") || expect(r, ',', "the default") ||
@@ -263,6 +297,7 @@ static int knob_row(struct reader *r, struct def_row *row)
         if (expect(r, ',', "a value"))
             return -1;
     }
+    r->row_end_line = r->line;
     advance(r); /* ')' */
     bool has_default = false;
     for (int i = 0; i < row->n_values; i++)
@@ -274,16 +309,60 @@ static int knob_row(struct reader *r, struct def_row *row)
     return 0;
 }
 
+/* Bytes the compiler and this reader would read differently: a NUL (the compiler stops
+ * or warns, this reader's strings would end there), and a backslash ending a line (a line
+ * splice: in a // comment it comments out the next line for the compiler). */
+static int scan_bytes(struct reader *r)
+{
+    for (const char *q = r->p; q < r->end; q++) {
+        if (*q == '\n')
+            r->line++;
+        else if (!*q)
+            return fail(r, "a NUL byte (a knobs.def is text)");
+        else if (*q == '\\' && ((q + 1 < r->end && q[1] == '\n') || (q + 2 < r->end && q[1] == '\r' && q[2] == '\n')))
+            return fail(r, "a backslash at the end of the line (a line splice, which this reader does not follow)");
+    }
+    r->line = 1;
+    return 0;
+}
+
+/* No #define names a knob's macro, this binary's or the text's own: it would stand in
+ * the kernels' source beside (and after) the configuration's #define of that macro. */
+static int defines_no_macro(struct reader *r, const struct def_row *rows, int n)
+{
+    for (int i = 0; i < r->n_consts; i++) {
+        const char *name = r->const_name[i];
+        bool knob = false;
+        for (int k = 0; k < KNOB_COUNT; k++)
+            knob |= !strcmp(croq_knobs[k].macro, name);
+        for (int j = 0; j < n; j++)
+            knob |= !strcmp(rows[j].macro, name);
+        if (knob) {
+            r->line = r->const_line[i];
+            return fail(r, "'#define %s' defines a knob's macro (the kernels would read it, not the configuration's)",
+                        name);
+        }
+    }
+    return 0;
+}
+
 /* Every row of the text; 0 or -1 with r->err. */
 static int read_rows(struct reader *r, struct def_row *rows, int *n)
 {
     char word[DEF_NAME_MAX];
     *n = 0;
+    if (scan_bytes(r))
+        return -1;
     for (;;) {
         if (skip_space(r))
             return -1;
-        if (peek(r) < 0)
-            return 0;
+        if (peek(r) < 0) {
+            if (r->guard_line) {
+                r->line = r->guard_line;
+                return fail(r, "this #ifndef has no #endif");
+            }
+            return defines_no_macro(r, rows, *n);
+        }
         if (peek(r) == '#') {
             if (directive(r))
                 return -1;
@@ -299,10 +378,10 @@ static int read_rows(struct reader *r, struct def_row *rows, int *n)
         if (knob_row(r, row))
             return -1;
         for (int i = 0; i < *n; i++)
-            if (!strcmp(rows[i].name, row->name) || !strcmp(rows[i].macro, row->macro)) {
+            if (!strcmp(rows[i].name, row->name) || !strcmp(rows[i].macro, row->macro) || !strcmp(rows[i].id, row->id)) {
                 r->line = row->line;
-                return fail(r, "knob '%s' (macro %s) repeats the name or macro of line %d", row->name, row->macro,
-                            rows[i].line);
+                return fail(r, "knob '%s' (id %s, macro %s) repeats the id, name or macro of line %d", row->name,
+                            row->id, row->macro, rows[i].line);
             }
         (*n)++;
     }
@@ -316,6 +395,26 @@ void knob_space_full(struct knob_space *s, const char *owner)
         s->declared[k] = true;
         s->knobs[k] = croq_knobs[k];
     }
+}
+
+static int value_index(const struct croq_knob *kn, int v)
+{
+    for (int i = 0; i < kn->n_values; i++)
+        if (kn->values[i] == v)
+            return i;
+    return -1;
+}
+
+/* The value of kn nearest v (the lower of two as near): where knob_space_clamp moves v. */
+static int nearest_value(const struct croq_knob *kn, int v)
+{
+    int to = kn->values[0];
+    for (int i = 1; i < kn->n_values; i++) {
+        long a = labs((long)kn->values[i] - v), b = labs((long)to - v);
+        if (a < b || (a == b && kn->values[i] < to))
+            to = kn->values[i];
+    }
+    return to;
 }
 
 /* Knob k of this binary against the generator's row of its name (NULL: it has none). */
@@ -360,6 +459,10 @@ static int space_knob(struct knob_space *s, int k, const struct def_row *row, ch
         return -1;
     }
     s->restricted |= out->n_values != mine->n_values;
+    /* a default the generator does not list: the value a start configuration is moved to
+     * (knob_space_clamp), so the row's default is one of its values */
+    if (value_index(out, mine->default_value) < 0)
+        out->default_value = nearest_value(out, mine->default_value);
     return 0;
 }
 
@@ -379,6 +482,14 @@ int knob_space_parse(struct knob_space *s, const char *owner, const char *text, 
     memset(s, 0, sizeof *s);
     snprintf(s->owner, sizeof s->owner, "%s", owner ? owner : "the generator");
     rc = 0;
+    for (int i = 0; i < n && !rc; i++) /* a macro of this binary's under another name: read unlike ours */
+        for (int k = 0; k < KNOB_COUNT && !rc; k++)
+            if (!strcmp(rows[i].macro, croq_knobs[k].macro) && strcmp(rows[i].name, croq_knobs[k].name)) {
+                snprintf(err, errlen, "knobs.def line %d: %s declares macro %s as knob '%s', this croqtuner as knob "
+                         "'%s': one macro under two names", rows[i].line, s->owner, rows[i].macro, rows[i].name,
+                         croq_knobs[k].name);
+                rc = -1;
+            }
     for (int k = 0; k < KNOB_COUNT && !rc; k++) {
         const struct def_row *row = NULL;
         for (int i = 0; i < n && !row; i++)
@@ -394,13 +505,6 @@ out:
 
 const struct croq_knob *knob_space_table(const struct knob_space *s) { return s ? s->knobs : croq_knobs; }
 
-static int value_index(const struct croq_knob *kn, int v)
-{
-    for (int i = 0; i < kn->n_values; i++)
-        if (kn->values[i] == v)
-            return i;
-    return -1;
-}
 
 bool knob_space_allows(const struct knob_space *s, const struct croq_config *cfg, char *why, size_t whylen)
 {
@@ -447,12 +551,7 @@ int knob_space_clamp(const struct knob_space *s, struct croq_config *cfg)
         if (!s->declared[k]) {
             to = d.v[k];
         } else if (value_index(kn, v) < 0) {
-            to = kn->values[0];
-            for (int i = 1; i < kn->n_values; i++) {
-                long a = labs((long)kn->values[i] - v), b = labs((long)to - v);
-                if (a < b || (a == b && kn->values[i] < to))
-                    to = kn->values[i];
-            }
+            to = nearest_value(kn, v);
         }
         changed += to != v;
         cfg->v[k] = to;
@@ -479,4 +578,6 @@ void knob_space_describe(const struct knob_space *s, char *out, size_t len)
     }
     if (!w)
         snprintf(out, len, "nothing");
+    else if (w >= len && len > 4) /* cut: say so rather than end inside a name */
+        memcpy(out + len - 4, "...", 4);
 }

@@ -8,7 +8,9 @@
  * the generator's kernels ignore the #define it would get, so such a configuration is
  * another one under a false name. struct knob_space is the part of this binary's table
  * that the generator's knobs.def also declares:
- *   - a knob of both tables keeps the values both list, in this binary's order;
+ *   - a knob of both tables keeps the values both list, in this binary's order, and
+ *     its default when the generator lists it, else the nearest value it lists (where
+ *     knob_space_clamp moves a configuration's default);
  *   - a knob only this binary has ("undeclared") keeps one value, its default: the value
  *     the generator's kernels implicitly use. Rows are only appended and every row from
  *     KNOB_FIRST_LATE on is late (knobs.h), so an undeclared knob is a late one, and a
@@ -26,8 +28,13 @@
  * form: comments, `#ifndef`/`#define`/`#endif` lines (a `#define NAME <integer>` names a
  * value constant, CROQ_V_*), and KNOB(id, "name", "macro", default, "category",
  * "meaning" "...", values...) rows whose defaults and values are integers or those
- * constants, the default among the values, at most CROQ_KNOB_MAX_VALUES values, names and
- * macros unique. Anything else is an error naming the line.
+ * constants, the default among the values, at most CROQ_KNOB_MAX_VALUES values, ids, names
+ * and macros unique, and none of this binary's macros under another name. The reader does
+ * not preprocess, so what the compiler would read otherwise is refused too: a NUL byte, a
+ * line ending in a backslash (a splice), an integer with a leading 0 (octal), a control
+ * character in a string literal, a #ifndef other than one include guard (nested, of a
+ * name defined above, without its #endif; an #endif without one), a '#' after a row on
+ * its line, a #define of a knob's macro. Anything else is an error naming the line.
  *
  * A NULL space everywhere below means this binary's whole table. Pure; a space is plain
  * data, shareable between threads once built.
@@ -70,7 +77,8 @@ bool knob_space_allows(const struct knob_space *s, const struct croq_config *cfg
 
 /* What s leaves out of this binary's table, for messages, in table order: each value as
  * name=value, each undeclared knob as "knob NAME (held at DEFAULT)" ("stages=8,
- * group=16, knob schedule (held at 0)"); "nothing" when s is not restricted. */
+ * group=16, knob schedule (held at 0)"); "nothing" when s is not restricted; cut to len
+ * ending in "..." when longer. */
 #define KNOB_SPACE_DESCRIBE_MAX 512
 void knob_space_describe(const struct knob_space *s, char *out, size_t len);
 

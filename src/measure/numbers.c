@@ -140,6 +140,28 @@ static void check_ratios(struct chk *c, const struct measure_numbers *x)
         positive(c, "paired.ratio_hi", x->ratio_hi) && !(x->ratio_lo <= x->ratio && x->ratio <= x->ratio_hi))
         fail(c, "paired.ratio_median %.7g is not within [ratio_lo %.7g, ratio_hi %.7g]", x->ratio, x->ratio_lo,
              x->ratio_hi);
+    if (c->failed || !x->n_ratios)
+        return;
+    /* r_i = incumbent_i / candidate_i: over candidate times of 1 the ratios are the times */
+    struct paired_stats st;
+    double ones[PAIRED_MAX];
+    if (x->n_ratios < PAIRED_MIN_PAIRS || x->n_ratios > PAIRED_MAX || !x->ratios) {
+        fail(c, "paired.ratios holds %d ratios (%d..%d)", x->n_ratios, PAIRED_MIN_PAIRS, PAIRED_MAX);
+        return;
+    }
+    if (!times_ok(c, "paired.ratios", x->ratios, x->n_ratios))
+        return;
+    for (int i = 0; i < x->n_ratios; i++)
+        ones[i] = 1.0;
+    if (paired_stats_compute(ones, x->ratios, x->n_ratios, &st)) {
+        fail(c, "paired.ratios do not give a median and an interval");
+        return;
+    }
+    if (!close_to(x->ratio, st.median, 0))
+        fail(c, "paired.ratio_median %.7g is not the median of paired.ratios (%.7g)", x->ratio, st.median);
+    else if (!close_to(x->ratio_lo, st.lo, 0) || !close_to(x->ratio_hi, st.hi, 0))
+        fail(c, "paired [ratio_lo %.7g, ratio_hi %.7g] is not the sign-test interval of paired.ratios ([%.7g, %.7g])",
+             x->ratio_lo, x->ratio_hi, st.lo, st.hi);
 }
 
 static void check_timing(struct chk *c, const struct measure_numbers *x)
@@ -176,5 +198,7 @@ int measure_numbers_check(const struct measure_numbers *x, unsigned what, char *
     }
     if (what & MEASURE_CHECK_TIMING)
         check_timing(&c, x);
+    else if (what & MEASURE_CHECK_RATIOS)
+        check_ratios(&c, x);
     return c.failed ? -1 : 0;
 }

@@ -9,6 +9,8 @@
  * spread >= 0; hw_eff >= 0; the SM clock unknown (NAN) or in [1, 10000] MHz (NVML reports
  * whole MHz); max_err_over_tol of a passed verification in [0, 1] (every element within
  * its tolerance: runner/verify.c); paired speedups > 0 with lo <= median <= hi.
+ * Given the per-pair speedups they come from (compare's paired, which prints ratios, not
+ * times), median, lo and hi are recomputed from them (paired_stats_compute, 6..100 pairs).
  * Consistency (where the inputs are given): median = the trials' median (the middle one,
  * or the mean of the two middle ones: runner/timing.c), spread = (max - min) / median in %,
  * TFLOPS = flops / median, hw_eff = TFLOPS / the peak at the clock in %, the paired
@@ -49,14 +51,17 @@ struct measure_numbers {
     const double *cand_ms, *inc_ms;
     double inc_median_ms, inc_tflops; /* NAN: not given */
     double ratio, ratio_lo, ratio_hi; /* NAN: not given */
+    int n_ratios;               /* 0: the per-pair speedups are not given */
+    const double *ratios;       /* the per-pair speedups ratio, lo and hi were computed from */
 };
 
 /* A struct with nothing known (NAN, 0, NULL). */
 void measure_numbers_init(struct measure_numbers *x);
 
-/* Which parts to check: the timing (median, spread, TFLOPS, clock, hw_eff, trials, paired)
- * and the verification (max_err_over_tol). */
-enum { MEASURE_CHECK_TIMING = 1, MEASURE_CHECK_VERIFY = 2 };
+/* Which parts to check: the timing (median, spread, TFLOPS, clock, hw_eff, trials, paired),
+ * the verification (max_err_over_tol), and the paired speedups alone (ratio, lo, hi, the
+ * per-pair ratios: part of the timing's check too). */
+enum { MEASURE_CHECK_TIMING = 1, MEASURE_CHECK_VERIFY = 2, MEASURE_CHECK_RATIOS = 4 };
 
 /* 0 when every given number passes, else -1 with the first failure in why, naming the
  * field as the runner's JSON does and the value: "timing.tflops nan is not a positive

@@ -18,9 +18,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "knobs/knobs.h"
 #include "report/read.h"
+#include "target/target.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -29,6 +30,74 @@ void vendor_clear(struct report_vendor *v)
     struct vendor_value none = {NAN, VSRC_NONE};
     v->cublas = v->sl_default = v->sl_search = v->ours = none;
     v->protocol = VPROTO_NONE;
+}
+
+/* The file's own shape, where it names one, is the shape it is read for: a vendor.json
+ * copied or linked from another shape's directory would put that shape's numbers here. */
+static bool same_shape(json_t *o, const struct report_shape *s, char *why, size_t len)
+{
+    const char *dt = json_string_value(json_object_get(o, "dtype"));
+    static const char *const dims[] = {"M", "N", "K"};
+    long want[] = {s->m, s->n, s->k};
+    if (json_object_get(o, "dtype") && !(dt && !strcmp(dt, s->dtype))) {
+        snprintf(why, len, "its 'dtype' is not %s", s->dtype);
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        json_t *v = json_object_get(o, dims[i]);
+        if (v && !(json_is_integer(v) && json_integer_value(v) == want[i])) {
+            snprintf(why, len, "its '%s' is not %ld", dims[i], want[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A TFLOPS member: absent or null (not measured), or a positive number no larger than the
+ * dtype's sparse peak at the boost clock, which nothing can exceed; noted and left out
+ * otherwise. */
+static void check_tflops(json_t *o, const char *member, const struct report_shape *s, const char *rel,
+                         struct report_notes *nl)
+{
+    json_t *v = json_object_get(o, member);
+    int dtype = croq_dtype_parse(s->dtype);
+    const struct croq_target *t = croq_target();
+    double peak = dtype >= 0 ? target_peak_tflops(t, dtype, t->boost_mhz) : INFINITY;
+    if (!v || json_is_null(v))
+        return;
+    if (!json_is_number(v))
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: '%s' is not a number (ignored)", rel, member);
+    else if (!(json_number_value(v) > 0))
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: '%s' is %g, not a positive number (ignored)", rel, member,
+                  json_number_value(v));
+    else if (json_number_value(v) > peak)
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: '%s' is %g, above the %s sparse peak at the boost clock (%.0f "
+                  "TFLOPS; ignored)", rel, member, json_number_value(v), s->dtype, peak);
+    else
+        return;
+    json_object_del(o, member); /* what take() does not see is not taken */
+}
+
+/* What an interleaved record says of its timing, which the report does not use beyond the
+ * mark: its rounds a whole number >= 1, each paired ratio null or a positive median inside
+ * its interval. A note for each that is not. */
+static void check_interleaved(json_t *o, const struct report_shape *s, const char *rel, struct report_notes *nl)
+{
+    json_t *r = json_object_get(o, "rounds"), *paired = json_object_get(o, "paired"), *v;
+    const char *name;
+    if (!(json_is_integer(r) && json_integer_value(r) >= 1))
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: 'rounds' of an interleaved compare is not a whole number >= 1", rel);
+    if (paired && !json_is_object(paired)) {
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: 'paired' is not an object", rel);
+        return;
+    }
+    json_object_foreach(paired, name, v) {
+        double m = json_number_value(json_object_get(v, "median")), lo = json_number_value(json_object_get(v, "lo")),
+               hi = json_number_value(json_object_get(v, "hi"));
+        if (!json_is_null(v) && !(json_is_object(v) && lo > 0 && lo <= m && m <= hi))
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s: 'paired.%s' is not a positive median inside its interval "
+                      "[lo, hi]", rel, name);
+    }
 }
 
 static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
@@ -42,13 +111,13 @@ static void take(struct vendor_value *dst, json_t *v, enum vendor_src src)
 int vendor_read(struct report_shape *s, const char *path, const char *rel, struct report_notes *nl)
 {
     json_error_t err;
-    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
-        notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, regfile_strerror(EINVAL));
-        return -1;
-    }
-    json_t *o = json_load_file(path, 0, &err);
+    /* opened once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device in its place is
+     * never read, even one put there after a check */
+    json_t *o = regfile_load_json_je(path, 0, &err);
     if (!o) {
-        if (!strstr(err.text, "unable to open"))
+        if (errno != ENOENT && err.line < 0)
+            notes_add(nl, NOTE_MALFORMED, s->key, "%s: %s", rel, err.text);
+        else if (errno != ENOENT)
             notes_add(nl, NOTE_MALFORMED, s->key, "%s:%d: %s", rel, err.line, err.text);
         return -1;
     }
@@ -69,13 +138,18 @@ int vendor_read(struct report_shape *s, const char *path, const char *rel, struc
         json_decref(o);
         return -1;
     }
+    char why[64];
+    if (!same_shape(o, s, why, sizeof why)) {
+        notes_add(nl, NOTE_MALFORMED, s->key, "%s: the record of another shape: %s (file ignored)", rel, why);
+        json_decref(o);
+        return -1;
+    }
+    if (protocol == VPROTO_INTERLEAVED)
+        check_interleaved(o, s, rel, nl);
     static const char *const members[] = {"cublas_tflops", "cusparselt_default_tflops", "cusparselt_search_tflops",
                                            "ours_tflops"};
-    for (size_t i = 0; i < sizeof members / sizeof *members; i++) {
-        json_t *v = json_object_get(o, members[i]);
-        if (v && !json_is_null(v) && !json_is_number(v))
-            notes_add(nl, NOTE_MALFORMED, s->key, "%s: '%s' is not a number (ignored)", rel, members[i]);
-    }
+    for (size_t i = 0; i < sizeof members / sizeof *members; i++)
+        check_tflops(o, members[i], s, rel, nl);
     take(&s->vendor.cublas, json_object_get(o, "cublas_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_default, json_object_get(o, "cusparselt_default_tflops"), VSRC_MEASURED);
     take(&s->vendor.sl_search, json_object_get(o, "cusparselt_search_tflops"), VSRC_MEASURED);

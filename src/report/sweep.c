@@ -223,17 +223,14 @@ static json_t *load_anchors(struct report_sweep *sw, const char *path)
         return NULL;
     }
     json_error_t err;
-    if (!access(path, F_OK) && !regfile_is(path)) { /* a FIFO or a device: never read (regfile.h) */
-        notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': %s", path, regfile_strerror(EINVAL));
-        return NULL;
-    }
-    json_t *a = json_load_file(path, 0, &err);
+    /* read once, O_NONBLOCK and fstat'ed (regfile.h): a FIFO or a device is never read */
+    json_t *a = regfile_load_json_je(path, 0, &err);
     if (!a || !json_is_array(json_object_get(a, "rows"))) {
         if (a)
             notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': no 'rows' array", path);
         else if (err.line > 0)
             notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s':%d: %s", path, err.line, err.text);
-        else /* jansson's line is -1 when the file could not be opened */
+        else /* line -1: the file was not read */
             notes_add(&sw->notes, NOTE_MALFORMED, NULL, "'%s': %s", path, err.text);
         json_decref(a);
         return NULL;

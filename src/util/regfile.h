@@ -38,6 +38,11 @@ char *regfile_read(const char *path, size_t max, size_t *len);
  * when the file is absent, so a caller can tell "none yet" from damage. flags: jansson's
  * decoding flags (JSON_REJECT_DUPLICATES, ...). */
 json_t *regfile_load_json(const char *path, size_t flags, char *err, size_t errlen);
+/* The same read and parse for a lenient reader that words its own notes: NULL on failure
+ * with *je saying why, its line -1 when the file was not read (its text regfile_strerror's,
+ * errno ENOENT when it is absent: "none yet") and jansson's line and text for bad JSON
+ * (errno EINVAL). */
+json_t *regfile_load_json_je(const char *path, size_t flags, json_error_t *je);
 /* True if path (following symlinks) is a regular file: the check before reading a file
  * that may legitimately be absent. */
 bool regfile_is(const char *path);

@@ -10,6 +10,10 @@
 #            two runs compared, timestamps aside)
 #   fixture  the tests' shapes.json (tests/fixtures/shapes.json: the protocol's rules and
 #            budgets over a few small shapes)
+#   snapshot_edit SNAPSHOT DIR PY: another generator made from a snapshot
+#            (generators/<id>.json): the Python statements PY change its files (a dict
+#            `f`, name -> text), the result is written into DIR under the identity its
+#            files hash to (src/codegen/generator.h), which is printed
 bin="$CROQ_BIN/croqtuner"
 fixture="$CROQ_SOURCE_DIR/tests/fixtures/shapes.json"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -17,3 +21,23 @@ norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "
 tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-$(basename "$0" .sh | cut -d- -f1).XXXXXX") ||
     exit 1
 trap 'rm -rf "$tmp"' EXIT
+snapshot_edit() {
+    python3 - "$@" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+f = s["files"]
+exec(sys.argv[3])
+h = 14695981039346656037
+def fnv(h, b):
+    for c in b:
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+h = fnv(h, b"croqtuner codegen %d\0" % s["codegen_version"])  # hash_fnv1a64_str: with the NUL
+for name in sorted(f, key=lambda n: n.encode()):
+    t = f[name].encode()
+    h = fnv(fnv(fnv(h, name.encode() + b"\0"), str(len(t)).encode() + b"\0"), t)
+s["identity"] = "%016x" % h
+json.dump(s, open(sys.argv[2] + "/" + s["identity"] + ".json", "w"))
+print(s["identity"])
+PY
+}

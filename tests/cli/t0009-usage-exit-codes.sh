@@ -37,7 +37,7 @@ usage "option '--anchors': '/nonexistent' does not exist" report --tuning "$tmp/
 # CROQ_ANCHORS naming no file is a note of the report, without jansson's line -1
 CROQ_ANCHORS=/nonexistent "$bin" report --tuning "$CROQ_SOURCE_DIR/tests/fixtures/tuning" --out "$tmp/rep" \
     --gnuplot "$tmp/no-gnuplot" >/dev/null 2>&1 || fail "report with CROQ_ANCHORS=/nonexistent exited $?"
-grep -qF "'/nonexistent': unable to open" "$tmp/rep/notes.txt" || fail "no note of the anchors: $(cat "$tmp/rep/notes.txt")"
+grep -qF "'/nonexistent': No such file or directory" "$tmp/rep/notes.txt" || fail "no note of the anchors: $(cat "$tmp/rep/notes.txt")"
 grep -qF "':-1" "$tmp/rep/notes.txt" && fail "a note shows line -1: $(grep -F "':-1" "$tmp/rep/notes.txt")"
 usage "option '--dataset': '/nonexistent' does not exist" "${tune[@]}" --shape 1024x1024x1024 --backend sim \
     --dataset /nonexistent

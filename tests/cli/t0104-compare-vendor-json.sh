@@ -74,6 +74,36 @@ grep -q "bad_output: runner output: 'protocol' is not \"interleaved\" or \"block
     { echo "unknown protocol: $(cat "$T/out")"; fail=1; }
 [ -e "$T/badproto/perf/e4m3_256x256x256/vendor.json" ] && { echo "vendor.json written from a bad reply"; fail=1; }
 
+# Numbers that cannot be: bad output naming the subject and the field, and the vendor.json
+# already there (the interleaved one above) is left as it was, with no temporary file beside
+# it; the paired ratios must be one per round and give their median and interval.
+cp "$fi5" "$T/before.json"
+# (a compare killed mid-write left its temp file: the next compare --tuning removes it)
+sh -c 'exit 0' & dead=$!; wait $dead
+stale=$(dirname "$fi5")/.vendor.json.tmp.$dead
+echo '{"schema": 1, "cublas_tf' > "$stale"; touch -d '-2 minutes' "$stale"
+ino=$(stat -c %i "$fi5")
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner5" \
+    --tuning "$T/inter" > "$T/out" 2>&1 || { cat "$T/out"; echo "interleaved compare again failed"; exit 1; }
+[ -e "$stale" ] && { echo "a dead compare's temp file is left: $(ls -A "$(dirname "$fi5")")"; fail=1; }
+[ "$(stat -c %i "$fi5")" != "$ino" ] || { echo "the second compare did not replace vendor.json by a rename"; fail=1; }
+cp "$fi5" "$T/before.json"
+for edit in 's/"tflops":1200.5/"tflops":"inf"/|results.cublas: timing.tflops inf is not a positive number' \
+            's/"tflops":1300.25/"tflops":-1300.25/|results.ours: timing.tflops -1300.25 is not a positive number' \
+            's/"max_err_over_tol":0.2/"max_err_over_tol":2/|results.cublas: verify.max_err_over_tol 2 of a passed verification is not in \[0, 1\]' \
+            's/"rounds":10/"rounds":9/|paired.ours_over_cublas.ratios'"'"' holds 10 ratios, not one per round of 9' \
+            's/"median":1.08/"median":1.085/|paired.ratio_median 1.085 is not the median of paired.ratios (1.08)' \
+            's/"lo":1.07,"hi":1.09/"lo":1.09,"hi":1.07/|is not a positive median inside its interval'; do
+    sed "${edit%%|*}" "$T/runner5" > "$T/runner7"; chmod +x "$T/runner7"
+    cmp -s "$T/runner5" "$T/runner7" && { echo "edit '${edit%%|*}' changed nothing"; fail=1; }
+    "$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --runner "$T/runner7" \
+        --tuning "$T/inter" > "$T/out" 2>&1; rc=$?
+    [ $rc -eq 1 ] || { echo "edit '${edit%%|*}': exit $rc, want 1: $(cat "$T/out")"; fail=1; }
+    grep -q "bad_output: runner output: .*${edit#*|}" "$T/out" || { echo "edit '${edit%%|*}': $(cat "$T/out")"; fail=1; }
+    cmp -s "$fi5" "$T/before.json" || { echo "edit '${edit%%|*}': vendor.json changed"; fail=1; }
+    ls -A "$(dirname "$fi5")" | grep -qv '^vendor.json$' && { echo "left beside vendor.json: $(ls -A "$(dirname "$fi5")")"; fail=1; }
+done
+
 # --l2 cold reaches the runner as --l2 cold, and the reply's "l2" is checked against it:
 # the table's title and vendor.json say cold; a runner that timed warm is refused.
 cat > "$T/runner3" <<EOF
@@ -97,4 +127,23 @@ sed 's/l2=cold ;;/l2=warm ;;/' "$T/runner3" > "$T/runner4"; chmod +x "$T/runner4
     > "$T/out" 2>&1 && { echo "compare took a warm timing for --l2 cold: $(cat "$T/out")"; fail=1; }
 grep -q 'bad_output: runner output: timed with a warm L2, asked for cold' "$T/out" ||
     { echo "warm reply to --l2 cold: $(cat "$T/out")"; fail=1; }
+
+# Where the record goes must take it: refused as bad usage before the runner runs (a
+# minute of GPU time was spent, then 'cannot write'), nothing created or replaced.
+for kind in perf-file key-fifo vendor-dir vendor-fifo; do
+    t=$T/bad-$kind; rm -f "$T/argv"; mkdir -p "$t"
+    case $kind in
+    perf-file) touch "$t/perf" ;;
+    key-fifo) mkdir "$t/perf"; mkfifo "$t/perf/e4m3_256x256x256" ;;
+    vendor-dir) mkdir -p "$t/perf/e4m3_256x256x256/vendor.json" ;;
+    vendor-fifo) mkdir -p "$t/perf/e4m3_256x256x256"; mkfifo "$t/perf/e4m3_256x256x256/vendor.json" ;;
+    esac
+    ls -lR "$t" > "$T/before"
+    timeout 20 "$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner3" \
+        --tuning "$t" > "$T/out" 2>&1; rc=$?
+    [ $rc -eq 2 ] || { echo "$kind: exit $rc, want 2: $(cat "$T/out")"; fail=1; }
+    grep -q "compare: --tuning: '$t/perf.*, where this compare's record goes" "$T/out" || { echo "$kind: $(cat "$T/out")"; fail=1; }
+    [ -e "$T/argv" ] && { echo "$kind: the runner ran"; fail=1; }
+    ls -lR "$t" | cmp -s - "$T/before" || { echo "$kind: something changed: $(ls -lR "$t")"; fail=1; }
+done
 exit $fail

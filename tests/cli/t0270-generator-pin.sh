@@ -14,23 +14,8 @@ a=f16_2048x4096x4096_fs
 cur=$(ls "$d/generators" | sed 's/\.json$//')
 [ "$(echo "$cur" | wc -l)" -eq 1 ] || fail "not one snapshot: $cur"
 # the older generator: family.cu with one more comment line, under its own identity
-old=$(python3 - "$d/generators/$cur.json" "$d/generators" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["files"]["family.cu"] += "// an older generation of the kernel sources\n"
-h = 14695981039346656037
-def fnv(h, b):
-    for c in b:
-        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return h
-h = fnv(h, b"croqtuner codegen %d\0" % s["codegen_version"])  # hash_fnv1a64_str: with the NUL
-for name in sorted(s["files"], key=lambda n: n.encode()):
-    t = s["files"][name].encode()
-    h = fnv(fnv(fnv(h, name.encode() + b"\0"), str(len(t)).encode() + b"\0"), t)
-s["identity"] = "%016x" % h
-json.dump(s, open(sys.argv[2] + "/" + s["identity"] + ".json", "w"))
-print(s["identity"])
-PY
+old=$(snapshot_edit "$d/generators/$cur.json" "$d/generators" \
+    'f["family.cu"] += "// an older generation of the kernel sources\n"'
 ) || fail "cannot write the older snapshot"
 # the first shape's baseline now names the older generator (as if it began before the change)
 sed -i "s/\"generator\": \"$cur\"/\"generator\": \"$old\"/" "$d/srcs/$a/iter000.gen.json"

@@ -17,30 +17,16 @@ tune --mode scratch --shape 2048x4096x4096 --iters 1 --tuning "$d" || fail "firs
 a=f16_2048x4096x4096_fs
 cur=$(ls "$d/generators" | sed 's/\.json$//')
 [ "$(echo "$cur" | wc -l)" -eq 1 ] || fail "not one snapshot: $cur"
-old=$(python3 - "$d/generators/$cur.json" "$d/generators" <<'PY'
-import json, re, sys
-s = json.load(open(sys.argv[1]))
-t = s["files"]["knobs.def"]
+old=$(snapshot_edit "$d/generators/$cur.json" "$d/generators" '
+import re
+t = f["knobs.def"]
 row = re.search(r"KNOB\(SCHEDULE,.*?\)\n", t, re.S)
 t = t[:row.start()] + t[row.end():]
 for a, b in (("1, 2, 3, 4, 5, 6, 7, 8)", "1, 2, 3, 4, 5, 6, 7)"), ("1, 2, 4, 8, 16)", "1, 2, 4, 8)")):
     assert a in t, a
     t = t.replace(a, b, 1)
-s["files"]["knobs.def"] = t
-h = 14695981039346656037
-def fnv(h, b):
-    for c in b:
-        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return h
-h = fnv(h, b"croqtuner codegen %d\0" % s["codegen_version"])  # hash_fnv1a64_str: with the NUL
-for name in sorted(s["files"], key=lambda n: n.encode()):
-    b = s["files"][name].encode()
-    h = fnv(fnv(fnv(h, name.encode() + b"\0"), str(len(b)).encode() + b"\0"), b)
-s["identity"] = "%016x" % h
-json.dump(s, open(sys.argv[2] + "/" + s["identity"] + ".json", "w"))
-print(s["identity"])
-PY
-) || fail "cannot write the older snapshot"
+f["knobs.def"] = t
+') || fail "cannot write the older snapshot"
 sed -i "s/\"generator\": \"$cur\"/\"generator\": \"$old\"/" "$d/srcs/$a/iter000.gen.json"
 c=$tmp/c # the control: this binary's generator
 tune --mode scratch --shape 2048x4096x4096 --iters 1 --tuning "$c" || fail "control: first shape"

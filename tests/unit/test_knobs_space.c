@@ -161,7 +161,7 @@ static void test_reader_strict(void **state)
         const char *text, *err;
     } bad[] = {
         {"#include \"x.h\"\n", "knobs.def line 1: '#include' (a knobs.def has only #ifndef, #define and #endif lines)"},
-        {"#define A 1\n#define A 2\n", "knobs.def line 2: constant 'A' defined twice"},
+        {"#define A 1\n#define A 2\n", "knobs.def line 2: macro 'A' defined twice"},
         {"#define A zero\n", "knobs.def line 1: expected an integer"},
         {"/* open\n\n", "knobs.def line 1: a comment that does not end"},
         {"\nknob(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1)\n",
@@ -174,7 +174,7 @@ static void test_reader_strict(void **state)
         {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1, 2, 3, 4, 5, 6, 7, 8, 9)\n",
          "knobs.def line 1: knob 'x' has more than 8 values"},
         {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1)\nKNOB(Y, \"x\", \"CROQ_Y\", 1, \"micro\", \"m\", 1)\n",
-         "knobs.def line 2: knob 'x' (macro CROQ_Y) repeats the name or macro of line 1"},
+         "knobs.def line 2: knob 'x' (id Y, macro CROQ_Y) repeats the id, name or macro of line 1"},
         {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\\n\", 1)\n",
          "knobs.def line 1: escape '\\n' in a string literal (only \\\" and \\\\ are read)"},
         {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1\n", "knobs.def line 2: expected ',' after a value"},
@@ -182,6 +182,31 @@ static void test_reader_strict(void **state)
          "knobs.def line 1: 'junk' (expected a KNOB(...) row, a comment or a preprocessor line)"},
         {"KNOB(X, x, \"CROQ_X\", 1, \"micro\", \"m\", 1)\n", "knobs.def line 1: expected the knob's name (a string "
                                                               "literal)"},
+        /* what the compiler reads otherwise than a reader that did not check it would */
+        {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1)\nKNOB(X, \"y\", \"CROQ_Y\", 1, \"micro\", \"m\", 1)\n",
+         "knobs.def line 2: knob 'y' (id X, macro CROQ_Y) repeats the id, name or macro of line 1"},
+        {"#define A 010\n", "knobs.def line 1: an integer with a leading 0 (the compiler reads it as octal, this reader "
+                             "would not)"},
+        {"\n// a comment \\\nKNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1)\n",
+         "knobs.def line 2: a backslash at the end of the line (a line splice, which this reader does not follow)"},
+        {"#define A 1 /* \\\r\n */\n", "knobs.def line 1: a backslash at the end of the line (a line splice, which "
+                                          "this reader does not follow)"},
+        {"#ifndef G\n#define G\n", "knobs.def line 1: this #ifndef has no #endif"},
+        {"#define A 1\n#endif\n", "knobs.def line 2: '#endif' without a #ifndef"},
+        {"#define G\n#ifndef G\n#endif\n", "knobs.def line 2: '#ifndef G' after line 1 defines it (the compiler would "
+                                           "skip what it guards)"},
+        {"#ifndef G\n#ifndef H\n#endif\n#endif\n", "knobs.def line 2: '#ifndef H' inside the #ifndef of line 1 (a "
+                                                   "knobs.def has one include guard)"},
+        {"#define CROQ_X 1\nKNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1)\n",
+         "knobs.def line 1: '#define CROQ_X' defines a knob's macro (the kernels would read it, not the configuration's)"},
+        {"#define CROQ_STAGES 3\n", "knobs.def line 1: '#define CROQ_STAGES' defines a knob's macro (the kernels would "
+                                     "read it, not the configuration's)"},
+        {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"m\", 1) #define A 1\n",
+         "knobs.def line 1: '#' after a KNOB row on its line (a preprocessor line begins its line)"},
+        {"KNOB(X, \"x\", \"CROQ_X\", 1, \"micro\", \"\x1b[2Jm\", 1)\n",
+         "knobs.def line 1: a control character (0x1b) in a string literal"},
+        {"#define G\nKNOB(X, \"x\", \"CROQ_X\", G, \"micro\", \"m\", 1)\n",
+         "knobs.def line 2: 'G' is not a constant defined above it"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         struct knob_space s;
@@ -190,6 +215,32 @@ static void test_reader_strict(void **state)
         if (strcmp(err, bad[i].err))
             fail_msg("text %zu: got \"%s\", want \"%s\"", i, err, bad[i].err);
     }
+    /* a NUL byte: the string "stages\0x" would read as "stages" */
+    struct knob_space s;
+    char err[512] = "", *t = edit(current_def(), "\"stages\",", "\"stages@x\",");
+    char *at = strchr(strstr(t, "\"stages@x\""), '@'), want[64];
+    int line = 1;
+    for (const char *q = t; q < at; q++)
+        line += *q == '\n';
+    *at = '\0';
+    size_t len = strlen(t) + strlen(t + strlen(t) + 1) + 1;
+    assert_int_equal(knob_space_parse(&s, "g", t, len, err, sizeof err), -1);
+    snprintf(want, sizeof want, "knobs.def line %d: a NUL byte (a knobs.def is text)", line);
+    assert_string_equal(err, want);
+    free(t);
+    /* CRLF line ends and tabs are blanks: this binary's table with them reads as itself */
+    const char *c = current_def();
+    char *crlf = malloc(2 * strlen(c) + 1), *w = crlf;
+    assert_non_null(crlf);
+    for (const char *q = c; *q; q++) {
+        if (*q == '\n')
+            *w++ = '\r';
+        *w++ = *q == ' ' && q[1] == ' ' ? '\t' : *q;
+    }
+    *w = '\0';
+    assert_int_equal(knob_space_parse(&s, "g", crlf, strlen(crlf), err, sizeof err), 0);
+    assert_false(s.restricted);
+    free(crlf);
 }
 
 /* Where the tables overlap they must agree; an early knob cannot be missing. */
@@ -216,6 +267,33 @@ static void test_tables_disagree(void **state)
     free(u);
     assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), -1);
     assert_non_null(strstr(err, "generator g's knob 'group' shares no value with this croqtuner's"));
+    free(t);
+    /* a generator without this binary's default of an early knob: the space's default is
+     * the value a start configuration is moved to, one of the values it lists */
+    char *u2 = edit(current_def(), "\"CROQ_STAGES\",     4,", "\"CROQ_STAGES\",     2,");
+    t = edit(u2, "1, 2, 3, 4, 5, 6, 7, 8)", "1, 2, 3)");
+    free(u2);
+    assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), 0);
+    assert_int_equal(s.knobs[KNOB_STAGES].n_values, 3);
+    assert_int_equal(s.knobs[KNOB_STAGES].default_value, 3);
+    struct croq_config d;
+    knobs_default(&d, CROQ_DTYPE_F16);
+    assert_int_equal(knob_space_clamp(&s, &d), 1);
+    assert_int_equal(d.v[KNOB_STAGES], s.knobs[KNOB_STAGES].default_value);
+    free(t);
+    /* what a generator lacks, cut to the buffer: ends in "..." */
+    t = edit(current_def(), "1, 2, 3, 4, 5, 6, 7, 8)", "4)");
+    assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), 0);
+    char lacks[24];
+    knob_space_describe(&s, lacks, sizeof lacks);
+    assert_string_equal(lacks, "stages=1, stages=2, ...");
+    free(t);
+    /* one of this binary's macros under another name: its kernels read CROQ_SCHEDULE at
+     * their default for 'sched', which this binary would hold 'schedule' at unwritten */
+    t = edit(current_def(), "\"schedule\",", "\"sched\",");
+    assert_int_equal(knob_space_parse(&s, "generator g", t, strlen(t), err, sizeof err), -1);
+    assert_non_null(strstr(err, "generator g declares macro CROQ_SCHEDULE as knob 'sched', this croqtuner as knob "
+                                "'schedule': one macro under two names"));
     free(t);
 }
 

@@ -328,10 +328,12 @@ static void test_parse_compare_protocol(void **state)
     char j[2048], bad[2048];
     const char *ok =
         "{\"schema\":1,\"command\":\"compare\",\"protocol\":\"interleaved\",\"status\":\"ok\",\"results\":{"
-        "\"cublas\":{\"name\":\"cublas\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true},"
-        "  \"timing\":{\"tflops\":600,\"median_ms\":0.2},\"gpu_state\":{\"sm_clock_median_mhz\":1755}},"
-        "\"ours\":{\"name\":\"ours\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true},"
-        "  \"timing\":{\"tflops\":900,\"median_ms\":0.133},\"gpu_state\":{\"sm_clock_median_mhz\":1740}}},"
+        "\"cublas\":{\"name\":\"cublas\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true,"
+        "  \"max_err_over_tol\":0.1},\"timing\":{\"tflops\":600,\"median_ms\":0.2,\"spread_pct\":1},"
+        "  \"gpu_state\":{\"sm_clock_median_mhz\":1755}},"
+        "\"ours\":{\"name\":\"ours\",\"available\":true,\"status\":\"ok\",\"verify\":{\"passed\":true,"
+        "  \"max_err_over_tol\":0.2},\"timing\":{\"tflops\":900,\"median_ms\":0.133,\"spread_pct\":1},"
+        "  \"gpu_state\":{\"sm_clock_median_mhz\":1740}}},"
         "\"interleave\":{\"protocol\":\"interleaved\",\"rounds\":%s,\"subjects\":[\"cublas\",\"ours\"]},"
         "\"ratios\":{\"ours_over_cublas\":1.5},"
         "\"paired\":{\"ours_over_cusparselt_search\":null,\"ours_over_cusparselt_default\":null,"
@@ -371,6 +373,50 @@ static void test_parse_compare_protocol(void **state)
     assert_int_equal(measure_compare_parse(bad, &c), 0); /* "blocks" said outright */
     assert_int_equal(c.protocol, MEASURE_PROTO_BLOCKS);
     assert_int_equal(c.rounds, 0);
+    /* numbers that would be recorded: each in range and what its inputs give (numbers.h) */
+    static const struct {
+        const char *from, *to, *err;
+    } nums[] = {
+        {"\"tflops\":600", "\"tflops\":\"inf\"", "results.cublas: timing.tflops inf is not a positive number"},
+        {"\"tflops\":600", "\"tflops\":-600", "results.cublas: timing.tflops -600 is not a positive number"},
+        {"\"tflops\":600", "\"tflops\":\"nan\"", "results.cublas: timing.tflops nan is not a positive number"},
+        {"\"max_err_over_tol\":0.2", "\"max_err_over_tol\":3",
+         "results.ours: verify.max_err_over_tol 3 of a passed verification is not in [0, 1]"},
+        {"\"ratios\":[1.5,1.49,", "\"ratios\":[1.49,",
+         "'paired.ours_over_cublas.ratios' holds 5 ratios, not one per round of 6"},
+        {"\"ratios\":[1.5,1.49,", "\"ratios\":[\"1.5\",1.49,",
+         "'paired.ours_over_cublas.ratios' holds something that is not a number"},
+        {"\"median\":1.5,", "\"median\":1.49,",
+         "paired.ours_over_cublas: paired.ratio_median 1.49 is not the median of paired.ratios (1.5)"},
+        {"\"lo\":1.48,", "\"lo\":1.485,", "paired.ours_over_cublas: paired [ratio_lo 1.485, ratio_hi 1.52] is not the "
+                                          "sign-test interval of paired.ratios ([1.48, 1.52])"},
+        {"\"interleave\":{\"protocol\":\"interleaved\",\"rounds\":6,\"subjects\":[\"cublas\",\"ours\"]},", "",
+         "'interleave' missing"},
+        {"\"status\":\"ok\",\"results\"", "\"status\":\"ok\",\"m\":1024,\"n\":1024,\"k\":1024,\"results\"",
+         "results.cublas: timing.tflops 600 is not 2MNK / timing.median_ms (10.73742)"},
+        {"\"median_ms\":0.2,", "\"median_ms\":0.2,\"trials\":[0.2,0.2,0.2,0.2,0.2],",
+         "'results.cublas.timing.trials' holds 5 trials, not one per round of 6"},
+        {"\"median_ms\":0.2,", "\"median_ms\":0.2,\"trials\":[0.2,0.2,0.2,0.21,0.2,0.3],",
+         "results.cublas: timing.spread_pct 1 is not (max - min) / median of timing.trials (50)"},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        snprintf(j, sizeof j, ok, "6", "1.5");
+        char *at = strstr(j, nums[i].from);
+        if (!at)
+            fail_msg("case %zu: no '%s' in the reply", i, nums[i].from);
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - j), j, nums[i].to, at + strlen(nums[i].from));
+        assert_int_equal(measure_compare_parse(bad, &c), -1);
+        assert_int_equal(c.run.status, MEASURE_BAD_OUTPUT);
+        if (!strstr(c.run.error, nums[i].err))
+            fail_msg("case %zu: error \"%s\", want \"%s\"", i, c.run.error, nums[i].err);
+    }
+    /* trials one per round, their median and spread the printed ones: taken */
+    snprintf(j, sizeof j, ok, "6", "1.5");
+    const char *from = "\"median_ms\":0.2,";
+    char *at = strstr(j, from);
+    snprintf(bad, sizeof bad, "%.*s%s\"trials\":[0.2,0.2,0.199,0.201,0.2,0.2],%s", (int)(at - j), j, from,
+             at + strlen(from));
+    assert_int_equal(measure_compare_parse(bad, &c), 0);
     enum measure_cmp_protocol pr;
     assert_int_equal(measure_cmp_protocol_parse("interleaved", &pr), 0);
     assert_int_equal(pr, MEASURE_PROTO_INTERLEAVED);

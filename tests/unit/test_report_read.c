@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "artifacts/results.h"
@@ -430,6 +431,73 @@ static void test_vendor_protocol(void **state)
     free(sw.shapes);
 }
 
+/* vendor.json as a hostile or damaged file: numbers that cannot be TFLOPS are noted and
+ * left out (the others still read), another shape's record and a FIFO or truncated file
+ * are noted and nothing of them is used, an interleaved record's rounds and paired ratios
+ * are checked. */
+static void test_vendor_hostile(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        int rc;
+        bool cublas; /* cublas_tflops (650.5) taken */
+        const char *note;
+    } cases[] = {
+        {"{\"cublas_tflops\": -5, \"cusparselt_search_tflops\": 990}", 0, false,
+         "'cublas_tflops' is -5, not a positive number (ignored)"},
+        {"{\"cublas_tflops\": 0}", 0, false, "'cublas_tflops' is 0, not a positive number (ignored)"},
+        {"{\"cublas_tflops\": 1e300}", 0, false, "'cublas_tflops' is 1e+300, above the f16 sparse peak at the boost "
+                                                  "clock ("},
+        {"{\"cublas_tflops\": 650.5, \"ours_tflops\": -1, \"ours_config\": \"x\"}", 0, true,
+         "'ours_tflops' is -1, not a positive number (ignored)"},
+        {"{\"cublas_tflops\": 650.5, \"dtype\": \"f16\", \"M\": 2048, \"N\": 1024, \"K\": 1024}", -1, false,
+         "the record of another shape: its 'M' is not 1024 (file ignored)"},
+        {"{\"cublas_tflops\": 650.5, \"dtype\": \"e4m3\"}", -1, false,
+         "the record of another shape: its 'dtype' is not f16 (file ignored)"},
+        {"{\"cublas_tflops\": 650.5, \"K\": \"1024\"}", -1, false, "its 'K' is not 1024 (file ignored)"},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"interleaved\", \"rounds\": 0}", 0, true,
+         "'rounds' of an interleaved compare is not a whole number >= 1"},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"interleaved\", \"rounds\": 10, \"paired\": "
+         "{\"ours_over_cublas\": {\"median\": 1.08, \"lo\": 1.09, \"hi\": 1.07, \"rounds\": 10}}}", 0, true,
+         "'paired.ours_over_cublas' is not a positive median inside its interval [lo, hi]"},
+        {"{\"cublas_tflops\": 650.5, \"protocol\": \"interleaved\", \"rounds\": 10, \"paired\": [1]}", 0, true,
+         "'paired' is not an object"},
+        {"{\"cublas_tflops\": 650.5,\n \"cusparselt_se", -1, false, "perf/x/vendor.json:2: "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct report_notes nl = {0};
+        struct report_shape s = shape_of("f16_1024x1024x1024");
+        vendor_clear(&s.vendor);
+        assert_int_equal(vendor_read(&s, write_tmp("v.json", cases[i].json), "perf/x/vendor.json", &nl), cases[i].rc);
+        assert_int_equal(s.vendor.cublas.src, cases[i].cublas ? VSRC_MEASURED : VSRC_NONE);
+        assert_int_equal(s.vendor.ours.src, VSRC_NONE);
+        if (!has_note(&nl, NOTE_MALFORMED, cases[i].note))
+            fail_msg("case %zu: no note \"%s\" (%zu notes%s%s)", i, cases[i].note, nl.n, nl.n ? ": " : "",
+                     nl.n ? nl.v[0].text : "");
+        if (i == 0) /* the others of the file are still read */
+            assert_int_equal(s.vendor.sl_search.src, VSRC_MEASURED);
+        shape_release(&s);
+        notes_release(&nl);
+    }
+    /* a FIFO in its place: refused at once, never read */
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo-vendor.json", tmpdir);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    struct report_notes nl = {0};
+    struct report_shape s = shape_of("f16_1024x1024x1024");
+    vendor_clear(&s.vendor);
+    assert_int_equal(vendor_read(&s, path, "perf/x/vendor.json", &nl), -1);
+    assert_true(has_note(&nl, NOTE_MALFORMED, "perf/x/vendor.json: not a regular file"));
+    unlink(path);
+    /* absent: no note (a shape without a compare) */
+    notes_release(&nl);
+    assert_int_equal(vendor_read(&s, path, "perf/x/vendor.json", &nl), -1);
+    assert_int_equal(nl.n, 0);
+    shape_release(&s);
+    notes_release(&nl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_best_column_authoritative), cmocka_unit_test(test_phases),
         cmocka_unit_test(test_geomean_ratio),    cmocka_unit_test(test_idealog),
         cmocka_unit_test(test_state_forms),      cmocka_unit_test(test_vendor_and_anchors), cmocka_unit_test(test_vendor_protocol),
+        cmocka_unit_test(test_vendor_hostile),
         cmocka_unit_test(test_best_same_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -364,6 +364,27 @@ static void test_regfile_refuses_non_regular(void **state)
     char err[600];
     assert_null(regfile_load_json(fifo, 0, err, sizeof err));
     assert_non_null(strstr(err, "state.json': not a regular file"));
+    /* the lenient readers' form: why in a json_error_t, line -1 when the file was not read */
+    json_error_t je;
+    assert_null(regfile_load_json_je(fifo, 0, &je));
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(je.line, -1);
+    assert_string_equal(je.text, "not a regular file (a FIFO, device or socket is never read)");
+    char absent[600], bad[600];
+    snprintf(absent, sizeof absent, "%s/absent.json", tmpdir);
+    assert_null(regfile_load_json_je(absent, 0, &je));
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(je.line, -1);
+    snprintf(bad, sizeof bad, "%s/bad.json", tmpdir);
+    assert_int_equal(atomic_write_str(bad, "{\"a\":\n 1,"), 0);
+    assert_null(regfile_load_json_je(bad, 0, &je));
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(je.line, 2);
+    assert_int_equal(atomic_write_str(bad, "{\"a\": 1}"), 0);
+    json_t *j = regfile_load_json_je(bad, 0, &je);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "a")), 1);
+    json_decref(j);
     /* an append to a FIFO with no reader neither blocks nor writes */
     assert_int_equal(append_record(fifo, "x\n", 2), -1);
     assert_int_equal(regfile_open(fifo, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0), -1);
