@@ -20,7 +20,8 @@
 # of both, the paired speedup (median over rounds of stream_k=0 / stream_k=1 trial time).
 # Usage (GPU machine, repo root): tests/gpu/streamk.sh BIN_DIR OUT_DIR
 #   env: SHAPES (timed; default "12288x4096x4096 4096x1024x8192 1024x8192x1024 2048x8192x4096"),
-#   VERIFY_SHAPES, DTYPES ("f16 e4m3"), ROUNDS (12), SAN_SHAPE (256x256x1024).
+#   VERIFY_SHAPES, DTYPES ("f16 e4m3"), ROUNDS (12), SAN_SHAPE (256x256x1024: 2 tiles of 16
+#   k-iterations over 32 CTAs, so both owners wait for 15 partials), SAN_BUDGET (200).
 # Writes OUT_DIR/streamk-verify.jsonl, streamk-ladder-<dtype>-<shape>.jsonl, sanitizer logs,
 # streamk.err and streamk.txt (the table). Exit 1 on any build, verification, fault, hang
 # or sanitizer error; 77 without a GPU. Speedups below 1 are reported, not failures.
@@ -115,27 +116,33 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 san_note=""
 if [ -x "$SAN" ]; then
   d=$(echo $DTYPES | cut -d' ' -f1)
-  for tool in memcheck racecheck; do
-    for k in A1 A0; do
-      log=$OUT/streamk-$tool-$k.log
-      timeout 150 "$SAN" --tool $tool --error-exitcode 3 "$B/croq-runner" run --cubin "$W/$d/$k.cubin" \
-          --shape $SAN_SHAPE --no-time --seed 3 > "$log" 2>&1
-      rc=$?
-      n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-      h=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -Eo '[0-9]+' | head -1)
-      echo "$tool $k: rc=$rc errors=${n:-?} hazards=${h:--}" >> "$W/san.txt"
-      [ $rc = 124 ] && fail "$tool $k ($d $SAN_SHAPE): hung (timeout 150 s): does the tool serialize CTAs? see $log"
-      grep -q '"passed": *true' "$log" || [ $rc = 124 ] || fail "$tool $k: the run under $tool did not verify (see $log)"
-    done
+  : > "$W/san.txt"
+  # stream-K first; the stream_k=0 baselines only while the call has time left (SAN_BUDGET
+  # seconds since the start, default 200), each run at most 90 s
+  for run in "memcheck A1" "racecheck A1" "memcheck A0" "racecheck A0"; do
+    set -- $run; tool=$1; k=$2; log=$OUT/streamk-$tool-$k.log
+    if [ $k = A0 ] && [ $(( $(date +%s) - t0 )) -gt ${SAN_BUDGET:-200} ]; then
+      echo "$tool $k: skipped (out of time)" >> "$W/san.txt"; continue
+    fi
+    timeout 90 "$SAN" --tool $tool --error-exitcode 3 "$B/croq-runner" run --cubin "$W/$d/$k.cubin" \
+        --shape $SAN_SHAPE --no-time --seed 3 > "$log" 2>&1
+    rc=$?
+    n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+    h=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -Eo '[0-9]+' | head -1)
+    echo "$tool $k: rc=$rc errors=${n:-?} hazards=${h:--}" >> "$W/san.txt"
+    [ $rc = 124 ] && fail "$tool $k ($d $SAN_SHAPE): hung (timeout 90 s): does the tool serialize CTAs? see $log"
+    grep -q '"passed": *true' "$log" || [ $rc = 124 ] || fail "$tool $k: the run under $tool did not verify (see $log)"
+    stamp "$tool $k done (rc $rc)"
   done
   cat "$W/san.txt" >&2
   m1=$(awk '$1=="memcheck" && $2=="A1:"' "$W/san.txt"); m0=$(awk '$1=="memcheck" && $2=="A0:"' "$W/san.txt")
   grep -q 'errors=0' <<<"$m1" || fail "memcheck stream_k=1: $m1"
-  grep -q 'errors=0' <<<"$m0" || fail "memcheck stream_k=0: $m0"
+  grep -q 'errors=0\|skipped' <<<"$m0" || fail "memcheck stream_k=0: $m0"
   r1=$(awk '$1=="racecheck" && $2=="A1:" {sub("errors=","",$4); print $4}' "$W/san.txt")
   r0=$(awk '$1=="racecheck" && $2=="A0:" {sub("errors=","",$4); print $4}' "$W/san.txt")
-  [ "${r1:-x}" = "${r0:-y}" ] || [ "${r1:-x}" = 0 ] ||
-    fail "racecheck: stream_k=1 reports ${r1:-?} errors, stream_k=0 ${r0:-?} (logs in $OUT)"
+  # no hazard, or exactly the baseline's (racecheck does not model the async proxy)
+  [ "${r1:-x}" = 0 ] || [ "${r1:-x}" = "${r0:-y}" ] ||
+    fail "racecheck: stream_k=1 reports ${r1:-?} errors, stream_k=0 ${r0:-not run} (logs in $OUT)"
   san_note="sanitizer ($d $SAN_SHAPE): $(tr '\n' ';' < "$W/san.txt")"
 else
   fail "no compute-sanitizer ($SAN)"
