@@ -61,7 +61,7 @@ for dtype in $DTYPES; do for k in A0 A1 B0 B1; do
   [ -s "$W/$dtype/$k.cubin" ] || fail "no cubin $dtype $k (build failed: $ERR)"
 done; done
 [ $bad = 0 ] || { cat "$ERR" >&2; exit 1; }
-stamp "built $(ls "$W"/*/*.cubin | wc -l) cubins"
+stamp "built $(for d in $DTYPES; do ls "$W/$d"/*.cubin; done | wc -l) cubins"
 
 # ---- 2: verify every element on the edge-case shapes ------------------------------------
 V=$OUT/streamk-verify.jsonl; : > "$V"
