@@ -130,7 +130,7 @@ if [ -x "$SAN" ]; then
     n=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
     h=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -Eo '[0-9]+' | head -1)
     echo "$tool $k: rc=$rc errors=${n:-?} hazards=${h:--}" >> "$W/san.txt"
-    [ $rc = 124 ] && fail "$tool $k ($d $SAN_SHAPE): hung (timeout 90 s): does the tool serialize CTAs? see $log"
+    [ $rc = 124 ] && fail "$tool $k ($d $SAN_SHAPE): did not finish in 90 s (a slow tool: compare A0; or one that serializes CTAs, so an owner waits forever), see $log"
     grep -q '"passed": *true' "$log" || [ $rc = 124 ] || fail "$tool $k: the run under $tool did not verify (see $log)"
     stamp "$tool $k done (rc $rc)"
   done
