@@ -35,6 +35,12 @@
 #define CROQ_ABI_VERSION 2u
 /* m64 metadata blocks the host allocates for M rows (see the layout above). */
 #define CROQ_META_BLOCKS(m) (((m) + 63) / 64 + 3)
+/* croq_abi.persistent: 0 one CTA per tile (and split-K slice); 1 persistent, grid =
+ * min(tiles, SMs) (clusters: resident clusters), workspace_bytes_per_tile x tiles;
+ * 2 stream-K (kernels/streamk.h): persistent, grid = croq_sk_grid(SMs, tiles, K / tile_k),
+ * workspace_bytes_per_tile x grid CTAs (a slot per CTA). A host that knows only 0 and 1
+ * refuses 2 (src/launch/module.c). */
+#define CROQ_ABI_PERSISTENT_STREAM_K 2u
 #define CROQ_KERNEL_ENTRY "croq_gemm_sp"
 #define CROQ_ABI_SYMBOL "croq_abi"
 
@@ -73,7 +79,7 @@ struct croq_gemm_args {
     CUtensorMap tm_c;
     const uint32_t *meta;   /* reordered metadata in global memory (direct-load path) */
     void *c;                /* C, f16 [M][N] (direct-store epilogue) */
-    void *workspace;        /* split-K workspace, workspace_bytes_per_tile x tiles; zeroed once */
+    void *workspace;        /* split-K / stream-K workspace (persistent above); zeroed once */
     int32_t m, n, k;
     /* Epilogue (ABI 2): C[i][j] = f16(alpha * scale_a[i] * scale_b[j] * sum_k A[i][k] B[j][k]),
      * the product accumulated in f32, scaled in f32, rounded once. scale_a is f32 [M]

@@ -24,11 +24,11 @@
     X(tile_n, "output columns per CTA tile")                                       \
     X(tile_k, "dense K per pipeline stage; the kernel needs K % tile_k == 0")      \
     X(split_k, "K partitions per output tile (1: none)")                           \
-    X(persistent, "1: grid = SM count x ctas_per_sm, CTAs loop over tiles")        \
+    X(persistent, "1: grid = SM count x ctas_per_sm, CTAs loop over tiles; 2: stream-K") \
     X(cluster_m, "CTA cluster extent along M (1: no cluster)")                     \
     X(cluster_n, "CTA cluster extent along N")
 
 #define CROQ_ABI_TAIL_FIELDS(X)                                                    \
-    X(workspace_bytes_per_tile, "f32 split-K partials + counters, 0 if none")
+    X(workspace_bytes_per_tile, "f32 split-K partials + counters per tile (stream-K: per CTA), 0 if none")
 
 #endif

@@ -24,6 +24,7 @@
 #define CROQ_DYN_SMEM CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, 0, 0)
 static_assert(CROQ_STAGES <= 2, "the baseline has one or two stages");
 static_assert(CROQ_SCHEDULE == CROQ_V_COOPERATIVE, "the baseline has no consumer schedule");
+static_assert(!CROQ_STREAM_K, "the baseline has no stream-K scheduler");
 static_assert(CROQ_DYN_SMEM <= CROQ_SMEM_LIMIT, "shared memory");
 static_assert(CROQ_ACC_REGS(CROQ_TILE_M, CROQ_TILE_N, 1) <= 128, "accumulator registers");
 static_assert(CROQ_CONSUMERS == 1 && !CROQ_PERSISTENT && CROQ_CLUSTER_M == 1 && CROQ_CLUSTER_N == 1 &&

@@ -24,6 +24,9 @@
 #ifndef CROQ_SCHEDULE
 #define CROQ_SCHEDULE CROQ_V_COOPERATIVE
 #endif
+#ifndef CROQ_STREAM_K
+#define CROQ_STREAM_K 0
+#endif
 
 #if !defined(CROQ_DTYPE) || !defined(CROQ_TILE_M) || !defined(CROQ_TILE_N) || !defined(CROQ_TILE_K) || \
     !defined(CROQ_STAGES) || !defined(CROQ_SWIZZLE)

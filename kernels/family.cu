@@ -5,11 +5,13 @@
  *   slot        knob           headers                                      contract in
  *   cluster     cluster_m/_n   cluster_single.cuh, cluster_multicast.cuh   cluster_single.cuh
  *   scheduler   persistent     scheduler_tile.cuh, scheduler_persistent.cuh scheduler.cuh
+ *               stream_k       scheduler_streamk.cuh (+ streamk.h)
  *   metadata    meta_path      meta_tma.cuh, meta_ldg.cuh                   meta_tma.cuh
  *   mainloop    (one)          mainloop.cuh: producer, stage, consume       mainloop.cuh
  *   schedule    schedule       schedule_cooperative.cuh, schedule_pingpong.cuh  schedule_cooperative.cuh
  *   epilogue    epilogue       epilogue_direct.cuh, epilogue_tma.cuh        epilogue_direct.cuh
  *   split-K     split_k        splitk_none.cuh, splitk_reduce.cuh           splitk_none.cuh
+ *               stream_k       splitk_streamk.cuh (the fixup of partial tiles)
  *
  * This file owns what the parts share: the derived geometry (slices per consumer, stage
  * and shared-memory sizes), the shared-memory carve, the ABI record, the consumer loop
@@ -27,9 +29,11 @@
  * metadata path, epilogue (alpha and scale vectors, then direct / stmatrix + TMA store),
  * L2 promotion (host side), persistent tile loop (a cluster walks cluster-shaped units
  * of tiles), cluster with TMA multicast of A (along N) and B (along M), consumer schedule,
- * and split-K reduced in an f32 workspace by the last-arriving CTA of each tile.
+ * split-K reduced in an f32 workspace by the last-arriving CTA of each tile, and stream-K
+ * (persistent, the last partial wave's k-iterations spread over every CTA, kernels/streamk.h).
  *
- * Named barriers: 0 __syncthreads, 1-2 one consumer's epilogue, 3 all consumers (split-K),
+ * Named barriers: 0 __syncthreads, 1-2 one consumer's epilogue, 3 all consumers (split-K,
+ * stream-K fixup),
  * 4-5 ping-pong turns (4 + c: consumer c may issue its next mainloop).
  */
 #include "common.cuh"
@@ -51,8 +55,13 @@
 #define CROQ_C_TILES (CROQ_EPI_TMA ? (CROQ_PINGPONG ? 2 : 1) : 0) /* C staging tiles (geometry.h) */
 #define CROQ_DYN_SMEM \
     CROQ_SMEM_BYTES(CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K, CROQ_ESZ, CROQ_STAGES, CROQ_META_TMA, CROQ_C_TILES)
-/* split-K workspace per output tile: a 256-B counter block, then split_k f32 partial tiles. */
-#define CROQ_WS_PER_TILE (CROQ_SPLIT_K > 1 ? 256 + CROQ_SPLIT_K * CROQ_TILE_M * CROQ_TILE_N * 4 : 0)
+/* split-K workspace per output tile: a 256-B counter block, then split_k f32 partial tiles;
+ * stream-K, per CTA of the grid (ABI persistent=2): a 256-B flag block and one f32 partial tile. */
+#define CROQ_WS_PER_TILE                                                                              \
+    (CROQ_STREAM_K ? 256 + CROQ_TILE_M * CROQ_TILE_N * 4                                               \
+                   : CROQ_SPLIT_K > 1 ? 256 + CROQ_SPLIT_K * CROQ_TILE_M * CROQ_TILE_N * 4 : 0)
+/* The ABI's persistent field: 2 says stream-K (workspace per CTA, grid croq_sk_grid). */
+#define CROQ_ABI_PERSISTENT (CROQ_STREAM_K ? CROQ_ABI_PERSISTENT_STREAM_K : CROQ_PERSISTENT)
 #define CROQ_C_BOX_COLS 64 /* 128-B swizzled C staging: 64 f16 per box row */
 
 static_assert(CROQ_TILE_M % (64 * CROQ_SPLIT) == 0, "each consumer needs whole m64 slices");
@@ -66,7 +75,7 @@ static_assert(CROQ_TILE_M % CROQ_CLUSTER_N == 0 && CROQ_TILE_N % CROQ_CLUSTER_M 
 
 extern "C" __device__ const struct croq_kernel_abi croq_abi = {
     CROQ_ABI_VERSION, CROQ_DTYPE, CROQ_THREADS_ALL, CROQ_DYN_SMEM, CROQ_TILE_M, CROQ_TILE_N, CROQ_TILE_K,
-    CROQ_SPLIT_K, CROQ_PERSISTENT, CROQ_CLUSTER_M, CROQ_CLUSTER_N, CROQ_WS_PER_TILE,
+    CROQ_SPLIT_K, CROQ_ABI_PERSISTENT, CROQ_CLUSTER_M, CROQ_CLUSTER_N, CROQ_WS_PER_TILE,
     {{{CROQ_SWIZZLE_A / CROQ_ESZ, CROQ_TILE_M / CROQ_CLUSTER_N, 0}, CROQ_SWIZZLE_A, CROQ_L2_ENUM(CROQ_L2_A)},
      {{CROQ_SWIZZLE_B / CROQ_ESZ, CROQ_TILE_N / CROQ_CLUSTER_M, 0}, CROQ_SWIZZLE_B, CROQ_L2_ENUM(CROQ_L2_B)},
      {{CROQ_META_TMA ? 128 : 0, CROQ_CHUNKS, CROQ_TILE_M / 64}, 0, CROQ_L2_ENUM(CROQ_L2_A)},
@@ -102,7 +111,10 @@ __device__ __forceinline__ smem_layout carve(uint8_t *raw)
 #include "parts/cluster_single.cuh"
 #endif
 #include "parts/scheduler.cuh"
-#if CROQ_PERSISTENT
+#if CROQ_STREAM_K
+#include "streamk.h"
+#include "parts/scheduler_streamk.cuh"
+#elif CROQ_PERSISTENT
 #include "parts/scheduler_persistent.cuh"
 #else
 #include "parts/scheduler_tile.cuh"
@@ -123,7 +135,9 @@ __device__ __forceinline__ smem_layout carve(uint8_t *raw)
 #else
 #include "parts/epilogue_direct.cuh"
 #endif
-#if CROQ_SPLIT_K > 1
+#if CROQ_STREAM_K
+#include "parts/splitk_streamk.cuh"
+#elif CROQ_SPLIT_K > 1
 #include "parts/splitk_reduce.cuh"
 #else
 #include "parts/splitk_none.cuh"

@@ -53,7 +53,7 @@ static int load_one(struct croqsparse_plan *p, const struct cand *c, struct load
         if (rc == CUDA_SUCCESS)
             rc = KL_DRV(cuMemsetD8)(l->workspace, 0, l->launch.workspace_bytes);
         if (rc != CUDA_SUCCESS) {
-            *st = cs_fail_cu(fn, rc, "cuMemAlloc/cuMemsetD8(split-K workspace)");
+            *st = cs_fail_cu(fn, rc, "cuMemAlloc/cuMemsetD8(split-K / stream-K workspace)");
             unload(l);
             return -1;
         }

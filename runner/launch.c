@@ -1,6 +1,6 @@
 /* runner/launch.c — our kernel's launch in the runner: geometry, tensor maps and the
  * launch come from the shared launch module (src/launch); the runner adds the
- * split-K workspace, its stream and the "abi" JSON record. */
+ * split-K / stream-K workspace, its stream and the "abi" JSON record. */
 #include "runner.h"
 
 #include <string.h>

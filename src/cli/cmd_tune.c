@@ -59,9 +59,10 @@ static const char tune_usage[] =
     "                   croqtuner only waits for other processes, it never stops them\n"
     "  --quiet          no progress lines\n"
     "\n"
-    "The proposer does not change schedule (ping-pong, a late knob: docs/proposer.md)\n"
-    "until it has H200 measurements; to try schedule=1, use --agent and give it with\n"
-    "'croqtuner propose --set schedule=1 ...' (docs/agent.md), or bench/explore it.\n"
+    "The proposer does not change schedule (ping-pong) or stream_k (late knobs:\n"
+    "docs/proposer.md) until it has H200 measurements; to try schedule=1 or stream_k=1,\n"
+    "use --agent and give it with 'croqtuner propose --set schedule=1 ...'\n"
+    "(docs/agent.md), or bench/explore it.\n"
     "\n"
     "Exit status: 0 done (or, with --agent, waiting for propose), 1 failure or the GPU\n"
     "is unusable / stayed busy (the message says which), 2 bad usage.\n";

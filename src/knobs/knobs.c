@@ -487,6 +487,24 @@ static void validate_structure(const struct croq_config *c, struct rule_sink *s)
         }
         REJECT(change, "schedule=1 (ping-pong) needs kernel=1, consumers=2, persistent=1 and split_k=1");
     }
+    /* Stream-K (kernels/streamk.h): the persistent CTAs split the last wave's k-iterations
+     * themselves (so no split-K), one CTA per range (a cluster's CTAs would need the same
+     * ranges for the multicast), and the fixup meets all consumers of one tile at one
+     * barrier (cooperative only, as split-K's). */
+    if (v[KNOB_STREAM_K] &&
+        (v[KNOB_KERNEL] != CROQ_V_WS || !v[KNOB_PERSISTENT] || v[KNOB_SPLIT_K] > 1 ||
+         v[KNOB_SCHEDULE] != CROQ_V_COOPERATIVE || v[KNOB_CLUSTER_M] != 1 || v[KNOB_CLUSTER_N] != 1)) {
+        if (WANT_TEXT(s)) {
+            static const int sk[][2] = {{KNOB_KERNEL, CROQ_V_WS}, {KNOB_PERSISTENT, 1}, {KNOB_SPLIT_K, 1},
+                                        {KNOB_SCHEDULE, CROQ_V_COOPERATIVE}, {KNOB_CLUSTER_M, 1},
+                                        {KNOB_CLUSTER_N, 1}};
+            change[0] = '\0';
+            append_differing(change, sizeof change, c, sk, (int)(sizeof sk / sizeof sk[0]));
+            size_t used = strlen(change);
+            snprintf(change + used, sizeof change - used, ", or stream_k=0");
+        }
+        REJECT(change, "stream_k=1 needs kernel=1, persistent=1, split_k=1, schedule=0 and no cluster");
+    }
     if (v[KNOB_CLUSTER_M] * v[KNOB_CLUSTER_N] > 1 && v[KNOB_SPLIT_K] > 1)
         REJECT("cluster_m=1 cluster_n=1, or split_k=1", "a cluster cannot be combined with split-K");
     if (v[KNOB_SPLIT_K] > 1 && v[KNOB_EPILOGUE] != CROQ_V_EPI_DIRECT)

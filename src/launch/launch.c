@@ -11,6 +11,12 @@
  *                 cluster per unit: grid = min(units, resident clusters) x cluster size,
  *                 resident clusters from cuOccupancyMaxActiveClusters (SM count / cluster
  *                 size if the driver will not say), so no cluster waits for a second wave.
+ * Stream-K (ABI persistent=2, kernels/streamk.h): grid = (croq_sk_grid(SM count, tiles,
+ *                 K / tile_k), 1, 1): one CTA per SM (fewer only when there are fewer
+ *                 k-iterations in all), so every CTA is resident at once, which the
+ *                 fixup's waits rely on (streamk.h, "Forward progress"; capped at the
+ *                 resident CTAs the driver reports, should that ever be fewer); no cluster. Its
+ *                 workspace is workspace_bytes_per_tile per CTA of the grid, not per tile.
  * Cluster dims (cluster_m * cluster_n, 1, 1) via CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.
  *
  * The record also says how many CTAs can be resident at once: a cluster's CTAs must be
@@ -21,13 +27,18 @@
 
 #include <string.h>
 
+#include "streamk.h"
+
 static long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
 static void geometry(int sm_count, const struct croq_kernel_abi *a, struct kl_launch *l)
 {
     long cm = a->cluster_m, cn = a->cluster_n;
     l->cluster = (unsigned)(cm * cn);
-    if (a->persistent && cm * cn > 1) {
+    if (a->persistent == CROQ_ABI_PERSISTENT_STREAM_K) {
+        l->grid[0] = (unsigned)croq_sk_grid(sm_count, l->tiles_m * l->tiles_n, l->k_iters);
+        l->grid[1] = 1;
+    } else if (a->persistent && cm * cn > 1) {
         l->grid[0] = (unsigned)(ceil_div(l->tiles_m, cm) * ceil_div(l->tiles_n, cn) * cm * cn); /* fit_clusters */
         l->grid[1] = 1;
     } else if (a->persistent) {
@@ -111,15 +122,24 @@ int kl_prepare(const struct kl_module *m, int sm_count, const struct kl_operands
     l->abi = *a;
     l->tiles_m = ceil_div(o->m, a->tile_m);
     l->tiles_n = ceil_div(o->n, a->tile_n);
+    l->k_iters = o->k / a->tile_k;
     geometry(sm_count, a, l);
     if (a->persistent && l->cluster > 1)
         fit_clusters(sm_count, l);
     if (l->grid[0] > 0x7fffffffu)
         return kl_fail(e, KL_UNSUPPORTED_SHAPE, "grid of %u CTAs is too large", l->grid[0]);
     l->resident_ctas = resident_ctas(sm_count, l);
+    /* stream-K's waits need every CTA resident at once (kernels/streamk.h): never more
+     * CTAs than the occupancy the driver reports (the kernel partitions for any grid) */
+    if (a->persistent == CROQ_ABI_PERSISTENT_STREAM_K && l->resident_ctas > 0 &&
+        l->grid[0] > (unsigned)l->resident_ctas)
+        l->grid[0] = (unsigned)l->resident_ctas;
     KL_TRY(kl_tmaps_encode(a, o, &l->args, e));
     set_pointers(o, 0, &l->args);
-    l->workspace_bytes = (size_t)a->workspace_bytes_per_tile * (size_t)(l->tiles_m * l->tiles_n);
+    /* split-K: a slot per tile; stream-K: a slot per CTA of the grid */
+    const size_t slots = a->persistent == CROQ_ABI_PERSISTENT_STREAM_K ? (size_t)l->grid[0]
+                                                                         : (size_t)(l->tiles_m * l->tiles_n);
+    l->workspace_bytes = (size_t)a->workspace_bytes_per_tile * slots;
     return 0;
 }
 

@@ -97,8 +97,12 @@ struct kl_launch {
      * blocks per SM x SM count without a cluster); -1 if the driver would not say. */
     int resident_ctas;
     long tiles_m, tiles_n;
-    /* workspace_bytes_per_tile x tiles: what the caller must allocate, zero once, and pass
-     * to kl_bind (0: none needed). */
+    long k_iters; /* K / tile_k: the k tiles of one output tile (stream-K's grid) */
+    /* workspace_bytes_per_tile x tiles (split-K) or x grid[0] (stream-K, ABI persistent=2):
+     * what the caller must allocate, zero once, and pass to kl_bind (0: none needed). The
+     * kernels leave it zeroed when a launch completes, so launches on one stream reuse it
+     * with no memset between them; launches sharing it must not overlap, and after a launch
+     * that faulted it must be zeroed again (kernels/parts/splitk_*.cuh). */
     size_t workspace_bytes;
     struct croq_gemm_args args;  /* maps encoded; pointers as given to kl_prepare */
 };

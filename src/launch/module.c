@@ -78,8 +78,12 @@ static int check_abi(const struct croq_kernel_abi *a, int want_dtype, struct kl_
         a->cluster_m * a->cluster_n > 8)
         BAD("ABI split_k=%u cluster=%ux%u: each a power of two, cluster size at most 8 (portable)",
             a->split_k, a->cluster_m, a->cluster_n);
-    if (a->persistent > 1)
-        BAD("ABI persistent=%u is not 0 or 1", a->persistent);
+    if (a->persistent > CROQ_ABI_PERSISTENT_STREAM_K)
+        BAD("ABI persistent=%u is not 0, 1 or 2 (stream-K)", a->persistent);
+    /* stream-K's grid and workspace are per CTA, one CTA per range: no cluster, no split-K */
+    if (a->persistent == CROQ_ABI_PERSISTENT_STREAM_K && (a->split_k != 1 || a->cluster_m * a->cluster_n != 1))
+        BAD("ABI persistent=2 (stream-K) with split_k=%u cluster=%ux%u: stream-K needs split_k=1 and no cluster",
+            a->split_k, a->cluster_m, a->cluster_n);
     return 0;
 }
 

@@ -17,7 +17,8 @@ bool measure_abi_matches(const struct measure_abi *a, const struct croq_config *
         {"tile_n", a->tile_n, cfg->v[KNOB_TILE_N]},
         {"tile_k", a->tile_k, cfg->v[KNOB_TILE_K]},
         {"split_k", a->split_k, cfg->v[KNOB_SPLIT_K]},
-        {"persistent", a->persistent, cfg->v[KNOB_PERSISTENT]},
+        {"persistent", a->persistent,
+         cfg->v[KNOB_STREAM_K] ? (int)CROQ_ABI_PERSISTENT_STREAM_K : cfg->v[KNOB_PERSISTENT]},
         {"cluster_m", a->cluster_m, cfg->v[KNOB_CLUSTER_M]},
         {"cluster_n", a->cluster_n, cfg->v[KNOB_CLUSTER_N]},
     };

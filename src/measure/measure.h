@@ -210,8 +210,8 @@ void measure_result_release(struct measure_result *r);
 
 /* Does the module's croq_abi, as the runner reported it, launch what cfg claims? The
  * configuration is a source's launch contract (an agent's own kernel: docs/agent.md):
- * threads, tile_m/n/k, split_k, persistent and cluster_m/n must be what cfg gives
- * (knobs_threads and the knobs); shared memory is the kernel's own business and not
+ * threads, tile_m/n/k, split_k, persistent (2 for stream_k=1, kernels/abi.h) and
+ * cluster_m/n must be what cfg gives (knobs_threads and the knobs); shared memory is the kernel's own business and not
  * compared. true when they match or a is not present (nothing to compare); else false
  * with the first difference in why ("croq_abi tile_n=128, the configuration claims
  * 256"). Pure; thread-safe. */

@@ -50,4 +50,7 @@ refuse e4m3 "$pp tile_m=256 tile_n=64 tile_k=256" "TILE_K=512" "accumulator + me
 refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=2 consumers=1" "PERSISTENT=1" "the baseline implements no"
 refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=2 consumers=1" "SPLIT_K=2" "the baseline implements no"
 refuse f16 "kernel=0 tile_m=64 tile_n=128 stages=1 consumers=1" "TILE_M=256 TILE_N=256" "accumulator registers"
-echo "ok: $n boundary builds, 1 host refusal, 6 static_asserts"
+refuse f16 "persistent=1 stream_k=1" "PERSISTENT=0" "stream_k=1 needs persistent=1, split_k=1, no cluster"
+refuse f16 "persistent=1 stream_k=1" "CLUSTER_M=2" "stream_k=1 needs persistent=1, split_k=1, no cluster"
+refuse f16 "persistent=1 stream_k=1 tile_m=64 consumers=1 tile_n=128" "SPLIT_K=2" "stream-K splits K itself"
+echo "ok: $n boundary builds, 1 host refusal, 9 static_asserts"

@@ -117,6 +117,17 @@ static void test_validate_rejects(void **state)
     /* two 128x128 C staging tiles + 8 stages of 24 KB do not fit */
     const char *pp_smem[] = {"schedule=1", "persistent=1", "tile_n=128", "epilogue=1", "stages=7"};
     expect_invalid(pp_smem, 5, NULL, "of shared memory per CTA");
+    /* Stream-K: persistent, no split-K, cooperative, no cluster, not the baseline. */
+    const char *sk_np[] = {"stream_k=1"};
+    expect_invalid(sk_np, 1, NULL, "stream_k=1 needs kernel=1, persistent=1, split_k=1, schedule=0");
+    const char *sk_pp[] = {"stream_k=1", "persistent=1", "schedule=1", "tile_n=128"};
+    expect_invalid(sk_pp, 4, NULL, "stream_k=1 needs");
+    const char *sk_cl[] = {"stream_k=1", "persistent=1", "cluster_m=2"};
+    expect_invalid(sk_cl, 3, NULL, "stream_k=1 needs");
+    const char *sk_cn[] = {"stream_k=1", "persistent=1", "cluster_n=2"};
+    expect_invalid(sk_cn, 3, NULL, "stream_k=1 needs");
+    const char *sk_base[] = {"kernel=0", "consumers=1", "tile_m=64", "tile_n=128", "stages=2", "stream_k=1"};
+    expect_invalid(sk_base, 6, NULL, "stream_k=1 needs");
     const char *one_stage[] = {"kernel=1", "stages=1"};
     expect_invalid(one_stage, 2, NULL, "needs stages >= 2");
     const char *acc[] = {"tile_m=256", "tile_n=256", "consumers=1"};
@@ -179,6 +190,9 @@ static void test_validate_accepts(void **state)
         {"persistent=1", "schedule=1", "tile_n=128", NULL},                      /* 128x128 per consumer */
         {"persistent=1", "schedule=1", "tile_m=64", "epilogue=1", "stages=3", NULL}, /* 64x256 each */
         {"persistent=1", "schedule=1", "tile_n=128", "cluster_n=2", "epilogue=1", "stages=6", NULL},
+        {"persistent=1", "stream_k=1", NULL},                                    /* stream-K, both epilogues */
+        {"persistent=1", "stream_k=1", "epilogue=1", "stages=3", "meta_path=0", NULL},
+        {"persistent=1", "stream_k=1", "tile_m=64", "consumers=1", "tile_n=128", NULL},
     };
     for (size_t t = 0; t < sizeof ok / sizeof ok[0]; t++) {
         struct croq_config c;
@@ -243,6 +257,15 @@ static void test_signature_round_trip(void **state)
     assert_non_null(strstr(sig, ",split_k=1,schedule=1"));
     assert_int_equal(knobs_parse_signature(&b, sig, err, sizeof err), 0);
     assert_memory_equal(&a, &b, sizeof a);
+    /* stream_k (late): absent at 0, appended last when set */
+    assert_null(strstr(sig, "stream_k="));
+    assert_int_equal(b.v[KNOB_STREAM_K], 0);
+    assert_int_equal(knobs_set(&a, "stream_k=1", err, sizeof err), 0);
+    knobs_signature(&a, sig);
+    assert_non_null(strstr(sig, ",schedule=1,stream_k=1"));
+    assert_int_equal(knobs_parse_signature(&b, sig, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(knobs_set(&a, "stream_k=0", err, sizeof err), 0);
     /* the old signature form of the default configuration, as recorded before schedule */
     assert_int_equal(knobs_parse_signature(&b,
                                            "dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,"

@@ -658,6 +658,16 @@ static void test_abi_contract(void **state)
     assert_false(measure_abi_matches(&b, &cfg, why, sizeof why));
     b.present = false; /* nothing reported: nothing to compare */
     assert_true(measure_abi_matches(&b, &cfg, why, sizeof why));
+    /* stream_k=1 reports persistent=2 (kernels/abi.h); a plain persistent module does not match it */
+    struct croq_config sk = cfg;
+    sk.v[KNOB_PERSISTENT] = 1;
+    sk.v[KNOB_STREAM_K] = 1;
+    b = a;
+    b.persistent = 2;
+    assert_true(measure_abi_matches(&b, &sk, why, sizeof why));
+    b.persistent = 1;
+    assert_false(measure_abi_matches(&b, &sk, why, sizeof why));
+    assert_string_equal(why, "croq_abi persistent=1, the configuration claims 2");
 }
 
 /* The numbers check (numbers.h): what the runner prints passes; each number out of its
