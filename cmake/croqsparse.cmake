@@ -61,11 +61,26 @@ list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOUR
      "${CMAKE_SOURCE_DIR}/src/util/atomicio.c" "${CMAKE_SOURCE_DIR}/src/util/regfile.c"
      "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
 
+# The library's version is its header's (CROQSPARSE_VERSION_MAJOR/MINOR, the API's: what
+# croqsparse_version() returns), read here once, so the .so, the pkg-config file and the
+# CMake package all say the same (t0240); croqtuner's own version is another one.
+file(STRINGS "${CMAKE_SOURCE_DIR}/include/croqsparse.h" CROQSPARSE_VERSION_LINES
+     REGEX "^#define CROQSPARSE_VERSION_(MAJOR|MINOR) [0-9]+$")
+foreach(line IN LISTS CROQSPARSE_VERSION_LINES)
+  string(REGEX MATCH "(MAJOR|MINOR) ([0-9]+)" _ "${line}")
+  set(CROQSPARSE_VERSION_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
+if(NOT DEFINED CROQSPARSE_VERSION_MAJOR OR NOT DEFINED CROQSPARSE_VERSION_MINOR)
+  message(FATAL_ERROR "include/croqsparse.h: no '#define CROQSPARSE_VERSION_MAJOR/MINOR N' lines")
+endif()
+set(CROQSPARSE_VERSION "${CROQSPARSE_VERSION_MAJOR}.${CROQSPARSE_VERSION_MINOR}")
+
 foreach(kind shared static)
   if(kind STREQUAL shared)
     set(t croqsparse)
     add_library(${t} SHARED ${CROQSPARSE_SRC})
-    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION 1.2 SOVERSION 1)
+    set_target_properties(${t} PROPERTIES C_VISIBILITY_PRESET hidden VERSION ${CROQSPARSE_VERSION}
+                          SOVERSION ${CROQSPARSE_VERSION_MAJOR})
   else()
     set(t croqsparse_static)
     add_library(${t} STATIC ${CROQSPARSE_SRC})
@@ -90,11 +105,11 @@ install(EXPORT croqsparseTargets NAMESPACE croqsparse:: DESTINATION ${CMAKE_INST
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" @ONLY)
 file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
-# The package's version is the project's, as the pkg-config file's (t0240), so
-# find_package(croqsparse 0.9) is answered (without a version file CMake refuses any
-# requested version: "version: unknown").
+# The package's version is the library's, as the pkg-config file's (t0240), so
+# find_package(croqsparse 1.2) is answered (without a version file CMake refuses any
+# requested version: "version: unknown"); a new major is an incompatible API.
 include(CMakePackageConfigHelpers)
-write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake" VERSION ${PROJECT_VERSION}
+write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake" VERSION ${CROQSPARSE_VERSION}
                                  COMPATIBILITY SameMajorVersion)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" "${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)

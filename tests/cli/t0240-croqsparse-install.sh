@@ -37,11 +37,15 @@ cmake -S "$CROQ_SOURCE_DIR/examples" -B "$tmp/ex-cs" -DCMAKE_PREFIX_PATH="$prefi
     { cat "$tmp/ex-cs.log" >&2; fail "find_package build with croqsparse::croqsparse_static"; }
 readelf -d "$tmp/ex-cs/croqsparse_example" | grep -q 'libcroqsparse' && fail "croqsparse_static binary needs the shared library"
 
-# find_package with a version: the package's is croqtuner's (as pkg-config's, below);
-# a newer major is refused
-version=$("$CROQ_BIN/croqtuner" --version | awk 'NR == 1 { print $2 }')
+# find_package with a version: the package's is the library's, its header's MAJOR.MINOR
+# (as pkg-config's and the .so's, below; not croqtuner's own); a newer major is refused
+hdr=$CROQ_SOURCE_DIR/include/croqsparse.h
+version=$(awk '$1 == "#define" && $2 == "CROQSPARSE_VERSION_MAJOR" { ma = $3 }
+               $1 == "#define" && $2 == "CROQSPARSE_VERSION_MINOR" { mi = $3 } END { print ma "." mi }' "$hdr")
+case $version in [0-9]*.[0-9]*) ;; *) fail "no CROQSPARSE_VERSION_MAJOR/MINOR in $hdr: '$version'" ;; esac
+[ -e "$prefix/lib/libcroqsparse.so.$version" ] || fail "no libcroqsparse.so.$version installed: $(ls "$prefix/lib")"
 mkdir -p "$tmp/ver"
-for want in "${version%.*}" 99; do
+for want in "$version" 99; do
     printf 'cmake_minimum_required(VERSION 3.25)\nproject(v LANGUAGES C)\nfind_package(croqsparse %s REQUIRED)\n' "$want" \
         >"$tmp/ver/CMakeLists.txt"
     rm -rf "$tmp/ver/b"
@@ -55,9 +59,10 @@ done
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs croqsparse) || fail "pkg-config does not know croqsparse"
-# one version for the tool and the library it ships
-[ "$(pkg-config --modversion croqsparse)" = "$("$CROQ_BIN/croqtuner" --version | awk 'NR == 1 { print $2 }')" ] ||
-    fail "pkg-config version $(pkg-config --modversion croqsparse) is not croqtuner's"
+# one version for the library, whoever asks
+[ "$(pkg-config --modversion croqsparse)" = "$version" ] ||
+    fail "pkg-config version $(pkg-config --modversion croqsparse) is not the header's $version"
+pkg-config --atleast-version="$version" croqsparse || fail "pkg-config --atleast-version=$version croqsparse refused"
 # The example's own buffers come from the static CUDA runtime (its first lines say how).
 cudart="-L$(pkg-config --variable=cudalibdir croqsparse) -lcudart_static -ldl -lrt -lpthread"
 libdir=$(pkg-config --variable=libdir croqsparse)
