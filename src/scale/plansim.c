@@ -21,6 +21,36 @@ static double utc_seconds(const char *s)
     return (double)timegm(&tm);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double plansim_busy_seconds(const double *stamps, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double *d = xmalloc((n - 1) * sizeof *d), sum = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        d[i] = stamps[i + 1] - stamps[i];
+        if (!isfinite(d[i]) || d[i] < 0) {
+            free(d);
+            return NAN;
+        }
+    }
+    double *sorted = xmalloc((n - 1) * sizeof *sorted);
+    memcpy(sorted, d, (n - 1) * sizeof *d);
+    qsort(sorted, n - 1, sizeof *sorted, cmp_double);
+    const double median = sorted[(n - 2) / 2];
+    const double pause = fmax(PLANSIM_PAUSE_MIN_S, PLANSIM_PAUSE_FACTOR * median);
+    for (size_t i = 0; i + 1 < n; i++)
+        sum += d[i] > pause ? median : d[i];
+    free(sorted);
+    free(d);
+    return sum;
+}
+
 static double gflop_of(const struct croq_shape *s) { return 2.0 * (double)s->m * (double)s->n * (double)s->k / 1e9; }
 
 int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, size_t *not_gpu, char *err,
@@ -52,15 +82,18 @@ int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, size
         bool faulted = false;
         for (size_t r = 0; r < log.n; r++)
             faulted |= log.rows[r].decision == DEC_DISCARD_TIMEOUT || log.rows[r].decision == DEC_DISCARD_RUNTIME_CRASH;
-        double t0 = log.n ? utc_seconds(log.rows[0].timestamp) : NAN;
-        double t1 = log.n ? utc_seconds(log.rows[log.n - 1].timestamp) : NAN;
-        if (!faulted && log.n >= 2 && isfinite(t0) && isfinite(t1) && t1 >= t0) {
+        double *stamps = xmalloc((log.n ? log.n : 1) * sizeof *stamps);
+        for (size_t r = 0; r < log.n; r++)
+            stamps[r] = utc_seconds(log.rows[r].timestamp);
+        const double busy = plansim_busy_seconds(stamps, log.n);
+        free(stamps);
+        if (!faulted && log.n >= 2 && isfinite(busy)) {
             *pts = xrealloc(*pts, (*n + 1) * sizeof **pts);
             struct plansim_point *p = &(*pts)[(*n)++];
             snprintf(p->key, sizeof p->key, "%s", keys[i]);
             p->gflop = gflop_of(&k.shape);
             p->iterations = (int)log.n - 1;
-            p->s_per_iter = (t1 - t0) / p->iterations;
+            p->s_per_iter = busy / p->iterations;
             added++;
         }
         result_log_release(&log);

@@ -21,8 +21,19 @@ struct plansim_point {
     char key[KEY_MAX];
     double gflop;
     int iterations;      /* rows after the baseline */
-    double s_per_iter;   /* (last row's timestamp - the baseline's) / iterations */
+    double s_per_iter;   /* plansim_busy_seconds of its rows' timestamps / iterations */
 };
+/* A pause between two rows longer than max(PLANSIM_PAUSE_MIN_S, PLANSIM_PAUSE_FACTOR x the
+ * median gap) is the run being stopped and resumed later (a GPU chunk cut at its time
+ * limit, continued next session: results/h200/sweep-typical's f16_4096x8192x32768_fs has a
+ * gap of 4 h between its baseline and iteration 1), not tuning time. */
+#define PLANSIM_PAUSE_MIN_S 120.0
+#define PLANSIM_PAUSE_FACTOR 20.0
+/* The seconds a shape's run was busy from its first row to its last, from their UTC
+ * timestamps (seconds, in row order; n >= 2): the sum of the gaps between consecutive rows,
+ * each pause (above) counted as the median gap instead. NAN when n < 2, a timestamp is not
+ * finite or one goes backwards. Pure. */
+double plansim_busy_seconds(const double *stamps, size_t n);
 struct plansim_model {
     double a_s, b_s_per_gflop; /* seconds per iteration = a + b x GFLOP */
     double init_s;             /* one INIT claim */

@@ -149,11 +149,50 @@ static void test_measure_h200(void **state)
     assert_int_equal(n, 0);
 }
 
+/* A pause between two rows (a chunk cut at its time limit, resumed in a later session)
+ * counts as the median gap, not as tuning time; an ordinary slow row does not. */
+static void test_busy_seconds(void **state)
+{
+    (void)state;
+    const double steady[] = {0, 3, 5, 9, 12};
+    assert_true(plansim_busy_seconds(steady, 5) == 12.0);
+    const double paused[] = {0, 3, 6, 14406, 14409, 14412}; /* 4 h between rows 2 and 3 */
+    assert_true(plansim_busy_seconds(paused, 6) == 15.0);
+    const double slow[] = {0, 3, 6, 100, 103}; /* 94 s: below PLANSIM_PAUSE_MIN_S, kept */
+    assert_true(plansim_busy_seconds(slow, 5) == 103.0);
+    const double wide[] = {0, 10, 20, 30, 230}; /* 200 s: above 120 s but not 20 x 10 s */
+    assert_true(plansim_busy_seconds(wide, 5) == 230.0);
+    const double back[] = {0, 5, 4};
+    assert_true(isnan(plansim_busy_seconds(back, 3)));
+    assert_true(isnan(plansim_busy_seconds(steady, 1)));
+}
+
+/* The typical sweep's f16_4096x8192x32768_fs: its baseline in session 7, iteration 1 four
+ * hours later in session 8's first chunk. */
+static void test_measure_paused_sweep(void **state)
+{
+    (void)state;
+    char dir[1024], err[700];
+    snprintf(dir, sizeof dir, "%s/results/h200/sweep-typical", CROQ_SOURCE_DIR);
+    struct plansim_point *pts = NULL;
+    size_t n = 0, not_gpu = 0;
+    assert_true(plansim_measure(dir, &pts, &n, &not_gpu, err, sizeof err) >= 14);
+    bool seen = false;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(pts[i].s_per_iter > 0.3 && pts[i].s_per_iter < 10); /* H200: 0.6-4 s an iteration */
+        if (!strcmp(pts[i].key, "f16_4096x8192x32768_fs"))
+            seen = true;
+    }
+    assert_true(seen);
+    free(pts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equal_shapes), cmocka_unit_test(test_wave_barrier), cmocka_unit_test(test_init_first), cmocka_unit_test(test_longest_first),
         cmocka_unit_test(test_fit),          cmocka_unit_test(test_measure_h200),
+        cmocka_unit_test(test_busy_seconds), cmocka_unit_test(test_measure_paused_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
