@@ -56,6 +56,15 @@ void table_text(struct report_table *t, size_t r, size_t c, const char *text)
     }
 }
 
+void table_code(struct report_table *t, size_t r, size_t c, const char *text)
+{
+    struct table_cell *x = cell(t, r, c);
+    if (text && *text) {
+        x->kind = CELL_CODE;
+        x->text = xstrdup(text);
+    }
+}
+
 void table_num(struct report_table *t, size_t r, size_t c, double v, int prec)
 {
     struct table_cell *x = cell(t, r, c);

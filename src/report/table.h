@@ -10,13 +10,16 @@
 
 #include "util/strbuf.h"
 
-enum cell_kind { CELL_EMPTY = 0, CELL_TEXT, CELL_NUM, CELL_RATIO, CELL_INT };
+/* CELL_CODE: text a reader copies back into the tool (a configuration signature): Markdown
+ * shows it as a code span, so its underscores are not escaped (the raw .md is what is
+ * copied); LaTeX as \texttt, HTML as <code>, CSV as it is. */
+enum cell_kind { CELL_EMPTY = 0, CELL_TEXT, CELL_NUM, CELL_RATIO, CELL_INT, CELL_CODE };
 
 struct table_cell {
     enum cell_kind kind;
     double v;      /* CELL_NUM / CELL_RATIO / CELL_INT */
     int prec;      /* decimals for CELL_NUM / CELL_RATIO */
-    char *text;    /* CELL_TEXT */
+    char *text;    /* CELL_TEXT, CELL_CODE */
 };
 
 struct table_col {
@@ -38,6 +41,7 @@ void table_col(struct report_table *t, size_t c, const char *head, bool right);
 void table_col_wrap(struct report_table *t, size_t c);
 size_t table_row(struct report_table *t, bool summary);   /* new row of empty cells */
 void table_text(struct report_table *t, size_t r, size_t c, const char *text);
+void table_code(struct report_table *t, size_t r, size_t c, const char *text); /* NULL or "": empty */
 void table_num(struct report_table *t, size_t r, size_t c, double v, int prec);   /* NAN: empty */
 void table_ratio(struct report_table *t, size_t r, size_t c, double v, int prec); /* shown as 1.23x */
 void table_int(struct report_table *t, size_t r, size_t c, long v);

@@ -2,6 +2,7 @@
  * format prints a number with the cell's own precision, so the same value reads the
  * same everywhere (tests compare them). */
 #include <math.h>
+#include <string.h>
 
 #include "report/escape.h"
 #include "report/table.h"
@@ -9,7 +10,8 @@
 void table_cell_plain(const struct table_cell *x, struct strbuf *sb)
 {
     switch (x->kind) {
-    case CELL_TEXT: strbuf_adds(sb, x->text); break;
+    case CELL_TEXT:
+    case CELL_CODE: strbuf_adds(sb, x->text); break;
     case CELL_NUM:
     case CELL_RATIO: strbuf_addf(sb, "%.*f", x->prec, x->v); break;
     case CELL_INT: strbuf_addf(sb, "%.0f", x->v); break;
@@ -41,8 +43,10 @@ static void md_cell(const struct table_cell *x, struct strbuf *sb, bool summary)
 {
     if (x->kind == CELL_EMPTY)
         strbuf_adds(sb, summary ? "" : "–");
-    else if (x->kind == CELL_TEXT)
-        esc_md(sb, x->text);
+    else if (x->kind == CELL_TEXT || (x->kind == CELL_CODE && strpbrk(x->text, "`|<&\n\r\t")))
+        esc_md(sb, x->text); /* a code span cannot hold these in a table cell: escaped text */
+    else if (x->kind == CELL_CODE)
+        strbuf_addf(sb, "`%s`", x->text);
     else
         table_cell_plain(x, sb);
     if (x->kind == CELL_RATIO)
@@ -81,8 +85,10 @@ static void tex_cell(const struct table_cell *x, struct strbuf *sb, bool summary
         strbuf_adds(sb, summary ? "" : "--");
         return;
     }
-    if (x->kind == CELL_TEXT) {
+    if (x->kind == CELL_TEXT || x->kind == CELL_CODE) {
+        strbuf_adds(sb, x->kind == CELL_CODE ? "\\texttt{" : "");
         esc_tex(sb, x->text);
+        strbuf_adds(sb, x->kind == CELL_CODE ? "}" : "");
         return;
     }
     struct strbuf v = STRBUF_INIT;
@@ -127,9 +133,11 @@ static void html_cell(const struct table_cell *x, struct strbuf *sb, bool summar
 {
     if (x->kind == CELL_EMPTY)
         strbuf_adds(sb, summary ? "" : "–");
-    else if (x->kind == CELL_TEXT)
+    else if (x->kind == CELL_TEXT || x->kind == CELL_CODE) {
+        strbuf_adds(sb, x->kind == CELL_CODE ? "<code>" : "");
         esc_html(sb, x->text);
-    else
+        strbuf_adds(sb, x->kind == CELL_CODE ? "</code>" : "");
+    } else
         table_cell_plain(x, sb);
     if (x->kind == CELL_RATIO)
         strbuf_adds(sb, "×");

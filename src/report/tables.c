@@ -313,7 +313,7 @@ void tables_ladder(const struct report_shape *s, struct report_table *t)
         table_num(t, r, 6, s->ladder.e[k].sm_clock_mhz, 0);
         /* its trials against the winner's, round by round (rel): > 1 is slower */
         table_ratio(t, r, 7, stats_ratio(s->ladder.e[k].rel, win), 4);
-        table_text(t, r, 8, row ? row->config : "");
+        table_code(t, r, 8, row ? row->config : NULL);
     }
 }
 
