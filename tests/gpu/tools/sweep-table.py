@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/gpu/tools/sweep-table.py TUNING_DIR — one markdown row per done GPU shape of a sweep
 directory (issue 27's closing-note table): iterations, wall time (first to last results.tsv
-timestamp), the registered best (the final ladder's TFLOPS and median SM clock), the iteration
+timestamp, a pause of a run cut and resumed later counted as the median gap between rows, as
+plan-sim does: src/scale/plansim.h plansim_busy_seconds), the registered best (the final ladder's TFLOPS and median SM clock), the iteration
 whose chained best first reached 95 % of the final chained best, the vendors of the same
 `croqtuner compare` call (perf/<shape>/vendor.json) and ours / best vendor there, marked [b]
 when that call timed the subjects one block after another (a record without "protocol") and
@@ -29,7 +30,10 @@ for key, e in sorted(state.items(), key=lambda kv: (kv[1]["dtype"], kv[1]["m"] *
     for r in csv.DictReader(lines, delimiter="\t"):
         rows.append(r)
     stamps = [ts(r["timestamp"]) for r in rows if r["timestamp"]]
-    wall = (max(stamps) - min(stamps)).total_seconds()
+    gaps = [(b - a).total_seconds() for a, b in zip(stamps, stamps[1:])]
+    med = sorted(gaps)[(len(gaps) - 1) // 2] if gaps else 0.0
+    pause = max(120.0, 20.0 * med)  # PLANSIM_PAUSE_MIN_S, PLANSIM_PAUSE_FACTOR
+    wall = sum(med if g > pause else g for g in gaps)
     tot += wall
     chain = [(int(r["iter"]), float(r["best_tflops"])) for r in rows if r["best_tflops"]]
     final = max(b for _, b in chain)
