@@ -10,6 +10,7 @@
 
 #include "artifacts/checkpoint.h"
 #include "artifacts/names.h"
+#include "artifacts/paths.h"
 #include "backend/backend.h"
 #include "knobs/knobs.h"
 
@@ -148,7 +149,9 @@ struct state_sweep {
     char backend[16];
     char seed[24];                  /* decimal text */
     int iters;                      /* --iters it ran with, 0 for the shapes' budgets */
-    char shapes[4096];              /* the shapes.json it follows (absolute path) */
+    char shapes[4096];              /* the shapes.json it follows: STATE_PLAN_FILE, relative to the
+                                       tuning directory (state_plan_path); older records hold an
+                                       absolute path */
     char status[128];               /* "running", "done", "stopped: ..." */
     bool waves;                     /* run in waves by workers (src/scale) */
     bool complete;                  /* dtype, plan, shapes, backend and seed present, iters in range */
@@ -158,6 +161,25 @@ bool state_sweep_get(json_t *state, struct state_sweep *out);
 void state_sweep_put(json_t *state, const struct state_sweep *sw);
 /* A sweep that was running, or stopped by the GPU: `resume` goes on with it. */
 bool state_sweep_unfinished(const struct state_sweep *sw);
+
+/* The sweep's plan input, kept in the tuning directory so that the directory alone says
+ * what its sweep is (status, resume, merge read it on any machine or checkout): a copy of
+ * the shapes.json the sweep was started with, written once, atomically, and never
+ * replaced; the sweep record names it relative to the directory. */
+#define STATE_PLAN_FILE "plan/shapes.json"
+/* The file sw's plan is read from: <dir>/<sw->shapes> for a relative record (the
+ * snapshot), the recorded path itself for an absolute one (written before snapshots).
+ * 0, or -1 when the path does not fit out (ENGINE_PATH_MAX). */
+int state_plan_path(const char *dir, const struct state_sweep *sw, char out[ENGINE_PATH_MAX]);
+/* Keep src (a shapes.json, already validated by its reader) as dir's snapshot,
+ * STATE_PLAN_FILE. When dir has none yet it is written atomically from src's bytes,
+ * unless prev (the absolute path an older sweep record names, or NULL) is a readable file
+ * whose bytes differ from src's. 0 when the snapshot now holds src's bytes (also when it
+ * already did); 1 with err naming both files when the snapshot (or prev) holds other
+ * bytes: one sweep follows one plan; -1 with err when a file cannot be read or written.
+ * Call it under the directory's lock (inside a state_update edit), so that two sweeps
+ * starting together cannot each write their own. */
+int state_plan_keep(const char *dir, const char *src, const char *prev, char *err, size_t errlen);
 
 /* ---- lenient reading (state_lenient.c): the report's ------------------------------
  * Whatever state.json holds, with nothing validated: "shapes" an object keyed by shape

@@ -1,12 +1,16 @@
 /* src/artifacts/state_model.c — the typed view of state.json's entries and sweep record
  * (state.h): the one place their member names are read. */
+#include "artifacts/paths.h"
 #include "artifacts/state.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/atomicio.h"
 #include "util/jsonget.h"
+#include "util/regfile.h"
 
 void state_shape_init(struct state_shape *s)
 {
@@ -221,6 +225,52 @@ void state_sweep_put(json_t *state, const struct state_sweep *sw)
 }
 
 bool state_sweep_unfinished(const struct state_sweep *sw) { return sw->status[0] && strcmp(sw->status, "done"); }
+
+int state_plan_path(const char *dir, const struct state_sweep *sw, char out[ENGINE_PATH_MAX])
+{
+    return sw->shapes[0] == '/' ? path_fmt(out, "%s", sw->shapes) : path_fmt(out, "%s/%s", dir, sw->shapes);
+}
+
+int state_plan_keep(const char *dir, const char *src, const char *prev, char *err, size_t errlen)
+{
+    char snap[ENGINE_PATH_MAX], sub[ENGINE_PATH_MAX];
+    size_t n, m;
+    if (path_fmt(snap, "%s/" STATE_PLAN_FILE, dir) || path_fmt(sub, "%s/plan", dir)) {
+        snprintf(err, errlen, "tuning directory path too long");
+        return -1;
+    }
+    char *want = regfile_read(src, REGFILE_MAX, &n);
+    if (!want) {
+        snprintf(err, errlen, "cannot read '%s': %s", src, regfile_strerror(errno));
+        return -1;
+    }
+    const char *against = snap;
+    char *have = regfile_read(snap, REGFILE_MAX, &m);
+    if (!have && errno != ENOENT) {
+        snprintf(err, errlen, "cannot read the sweep's plan '%s': %s", snap, regfile_strerror(errno));
+        free(want);
+        return -1;
+    }
+    if (!have && prev) { /* an older record's file, outside the directory: unreadable is gone */
+        against = prev;
+        have = regfile_read(prev, REGFILE_MAX, &m);
+    }
+    int rc = 0;
+    if (have && (m != n || memcmp(have, want, n))) {
+        snprintf(err, errlen, "'%s' is not the plan this tuning directory's sweep was started with, '%s' (their "
+                 "bytes differ): one sweep follows one plan; go on with that file (--shapes %s), or give --tuning "
+                 "ANOTHER_DIR for a sweep of '%s'", src, against, against, src);
+        rc = 1;
+    } else if (!have || against != snap) {
+        if (mkdir_p(sub) || atomic_write(snap, want, n)) {
+            snprintf(err, errlen, "cannot write '%s': %s", snap, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(have);
+    free(want);
+    return rc;
+}
 
 double state_best_speedup(int best_iter, double best_tflops, double baseline_tflops, bool from_ladder,
                           const struct state_ladder *l)

@@ -10,7 +10,8 @@
 #include "util/log.h"
 
 static const char resume_usage[] =
-    "usage: croqtuner resume [--tuning DIR] [--dataset FILE] [--busy-limit MIN] [--git] [--quiet]\n"
+    "usage: croqtuner resume [--tuning DIR] [--dataset FILE] [--shapes FILE] [--busy-limit MIN] [--git]\n"
+    "                        [--quiet]\n"
     "\n"
     "Continue every shape of the tuning directory that is not finished: an active shape\n"
     "from its checkpoint (after reconciling its logs with it: a crash at any point is\n"
@@ -22,6 +23,11 @@ static const char resume_usage[] =
     "  --dataset FILE   the explore dataset a replay shape was started with (tune\n"
     "                   --backend replay --dataset FILE): the directory does not record it,\n"
     "                   so give it again; a dataset of another shape is refused\n"
+    "  --shapes FILE    checked against the sweep's plan, the copy of its shapes.json kept in\n"
+    "                   the directory (plan/shapes.json): another file is refused (exit 2).\n"
+    "                   A sweep recorded before directories kept one (state.json naming an\n"
+    "                   absolute path) reads that path, else FILE, else $CROQ_SHAPES, and\n"
+    "                   keeps its copy then\n"
     "\n"
     "A directory that records no shape yet (a tune or sweep killed before its first\n"
     "state.json write) has nothing to resume: resume says so and exits 1; run the tune\n"
@@ -37,7 +43,7 @@ int cmd_resume(int argc, char **argv)
     /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
     struct opt t[ENGINE_OPTS_N];
     struct opt_spec spec = {"resume", resume_usage, t, 0};
-    spec.n = engine_opts_table(&o, EO_TUNING | EO_DATASET | EO_BUSY | EO_GIT | EO_QUIET, t);
+    spec.n = engine_opts_table(&o, EO_TUNING | EO_DATASET | EO_SHAPES | EO_BUSY | EO_GIT | EO_QUIET, t);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

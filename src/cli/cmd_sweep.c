@@ -36,8 +36,14 @@ static const char sweep_usage[] =
     "results. A worker that dies leaves a stale claim that another takes over; running\n"
     "the command again continues. 'croqtuner status' shows the workers.\n"
     "\n"
+    "The tuning directory keeps a copy of the shapes.json its first sweep was started\n"
+    "with (plan/shapes.json): status and resume read it, and a later sweep given a file\n"
+    "of other bytes is refused, naming both.\n"
+    "\n"
     "Exit status: 0 all done, 1 a shape failed or the GPU is unusable / stayed busy (the\n"
-    "message says which; 'croqtuner resume' continues), 2 bad usage.\n";
+    "message says which; 'croqtuner resume' continues), 2 bad usage, or a tuning\n"
+    "directory of another backend or another shapes.json (refused once, before any shape\n"
+    "starts).\n";
 
 static int gpus_value(const char *v, void *dst, char *err, size_t errlen)
 {
@@ -83,7 +89,8 @@ int cmd_sweep(int argc, char **argv)
         }
         o.shapes = found;
     }
-    /* recorded in state.json for resume, which may run from another directory */
+    /* absolute for the messages that name it (the plan itself is copied into the tuning
+     * directory: sweep_plan_take) */
     if (!realpath(o.shapes, real)) {
         log_error("sweep: cannot find '%s'", o.shapes);
         return 2;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,12 +96,22 @@ static int lock_shape(struct run *r)
         return run_fail(r, "tuning directory path too long");
     if (mkdir_p(dir))
         return run_fail(r, "cannot create '%s': %s", dir, strerror(errno));
-    r->lock_fd = regfile_open(path, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0);
-    if (r->lock_fd < 0)
-        return run_fail(r, "cannot open '%s': %s", path, regfile_strerror(errno));
-    for (int i = 0; i < 10; i++) { /* 0.2 s: a status probe holds it for microseconds */
-        if (!flock(r->lock_fd, LOCK_EX | LOCK_NB))
-            return 0;
+    for (int i = 0, reopened = 0; i < 10; i++) { /* 0.2 s: a status probe holds it for microseconds */
+        if (r->lock_fd < 0 && (r->lock_fd = regfile_open(path, O_RDWR | O_CREAT, REGFILE_NOFOLLOW, 0)) < 0)
+            return run_fail(r, "cannot open '%s': %s", path, regfile_strerror(errno));
+        if (!flock(r->lock_fd, LOCK_EX | LOCK_NB)) {
+            /* a shape refused before it got anything removes its lock file while holding
+             * it (unlock_unborn): a lock taken on that removed file locks nothing, so open
+             * the path again */
+            struct stat a, b;
+            if (!fstat(r->lock_fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return 0;
+            close(r->lock_fd);
+            r->lock_fd = -1;
+            if (++reopened < 100) /* each a refused shape's removal: bounded all the same */
+                i--;
+            continue;
+        }
         if (errno != EWOULDBLOCK && errno != EINTR)
             break;
         struct timespec ts = {0, 20000000L};
@@ -296,6 +307,18 @@ static bool shape_has_logs(const char *dir, const char *key)
     return lines >= 3;
 }
 
+/* A new shape refused before it got a state.json entry or a checkpoint (another
+ * backend's directory, a bad strategy, no budget) has nothing on disk but the lock file
+ * lock_shape created: remove it, under the lock, so that a refused sweep does not leave
+ * one per shape behind. A process waiting for the lock then finds its file gone and opens
+ * the path again (lock_shape). */
+static void unlock_unborn(struct run *r)
+{
+    char path[ENGINE_PATH_MAX];
+    if (r->lock_fd >= 0 && !run_path(r, path, "checkpoints", ".lock"))
+        unlink(path);
+}
+
 int run_open(struct run *r, const struct engine_opts *o, const struct shape_params *p)
 {
     char err[800];
@@ -332,8 +355,10 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
     if (rc == 1) {
         checkpoint_init(&r->ck);
         memcpy(r->ck.key, key, sizeof key);
-        if (new_checkpoint(r, p))
+        if (new_checkpoint(r, p)) {
+            unlock_unborn(r);
             return ENGINE_FAILED;
+        }
     } else if (check_strategy(r) || adopt_params(r, p)) {
         return ENGINE_FAILED;
     }

@@ -42,9 +42,10 @@ static int recorded_sweep(const struct engine_opts *o, struct engine_opts *wo, i
     else if (!state_sweep_get(st, &sw) || !sw.waves || !sw.complete)
         log_error("'%s' has no parallel sweep recorded in its state.json: nothing to merge", o->dir);
     else {
+        char path[ENGINE_PATH_MAX];
         *wo = *o;
         wo->backend = xstrdup(sw.backend);
-        wo->shapes = xstrdup(sw.shapes);
+        wo->shapes = xstrdup(state_plan_path(o->dir, &sw, path) ? "" : path); /* the snapshot, or an old record's */
         wo->seed = strtoull(sw.seed, NULL, 10);
         wo->iters = sw.iters;
         *dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
@@ -102,8 +103,11 @@ int slurm_merge(const struct engine_opts *o)
     int rc = ENGINE_FAILED;
     if (plan_build(wo.shapes, dtype, mode, false, &p, err, sizeof err)) {
         log_error("%s", err);
+    } else if ((rc = sweep_plan_take(&wo, wo.shapes))) { /* an old record's file: kept in the directory now */
+        plan_release(&p);
     } else if (proc_ident_self(&a.self, err, sizeof err) || state_update(o->dir, drop_edit, &a, err, sizeof err) < 0) {
         log_error("%s", err);
+        rc = ENGINE_FAILED;
         plan_release(&p);
     } else {
         if (a.n)

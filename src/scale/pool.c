@@ -242,9 +242,10 @@ int scale_sweep(const struct engine_opts *o, int dtype, int mode, const struct s
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    if (!so->array_task && scale_sweep_begin(o, dtype, mode)) {
+    int rc = sweep_plan_take(o, o->shapes); /* an array task's --shapes is the snapshot itself */
+    if (rc || (!so->array_task && scale_sweep_begin(o, dtype, mode))) {
         plan_release(&p);
-        return ENGINE_FAILED;
+        return rc ? rc : ENGINE_FAILED;
     }
     if (!o->quiet) {
         printf("sweep: %d worker(s)", so->n_gpus ? so->n_gpus : so->workers);
@@ -254,7 +255,7 @@ int scale_sweep(const struct engine_opts *o, int dtype, int mode, const struct s
     }
     pool_start(&pl, o, &p, so); /* if a fork failed, the workers started still do everything */
     pool_wait(&pl);
-    int rc = waves_end(o, dtype, mode, &p, &pl);
+    rc = waves_end(o, dtype, mode, &p, &pl);
     plan_release(&p);
     return rc;
 }
@@ -270,7 +271,12 @@ int scale_sweep_resume(const struct engine_opts *o, int dtype, int mode)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    int rc = scale_sweep_begin(o, dtype, mode) || worker_id_make(&w, NULL) ? ENGINE_FAILED : worker_run(o, &p, &w);
+    int rc = sweep_plan_take(o, o->shapes);
+    if (rc) {
+        plan_release(&p);
+        return rc;
+    }
+    rc = scale_sweep_begin(o, dtype, mode) || worker_id_make(&w, NULL) ? ENGINE_FAILED : worker_run(o, &p, &w);
     pl.busy = rc == ENGINE_GPU_BUSY;
     pl.gone = rc == ENGINE_GPU_GONE;
     int end = waves_end(o, dtype, mode, &p, &pl);

@@ -154,6 +154,14 @@ void claims_log(const char *dir, const char *event, const struct claim *c, const
 
 /* ---- a sweep without workers, its record, resume (sweep.c) ------------------------------ */
 
+/* Before a sweep runs or goes on, under the tuning directory's lock and before any shape
+ * is claimed or the sweep record changes: a directory holding shapes (or a sweep) of
+ * another backend than o's is refused, once, and src (the shapes.json the plan was just
+ * built from: validated) is kept as the directory's plan snapshot, or checked against it
+ * (state_plan_keep: an older record's absolute path counts while its file is there).
+ * Every sweep, continued or not, records STATE_PLAN_FILE. 0; ENGINE_USAGE when refused,
+ * ENGINE_FAILED when a file cannot be read or written (both printed). */
+int sweep_plan_take(const struct engine_opts *o, const char *src);
 /* `sweep` without --gpus/--workers: the plan of o->shapes (dtype -1 all, mode -1 the
  * default plan), each shape tuned to the end before the next, recorded in state.json.
  * An engine_rc. */

@@ -280,11 +280,20 @@ static int scripts_write(const struct engine_opts *o, int dtype, int mode, const
 
 int slurm_generate(const struct engine_opts *o, int dtype, int mode, const struct slurm_opts *so)
 {
-    char merge[ENGINE_PATH_MAX];
+    char merge[ENGINE_PATH_MAX], snap[ENGINE_PATH_MAX];
     size_t pending;
     int tasks = array_size(o, dtype, mode, so, &pending);
     if (tasks < 0)
         return ENGINE_FAILED;
+    int rc = sweep_plan_take(o, o->shapes);
+    if (rc)
+        return rc;
+    /* the tasks follow the directory's copy of the plan, whatever becomes of o->shapes */
+    struct engine_opts wo = *o;
+    if (path_fmt(snap, "%s/" STATE_PLAN_FILE, o->dir))
+        return ENGINE_FAILED;
+    wo.shapes = snap;
+    o = &wo;
     if (!tasks) {
         printf("nothing to submit: every shape of this sweep is done in '%s'\n", o->dir);
         return ENGINE_DONE;

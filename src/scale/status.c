@@ -51,18 +51,29 @@ static json_t *claim_status(const char *dir, const struct claim *c, json_t *stat
  * sweep over stages 1-3 of its plan (stage 4, the from-scratch reruns, is known only
  * once they are finished), "error" instead of the counts when its plan cannot be built;
  * NULL without a sweep record. */
-static json_t *sweep_progress(json_t *state)
+static json_t *sweep_progress(const char *dir, json_t *state)
 {
     struct state_sweep sw;
+    char path[ENGINE_PATH_MAX];
     if (!state_sweep_get(state, &sw) || !sw.dtype[0] || !sw.plan[0] || !sw.shapes[0])
         return NULL;
+    /* "shapes" as recorded (relative: the directory's snapshot), "file" where it is read */
     json_t *o = json_pack("{s:s, s:s, s:s}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?", "shapes",
                           sw.shapes);
     struct scale_plan p;
     char err[600];
     int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
     int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
-    if (plan_build(sw.shapes, dtype, mode, false, &p, err, sizeof err)) {
+    if (state_plan_path(dir, &sw, path)) {
+        json_object_set_new(o, "error", json_string("its path is too long"));
+        return o;
+    }
+    json_object_set_new(o, "file", json_string(path));
+    if (plan_build(path, dtype, mode, false, &p, err, sizeof err)) {
+        if (sw.shapes[0] == '/') /* recorded before the directory kept its own copy */
+            snprintf(err + strlen(err), sizeof err - strlen(err), " (an absolute path, recorded before tuning "
+                     "directories kept their plan: 'croqtuner resume --shapes FILE' or the sweep command given the "
+                     "shapes.json it was started with keeps a copy in the directory, %s)", STATE_PLAN_FILE);
         json_object_set_new(o, "error", json_string(err));
         return o;
     }
@@ -107,7 +118,7 @@ json_t *scale_status_json(const char *dir, char *err, size_t errlen)
         json_array_append_new(stale_why ? stale : workers, claim_status(dir, &c, st, stale_why));
     }
     free(keys);
-    json_t *sw = sweep_progress(st);
+    json_t *sw = sweep_progress(dir, st);
     json_decref(st);
     json_object_set_new(out, "workers", workers);
     json_object_set_new(out, "stale_claims", stale);
@@ -156,7 +167,7 @@ int scale_status_print(const char *dir, FILE *out)
     json_t *sw = json_object_get(s, "sweep_plan");
     if (json_is_object(sw) && json_object_get(sw, "error"))
         fprintf(out, "\nsweep (%s, %s): its plan '%s' cannot be read: %s\n", str(sw, "dtype"), str(sw, "status"),
-                str(sw, "shapes"), str(sw, "error"));
+                str(sw, "file"), str(sw, "error"));
     else if (json_is_object(sw) && strcmp(str(sw, "status"), "done"))
         fprintf(out, "\nsweep (%s, recorded %s): %lld planned shapes, %lld not started yet, %lld not finished%s\n",
                 str(sw, "dtype"), str(sw, "status"), (long long)json_integer_value(json_object_get(sw, "planned")),

@@ -14,11 +14,13 @@
  */
 #include "scale.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/log.h"
+#include "util/regfile.h"
 
 static bool gpu_stop(int rc) { return rc == ENGINE_GPU_BUSY || rc == ENGINE_GPU_GONE; }
 
@@ -41,10 +43,57 @@ static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
     snprintf(sw.dtype, sizeof sw.dtype, "%s", s->dtype < 0 ? "all" : croq_dtype_name(s->dtype));
     snprintf(sw.plan, sizeof sw.plan, "%s", s->mode < 0 ? "default" : s->mode == MODE_FROM_SCRATCH ? "scratch" : "best");
     snprintf(sw.backend, sizeof sw.backend, "%s", s->o->backend ? s->o->backend : "gpu");
-    snprintf(sw.shapes, sizeof sw.shapes, "%s", s->o->shapes ? s->o->shapes : "");
+    snprintf(sw.shapes, sizeof sw.shapes, "%s", STATE_PLAN_FILE); /* sweep_plan_take kept it */
     snprintf(sw.status, sizeof sw.status, "%s", s->status);
     state_sweep_put(root, &sw);
     return 0;
+}
+
+struct take_arg {
+    const char *dir, *src, *backend;
+    bool refused; /* bad input (another backend or plan), not a failure to read or write */
+};
+
+static int take_edit(json_t *root, void *arg, char *err, size_t errlen)
+{
+    struct take_arg *a = arg;
+    struct state_sweep sw;
+    size_t n;
+    const char **keys = state_shape_keys(root, &n);
+    for (size_t i = 0; i < n; i++) {
+        struct state_shape e;
+        if (state_shape_get(root, keys[i], &e) && strcmp(e.backend, a->backend)) {
+            snprintf(err, errlen, "'%.300s' holds shapes tuned with backend '%s' (%s, ...), not '%s': results of "
+                     "different backends are never mixed in one tuning directory; give --tuning ANOTHER_DIR for "
+                     "backend '%s' (no shape was started)", a->dir, e.backend, keys[i], a->backend, a->backend);
+            free(keys);
+            a->refused = true;
+            return -1;
+        }
+    }
+    free(keys);
+    bool have = state_sweep_get(root, &sw);
+    if (have && sw.backend[0] && strcmp(sw.backend, a->backend)) {
+        snprintf(err, errlen, "'%.300s' records a sweep with backend '%s', not '%s': results of different backends "
+                 "are never mixed in one tuning directory; give --tuning ANOTHER_DIR for backend '%s'", a->dir,
+                 sw.backend, a->backend, a->backend);
+        a->refused = true;
+        return -1;
+    }
+    int rc = state_plan_keep(a->dir, a->src, have && sw.shapes[0] == '/' ? sw.shapes : NULL, err, errlen);
+    a->refused = rc == 1;
+    return rc ? -1 : 1; /* 1: state.json itself is not changed here */
+}
+
+int sweep_plan_take(const struct engine_opts *o, const char *src)
+{
+    char err[1200];
+    struct take_arg a = {o->dir, src, o->backend ? o->backend : "gpu", false};
+    int rc = state_update(o->dir, take_edit, &a, err, sizeof err);
+    if (rc == 1)
+        return 0;
+    log_error("sweep: %s", err);
+    return a.refused ? ENGINE_USAGE : ENGINE_FAILED;
 }
 
 int sweep_record(const struct engine_opts *o, int dtype, int mode, const char *status, bool waves)
@@ -152,7 +201,12 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
         log_error("%s", err);
         return ENGINE_FAILED;
     }
-    int rc = sweep_record(o, dtype, mode, "running", false);
+    int rc = sweep_plan_take(o, o->shapes);
+    if (rc) {
+        plan_release(&p);
+        return rc;
+    }
+    rc = sweep_record(o, dtype, mode, "running", false);
     for (int dt = 0; !rc && dt < CROQ_DTYPE_COUNT; dt++)
         if (p.dtypes[dt])
             rc = serial_dtype(o, &p, dt, &failed);
@@ -168,15 +222,36 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
 static int continue_sweep(const struct engine_opts *o, const struct state_sweep *sw)
 {
     const char *dt = sw->dtype, *plan = sw->plan;
+    char path[ENGINE_PATH_MAX];
     if (!sw->complete) {
         log_error("state.json: the recorded sweep is incomplete; start it again with 'croqtuner sweep'");
+        return ENGINE_FAILED;
+    }
+    if (state_plan_path(o->dir, sw, path)) {
+        log_error("state.json: the sweep's shapes.json path is too long");
+        return ENGINE_FAILED;
+    }
+    /* its plan: the snapshot in the directory (--shapes is checked against it). A record
+     * older than snapshots names a file outside it, which --shapes, else CROQ_SHAPES, stands
+     * in for when it is gone: the snapshot is taken from it (sweep_plan_take refuses another
+     * plan than the recorded file while that is there). CROQ_SHAPES, a default for new
+     * sweeps, never overrides a directory's snapshot. */
+    const char *env = getenv("CROQ_SHAPES"), *src = o->shapes ? o->shapes : path;
+    if (!o->shapes && sw->shapes[0] == '/' && !regfile_is(path) && env && *env)
+        src = env;
+    errno = 0;
+    if (!regfile_is(src)) {
+        log_error("resume: the sweep's plan '%s' cannot be read (%s)%s", src, regfile_strerror(errno ? errno : EINVAL),
+                  sw->shapes[0] == '/' ? "; give --shapes FILE (or CROQ_SHAPES) with the shapes.json it was started "
+                                         "with: a copy is then kept in the tuning directory"
+                                       : "");
         return ENGINE_FAILED;
     }
     struct engine_opts wo = *o; /* the sweep's own backend, seed, budget and shapes */
     wo.backend = sw->backend;
     wo.seed = strtoull(sw->seed, NULL, 10);
     wo.iters = sw->iters;
-    wo.shapes = sw->shapes;
+    wo.shapes = src;
     int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
     int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
     /* a parallel sweep goes on in waves (one worker, here), so its shapes still start
@@ -200,6 +275,15 @@ int sweep_resume(const struct engine_opts *o)
         return ENGINE_FAILED;
     }
     state_sweep_get(state, &sweep);
+    if (o->shapes && sweep.complete && state_sweep_unfinished(&sweep)) {
+        /* another plan than the sweep's is refused before any shape goes on */
+        struct engine_opts po = *o;
+        po.backend = sweep.backend;
+        if ((rc = sweep_plan_take(&po, o->shapes))) {
+            json_decref(state);
+            return rc;
+        }
+    }
     /* A parallel sweep is continued first, in its waves: its active shapes are part of a
      * wave, and finishing the ones already INITed before the rest of their wave is INITed
      * would let a shape start from one of its own wave (other_bests, seed_from), unlike

@@ -37,9 +37,12 @@ for want in "#SBATCH --array=0-1" "#SBATCH --gpus-per-task=2" "#SBATCH --cpus-pe
             "exec '$exe' sweep --array-task --tuning '$t' --shapes '"; do
     grep -qF -- "$want" "$a" || fail "array script lacks '$want'"
 done
-# the shapes path is absolute (the jobs run elsewhere): compare what it resolves to
+# the shapes path is absolute (the jobs run elsewhere) and names the tuning directory's
+# copy of the plan (docs/artifacts.md), which the tasks follow whatever becomes of the
+# file given to slurm
 sp=$(sed -nE "s/.* --shapes '([^']*)'.*/\1/p" "$a")
-[ "$sp" = "$(cd "$tmp" && pwd -P)/shapes.json" ] || fail "shapes path '$sp'"
+[ "$sp" = "$t/plan/shapes.json" ] || fail "shapes path '$sp', not '$t/plan/shapes.json'"
+cmp -s "$sp" "$tmp/shapes.json" || fail "the plan's copy is not the shapes.json given to slurm"
 grep -qF -- "--dtype 'all' --mode 'scratch' --backend 'sim' --iters '3' --gpus \"\$gpus\"" "$a" || fail "worker options"
 grep -qF -- "exec '$exe' slurm --merge --tuning '$t'" "$m" || fail "merge command"
 grep -q '"waves": true' t/state.json && grep -q '"status": "running"' t/state.json || fail "sweep not recorded"

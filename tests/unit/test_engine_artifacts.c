@@ -17,6 +17,7 @@
 #include "artifacts/artifacts.h"
 #include "engine/engine.h"
 #include "util/atomicio.h"
+#include "util/regfile.h"
 #include "util/strbuf.h"
 
 static char tmpdir[256];
@@ -689,6 +690,54 @@ static void test_best_speedup(void **state)
     assert_true(isnan(state_best_speedup(3, 900.0, NAN, false, NULL)));
 }
 
+/* The sweep's plan copy: written once from the first file, the same bytes from another
+ * file accepted, other bytes refused naming both files with nothing changed; an older
+ * record's absolute file counts while it is there. */
+static void test_plan_snapshot(void **unused)
+{
+    (void)unused;
+    char dir[300], a[300], b[300], snap[400], path[ENGINE_PATH_MAX], err[1200];
+    snprintf(dir, sizeof dir, "%s/plan-dir", tmpdir);
+    snprintf(a, sizeof a, "%s/a.json", tmpdir);
+    snprintf(b, sizeof b, "%s/b.json", tmpdir);
+    snprintf(snap, sizeof snap, "%s/" STATE_PLAN_FILE, dir);
+    assert_int_equal(atomic_write_str(a, "{\"plan\": 1}\n"), 0);
+    assert_int_equal(atomic_write_str(b, "{\"plan\": 2}\n"), 0);
+
+    struct state_sweep sw = {.shapes = STATE_PLAN_FILE};
+    assert_int_equal(state_plan_path(dir, &sw, path), 0);
+    assert_string_equal(path, snap);
+    snprintf(sw.shapes, sizeof sw.shapes, "%s", a);
+    assert_int_equal(state_plan_path(dir, &sw, path), 0);
+    assert_string_equal(path, a); /* an older record: as recorded */
+
+    /* an older record's file there and of other bytes: refused, no copy written */
+    assert_int_equal(state_plan_keep(dir, b, a, err, sizeof err), 1);
+    assert_non_null(strstr(err, b));
+    assert_non_null(strstr(err, a));
+    assert_false(regfile_is(snap));
+    /* ... gone: the copy is taken from the file given */
+    char gone[300];
+    snprintf(gone, sizeof gone, "%s/gone.json", tmpdir);
+    assert_int_equal(state_plan_keep(dir, a, gone, err, sizeof err), 0);
+    char *t = read_file(snap, NULL);
+    assert_non_null(t);
+    assert_string_equal(t, "{\"plan\": 1}\n");
+    free(t);
+    /* the same bytes, also from the copy itself: accepted; other bytes refused, unchanged */
+    assert_int_equal(state_plan_keep(dir, a, NULL, err, sizeof err), 0);
+    assert_int_equal(state_plan_keep(dir, snap, NULL, err, sizeof err), 0);
+    assert_int_equal(state_plan_keep(dir, b, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, b));
+    assert_non_null(strstr(err, snap));
+    t = read_file(snap, NULL);
+    assert_string_equal(t, "{\"plan\": 1}\n");
+    free(t);
+    /* an unreadable input is an error, not a refusal */
+    assert_int_equal(state_plan_keep(dir, gone, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, gone));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -707,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_damage_refused_untouched),
         cmocka_unit_test(test_state_model),
         cmocka_unit_test(test_best_speedup),
+        cmocka_unit_test(test_plan_snapshot),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
