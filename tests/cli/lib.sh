@@ -10,6 +10,9 @@
 #            two runs compared, timestamps aside)
 #   fixture  the tests' shapes.json (tests/fixtures/shapes.json: the protocol's rules and
 #            budgets over a few small shapes)
+#   small_plan FILE: write a small shapes.json to FILE (two scenarios: 3 square and 2
+#            deep-K shapes, one near region, one typical shape per dtype; budgets 150/30),
+#            the plan the sweep tests share
 #   snapshot_edit SNAPSHOT DIR PY: another generator made from a snapshot
 #            (generators/<id>.json): the Python statements PY change its files (a dict
 #            `f`, name -> text), the result is written into DIR under the identity its
@@ -21,6 +24,17 @@ norm() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/T/g' "
 tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/croq-$(basename "$0" .sh | cut -d- -f1).XXXXXX") ||
     exit 1
 trap 'rm -rf "$tmp"' EXIT
+small_plan() {
+    cat >"$1" <<'JSON'
+{"scenarios": {
+   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
+   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
+ "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
+ "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
+ "typical_shapes_for_scratch": {"f16": [[512, 512, 512]], "e4m3": [[2048, 2048, 2048]]},
+ "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
+JSON
+}
 snapshot_edit() {
     python3 - "$@" <<'PY'
 import json, sys

@@ -6,15 +6,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-cat >"$tmp/shapes.json" <<'JSON'
-{"scenarios": {
-   "sq": {"type": "single", "M": "S", "N": "S", "K": "S", "sizes": [256, 512, 2048]},
-   "vk": {"type": "single", "M": 2048, "N": 4096, "K": "S", "sizes": [4096, 8192]}},
- "size_constraints": {"min_M": 128, "min_N": 256, "min_K": 128},
- "regions": {"near": {"M": [2048, 8192], "N": [4096, 16384], "K": [4096, 16384]}},
- "typical_shapes_for_scratch": {"f16": [[512, 512, 512]], "e4m3": [[2048, 2048, 2048]]},
- "iteration_budgets": {"from_scratch": 150, "from_current_best": 30}}
-JSON
+small_plan "$tmp/shapes.json"
 t="$tmp/small"
 out=$("$bin" sweep --dtype f16 --backend sim --iters 2 --shapes "$tmp/shapes.json" --tuning "$t" 2>&1) ||
     fail "sweep exited $?: $(tail -n 3 <<<"$out")"
