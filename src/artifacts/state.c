@@ -123,6 +123,7 @@ static int sw_check(json_t *sw, char *err, size_t errlen)
     if (json_is_object(sw)) {
         jget_int_in(&g, sw, "sweep", "iters", false, 0, CHECKPOINT_ITER_MAX, &x);
         jget_bool(&g, sw, "sweep", "waves", false, &b);
+        jget_int_in(&g, sw, "sweep", "last_wave", false, 1, STATE_SWEEP_WAVES, &x);
     }
     return g.failed ? -1 : 0;
 }

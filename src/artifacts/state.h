@@ -143,6 +143,9 @@ json_t *state_sweep_copy(json_t *state);
 
 /* The sweep member ("sweep", absent until a sweep runs): what `resume` and `merge`
  * need to run it again. */
+/* The sweep plan's waves per dtype (docs/engine.md, "Sweeps", where they are its steps):
+ * 1 typical, 2 other far, 3 near, 4 needs_scratch. */
+#define STATE_SWEEP_WAVES 4
 struct state_sweep {
     char dtype[8];                  /* "f16", "e4m3" or "all" */
     char plan[16];                  /* "default", "scratch" or "best" */
@@ -154,6 +157,8 @@ struct state_sweep {
                                        absolute path */
     char status[128];               /* "running", "done", "stopped: ..." */
     bool waves;                     /* run in waves by workers (src/scale) */
+    int last_wave;                  /* the plan's waves 1..last_wave run (sweep --waves), 0 all;
+                                       absent in state.json: all */
     bool complete;                  /* dtype, plan, shapes, backend and seed present, iters in range */
 };
 /* false (out zeroed) when state has no sweep object. */

@@ -205,6 +205,10 @@ bool state_sweep_get(json_t *state, struct state_sweep *out)
         out->complete = false;
     out->iters = (int)x;
     out->waves = json_is_true(json_object_get(sw, "waves"));
+    x = 0;
+    if (json_object_get(sw, "last_wave") && !jget_int_in(&g, sw, "sweep", "last_wave", true, 1, STATE_SWEEP_WAVES, &x))
+        out->complete = false;
+    out->last_wave = (int)x;
     return true;
 }
 
@@ -221,6 +225,8 @@ void state_sweep_put(json_t *state, const struct state_sweep *sw)
     json_object_set_new(o, "status", json_string(sw->status));
     if (sw->waves)
         json_object_set_new(o, "waves", json_true());
+    if (sw->last_wave)
+        json_object_set_new(o, "last_wave", json_integer(sw->last_wave));
     json_object_set_new(state, "sweep", o);
 }
 

@@ -132,7 +132,7 @@ int cmd_plan_sim(int argc, char **argv)
         return 1;
     }
     struct scale_plan plan;
-    if (plan_build(shapes, dtype, m, false, &plan, err, sizeof err)) {
+    if (plan_build(shapes, dtype, m, 0, false, &plan, err, sizeof err)) {
         log_error("plan-sim: %s", err);
         free(pts);
         return 1;

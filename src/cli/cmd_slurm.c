@@ -19,7 +19,7 @@ static const char slurm_usage[] =
     "usage: croqtuner slurm --dtype f16|e4m3|all [--mode scratch|best] [--partition P]\n"
     "                       [--gpus-per-task N] [--cpus-per-task N] [--time [D-]HH:MM:SS]\n"
     "                       [--tasks N] [--out FILE] [--submit] [--tuning DIR] [--shapes FILE]\n"
-    "                       [--backend gpu|sim] [--seed S] [--iters N]\n"
+    "                       [--backend gpu|sim] [--seed S] [--iters N] [--waves N]\n"
     "       croqtuner slurm --merge [--tuning DIR]\n"
     "\n"
     "Write an sbatch script for a Slurm job array over the pending shapes of a sweep\n"
@@ -146,7 +146,7 @@ int cmd_slurm(int argc, char **argv)
         {.name = "--merge", .type = OPT_FLAG, .dst = &a.merge},
     };
     struct opt_spec spec = {"slurm", slurm_usage, t, 10};
-    spec.n += engine_opts_table(&o, EO_TUNING | EO_SHAPES | EO_BACKEND | EO_SEED | EO_ITERS, t + spec.n);
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_SHAPES | EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

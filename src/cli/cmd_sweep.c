@@ -14,7 +14,7 @@
 
 static const char sweep_usage[] =
     "usage: croqtuner sweep --dtype f16|e4m3|all [--mode scratch|best] [--backend gpu|sim]\n"
-    "                       [--tuning DIR] [--seed S] [--iters N] [--shapes FILE] [--git]\n"
+    "                       [--tuning DIR] [--seed S] [--iters N] [--waves N] [--shapes FILE] [--git]\n"
     "                       [--busy-limit MIN] [--quiet] [--gpus ID,ID,... | --workers N]\n"
     "\n"
     "Tune the shapes of shapes.json: the 134 scenario shapes and the typical far shapes.\n"
@@ -23,6 +23,11 @@ static const char sweep_usage[] =
     "  2. the other far shapes, then 3. the near shapes, from the current best of the\n"
     "     nearest tuned shape (30 iterations each),\n"
     "  4. shapes whose from-best run is flagged needs_scratch, from scratch.\n"
+    "With --dtype all each step runs for f16, then e4m3, before the next step: the typical\n"
+    "shapes of both dtypes come first. --waves N runs steps 1..N only (--waves 1: the\n"
+    "typical shapes; as in plan-sim, the steps are the waves of a parallel sweep); the\n"
+    "sweep is recorded with it, so resume stops there too, and the same sweep given a\n"
+    "larger N (or none) later goes on with the remaining steps.\n"
     "--mode scratch|best runs steps 1-3 in that mode only. Finished shapes are skipped, so\n"
     "running the same sweep again (or 'croqtuner resume') continues it. --iters N\n"
     "replaces every budget (tests). shapes.json: --shapes, else $CROQ_SHAPES, else the\n"
@@ -67,7 +72,7 @@ int cmd_sweep(int argc, char **argv)
         {.name = "--array-task", .type = OPT_FLAG, .dst = &so.array_task, .flags = OPT_HIDDEN},
     };
     struct opt_spec spec = {"sweep", sweep_usage, t, 5};
-    spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES | EO_GIT |
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES | EO_BUSY | EO_SHAPES | EO_GIT |
                                         EO_QUIET, t + spec.n);
     int prc = opts_parse(&spec, argc, argv);
     if (prc)

@@ -46,8 +46,9 @@ struct opt_spec;
 enum {
     EO_TUNING = 1 << 0, EO_BACKEND = 1 << 1, EO_DATASET = 1 << 2, EO_SEED = 1 << 3, EO_ITERS = 1 << 4,
     EO_BUSY = 1 << 5, EO_SHAPES = 1 << 6, EO_L2 = 1 << 7, EO_GIT = 1 << 8, EO_QUIET = 1 << 9, EO_RUNNER = 1 << 10,
+    EO_WAVES = 1 << 11,
 };
-#define ENGINE_OPTS_N 15
+#define ENGINE_OPTS_N 16
 size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t);
 /* After opts_parse: what the table cannot store by itself (o->seed_given). */
 void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o);

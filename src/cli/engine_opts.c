@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "artifacts/state.h"
 #include "engine/engine.h"
 #include "util/log.h"
 #include "util/opts.h"
@@ -105,6 +106,7 @@ size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
         {{.name = "--dataset", .type = OPT_FILE, .dst = &o->dataset}, EO_DATASET},
         {{.name = "--seed", .type = OPT_U64, .dst = &o->seed}, EO_SEED},
         {{.name = "--iters", .type = OPT_INT, .dst = &o->iters, .lo = 1, .hi = 100000}, EO_ITERS},
+        {{.name = "--waves", .type = OPT_INT, .dst = &o->last_wave, .lo = 1, .hi = STATE_SWEEP_WAVES}, EO_WAVES},
         {{.name = "--busy-limit", .type = OPT_CUSTOM, .dst = &o->busy_limit_s, .check = cli_busy_minutes}, EO_BUSY},
         {{.name = "--shapes", .type = OPT_FILE, .dst = &o->shapes}, EO_SHAPES},
         {{.name = "--l2", .type = OPT_ENUM, .dst = &o->l2, .choices = "warm|cold"}, EO_L2},

@@ -52,6 +52,7 @@ struct engine_opts {
     double backoff_s;           /* first wait when busy (default 5 s), doubles to 300 s */
     const char *runner;
     const char *shapes;         /* shapes.json: sweeps' plan, new shapes' budgets */
+    int last_wave;              /* sweeps: the plan's waves 1..last_wave only (--waves), 0 all */
     const char *dataset;        /* replay backend: the explore dataset it serves */
     const char *start_config;   /* from_current_best: start from this signature instead of the
                                    nearest tuned shape's best (replay-bench); NULL: the rule */

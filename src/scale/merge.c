@@ -48,6 +48,7 @@ static int recorded_sweep(const struct engine_opts *o, struct engine_opts *wo, i
         wo->shapes = xstrdup(state_plan_path(o->dir, &sw, path) ? "" : path); /* the snapshot, or an old record's */
         wo->seed = strtoull(sw.seed, NULL, 10);
         wo->iters = sw.iters;
+        wo->last_wave = sw.last_wave;
         *dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
         *mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
         rc = 0;
@@ -101,7 +102,7 @@ int slurm_merge(const struct engine_opts *o)
     if (recorded_sweep(o, &wo, &dtype, &mode))
         return ENGINE_FAILED;
     int rc = ENGINE_FAILED;
-    if (plan_build(wo.shapes, dtype, mode, false, &p, err, sizeof err)) {
+    if (plan_build(wo.shapes, dtype, mode, wo.last_wave, false, &p, err, sizeof err)) {
         log_error("%s", err);
     } else if ((rc = sweep_plan_take(&wo, wo.shapes))) { /* an old record's file: kept in the directory now */
         plan_release(&p);

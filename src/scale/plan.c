@@ -43,7 +43,7 @@ static void wave_add(struct scale_plan *p, struct plan_wave *w, const struct cro
     w->s[w->n++] = ps;
 }
 
-static void plan_dtype(struct scale_plan *p, int dtype, int mode, bool warn)
+static void plan_dtype(struct scale_plan *p, int dtype, int mode, int last_wave, bool warn)
 {
     const struct scenario_set *set = &p->set;
     enum tune_mode m1 = mode < 0 ? MODE_FROM_SCRATCH : (enum tune_mode)mode;
@@ -52,23 +52,26 @@ static void plan_dtype(struct scale_plan *p, int dtype, int mode, bool warn)
         wave_add(p, &p->waves[dtype][0], &set->typical[dtype][i], m1, warn);
     for (size_t i = 0; i < set->n_scenario; i++) {
         const struct croq_shape *s = &set->scenario[i];
-        if (!scenarios_is_typical(set, dtype, s))
-            wave_add(p, &p->waves[dtype][scenarios_is_near(set, s) ? 2 : 1], s, m2, warn);
+        int st = scenarios_is_near(set, s) ? 2 : 1;
+        if (!scenarios_is_typical(set, dtype, s) && st < last_wave)
+            wave_add(p, &p->waves[dtype][st], s, m2, warn);
     }
 }
 
-int plan_build(const char *path, int dtype, int mode, bool warn, struct scale_plan *p, char *err, size_t errlen)
+int plan_build(const char *path, int dtype, int mode, int last_wave, bool warn, struct scale_plan *p, char *err,
+               size_t errlen)
 {
     memset(p, 0, sizeof *p);
     if (scenarios_load(path, &p->set, err, errlen))
         return -1;
-    p->scratch_rerun = mode < 0;
+    last_wave = last_wave > 0 ? last_wave : STATE_SWEEP_WAVES;
+    p->scratch_rerun = mode < 0 && last_wave >= 4;
     for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
         for (int st = 0; st < 3; st++)
             p->waves[dt][st] = (struct plan_wave){.dtype = dt, .stage = st + 1};
         p->dtypes[dt] = dtype < 0 || dtype == dt;
         if (p->dtypes[dt])
-            plan_dtype(p, dt, mode, warn);
+            plan_dtype(p, dt, mode, last_wave, warn);
     }
     return 0;
 }

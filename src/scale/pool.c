@@ -238,7 +238,7 @@ int scale_sweep(const struct engine_opts *o, int dtype, int mode, const struct s
     struct pool pl;
     char err[600];
     memset(&pl, 0, sizeof pl);
-    if (plan_build(o->shapes, dtype, mode, true, &p, err, sizeof err)) {
+    if (plan_build(o->shapes, dtype, mode, o->last_wave, true, &p, err, sizeof err)) {
         log_error("%s", err);
         return ENGINE_FAILED;
     }
@@ -267,7 +267,7 @@ int scale_sweep_resume(const struct engine_opts *o, int dtype, int mode)
     struct worker_id w;
     char err[600];
     memset(&pl, 0, sizeof pl);
-    if (plan_build(o->shapes, dtype, mode, false, &p, err, sizeof err)) {
+    if (plan_build(o->shapes, dtype, mode, o->last_wave, false, &p, err, sizeof err)) {
         log_error("%s", err);
         return ENGINE_FAILED;
     }

@@ -94,10 +94,12 @@ struct scale_plan {
     bool scratch_rerun;                /* the default plan: stage 4 runs */
     struct scenario_set set;
 };
-/* The waves of `sweep --dtype dtype [--mode mode]` (dtype -1 all, mode -1 the default
- * plan) over the shapes.json at path. Invalid shapes are skipped with a warning when
- * warn is set. 0 or -1 with err. */
-int plan_build(const char *path, int dtype, int mode, bool warn, struct scale_plan *p, char *err, size_t errlen);
+/* The waves of `sweep --dtype dtype [--mode mode] [--waves last_wave]` (dtype -1 all,
+ * mode -1 the default plan, last_wave 0 all) over the shapes.json at path: the waves after
+ * last_wave are empty. Invalid shapes are skipped with a warning when warn is set. 0 or -1
+ * with err. */
+int plan_build(const char *path, int dtype, int mode, int last_wave, bool warn, struct scale_plan *p, char *err,
+               size_t errlen);
 void plan_release(struct scale_plan *p);
 /* Stage 4 of a dtype from the state: the from-scratch keys of the shapes whose
  * from_current_best run is flagged needs_scratch, in scenario order. */

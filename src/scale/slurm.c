@@ -111,6 +111,10 @@ static void sweep_command(struct strbuf *sb, const struct engine_opts *o, int dt
         snprintf(num, sizeof num, "%d", o->iters);
         arg(sb, "--iters", num);
     }
+    if (o->last_wave) {
+        snprintf(num, sizeof num, "%d", o->last_wave);
+        arg(sb, "--waves", num);
+    }
     if (o->sim_delay_ms) {
         snprintf(num, sizeof num, "%d", o->sim_delay_ms);
         arg(sb, "--sim-delay-ms", num);
@@ -240,7 +244,7 @@ static int array_size(const struct engine_opts *o, int dtype, int mode, const st
     struct scale_plan p;
     char err[600];
     size_t widest;
-    if (plan_build(o->shapes, dtype, mode, true, &p, err, sizeof err)) {
+    if (plan_build(o->shapes, dtype, mode, o->last_wave, true, &p, err, sizeof err)) {
         log_error("%s", err);
         return -1;
     }

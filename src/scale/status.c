@@ -58,8 +58,8 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     if (!state_sweep_get(state, &sw) || !sw.dtype[0] || !sw.plan[0] || !sw.shapes[0])
         return NULL;
     /* "shapes" as recorded (relative: the directory's snapshot), "file" where it is read */
-    json_t *o = json_pack("{s:s, s:s, s:s}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?", "shapes",
-                          sw.shapes);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?",
+                          "shapes", sw.shapes, "last_wave", sw.last_wave ? sw.last_wave : STATE_SWEEP_WAVES);
     struct scale_plan p;
     char err[600];
     int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
@@ -69,7 +69,7 @@ static json_t *sweep_progress(const char *dir, json_t *state)
         return o;
     }
     json_object_set_new(o, "file", json_string(path));
-    if (plan_build(path, dtype, mode, false, &p, err, sizeof err)) {
+    if (plan_build(path, dtype, mode, sw.last_wave, false, &p, err, sizeof err)) {
         if (sw.shapes[0] == '/') /* recorded before the directory kept its own copy */
             snprintf(err + strlen(err), sizeof err - strlen(err), " (an absolute path, recorded before tuning "
                      "directories kept their plan: 'croqtuner resume --shapes FILE' or the sweep command given the "
@@ -169,8 +169,9 @@ int scale_status_print(const char *dir, FILE *out)
         fprintf(out, "\nsweep (%s, %s): its plan '%s' cannot be read: %s\n", str(sw, "dtype"), str(sw, "status"),
                 str(sw, "file"), str(sw, "error"));
     else if (json_is_object(sw) && strcmp(str(sw, "status"), "done"))
-        fprintf(out, "\nsweep (%s, recorded %s): %lld planned shapes, %lld not started yet, %lld not finished%s\n",
-                str(sw, "dtype"), str(sw, "status"), (long long)json_integer_value(json_object_get(sw, "planned")),
+        fprintf(out, "\nsweep (%s, waves 1-%lld, recorded %s): %lld planned shapes, %lld not started yet, %lld not "
+                "finished%s\n", str(sw, "dtype"), (long long)json_integer_value(json_object_get(sw, "last_wave")),
+                str(sw, "status"), (long long)json_integer_value(json_object_get(sw, "planned")),
                 (long long)json_integer_value(json_object_get(sw, "not_started")),
                 (long long)json_integer_value(json_object_get(sw, "unfinished")),
                 json_integer_value(json_object_get(sw, "unfinished")) && !json_array_size(workers)

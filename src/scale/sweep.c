@@ -7,8 +7,8 @@
  *   3. the near scenario shapes, likewise;
  *   4. shapes flagged needs_scratch by their from_current_best run, from scratch.
  * --mode scratch / best runs steps 1-3 in one mode and skips step 4. Serially (here)
- * each shape is tuned to the end before the next starts, so it starts from every shape
- * before it; workers (worker.c, pool.c) run the same plan in waves. The sweep is
+ * each step runs for both dtypes before the next step, and each shape is tuned to the
+ * end before the next starts, so it starts from every shape of its dtype before it; workers (worker.c, pool.c) run the same plan in waves. The sweep is
  * recorded in state.json, so 'resume' continues it the way it ran; it stops early only
  * when the GPU is unusable or stays busy (exit non-zero, with the reason).
  */
@@ -36,7 +36,7 @@ struct sweep_rec {
 static int put_sweep(json_t *root, void *arg, char *err, size_t errlen)
 {
     struct sweep_rec *s = arg;
-    struct state_sweep sw = {.iters = s->o->iters, .waves = s->waves};
+    struct state_sweep sw = {.iters = s->o->iters, .waves = s->waves, .last_wave = s->o->last_wave};
     (void)err;
     (void)errlen;
     snprintf(sw.seed, sizeof sw.seed, "%llu", s->o->seed);
@@ -170,15 +170,10 @@ static int serial_wave(const struct engine_opts *o, const struct scale_plan *p, 
     return 0;
 }
 
-static int serial_dtype(const struct engine_opts *o, const struct scale_plan *p, int dtype, int *failed)
+/* Step 4 of a dtype: its needs_scratch shapes, known once its steps 1-3 are done. */
+static int serial_scratch(const struct engine_opts *o, const struct scale_plan *p, int dtype, int *failed)
 {
-    int rc;
     char err[600];
-    for (int st = 0; st < 3; st++)
-        if ((rc = serial_wave(o, p, &p->waves[dtype][st], failed)))
-            return rc;
-    if (!p->scratch_rerun)
-        return 0;
     json_t *state = state_load(o->dir, err, sizeof err);
     if (!state) {
         log_error("%s", err);
@@ -187,8 +182,25 @@ static int serial_dtype(const struct engine_opts *o, const struct scale_plan *p,
     struct plan_wave w4;
     plan_scratch_wave(p, dtype, state, &w4);
     json_decref(state);
-    rc = serial_wave(o, p, &w4, failed);
+    int rc = serial_wave(o, p, &w4, failed);
     plan_wave_release(&w4);
+    return rc;
+}
+
+/* Step by step, each step for every dtype before the next step: a dtype's shapes start
+ * from its own dtype's shapes only (seed.c), so this order gives each shape the same
+ * start as dtype after dtype would, while both dtypes' typical shapes (the main job's
+ * first output) are done before any other shape. */
+static int serial_steps(const struct engine_opts *o, const struct scale_plan *p, int *failed)
+{
+    int rc = 0;
+    for (int st = 0; !rc && st < 3; st++)
+        for (int dt = 0; !rc && dt < CROQ_DTYPE_COUNT; dt++)
+            if (p->dtypes[dt])
+                rc = serial_wave(o, p, &p->waves[dt][st], failed);
+    for (int dt = 0; !rc && p->scratch_rerun && dt < CROQ_DTYPE_COUNT; dt++)
+        if (p->dtypes[dt])
+            rc = serial_scratch(o, p, dt, failed);
     return rc;
 }
 
@@ -197,7 +209,7 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
     struct scale_plan p;
     char err[600];
     int failed = 0;
-    if (plan_build(o->shapes, dtype, mode, true, &p, err, sizeof err)) {
+    if (plan_build(o->shapes, dtype, mode, o->last_wave, true, &p, err, sizeof err)) {
         log_error("%s", err);
         return ENGINE_FAILED;
     }
@@ -207,9 +219,8 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
         return rc;
     }
     rc = sweep_record(o, dtype, mode, "running", false);
-    for (int dt = 0; !rc && dt < CROQ_DTYPE_COUNT; dt++)
-        if (p.dtypes[dt])
-            rc = serial_dtype(o, &p, dt, &failed);
+    if (!rc)
+        rc = serial_steps(o, &p, &failed);
     plan_release(&p);
     if (rc && !gpu_stop(rc))
         return rc;
@@ -251,6 +262,7 @@ static int continue_sweep(const struct engine_opts *o, const struct state_sweep 
     wo.backend = sw->backend;
     wo.seed = strtoull(sw->seed, NULL, 10);
     wo.iters = sw->iters;
+    wo.last_wave = sw->last_wave;
     wo.shapes = src;
     int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
     int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);

@@ -59,7 +59,7 @@ s = json.load(open(sys.argv[1]))['shapes']
 print(len(s), sum(v['status'] == 'done' for v in s.values()))" "$tmp/killed/state.json")
 st=$("$bin" status --tuning "$tmp/killed") || fail "status after the kill exited $?"
 # e4m3 plan: 2048^3 from scratch, 256^3, 512^3, 2048x4096x4096, 2048x4096x8192
-grep -q "^sweep (e4m3, recorded running): 5 planned shapes, $((5 - started)) not started yet, $((5 - done)) not finished ('croqtuner resume' continues it)$" <<<"$st" ||
+grep -q "^sweep (e4m3, waves 1-4, recorded running): 5 planned shapes, $((5 - started)) not started yet, $((5 - done)) not finished ('croqtuner resume' continues it)$" <<<"$st" ||
     fail "status after a killed sweep ($started shapes started): $st"
 "$bin" status --json --tuning "$tmp/killed" | python3 -c "
 import json, sys

@@ -32,7 +32,7 @@ cp -a "$tmp/D" "$tmp/old-template"
 mv "$tmp/D" "$tmp/moved"
 rm -r "$tmp/in"
 st=$("$bin" status --tuning "$tmp/moved") || fail "status of the moved directory exited $?"
-grep -q "^sweep (e4m3, recorded running): 5 planned shapes, $((5 - started)) not started yet" <<<"$st" ||
+grep -q "^sweep (e4m3, waves 1-4, recorded running): 5 planned shapes, $((5 - started)) not started yet" <<<"$st" ||
     fail "status of the moved directory: $(tail -n 3 <<<"$st")"
 [ "$(plan_counts "$tmp/moved")" = "5 $((5 - started)) " ] || fail "status --json sweep_plan: $(plan_counts "$tmp/moved")"
 "$bin" resume --tuning "$tmp/moved" --quiet || fail "resume of the moved directory exited $?"

@@ -46,6 +46,12 @@ cmp -s "$sp" "$tmp/shapes.json" || fail "the plan's copy is not the shapes.json 
 grep -qF -- "--dtype 'all' --mode 'scratch' --backend 'sim' --iters '3' --gpus \"\$gpus\"" "$a" || fail "worker options"
 grep -qF -- "exec '$exe' slurm --merge --tuning '$t'" "$m" || fail "merge command"
 grep -q '"waves": true' t/state.json && grep -q '"status": "running"' t/state.json || fail "sweep not recorded"
+# --waves 1: the typical shapes only, passed to the tasks and recorded
+out=$("$bin" slurm --dtype all --waves 1 --gpus-per-task 0 --shapes shapes.json --tuning tw --backend sim) ||
+    fail "slurm --waves 1 exited $?"
+grep -q "for 3 pending shape(s)" <<<"$out" || fail "slurm --waves 1: $out"
+grep -qF -- "--dtype 'all' --backend 'sim' --waves '1'" tw/slurm/sweep.sbatch || fail "the tasks lack --waves 1"
+grep -q '"last_wave": 1' tw/state.json || fail "slurm --waves 1 not recorded"
 
 # --submit: the array first, then the merge after it (a stand-in sbatch records the calls)
 mkdir fakebin

@@ -298,7 +298,7 @@ static void test_plan_waves(void **state)
     (void)state;
     struct scale_plan p;
     char err[600], keys[1024];
-    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, -1, false, &p, err, sizeof err), 0);
+    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, -1, 0, false, &p, err, sizeof err), 0);
     assert_true(p.dtypes[CROQ_DTYPE_F16] && !p.dtypes[CROQ_DTYPE_E4M3] && p.scratch_rerun);
     wave_keys(&p.waves[CROQ_DTYPE_F16][0], keys, sizeof keys);
     assert_string_equal(keys, "f16_512x512x512_fs f16_1024x1024x1024_fs");
@@ -321,14 +321,30 @@ static void test_plan_waves(void **state)
     json_decref(st);
     plan_release(&p);
     /* --mode scratch: one mode everywhere, a typical shape is never planned twice */
-    assert_int_equal(plan_build(shapes, -1, MODE_FROM_SCRATCH, false, &p, err, sizeof err), 0);
+    assert_int_equal(plan_build(shapes, -1, MODE_FROM_SCRATCH, 0, false, &p, err, sizeof err), 0);
     assert_false(p.scratch_rerun);
     wave_keys(&p.waves[CROQ_DTYPE_F16][1], keys, sizeof keys);
     assert_string_equal(keys, "f16_256x256x256_fs f16_2048x2048x2048_fs");
     wave_keys(&p.waves[CROQ_DTYPE_E4M3][0], keys, sizeof keys);
     assert_string_equal(keys, "e4m3_2048x2048x2048_fs");
     plan_release(&p);
-    assert_int_equal(plan_build("/nonexistent/shapes.json", -1, -1, false, &p, err, sizeof err), -1);
+    /* --waves N: the waves after N are empty, wave 4 only with all four */
+    assert_int_equal(plan_build(shapes, -1, -1, 1, false, &p, err, sizeof err), 0);
+    assert_false(p.scratch_rerun);
+    wave_keys(&p.waves[CROQ_DTYPE_F16][0], keys, sizeof keys);
+    assert_string_equal(keys, "f16_512x512x512_fs f16_1024x1024x1024_fs");
+    assert_int_equal(p.waves[CROQ_DTYPE_E4M3][0].n, 1);
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
+        assert_true(p.waves[dt][1].n == 0 && p.waves[dt][2].n == 0);
+    plan_release(&p);
+    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, -1, 2, false, &p, err, sizeof err), 0);
+    assert_false(p.scratch_rerun);
+    assert_true(p.waves[CROQ_DTYPE_F16][1].n == 2 && p.waves[CROQ_DTYPE_F16][2].n == 0);
+    plan_release(&p);
+    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, -1, 4, false, &p, err, sizeof err), 0);
+    assert_true(p.scratch_rerun && p.waves[CROQ_DTYPE_F16][2].n == 2);
+    plan_release(&p);
+    assert_int_equal(plan_build("/nonexistent/shapes.json", -1, -1, 0, false, &p, err, sizeof err), -1);
 }
 
 /* ---- next.c: claiming on hand-made states ----------------------------------------------- */
@@ -369,7 +385,7 @@ static void test_claim_next_waves(void **state)
     struct next_result r;
     char err[600];
     int fd;
-    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, MODE_FROM_SCRATCH, false, &p, err, sizeof err), 0);
+    assert_int_equal(plan_build(shapes, CROQ_DTYPE_F16, MODE_FROM_SCRATCH, 0, false, &p, err, sizeof err), 0);
     pid_t live = child_start(&fd, NULL);
     pid_t gone = fork();
     if (gone == 0)
@@ -444,7 +460,7 @@ static void test_claim_damage_and_drop(void **state)
     struct next_result r;
     struct strbuf sb = STRBUF_INIT;
     char err[600];
-    assert_int_equal(plan_build(shapes, CROQ_DTYPE_E4M3, -1, false, &p, err, sizeof err), 0);
+    assert_int_equal(plan_build(shapes, CROQ_DTYPE_E4M3, -1, 0, false, &p, err, sizeof err), 0);
     worker_of(getpid(), &me, "");
     json_error_t je;
     json_t *st = json_loads("{\"schema\": 1, \"shapes\": {}, \"scale\": {\"claims\": {\"e4m3_2048x2048x2048_fs\": "

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/tools/sweep-chunk.sh — on the GPU machine: one chunk of the main job (issue 27):
-# `croqtuner sweep --dtype all` into TUNING_DIR, cut after LIMIT seconds (default 480; a cut
+# `croqtuner sweep --dtype all [--waves $WAVES]` (WAVES=1: the typical shapes only) into
+# TUNING_DIR, cut after LIMIT seconds (default 480; a cut
 # shape resumes where it stopped: the sweep is crash-safe), then `croqtuner compare` of each
 # done shape's registered best beside cuSPARSELt (default and after search) and cuBLAS that
 # has no vendor record yet (perf/<dtype>_MxNxK/vendor.json, for the report), while
@@ -9,7 +10,10 @@
 # interleaved its subjects: no "protocol" in vendor.json), so the report compares every shape
 # under one protocol. The directory is
 # packed without build/ and lock files into OUT_DIR/tuning.tgz, to be unpacked into the
-# checkout, committed, and carried to the next chunk.
+# checkout, committed, and carried to the next chunk; packed once before the compares too, so
+# a call cut during them still returns the sweep's work. The logs (sweep.log, each compare's
+# output, status.txt) go into OUT_DIR/logs.tgz: the device tool returns at most 8 files, and a
+# chunk with many compares once crowded tuning.tgz out (session 9).
 # shapes.json: $CROQ_SHAPES, else ../shared/data/shapes.json, which the device tool does not
 # send: copy shared/data into an ignored folder of the checkout (e.g. .devdata), carry it, and
 # give CROQ_SHAPES=$PWD/.devdata/shapes.json.
@@ -21,12 +25,18 @@ export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 export CROQ_SHAPES=${CROQ_SHAPES:-$PWD/../shared/data/shapes.json}
 start=$(date +%s)
-mkdir -p "$OUT" "$T"
+L=$(mktemp -d)/logs # outside OUT_DIR, so that only the two archives ever lie there
+mkdir -p "$L" "$OUT" "$T"
+pack() {
+    "$B/croqtuner" compact --tuning "$T" > /dev/null 2>&1
+    tar czf "$OUT/tuning.tgz.tmp" --exclude=build --exclude='*.lock' --exclude=.lock \
+        -C "$(dirname "$T")" "$(basename "$T")" && mv "$OUT/tuning.tgz.tmp" "$OUT/tuning.tgz"
+}
 echo "$(date -u +%FT%TZ) sweep chunk (limit $LIMIT s)"
-timeout "$LIMIT" "$B/croqtuner" sweep --dtype all --tuning "$T" > "$OUT/sweep.log" 2>&1
+timeout "$LIMIT" "$B/croqtuner" sweep --dtype all ${WAVES:+--waves "$WAVES"} --tuning "$T" > "$L/sweep.log" 2>&1
 echo "$(date -u +%FT%TZ) sweep rc=$? after $(( $(date +%s) - start )) s"
-grep -E ': done at iteration|final ladder' "$OUT/sweep.log" | tail -n 8
-python3 - "$T" "${RECOMPARE_BLOCKS:-0}" <<'PY' > "$OUT/to-compare.txt"
+grep -E ': done at iteration|final ladder' "$L/sweep.log" | tail -n 8
+python3 - "$T" "${RECOMPARE_BLOCKS:-0}" <<'PY' > "$L/to-compare.txt"
 import json, os, sys
 d, again = sys.argv[1], sys.argv[2] == "1"
 missing, blocks = [], []
@@ -43,13 +53,14 @@ for key, e in sorted(json.load(open(d + "/state.json"))["shapes"].items()):
 for row in missing + blocks:
     print(row)
 PY
+pack
 while read -r dtype shape cfg; do
     [ $(( $(date +%s) - start )) -lt "$COMPARE_UNTIL" ] || { echo "compare of $dtype $shape left for the next chunk"; continue; }
     "$B/croqtuner" compare --dtype "$dtype" --shape "$shape" --set "$cfg" --tuning "$T" \
-        > "$OUT/compare-${dtype}_$shape.txt" 2>&1
-    echo "compare $dtype $shape rc=$?"; tail -n 6 "$OUT/compare-${dtype}_$shape.txt"
-done < "$OUT/to-compare.txt"
-"$B/croqtuner" status --tuning "$T" > "$OUT/status.txt" 2>&1; cat "$OUT/status.txt"
-"$B/croqtuner" compact --tuning "$T" > /dev/null 2>&1
-tar czf "$OUT/tuning.tgz" --exclude=build --exclude='*.lock' --exclude=.lock -C "$(dirname "$T")" "$(basename "$T")"
+        > "$L/compare-${dtype}_$shape.txt" 2>&1
+    echo "compare $dtype $shape rc=$?"; tail -n 6 "$L/compare-${dtype}_$shape.txt"
+done < "$L/to-compare.txt"
+"$B/croqtuner" status --tuning "$T" > "$L/status.txt" 2>&1; cat "$L/status.txt"
+pack
+tar czf "$OUT/logs.tgz" -C "$(dirname "$L")" logs
 echo "chunk: $(( $(date +%s) - start )) s in all"
