@@ -5,18 +5,16 @@
  * with ratios of the medians and the paired per-round ratios ours / each vendor.
  * Exit: 0 ours verified (or --no-ours and the runner ran), 1 otherwise, 2 bad usage.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
+#include "artifacts/vendor.h"
 #include "bench/cli_opts.h"
 #include "bench/kernel.h"
 #include "measure/measure.h"
-#include "util/atomicio.h"
 #include "util/opts.h"
 #include "util/log.h"
 
@@ -93,19 +91,6 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
 }
 
 /* Configuration and shape rules before any work. 0 or 2. */
-/* --tuning's record of the shape: DIR/perf/<dtype>_<M>x<N>x<K> and its vendor.json, the key
- * built from the validated dtype and shape, never from user text. 0 or -1 (too long). */
-static int vendor_paths(const struct compare_args *a, char *key, size_t keylen, char *dir, size_t dirlen, char *path,
-                        size_t pathlen)
-{
-    const struct croq_shape *s = &a->mo.shape;
-    snprintf(key, keylen, "%s_%ldx%ldx%ld", croq_dtype_name(a->mo.dtype), s->m, s->n, s->k);
-    return (size_t)snprintf(dir, dirlen, "%s/perf/%s", a->tuning, key) >= dirlen ||
-                   (size_t)snprintf(path, pathlen, "%s/vendor.json", dir) >= pathlen
-               ? -1
-               : 0;
-}
-
 static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[CROQ_LABEL_MAX])
 {
     char err[1024] = "", why[CROQ_WHY_MAX];
@@ -118,7 +103,8 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
     char key[96], dir[4096], path[4200], perf[4200];
     if (a->tuning) {
         snprintf(perf, sizeof perf, "%s/perf", a->tuning);
-        if (vendor_paths(a, key, sizeof key, dir, sizeof dir, path, sizeof path) ||
+        if (vendor_record_paths(a->tuning, a->mo.dtype, &a->mo.shape, key, sizeof key, dir, sizeof dir, path,
+                                sizeof path) ||
             opts_check_outdir(perf, err, sizeof err) || opts_check_outdir(dir, err, sizeof err) ||
             opts_check_outfile(path, err, sizeof err)) {
             log_error("compare: --tuning: %s, where this compare's record goes",
@@ -190,78 +176,43 @@ static void print_table(const struct compare_args *a, const struct measure_compa
     printf("\n");
 }
 
-/* {"ours_over_<vendor>": {"median", "lo", "hi", "rounds"} or null, ...}: the paired ratios of
- * an interleaved compare of ours. */
-static json_t *paired_json(const struct measure_compare *c)
+/* A subject's TFLOPS for the record, NAN when it was not measured or not verified: an
+ * unverified number never reaches a report. */
+static double verified_tflops(const struct measure_cmp_entry *e)
 {
-    json_t *o = json_object();
-    for (int i = 0; i < MEASURE_CMP_COUNT; i++) {
-        const struct measure_cmp_paired *p = &c->paired[i];
-        char key[64];
-        if (i == MEASURE_CMP_OURS)
-            continue;
-        snprintf(key, sizeof key, "ours_over_%s", measure_cmp_names[i]);
-        json_object_set_new(o, key, p->n ? json_pack("{s:f, s:f, s:f, s:i}", "median", p->median, "lo", p->lo, "hi",
-                                                     p->hi, "rounds", p->n)
-                                         : json_null());
-    }
-    return o;
+    return e->present && e->verified ? e->tflops : NAN;
 }
 
-/* A vendor's TFLOPS, or null when it was not measured or not verified: an unverified
- * number never reaches a report. */
-static json_t *verified_tflops(const struct measure_cmp_entry *e)
-{
-    return e->present && e->verified && !isnan(e->tflops) ? json_real(e->tflops) : json_null();
-}
-
-/* perf/<key>/vendor.json (docs/report.md, vendor_paths), written atomically. The key is built from the
- * validated dtype and shape, never from user text. Ours is recorded with its
- * configuration (cfg NULL: --no-ours) so the report can take its vendor ratios from
- * this one run when that configuration is the tuned best. 0 or -1. */
+/* perf/<key>/vendor.json (artifacts/vendor.h). Ours is recorded with its configuration
+ * (cfg NULL: --no-ours) so the report can take its vendor ratios from this one run when
+ * that configuration is the tuned best. 0 or -1. */
 static int save_vendor(const struct compare_args *a, const struct croq_config *cfg, const struct measure_compare *c)
 {
-    const struct croq_shape *s = &a->mo.shape;
-    char dir[4096], path[4200], key[96], stamp[32];
-    time_t now = time(NULL);
-    if (vendor_paths(a, key, sizeof key, dir, sizeof dir, path, sizeof path) || mkdir_p(dir)) {
-        log_error("compare: cannot create '%s': %s", dir, strerror(errno));
+    static const int from[VENDOR_SUBJECTS] = {[VENDOR_SLT_DEFAULT] = MEASURE_CMP_SLT_DEFAULT,
+                                              [VENDOR_SLT_SEARCH] = MEASURE_CMP_SLT_SEARCH,
+                                              [VENDOR_CUBLAS] = MEASURE_CMP_CUBLAS};
+    struct vendor_record r = {.dtype = a->mo.dtype, .shape = a->mo.shape, .cold_l2 = a->mo.cold_l2,
+                              .sm_clock_mhz = c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz,
+                              .timing = c->protocol == MEASURE_PROTO_INTERLEAVED ? VENDOR_TIMING_INTERLEAVED
+                                                                                 : VENDOR_TIMING_BLOCKS,
+                              .has_ours = cfg != NULL, .ours_tflops = verified_tflops(&c->e[MEASURE_CMP_OURS])};
+    char err[4400];
+    snprintf(r.gpu, sizeof r.gpu, "%s", c->run.gpu);
+    if (r.timing == VENDOR_TIMING_INTERLEAVED)
+        r.rounds = c->rounds;
+    for (int i = 0; i < VENDOR_SUBJECTS; i++) {
+        const struct measure_cmp_paired *p = &c->paired[from[i]];
+        r.tflops[i] = verified_tflops(&c->e[from[i]]);
+        if (p->n)
+            r.paired[i] = (struct vendor_ratio){p->median, p->lo, p->hi, p->n};
+    }
+    if (cfg)
+        knobs_signature(cfg, r.ours_config);
+    if (vendor_record_write(a->tuning, &r, err, sizeof err)) {
+        log_error("compare: %s", err);
         return -1;
     }
-    /* a compare killed between the temp file and the rename left .vendor.json.tmp.<pid>:
-     * no shape's run cleans perf/<dtype>_<M>x<N>x<K>/ when only its _fs shape is tuned */
-    atomic_clean_temps(dir, "vendor.json.", 0);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:s, s:s, s:s}", "schema", 1, "key", key,
-                          "dtype", croq_dtype_name(a->mo.dtype), "M", (json_int_t)s->m, "N", (json_int_t)s->n, "K",
-                          (json_int_t)s->k, "cublas_tflops", verified_tflops(&c->e[MEASURE_CMP_CUBLAS]),
-                          "cusparselt_default_tflops", verified_tflops(&c->e[MEASURE_CMP_SLT_DEFAULT]),
-                          "cusparselt_search_tflops", verified_tflops(&c->e[MEASURE_CMP_SLT_SEARCH]), "sm_clock_mhz",
-                          isnan(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz)
-                              ? json_null()
-                              : json_real(c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz),
-                          "timestamp", stamp, "gpu", c->run.gpu, "l2", a->mo.cold_l2 ? "cold" : "warm");
-    bool interleaved = c->protocol == MEASURE_PROTO_INTERLEAVED;
-    if (j) {
-        json_object_set_new(j, "protocol", json_string(measure_cmp_protocol_name(c->protocol)));
-        if (interleaved)
-            json_object_set_new(j, "rounds", json_integer(c->rounds));
-    }
-    if (j && cfg) {
-        char sig[CROQ_SIG_MAX];
-        knobs_signature(cfg, sig);
-        json_object_set_new(j, "ours_tflops", verified_tflops(&c->e[MEASURE_CMP_OURS]));
-        json_object_set_new(j, "ours_config", json_string(sig));
-        if (interleaved)
-            json_object_set_new(j, "paired", paired_json(c));
-    }
-    char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(7)) : NULL;
-    int rc = text ? atomic_write_str(path, text) : -1;
-    if (rc)
-        log_error("compare: cannot write '%s': %s", path, text ? strerror(errno) : "JSON encoding failed");
-    free(text);
-    json_decref(j);
-    return rc;
+    return 0;
 }
 
 /* Build ours (unless --no-ours), run the runner, print. 0 or 1. */
