@@ -1,7 +1,6 @@
 /* src/cli/cmd_audit.c — `croqtuner audit`: check a tuning directory's records against
  * their evidence (src/engine/audit.c). */
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 
 #include "commands.h"
@@ -47,18 +46,8 @@ int cmd_audit(int argc, char **argv)
         log_error("audit: no tuning directory '%s'", dir);
         return 1;
     }
-    if (key) {
-        /* A well-formed key the directory never held is a usage error, not a broken record:
-         * neither its logs nor its checkpoint exist (one of them missing is a problem the
-         * audit reports). */
-        char logs[4200], ck[4200];
-        snprintf(logs, sizeof logs, "%s/logs/%s", dir, key);
-        snprintf(ck, sizeof ck, "%s/checkpoints/%s.json", dir, key);
-        if (!is_dir(logs) && access(ck, F_OK)) {
-            log_error("audit: no shape %s in '%s' (keys come from 'croqtuner status')", key, dir);
-            return 2;
-        }
-    }
+    if (key && cli_key_held("audit", dir, key))
+        return 2;
     int problems = engine_audit(dir, key, floor_pct, stdout);
     if (problems < 0)
         return 1;

@@ -30,7 +30,8 @@ static const char ladder_usage[] =
     "a crash left unstored is adopted) but records no measurement; the raw files are\n"
     "perf/KEY/ladder-retime-<i>.json.\n"
     "\n"
-    "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage.\n";
+    "Exit status: 0 done, 1 failure or the GPU is unusable / stayed busy, 2 bad usage (KEY\n"
+    "names no shape of the directory).\n";
 
 int cmd_ladder(int argc, char **argv)
 {
@@ -64,6 +65,8 @@ int cmd_ladder(int argc, char **argv)
         log_error("ladder: no tuning directory '%s'", o.dir);
         return 1;
     }
+    if (key && cli_key_held("ladder", o.dir, key))
+        return 2;
     if (retime)
         return engine_exit_code(engine_retime(&o, key, (int)repeat, (int)rounds, stdout));
     int ran = 0;

@@ -22,8 +22,9 @@ static const char source_usage[] =
     "it (this croqtuner's, or the snapshot in generators/) and checked against the recorded\n"
     "hash. Printed on stdout, or written to FILE atomically.\n"
     "\n"
-    "Exit status: 0 written, 1 it cannot be read or regenerated, or DIR, KEY or iteration N\n"
-    "does not exist (the reason is printed: for N, the iterations the shape ran), 2 bad usage.\n";
+    "Exit status: 0 written, 1 it cannot be read or regenerated, or DIR or iteration N does\n"
+    "not exist (the reason is printed: for N, the iterations the shape ran), 2 bad usage\n"
+    "(KEY names no shape of DIR among them).\n";
 
 int cmd_source(int argc, char **argv)
 {
@@ -55,6 +56,8 @@ int cmd_source(int argc, char **argv)
         log_error("source: no tuning directory '%s'", dir);
         return 1;
     }
+    if (cli_key_held("source", dir, key))
+        return 2;
     char *src;
     size_t len;
     if (srcstore_read(dir, rel, &src, &len, err, sizeof err)) {
@@ -65,7 +68,7 @@ int cmd_source(int argc, char **argv)
         char ckerr[256];
         int lrc = checkpoint_load(dir, key, &ck, ckerr, sizeof ckerr);
         if (lrc > 0)
-            log_error("source: no shape %s in '%s' (keys come from 'croqtuner status')", key, dir);
+            log_error("source: shape %s has no checkpoint in '%s'", key, dir);
         else if (!lrc && iter > ck.iteration && ck.iteration < 0)
             log_error("source: shape %s has no iteration %ld: it has not measured its baseline yet", key, iter);
         else if (!lrc && iter > ck.iteration)

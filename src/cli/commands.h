@@ -72,6 +72,11 @@ int cli_mode_value(const char *v, void *dst, char *err, size_t errlen);
 /* OPT_CUSTOM check of a --key KEY option: a shape key as key_format writes it (key_parse:
  * no path in it); dst a const char *. */
 int cli_key_value(const char *v, void *dst, char *err, size_t errlen);
+/* Whether tuning directory dir ever held shape key (its logs or its checkpoint exist; one
+ * of them missing is a damaged record, which the command itself reports). When it did
+ * not, says so as `cmd: no shape KEY in 'DIR'` and returns 2: a key given on the command
+ * line that names no shape is bad usage (audit, ladder, source); 0 otherwise. */
+int cli_key_held(const char *cmd, const char *dir, const char *key);
 /* 0 unless out (an output file option) names an existing file inside one of the tuning
  * directories dirs[0..n) (symbolic links and ".." resolved); else 2 with the message
  * printed: the write would replace one of the tuning's records. */

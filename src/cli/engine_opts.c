@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "artifacts/state.h"
 #include "engine/engine.h"
+#include "util/atomicio.h"
 #include "util/log.h"
 #include "util/opts.h"
 
@@ -80,6 +81,18 @@ int cli_key_value(const char *v, void *dst, char *err, size_t errlen)
         return -1;
     }
     *(const char **)dst = v;
+    return 0;
+}
+
+int cli_key_held(const char *cmd, const char *dir, const char *key)
+{
+    char logs[4200], ck[4200];
+    snprintf(logs, sizeof logs, "%s/logs/%s", dir, key);
+    snprintf(ck, sizeof ck, "%s/checkpoints/%s.json", dir, key);
+    if (!is_dir(logs) && access(ck, F_OK)) {
+        log_error("%s: no shape %s in '%s' (keys come from 'croqtuner status')", cmd, key, dir);
+        return 2;
+    }
     return 0;
 }
 

@@ -69,6 +69,10 @@ grep -q '"measured": "ladder"' "$tmp/three/state.json" || fail "croqtuner ladder
 out=$("$bin" audit --tuning "$tmp/three") || fail "audit of a rules-3 run after its ladder: $out"
 err=$("$bin" ladder --tuning "$tmp/three" --key "$key" 2>&1) && fail "a second ladder of the same shape ran"
 grep -q "already has its final ladder" <<<"$err" || fail "message: $err"
+# a key the directory never held is bad usage, as in audit and source (exit 2), named
+err=$("$bin" ladder --tuning "$tmp/three" --key f16_128x256x128 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -qF "ladder: no shape f16_128x256x128 in '$tmp/three'" <<<"$err" ||
+    fail "ladder of a shape not there: rc=$rc: $err"
 
 # rules 2: the sim's jitter puts some gains within the spread, and they are confirmed
 downgrade "$tmp/two" 2

@@ -43,7 +43,7 @@ err=$("$bin" source --tuning "$t" --key $key --iter 42 2>&1 >/dev/null); [ $? -e
 grep -qF "source: shape $key has no iteration 42: it ran iterations 0..8" <<<"$err" || fail "missing iteration: $err"
 err=$(cd "$tmp" && "$bin" source --key $key --iter 1 2>&1 >/dev/null); [ $? -eq 1 ] || fail "source without ./tuning"
 grep -qF "source: no tuning directory 'tuning'" <<<"$err" || fail "source without ./tuning: $err"
-err=$("$bin" source --tuning "$t" --key f16_512x512x512_fs --iter 1 2>&1 >/dev/null); [ $? -eq 1 ] || fail "source of a shape not there"
+err=$("$bin" source --tuning "$t" --key f16_512x512x512_fs --iter 1 2>&1 >/dev/null); [ $? -eq 2 ] || fail "source of a shape not there"
 grep -qF "source: no shape f16_512x512x512_fs in '$t'" <<<"$err" || fail "source of a shape not there: $err"
 
 # tampering, one at a time on a copy
