@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# tests/gpu/profile-vs-vendor.sh — on the GPU machine: issue 23, step 1. Our registered best
+# and the kernel cuSPARSELt chose after its search, profiled side by side under ncu on the
+# large shapes, in one call: per case one row per kernel of grid, cluster, block, shared
+# memory, registers, tensor-pipe active %, SM and DRAM throughput, L2 hit rate,
+# shared-memory bank conflicts and the top issue stalls (wgmma wait, barrier, long
+# scoreboard, math throttle, ...), so the table says what holds our kernel back.
+#
+# Ours: the best configuration TUNING_DIR's state.json registered for <dtype>_<shape>_fs,
+# built with `croqtuner build` (the kernel sources of main; for configurations the pinned
+# generator has, the same SASS, tests/sass_identity.sh), one launch after the verification
+# and one warm-up (`croq-runner run`). cuSPARSELt: `croq-runner compare` without ours,
+# first listed under ncu at one metric per kernel (every launch: the search's candidates,
+# both plans' timing, cuBLAS), the sparse kernel launched last taken as the search plan's
+# choice (the search ends before the timed rounds, and its plan's kernel is launched in
+# every round), then that kernel profiled once at its last launch. The listing is kept, so
+# a wrong pick can be seen: a sparse kernel is one whose name matches SPARSE_RE.
+#
+# Usage (GPU machine, repo root): tests/gpu/profile-vs-vendor.sh BIN_DIR TUNING_DIR OUT_DIR
+#   env: CASES (default "f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096
+#        e4m3:12288x12288x12288"; a case whose best is not registered yet is skipped),
+#        SPARSE_RE (default 'sparse|sp_?gemm|spmma|sptensor'), NCU (default ncu).
+# Writes OUT_DIR/profile.tgz (the raw CSVs and the listings; the device tool returns at most
+# 8 files) and prints the table last. Exit 0 when every case that ran has both rows; 1
+# otherwise; 77 without a GPU.
+set -u
+B=${1:?bin dir}; T=${2:?tuning dir}; OUT=${3:?out dir}
+CASES=${CASES:-f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096 e4m3:12288x12288x12288}
+SPARSE_RE=${SPARSE_RE:-sparse|sp_?gemm|spmma|sptensor}
+NCU=${NCU:-ncu}
+export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
+[ -n "${CROQ_CUOBJDUMP:-}" ] || export CROQ_CUOBJDUMP=$(command -v cuobjdump)
+if ! nvidia-smi -L >/dev/null 2>&1; then echo "skip: no NVIDIA GPU here"; exit 77; fi
+W=$(mktemp -d)/profile # outside OUT_DIR: only the archive goes there
+mkdir -p "$W" "$OUT"
+# metrics of the sections and names the tuner's profiler and probe.sh read on the H200, plus
+# three standard ones (a name ncu does not know fails the whole run)
+METRICS=gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
+METRICS=$METRICS,lts__t_sector_hit_rate.pct,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+profile() { # NAME KERNEL_FILTER... -- COMMAND...: one launch, raw CSV into $W/NAME.csv
+    local name=$1; shift
+    local filt=()
+    while [ "$1" != -- ]; do filt+=("$1"); shift; done
+    shift
+    "$NCU" "${filt[@]}" --launch-count 1 --clock-control none --section SpeedOfLight --section LaunchStats \
+        --section Occupancy --section WarpStateStats --metrics "$METRICS" \
+        --csv --page raw --print-units base "$@" > "$W/$name.csv" 2> "$W/$name.err"
+    echo "ncu $name: rc=$?"
+}
+: > "$W/cases.txt"
+for c in $CASES; do
+    dt=${c%%:*}; sh=${c#*:}
+    cfg=$(python3 - "$T/state.json" "${dt}_${sh}_fs" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["shapes"].get(sys.argv[2]) or {}
+b = e.get("best") or {}
+print(b.get("config", "") if e.get("status") == "done" else "")
+PY
+)
+    if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
+    echo "$dt $sh $cfg" >> "$W/cases.txt"
+    sets=(); IFS=, read -ra kv <<<"$cfg"
+    for x in "${kv[@]}"; do [ "${x%%=*}" = dtype ] || sets+=(--set "$x"); done
+    if ! "$B/croqtuner" build --dtype "$dt" --shape "$sh" "${sets[@]}" --name "ours-$dt-$sh" --out "$W/build" \
+            > "$W/build-$dt-$sh.log" 2>&1; then
+        echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$dt-$sh.log"; continue
+    fi
+    # launches of `run`: the verification, one warm-up, one timed: profile the third
+    profile "ours-$dt-$sh" --kernel-name croq_gemm_sp --launch-skip 2 -- \
+        "$B/croq-runner" run --cubin "$W/build/ours-$dt-$sh.cubin" --dtype "$dt" --shape "$sh" \
+        --warmup 1 --iters 1 --trials 1
+    "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --page raw --print-units base \
+        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
+        > "$W/list-$dt-$sh.csv" 2> "$W/list-$dt-$sh.err"
+    echo "ncu listing $dt $sh: rc=$?"
+    pick=$(python3 - "$W/list-$dt-$sh.csv" "$SPARSE_RE" <<'PY'
+import csv, re, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("=="))
+        if r.get("ID", "").isdigit()]
+sparse = [r["Kernel Name"] for r in rows if re.search(sys.argv[2], r.get("Kernel Name", ""), re.I)]
+if sparse:
+    name = sparse[-1]
+    # its last launch, as ncu counts launches of kernels matching the filter below
+    base = re.escape(re.sub(r"[(<].*", "", name))
+    n = sum(1 for r in rows if re.match(base, r["Kernel Name"]))
+    print(f"{n - 1}\tregex:^{base}")
+PY
+)
+    if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
+    profile "cusparselt-$dt-$sh" --kernel-name "${pick#*$'\t'}" --launch-skip "${pick%%$'\t'*}" -- \
+        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2
+done
+tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
+python3 - "$W" <<'PY'
+import csv, os, sys
+w = sys.argv[1]
+cols = [("grid", "launch__grid_size"), ("block", "launch__block_size"), ("regs", "launch__registers_per_thread"),
+        ("smem KB", ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")),
+        ("us", "gpu__time_duration.sum"), ("MHz", "sm__cycles_elapsed.avg.per_second"),
+        ("tensor%", "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"),
+        ("SM%", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        ("DRAM%", "dram__throughput.avg.pct_of_peak_sustained_elapsed"), ("L2 hit%", "lts__t_sector_hit_rate.pct"),
+        ("bank confl", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")]
+# the stall reasons, in either form ncu's WarpStateStats gives them (src/profile reads both)
+STALLS = (("smsp__average_warp_latency_issue_stalled_", ".ratio"),
+          ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"))
+def row_of(path):
+    try:
+        rows = [r for r in csv.DictReader(l for l in open(path) if not l.startswith("=="))
+                if r.get("ID", "").isdigit()]
+    except OSError:
+        return None
+    return rows[-1] if rows else None
+def num(r, k):
+    try:
+        return float(str(r.get(k, "nan")).replace(",", ""))
+    except ValueError:
+        return float("nan")
+bad = 0
+print("%-5s %-16s %-10s %s  %s" % ("dtype", "shape", "kernel", "  ".join("%10s" % c for c, _ in cols), "top stalls"))
+for line in open(os.path.join(w, "cases.txt")):
+    dt, sh, cfg = line.split(" ", 2)
+    for who in ("ours", "cusparselt"):
+        r = row_of(os.path.join(w, f"{who}-{dt}-{sh}.csv"))
+        if not r:
+            print("%-5s %-16s %-10s (no profile row)" % (dt, sh, who))
+            bad += 1
+            continue
+        vals = []
+        for c, k in cols:
+            v = sum(num(r, x) for x in k) if isinstance(k, tuple) else num(r, k)
+            v = v / 1024 if c == "smem KB" else v / 1e3 if c == "us" else v / 1e6 if c == "MHz" else v
+            vals.append("%10.1f" % v)
+        cl = ", ".join("%s=%s" % (k[len("launch__"):], r[k]) for k in sorted(r) if "cluster" in k and r[k])
+        stalls = sorted(((num(r, k), k[len(a):-len(b)]) for k in r for a, b in STALLS
+                         if k.startswith(a) and k.endswith(b) and not k.endswith("_not_issued" + b)), reverse=True)
+        top = ", ".join("%s %.2f" % (n, v) for v, n in stalls[:5] if v == v)
+        print("%-5s %-16s %-10s %s  %s; stalls: %s" % (dt, sh, who, "  ".join(vals), cl or "no cluster metric", top))
+        if who == "cusparselt":
+            print("      %s" % r.get("Kernel Name", "?")[:150])
+sys.exit(1 if bad else 0)
+PY
