@@ -64,6 +64,8 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     char err[600];
     int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
     int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
+    /* a --mode plan has no wave 4 (needs_scratch) */
+    json_object_set_new(o, "waves_in_plan", json_integer(mode < 0 ? STATE_SWEEP_WAVES : STATE_SWEEP_WAVES - 1));
     if (state_plan_path(dir, &sw, path)) {
         json_object_set_new(o, "error", json_string("its path is too long"));
         return o;
@@ -168,6 +170,15 @@ int scale_status_print(const char *dir, FILE *out)
     if (json_is_object(sw) && json_object_get(sw, "error"))
         fprintf(out, "\nsweep (%s, %s): its plan '%s' cannot be read: %s\n", str(sw, "dtype"), str(sw, "status"),
                 str(sw, "file"), str(sw, "error"));
+    else if (json_is_object(sw) && !strcmp(str(sw, "status"), "done") &&
+             json_integer_value(json_object_get(sw, "last_wave")) <
+                 json_integer_value(json_object_get(sw, "waves_in_plan")))
+        /* done as asked, not every wave of the plan: say how to go on */
+        fprintf(out, "\nsweep (%s, waves 1-%lld, recorded done): its %lld planned shapes are done; the waves after "
+                "%lld were not run (the same sweep command without --waves goes on with them)\n",
+                str(sw, "dtype"), (long long)json_integer_value(json_object_get(sw, "last_wave")),
+                (long long)json_integer_value(json_object_get(sw, "planned")),
+                (long long)json_integer_value(json_object_get(sw, "last_wave")));
     else if (json_is_object(sw) && strcmp(str(sw, "status"), "done"))
         fprintf(out, "\nsweep (%s, waves 1-%lld, recorded %s): %lld planned shapes, %lld not started yet, %lld not "
                 "finished%s\n", str(sw, "dtype"), (long long)json_integer_value(json_object_get(sw, "last_wave")),

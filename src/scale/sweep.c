@@ -331,7 +331,12 @@ int sweep_resume(const struct engine_opts *o)
         return ENGINE_FAILED;
     }
     if (!ran && !o->quiet)
-        printf("nothing to resume in '%s': every shape is done\n", o->dir);
+        printf("nothing to resume in '%s': every shape is done%s\n", o->dir,
+               sweep.last_wave && !state_sweep_unfinished(&sweep) &&
+                       sweep.last_wave < STATE_SWEEP_WAVES - !!strcmp(sweep.plan, "default") /* --mode: no wave 4 */
+                   ? " (its sweep ran the plan's first waves only, --waves: the same sweep command without "
+                     "--waves goes on with the others)"
+                   : "");
     json_decref(state);
     if (gpu_stop(rc) || rc == ENGINE_FAILED)
         return rc;

@@ -31,6 +31,12 @@ print(p["last_wave"], p["planned"], p["unfinished"], p["status"])') || fail "sta
 [ "$st" = "1 2 0 done" ] || fail "status --json sweep_plan of --waves 1: $st"
 out=$("$bin" resume --tuning "$tmp/D" 2>&1) || fail "resume after --waves 1 exited $?: $out"
 [ "$(keys "$tmp/D")" = "e4m3_2048x2048x2048_fs f16_512x512x512_fs" ] || fail "resume went past wave 1: $(keys "$tmp/D")"
+# ... and both say that waves were left out, and how to go on
+grep -q "every shape is done (its sweep ran the plan's first waves only, --waves: the same sweep command without --waves goes on" <<<"$out" ||
+    fail "resume after --waves 1: $out"
+st=$("$bin" status --tuning "$tmp/D") || fail "status after --waves 1 exited $?"
+grep -q "^sweep (all, waves 1-1, recorded done): its 2 planned shapes are done; the waves after 1 were not run" <<<"$st" ||
+    fail "status after --waves 1: $(tail -n 2 <<<"$st")"
 
 # cut during wave 2 (the e4m3 wave waits for f16's): resume finishes step 2 only
 CROQ_CRASHPOINT=store.state@2 "$bin" sweep --dtype all --waves 2 --backend sim --iters 1 --shapes "$tmp/shapes.json" \
