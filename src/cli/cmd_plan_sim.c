@@ -14,7 +14,7 @@
 static const char plan_sim_usage[] =
     "usage: croqtuner plan-sim --measured DIR [--measured DIR ...] [--workers 1,2,4,8]\n"
     "                          [--dtype f16|e4m3|all] [--mode scratch|best] [--waves 1|2|3]\n"
-    "                          [--iters N] [--init-seconds S] [--shapes FILE]\n"
+    "                          [--iters N] [--init-seconds S] [--longest-first] [--shapes FILE]\n"
     "\n"
     "Predict the wall time of `croqtuner sweep --gpus` without a GPU: the sweep's plan\n"
     "(docs/scale.md, waves per dtype, INIT claims then TUNE claims, the first free worker\n"

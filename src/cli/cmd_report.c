@@ -51,5 +51,8 @@ int cmd_report(int argc, char **argv)
         return rc == 1 ? 0 : 2;
     if (!o.anchors)
         o.anchors = report_default_anchors();
+    /* the report's modules log without naming the command (their usage errors above do):
+     * every message from here on says whose it is, as the other commands' do */
+    log_set_prefix("croqtuner: report");
     return report_run(&o, stdout);
 }

@@ -11,7 +11,7 @@ expect_no_data() { # dir, message
     local dir=$1 msg=$2
     "$bin" report --tuning "$dir" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"; rc=$?
     [ "$rc" -eq 1 ] || fail "'$dir': exit $rc, want 1"
-    grep -qF "croqtuner: $msg" "$tmp/stderr" || fail "'$dir': stderr '$(cat "$tmp/stderr")', want '$msg'"
+    grep -qF "croqtuner: report: $msg" "$tmp/stderr" || fail "'$dir': stderr '$(cat "$tmp/stderr")', want '$msg'"
     [ ! -e "$tmp/out/index.html" ] || fail "'$dir': a report was written"
 }
 

@@ -41,7 +41,7 @@ expect_note missing - "gnuplot ('$tmp/no-gnuplot') could not be started"
 expect_note missing - "'$tmp/no-dygraphs/dygraph.min.js': No such file or directory (Debian package libjs-dygraphs)"
 expect_note note f16_4096x8192x8192 "no usable perf/f16_4096x8192x8192/vendor.json: cuBLAS/cuSPARSELt lines are anchors (not same run)"
 # the same items on stderr, and counted on stdout
-grep -qF "croqtuner: warning: skipped: f16_1024x8192x1024_fs: logs/f16_1024x8192x1024_fs/results.tsv:10:" "$tmp/stderr" \
+grep -qF "croqtuner: report: warning: skipped: f16_1024x8192x1024_fs: logs/f16_1024x8192x1024_fs/results.tsv:10:" "$tmp/stderr" \
     || fail "stderr lacks the malformed line: $(cat "$tmp/stderr")"
 grep -qE '\(4 shape run\(s\); [0-9]+ missing, 3 skipped' "$tmp/stdout" || fail "stdout summary: $(cat "$tmp/stdout")"
 # a note every shape shares is one line naming the shapes (stderr, the page); notes.txt keeps each

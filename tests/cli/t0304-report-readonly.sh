@@ -22,7 +22,7 @@ chmod -R a+rX "$t"
 chmod a-w "$t"
 err=$(report 2>&1 >"$tmp/out"); rc=$?
 [ $rc -eq 1 ] || fail "read-only tuning directory: rc=$rc: $err"
-[ "$err" = "croqtuner: cannot create the output directory '$t/report': Permission denied; give --out DIR to write the report elsewhere" ] ||
+[ "$err" = "croqtuner: report: cannot create the output directory '$t/report': Permission denied; give --out DIR to write the report elsewhere" ] ||
     fail "read-only tuning directory said: $err"
 [ ! -s "$tmp/out" ] || fail "stdout: $(cat "$tmp/out")"
 
@@ -30,7 +30,7 @@ err=$(report 2>&1 >"$tmp/out"); rc=$?
 chmod u+w "$t" && mkdir "$t/report" && chmod a+rx,a-w "$t/report" "$t"
 err=$(report 2>&1 >"$tmp/out"); rc=$?
 [ $rc -eq 1 ] || fail "read-only report/: rc=$rc: $err"
-[ "$err" = "croqtuner: the output directory '$t/report' is not writable (Permission denied); give --out DIR to write the report elsewhere" ] ||
+[ "$err" = "croqtuner: report: the output directory '$t/report' is not writable (Permission denied); give --out DIR to write the report elsewhere" ] ||
     fail "read-only report/ said: $err"
 grep -q "dygraph\|index.html" "$tmp/out" && fail "stdout names files: $(cat "$tmp/out")"
 [ -z "$(ls -A "$t/report")" ] || fail "files appeared in the read-only report/: $(ls -A "$t/report")"
