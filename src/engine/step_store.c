@@ -125,7 +125,8 @@ static enum engine_phase next_phase(struct run *r)
         return PH_SHAPE_COMPLETE;
     }
     if (c->iteration >= c->budget) {
-        snprintf(c->stop_reason, sizeof c->stop_reason, "budget of %d iterations spent", c->budget);
+        snprintf(c->stop_reason, sizeof c->stop_reason, "budget of %d iteration%s spent", c->budget,
+                 c->budget == 1 ? "" : "s");
         return run_finish_phase(r);
     }
     return PH_PROFILE;
