@@ -29,6 +29,8 @@ import json, sys
 p = json.load(sys.stdin)["sweep_plan"]
 print(p["last_wave"], p["planned"], p["unfinished"], p["status"])') || fail "status --json exited $?"
 [ "$st" = "1 2 0 done" ] || fail "status --json sweep_plan of --waves 1: $st"
+# RESUME.md says the sweep is done for wave 1 only, not the whole plan
+grep -qx "Sweep: dtype all, plan default, waves 1-1, done." "$tmp/D/RESUME.md" || fail "RESUME.md: $(grep ^Sweep "$tmp/D/RESUME.md")"
 out=$("$bin" resume --tuning "$tmp/D" 2>&1) || fail "resume after --waves 1 exited $?: $out"
 [ "$(keys "$tmp/D")" = "e4m3_2048x2048x2048_fs f16_512x512x512_fs" ] || fail "resume went past wave 1: $(keys "$tmp/D")"
 
