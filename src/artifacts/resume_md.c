@@ -60,8 +60,15 @@ char *resume_md_render(json_t *state)
     strbuf_adds(&sb, "Generated from state.json after every change. To continue everything that is\n"
                      "not finished: `croqtuner resume --tuning <this directory>`. Live progress:\n"
                      "`croqtuner status --tuning <this directory>`.\n\n");
-    if (json_is_object(sw))
-        strbuf_addf(&sb, "Sweep: dtype %s, plan %s, %s.\n\n", str(sw, "dtype"), str(sw, "plan"), str(sw, "status"));
+    if (json_is_object(sw)) {
+        /* sweep --waves N: its "done" is of waves 1..N only, not of the whole plan */
+        char waves[40] = "";
+        json_t *lw = json_object_get(sw, "last_wave");
+        if (json_is_integer(lw))
+            snprintf(waves, sizeof waves, ", waves 1-%lld", (long long)json_integer_value(lw));
+        strbuf_addf(&sb, "Sweep: dtype %s, plan %s%s, %s.\n\n", str(sw, "dtype"), str(sw, "plan"), waves,
+                    str(sw, "status"));
+    }
     strbuf_adds(&sb, "| shape | mode | backend | status | phase | iteration | baseline TFLOPS | best TFLOPS "
                      "| best kernel | stopped because |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < n; i++) {

@@ -121,6 +121,14 @@ static int sw_check(json_t *sw, char *err, size_t errlen)
     for (size_t i = 0; json_is_object(sw) && i < sizeof strs / sizeof *strs; i++)
         jget_str(&g, sw, "sweep", strs[i], false, text, sizeof text);
     if (json_is_object(sw)) {
+        /* the record is never written with a null. Read as absent (jget's rule), a null
+         * waves would have resume run a parallel sweep serially, and a null iters or
+         * last_wave has status count (all waves) a sweep that resume calls incomplete */
+        const char *k;
+        json_t *v;
+        json_object_foreach(sw, k, v)
+            if (json_is_null(v))
+                jget_fail(&g, "sweep", k, "is null");
         jget_int_in(&g, sw, "sweep", "iters", false, 0, CHECKPOINT_ITER_MAX, &x);
         jget_bool(&g, sw, "sweep", "waves", false, &b);
         jget_int_in(&g, sw, "sweep", "last_wave", false, 1, STATE_SWEEP_WAVES, &x);

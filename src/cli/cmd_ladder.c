@@ -57,6 +57,10 @@ int cmd_ladder(int argc, char **argv)
         log_error("ladder: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
         return 2;
     }
+    if (o.last_wave) {
+        log_error("ladder: --waves belongs to 'sweep'");
+        return 2;
+    }
     if (retime && !key) {
         log_error("ladder --retime: --key KEY is required");
         return 2;

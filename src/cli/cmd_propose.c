@@ -68,6 +68,10 @@ int cmd_propose(int argc, char **argv)
         log_error("propose: --backend, --seed and --iters belong to 'tune'");
         return 2;
     }
+    if (o.last_wave) {
+        log_error("propose: --waves belongs to 'sweep'");
+        return 2;
+    }
     p.sets = sets;
     return engine_exit_code(engine_propose(&o, &p));
 }

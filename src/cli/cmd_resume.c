@@ -55,6 +55,11 @@ int cmd_resume(int argc, char **argv)
         log_error("resume: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
         return 2;
     }
+    if (o.last_wave) { /* taken silently, the recorded sweep's own waves would run instead */
+        log_error("resume: --waves is fixed per sweep when it starts (its record's last_wave): give the sweep "
+                  "command --waves N to run other waves");
+        return 2;
+    }
     if (!is_dir(o.dir)) { /* a mistyped path is an error, not "nothing to resume" */
         log_error("resume: no tuning directory '%s'", o.dir);
         return 1;

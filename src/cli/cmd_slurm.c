@@ -153,6 +153,10 @@ int cmd_slurm(int argc, char **argv)
     engine_opts_given(&spec, &o);
     if (!a.merge)
         return slurm_run(&o, &so, &a, &ps);
+    if (o.last_wave) { /* the merge follows the recorded sweep: another --waves would be ignored */
+        log_error("slurm: --merge follows the sweep's recorded waves; --waves is for writing the scripts");
+        return 2;
+    }
     if (!is_dir(o.dir)) {
         log_error("slurm: no tuning directory '%s'", o.dir);
         return 1;

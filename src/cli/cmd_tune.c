@@ -128,6 +128,10 @@ int cmd_tune(int argc, char **argv)
     if (rc)
         return rc == 1 ? 0 : 2;
     engine_opts_given(&spec, &o);
+    if (o.last_wave) { /* a hidden row of the shared table: taken, it would be ignored */
+        log_error("tune: --waves belongs to 'sweep' (one shape has no waves)");
+        return 2;
+    }
     if (tune_key(&a, &k))
         return 2;
     if (o.backend && !strcmp(o.backend, "replay") && !o.dataset) {

@@ -29,6 +29,8 @@ import json, sys
 p = json.load(sys.stdin)["sweep_plan"]
 print(p["last_wave"], p["planned"], p["unfinished"], p["status"])') || fail "status --json exited $?"
 [ "$st" = "1 2 0 done" ] || fail "status --json sweep_plan of --waves 1: $st"
+# RESUME.md says the sweep is done for wave 1 only, not the whole plan
+grep -qx "Sweep: dtype all, plan default, waves 1-1, done." "$tmp/D/RESUME.md" || fail "RESUME.md: $(grep ^Sweep "$tmp/D/RESUME.md")"
 out=$("$bin" resume --tuning "$tmp/D" 2>&1) || fail "resume after --waves 1 exited $?: $out"
 [ "$(keys "$tmp/D")" = "e4m3_2048x2048x2048_fs f16_512x512x512_fs" ] || fail "resume went past wave 1: $(keys "$tmp/D")"
 # ... and both say that waves were left out, and how to go on
@@ -62,4 +64,26 @@ python3 -c 'import json, sys
 p = sys.argv[1] + "/state.json"; s = json.load(open(p)); s["sweep"]["last_wave"] = 7; json.dump(s, open(p, "w"))' "$tmp/D"
 out=$("$bin" status --tuning "$tmp/D" 2>&1)
 [ $? -ne 0 ] && grep -q "last_wave" <<<"$out" || fail "a record with last_wave 7 was read: $out"
+# a null is damage too, for status, resume and the audit alike: read as absent, status
+# counted all four waves of a sweep resume then called incomplete (a null waves: run
+# serially)
+for m in last_wave waves iters; do
+    python3 -c 'import json, sys
+p = sys.argv[1] + "/state.json"; s = json.load(open(p)); s["sweep"]["last_wave"] = 2; s["sweep"][sys.argv[2]] = None
+s["sweep"]["status"] = "running"; json.dump(s, open(p, "w"))' "$tmp/D" $m
+    for c in status resume audit; do
+        out=$("$bin" $c --tuning "$tmp/D" 2>&1)
+        [ $? -ne 0 ] && grep -q "'sweep.$m' is null" <<<"$out" || fail "$c read a record with $m null: $out"
+    done
+done
+
+# --waves where it is not the sweep's own: refused, not silently ignored (resume --waves 1
+# ran the recorded sweep's waves, whatever they were)
+for c in "resume --tuning $tmp/all" "slurm --merge --tuning $tmp/all" "ladder --tuning $tmp/all" \
+         "tune --dtype f16 --shape 512x512x512 --mode scratch --backend sim --tuning $tmp/T"; do
+    # shellcheck disable=SC2086 # the words of $c are the command
+    out=$("$bin" $c --waves 1 2>&1); rc=$?
+    [ $rc -eq 2 ] && grep -q -- "--waves" <<<"$out" || fail "$c --waves 1 exited $rc: $out"
+done
+[ -e "$tmp/T" ] && fail "tune --waves created its tuning directory"
 echo ok

@@ -34,7 +34,8 @@ pack() {
 }
 echo "$(date -u +%FT%TZ) sweep chunk (limit $LIMIT s)"
 timeout "$LIMIT" "$B/croqtuner" sweep --dtype all ${WAVES:+--waves "$WAVES"} --tuning "$T" > "$L/sweep.log" 2>&1
-echo "$(date -u +%FT%TZ) sweep rc=$? after $(( $(date +%s) - start )) s"
+rc=$? # here: in the line below, $(date ...) runs first and $? would be date's 0 (124 is the cut)
+echo "$(date -u +%FT%TZ) sweep rc=$rc after $(( $(date +%s) - start )) s"
 grep -E ': done at iteration|final ladder' "$L/sweep.log" | tail -n 8
 python3 - "$T" "${RECOMPARE_BLOCKS:-0}" <<'PY' > "$L/to-compare.txt"
 import json, os, sys
