@@ -58,14 +58,15 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     if (!state_sweep_get(state, &sw) || !sw.dtype[0] || !sw.plan[0] || !sw.shapes[0])
         return NULL;
     /* "shapes" as recorded (relative: the directory's snapshot), "file" where it is read */
-    json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?",
-                          "shapes", sw.shapes, "last_wave", sw.last_wave ? sw.last_wave : STATE_SWEEP_WAVES);
-    struct scale_plan p;
-    char err[600];
     int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
     int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
     /* a --mode plan has no wave 4 (needs_scratch) */
-    json_object_set_new(o, "waves_in_plan", json_integer(mode < 0 ? STATE_SWEEP_WAVES : STATE_SWEEP_WAVES - 1));
+    const int waves = mode < 0 ? STATE_SWEEP_WAVES : STATE_SWEEP_WAVES - 1;
+    const int last = sw.last_wave && sw.last_wave < waves ? sw.last_wave : waves;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?",
+                          "shapes", sw.shapes, "last_wave", last, "waves_in_plan", waves);
+    struct scale_plan p;
+    char err[600];
     if (state_plan_path(dir, &sw, path)) {
         json_object_set_new(o, "error", json_string("its path is too long"));
         return o;
