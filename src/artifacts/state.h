@@ -166,6 +166,11 @@ bool state_sweep_get(json_t *state, struct state_sweep *out);
 void state_sweep_put(json_t *state, const struct state_sweep *sw);
 /* A sweep that was running, or stopped by the GPU: `resume` goes on with it. */
 bool state_sweep_unfinished(const struct state_sweep *sw);
+/* The waves of sw's plan: STATE_SWEEP_WAVES for the default plan, one fewer for a --mode
+ * plan (it has no needs_scratch wave). */
+int state_sweep_plan_waves(const struct state_sweep *sw);
+/* The last wave sw runs: its last_wave, or all of its plan's. */
+int state_sweep_last_wave(const struct state_sweep *sw);
 
 /* The sweep's plan input, kept in the tuning directory so that the directory alone says
  * what its sweep is (status, resume, merge read it on any machine or checkout): a copy of

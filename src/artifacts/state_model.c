@@ -232,6 +232,17 @@ void state_sweep_put(json_t *state, const struct state_sweep *sw)
 
 bool state_sweep_unfinished(const struct state_sweep *sw) { return sw->status[0] && strcmp(sw->status, "done"); }
 
+int state_sweep_plan_waves(const struct state_sweep *sw)
+{
+    return strcmp(sw->plan, "default") ? STATE_SWEEP_WAVES - 1 : STATE_SWEEP_WAVES;
+}
+
+int state_sweep_last_wave(const struct state_sweep *sw)
+{
+    int all = state_sweep_plan_waves(sw);
+    return sw->last_wave && sw->last_wave < all ? sw->last_wave : all;
+}
+
 int state_plan_path(const char *dir, const struct state_sweep *sw, char out[ENGINE_PATH_MAX])
 {
     return sw->shapes[0] == '/' ? path_fmt(out, "%s", sw->shapes) : path_fmt(out, "%s/%s", dir, sw->shapes);

@@ -60,11 +60,9 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     /* "shapes" as recorded (relative: the directory's snapshot), "file" where it is read */
     int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
     int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
-    /* a --mode plan has no wave 4 (needs_scratch) */
-    const int waves = mode < 0 ? STATE_SWEEP_WAVES : STATE_SWEEP_WAVES - 1;
-    const int last = sw.last_wave && sw.last_wave < waves ? sw.last_wave : waves;
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?",
-                          "shapes", sw.shapes, "last_wave", last, "waves_in_plan", waves);
+                          "shapes", sw.shapes, "last_wave", state_sweep_last_wave(&sw), "waves_in_plan",
+                          state_sweep_plan_waves(&sw));
     struct scale_plan p;
     char err[600];
     if (state_plan_path(dir, &sw, path)) {

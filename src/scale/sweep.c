@@ -8,8 +8,9 @@
  *   4. shapes flagged needs_scratch by their from_current_best run, from scratch.
  * --mode scratch / best runs steps 1-3 in one mode and skips step 4. Serially (here)
  * each step runs for both dtypes before the next step, and each shape is tuned to the
- * end before the next starts, so it starts from every shape of its dtype before it; workers (worker.c, pool.c) run the same plan in waves. The sweep is
- * recorded in state.json, so 'resume' continues it the way it ran; it stops early only
+ * end before the next starts, so it starts from every shape of its dtype before it;
+ * workers (worker.c, pool.c) run the same plan in waves. The sweep is recorded in
+ * state.json, so 'resume' continues it the way it ran; it stops early only
  * when the GPU is unusable or stays busy (exit non-zero, with the reason).
  */
 #include "scale.h"
@@ -332,8 +333,8 @@ int sweep_resume(const struct engine_opts *o)
     }
     if (!ran && !o->quiet)
         printf("nothing to resume in '%s': every shape is done%s\n", o->dir,
-               sweep.last_wave && !state_sweep_unfinished(&sweep) &&
-                       sweep.last_wave < STATE_SWEEP_WAVES - !!strcmp(sweep.plan, "default") /* --mode: no wave 4 */
+               sweep.complete && !state_sweep_unfinished(&sweep) &&
+                       state_sweep_last_wave(&sweep) < state_sweep_plan_waves(&sweep)
                    ? " (its sweep ran the plan's first waves only, --waves: the same sweep command without "
                      "--waves goes on with the others)"
                    : "");
