@@ -20,7 +20,7 @@ static const char resume_usage[] =
     "so it ends as it would have uninterrupted). Each shape keeps the backend and seed\n"
     "it was started with. Agent-driven shapes finish a pending candidate and wait again.\n"
     "A sweep run with --waves N is finished once its waves 1..N are: resume does not go\n"
-    "past them (it says every shape is done, and that the sweep ran its first waves only);\n"
+    "past them (it says every shape is done, and that later waves hold shapes not done);\n"
     "run the sweep command again without --waves, or with a larger N, for the others.\n"
     "\n"
     "  --dataset FILE   the explore dataset a replay shape was started with (tune\n"

@@ -251,6 +251,9 @@ int slurm_merge(const struct engine_opts *o);
 /* {"workers": [...], "stale_claims": [...]} from the claims of state.json: pid, host,
  * GPU, shape, action, iteration/budget (live progress when there is some), job. */
 json_t *scale_status_json(const char *dir, char *err, size_t errlen);
+/* Shapes of sw's plan, cut after last_wave (0: every wave), not finished in state (wave 4
+ * counted once it is known: plan_pending); -1 when the plan cannot be read. */
+long scale_sweep_pending(const char *dir, const struct state_sweep *sw, json_t *state, int last_wave);
 /* The same as text, after the shape table; nothing when there are no claims. */
 int scale_status_print(const char *dir, FILE *out);
 #endif

@@ -51,6 +51,20 @@ static json_t *claim_status(const char *dir, const struct claim *c, json_t *stat
  * sweep over stages 1-3 of its plan (stage 4, the from-scratch reruns, is known only
  * once they are finished), "error" instead of the counts when its plan cannot be built;
  * NULL without a sweep record. */
+long scale_sweep_pending(const char *dir, const struct state_sweep *sw, json_t *state, int last_wave)
+{
+    char path[ENGINE_PATH_MAX], err[600];
+    struct scale_plan p;
+    size_t pending, widest;
+    int dtype = strcmp(sw->dtype, "all") ? croq_dtype_parse(sw->dtype) : -1;
+    int mode = !strcmp(sw->plan, "default") ? -1 : mode_parse(sw->plan);
+    if (state_plan_path(dir, sw, path) || plan_build(path, dtype, mode, last_wave, false, &p, err, sizeof err))
+        return -1;
+    plan_pending(&p, state, &pending, &widest);
+    plan_release(&p);
+    return (long)pending;
+}
+
 static json_t *sweep_progress(const char *dir, json_t *state)
 {
     struct state_sweep sw;
@@ -89,6 +103,11 @@ static json_t *sweep_progress(const char *dir, json_t *state)
                 unfinished += !plan_shape_finished(state, key);
             }
     plan_release(&p);
+    if (state_sweep_last_wave(&sw) < state_sweep_plan_waves(&sw)) {
+        /* what the waves after last_wave still hold: a later sweep's work, if any */
+        long all = scale_sweep_pending(dir, &sw, state, 0), some = scale_sweep_pending(dir, &sw, state, sw.last_wave);
+        json_object_set_new(o, "pending_after_last_wave", json_integer(all >= 0 && some >= 0 ? all - some : -1));
+    }
     json_object_set_new(o, "planned", json_integer((json_int_t)planned));
     json_object_set_new(o, "not_started", json_integer((json_int_t)not_started));
     json_object_set_new(o, "unfinished", json_integer((json_int_t)unfinished));
@@ -170,14 +189,14 @@ int scale_status_print(const char *dir, FILE *out)
         fprintf(out, "\nsweep (%s, %s): its plan '%s' cannot be read: %s\n", str(sw, "dtype"), str(sw, "status"),
                 str(sw, "file"), str(sw, "error"));
     else if (json_is_object(sw) && !strcmp(str(sw, "status"), "done") &&
-             json_integer_value(json_object_get(sw, "last_wave")) <
-                 json_integer_value(json_object_get(sw, "waves_in_plan")))
-        /* done as asked, not every wave of the plan: say how to go on */
+             json_integer_value(json_object_get(sw, "pending_after_last_wave")) > 0)
+        /* done as asked, with shapes of later waves left: say how to go on */
         fprintf(out, "\nsweep (%s, waves 1-%lld, recorded done): its %lld planned shapes are done; the waves after "
-                "%lld were not run (the same sweep command without --waves goes on with them)\n",
+                "%lld hold %lld more not done (the same sweep command without --waves goes on with them)\n",
                 str(sw, "dtype"), (long long)json_integer_value(json_object_get(sw, "last_wave")),
                 (long long)json_integer_value(json_object_get(sw, "planned")),
-                (long long)json_integer_value(json_object_get(sw, "last_wave")));
+                (long long)json_integer_value(json_object_get(sw, "last_wave")),
+                (long long)json_integer_value(json_object_get(sw, "pending_after_last_wave")));
     else if (json_is_object(sw) && strcmp(str(sw, "status"), "done"))
         fprintf(out, "\nsweep (%s, waves 1-%lld, recorded %s): %lld planned shapes, %lld not started yet, %lld not "
                 "finished%s\n", str(sw, "dtype"), (long long)json_integer_value(json_object_get(sw, "last_wave")),

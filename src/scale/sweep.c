@@ -334,9 +334,10 @@ int sweep_resume(const struct engine_opts *o)
     if (!ran && !o->quiet)
         printf("nothing to resume in '%s': every shape is done%s\n", o->dir,
                sweep.complete && !state_sweep_unfinished(&sweep) &&
-                       state_sweep_last_wave(&sweep) < state_sweep_plan_waves(&sweep)
-                   ? " (its sweep ran the plan's first waves only, --waves: the same sweep command without "
-                     "--waves goes on with the others)"
+                       state_sweep_last_wave(&sweep) < state_sweep_plan_waves(&sweep) &&
+                       scale_sweep_pending(o->dir, &sweep, state, 0) > 0
+                   ? " (its sweep ran the plan's first waves only, --waves, and the later ones hold shapes not "
+                     "done: the same sweep command without --waves goes on with them)"
                    : "");
     json_decref(state);
     if (gpu_stop(rc) || rc == ENGINE_FAILED)

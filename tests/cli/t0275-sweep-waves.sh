@@ -34,10 +34,10 @@ grep -qx "Sweep: dtype all, plan default, waves 1-1, done." "$tmp/D/RESUME.md" |
 out=$("$bin" resume --tuning "$tmp/D" 2>&1) || fail "resume after --waves 1 exited $?: $out"
 [ "$(keys "$tmp/D")" = "e4m3_2048x2048x2048_fs f16_512x512x512_fs" ] || fail "resume went past wave 1: $(keys "$tmp/D")"
 # ... and both say that waves were left out, and how to go on
-grep -q "every shape is done (its sweep ran the plan's first waves only, --waves: the same sweep command without --waves goes on" <<<"$out" ||
+grep -q "every shape is done (its sweep ran the plan's first waves only, --waves, and the later ones hold shapes not done: the same sweep command without --waves goes on" <<<"$out" ||
     fail "resume after --waves 1: $out"
 st=$("$bin" status --tuning "$tmp/D") || fail "status after --waves 1 exited $?"
-grep -q "^sweep (all, waves 1-1, recorded done): its 2 planned shapes are done; the waves after 1 were not run" <<<"$st" ||
+grep -q "^sweep (all, waves 1-1, recorded done): its 2 planned shapes are done; the waves after 1 hold 8 more not done" <<<"$st" ||
     fail "status after --waves 1: $(tail -n 2 <<<"$st")"
 
 # cut during wave 2 (the e4m3 wave waits for f16's): resume finishes step 2 only
@@ -56,6 +56,13 @@ grep -q "^sweep (all, waves 1-2, recorded running): 6 planned shapes" <<<"$st" |
     fail "the sweep without --waves exited $?"
 [ "$(keys "$tmp/D")" = "$(keys "$tmp/all")" ] || fail "continued: $(keys "$tmp/D") vs the full sweep's $(keys "$tmp/all")"
 [ "$(last_wave "$tmp/D")" = - ] || fail "the continued sweep recorded last_wave $(last_wave "$tmp/D")"
+# a narrower sweep over a finished one leaves nothing to say: no later waves are left
+"$bin" sweep --dtype all --waves 1 --backend sim --iters 1 --shapes "$tmp/shapes.json" --tuning "$tmp/D" --quiet ||
+    fail "sweep --waves 1 over the finished sweep exited $?"
+out=$("$bin" resume --tuning "$tmp/D" 2>&1) || fail "resume of the finished sweep exited $?"
+[ "$out" = "nothing to resume in '$tmp/D': every shape is done" ] || fail "resume of the finished sweep: $out"
+st=$("$bin" status --tuning "$tmp/D") || fail "status of the finished sweep exited $?"
+grep -q "^sweep (" <<<"$st" && fail "status of the finished sweep: $(tail -n 2 <<<"$st")"
 
 # out of range: usage error, and a record holding one is damaged
 "$bin" sweep --dtype all --waves 0 --backend sim --tuning "$tmp/E" --shapes "$tmp/shapes.json" 2>/dev/null
