@@ -166,6 +166,10 @@ bool state_sweep_get(json_t *state, struct state_sweep *out);
 void state_sweep_put(json_t *state, const struct state_sweep *sw);
 /* A sweep that was running, or stopped by the GPU: `resume` goes on with it. */
 bool state_sweep_unfinished(const struct state_sweep *sw);
+/* The dtype of sw's plan (enum croq_dtype), -1 for "all"; its tune mode (enum tune_mode),
+ * -1 for the default plan. */
+int state_sweep_dtype(const struct state_sweep *sw);
+int state_sweep_mode(const struct state_sweep *sw);
 /* The waves of sw's plan: STATE_SWEEP_WAVES for the default plan, one fewer for a --mode
  * plan (it has no needs_scratch wave). */
 int state_sweep_plan_waves(const struct state_sweep *sw);

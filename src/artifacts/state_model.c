@@ -232,6 +232,13 @@ void state_sweep_put(json_t *state, const struct state_sweep *sw)
 
 bool state_sweep_unfinished(const struct state_sweep *sw) { return sw->status[0] && strcmp(sw->status, "done"); }
 
+int state_sweep_dtype(const struct state_sweep *sw)
+{
+    return strcmp(sw->dtype, "all") ? croq_dtype_parse(sw->dtype) : -1;
+}
+
+int state_sweep_mode(const struct state_sweep *sw) { return strcmp(sw->plan, "default") ? mode_parse(sw->plan) : -1; }
+
 int state_sweep_plan_waves(const struct state_sweep *sw)
 {
     return strcmp(sw->plan, "default") ? STATE_SWEEP_WAVES - 1 : STATE_SWEEP_WAVES;

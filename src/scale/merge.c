@@ -49,8 +49,8 @@ static int recorded_sweep(const struct engine_opts *o, struct engine_opts *wo, i
         wo->seed = strtoull(sw.seed, NULL, 10);
         wo->iters = sw.iters;
         wo->last_wave = sw.last_wave;
-        *dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
-        *mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
+        *dtype = state_sweep_dtype(&sw);
+        *mode = state_sweep_mode(&sw);
         rc = 0;
     }
     json_decref(st);

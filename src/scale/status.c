@@ -56,8 +56,7 @@ long scale_sweep_pending(const char *dir, const struct state_sweep *sw, json_t *
     char path[ENGINE_PATH_MAX], err[600];
     struct scale_plan p;
     size_t pending, widest;
-    int dtype = strcmp(sw->dtype, "all") ? croq_dtype_parse(sw->dtype) : -1;
-    int mode = !strcmp(sw->plan, "default") ? -1 : mode_parse(sw->plan);
+    int dtype = state_sweep_dtype(sw), mode = state_sweep_mode(sw);
     if (state_plan_path(dir, sw, path) || plan_build(path, dtype, mode, last_wave, false, &p, err, sizeof err))
         return -1;
     plan_pending(&p, state, &pending, &widest);
@@ -72,8 +71,7 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     if (!state_sweep_get(state, &sw) || !sw.dtype[0] || !sw.plan[0] || !sw.shapes[0])
         return NULL;
     /* "shapes" as recorded (relative: the directory's snapshot), "file" where it is read */
-    int dtype = strcmp(sw.dtype, "all") ? croq_dtype_parse(sw.dtype) : -1;
-    int mode = !strcmp(sw.plan, "default") ? -1 : mode_parse(sw.plan);
+    int dtype = state_sweep_dtype(&sw), mode = state_sweep_mode(&sw);
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i}", "dtype", sw.dtype, "status", sw.status[0] ? sw.status : "?",
                           "shapes", sw.shapes, "last_wave", state_sweep_last_wave(&sw), "waves_in_plan",
                           state_sweep_plan_waves(&sw));

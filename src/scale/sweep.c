@@ -233,7 +233,6 @@ int sweep_serial(const struct engine_opts *o, int dtype, int mode)
 /* Continue the sweep recorded in state.json, serially or in waves as it ran. */
 static int continue_sweep(const struct engine_opts *o, const struct state_sweep *sw)
 {
-    const char *dt = sw->dtype, *plan = sw->plan;
     char path[ENGINE_PATH_MAX];
     if (!sw->complete) {
         log_error("state.json: the recorded sweep is incomplete; start it again with 'croqtuner sweep'");
@@ -265,8 +264,7 @@ static int continue_sweep(const struct engine_opts *o, const struct state_sweep 
     wo.iters = sw->iters;
     wo.last_wave = sw->last_wave;
     wo.shapes = src;
-    int dtype = strcmp(dt, "all") ? croq_dtype_parse(dt) : -1;
-    int mode = !strcmp(plan, "default") ? -1 : mode_parse(plan);
+    int dtype = state_sweep_dtype(sw), mode = state_sweep_mode(sw);
     /* a parallel sweep goes on in waves (one worker, here), so its shapes still start
      * from the earlier waves only, as they would have with its workers */
     if (sw->waves)
