@@ -48,7 +48,10 @@ int cmd_ladder(int argc, char **argv)
     };
     struct opt_spec spec = {"ladder", ladder_usage, t, 4};
     /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
-    spec.n += engine_opts_table(&o, EO_TUNING | EO_QUIET, t + spec.n);
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_QUIET,
+                                EO_BACKEND | EO_SEED | EO_ITERS | EO_L2 | EO_WAVES | EO_RUNNER | EO_BUSY | EO_GIT |
+                                    EO_DATASET,
+                                t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

@@ -54,7 +54,7 @@ int cmd_propose(int argc, char **argv)
     };
     struct opt_spec spec = {"propose", propose_usage, t, 6};
     /* --backend, --seed and --iters are taken to be refused with the reason */
-    spec.n += engine_opts_table(&o, EO_TUNING, t + spec.n);
+    spec.n += engine_opts_table(&o, EO_TUNING, EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

@@ -46,7 +46,8 @@ int cmd_resume(int argc, char **argv)
     /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
     struct opt t[ENGINE_OPTS_N];
     struct opt_spec spec = {"resume", resume_usage, t, 0};
-    spec.n = engine_opts_table(&o, EO_TUNING | EO_DATASET | EO_SHAPES | EO_BUSY | EO_GIT | EO_QUIET, t);
+    spec.n = engine_opts_table(&o, EO_TUNING | EO_DATASET | EO_SHAPES | EO_BUSY | EO_GIT | EO_QUIET,
+                               EO_BACKEND | EO_SEED | EO_ITERS | EO_L2 | EO_WAVES | EO_RUNNER, t);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

@@ -146,7 +146,9 @@ int cmd_slurm(int argc, char **argv)
         {.name = "--merge", .type = OPT_FLAG, .dst = &a.merge},
     };
     struct opt_spec spec = {"slurm", slurm_usage, t, 10};
-    spec.n += engine_opts_table(&o, EO_TUNING | EO_SHAPES | EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES, t + spec.n);
+    /* --runner goes into the tasks' command line (src/scale/slurm.c) */
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_SHAPES | EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES, EO_RUNNER,
+                                t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

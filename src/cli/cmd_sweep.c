@@ -75,8 +75,10 @@ int cmd_sweep(int argc, char **argv)
         {.name = "--array-task", .type = OPT_FLAG, .dst = &so.array_task, .flags = OPT_HIDDEN},
     };
     struct opt_spec spec = {"sweep", sweep_usage, t, 5};
+    /* --l2 is taken to be refused with the reason below */
     spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES | EO_BUSY | EO_SHAPES | EO_GIT |
-                                        EO_QUIET, t + spec.n);
+                                        EO_QUIET,
+                                EO_L2 | EO_RUNNER, t + spec.n);
     int prc = opts_parse(&spec, argc, argv);
     if (prc)
         return prc == 1 ? 0 : 2;

@@ -121,7 +121,8 @@ int cmd_tune(int argc, char **argv)
     };
     struct opt_spec spec = {"tune", tune_usage, t, 5};
     spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_DATASET | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES |
-                                        EO_L2 | EO_GIT | EO_QUIET, t + spec.n);
+                                        EO_L2 | EO_GIT | EO_QUIET,
+                                EO_RUNNER | EO_WAVES, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc == 1)
         cli_print_strategies(stdout);

@@ -37,9 +37,11 @@ int cmd_ladder(int argc, char **argv);
 
 /* The options the engine's commands share (engine_opts.c): rows of a command's option
  * table (src/util/opts.h) that store into o. shown: the EO_* bits of the ones its --help
- * documents; the others are accepted but hidden (those only for tests, and those a
- * command refuses after parsing with its reason, as resume refuses --seed). Writes
- * ENGINE_OPTS_N rows to t and returns that number. */
+ * documents; taken: those it accepts hidden (it uses them without documenting them, as
+ * --runner, or refuses them after parsing with its reason, as resume refuses --seed);
+ * rows only for tests (no EO_* bit) are taken hidden by every command. A row neither shown
+ * nor taken is left out, so the command says "unknown option" instead of ignoring it.
+ * Writes at most ENGINE_OPTS_N rows to t and returns how many. */
 struct engine_opts;
 struct opt;
 struct opt_spec;
@@ -49,7 +51,7 @@ enum {
     EO_WAVES = 1 << 11,
 };
 #define ENGINE_OPTS_N 16
-size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t);
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, unsigned taken, struct opt *t);
 /* After opts_parse: what the table cannot store by itself (o->seed_given). */
 void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o);
 /* OPT_CUSTOM check of a --busy-limit MIN option: minutes >= 0, stored in seconds into

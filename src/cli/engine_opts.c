@@ -108,7 +108,7 @@ static int nonneg_seconds(const char *v, void *dst, char *err, size_t errlen)
     return 0;
 }
 
-size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
+size_t engine_opts_table(struct engine_opts *o, unsigned shown, unsigned taken, struct opt *t)
 {
     const struct {
         struct opt row;
@@ -131,11 +131,14 @@ size_t engine_opts_table(struct engine_opts *o, unsigned shown, struct opt *t)
         {{.name = "--inject-fault", .type = OPT_STR, .dst = &o->inject_faults}, 0},
         {{.name = "--sim-delay-ms", .type = OPT_INT, .dst = &o->sim_delay_ms, .lo = 0, .hi = 60000}, 0},
     };
+    size_t n = 0;
     for (size_t k = 0; k < ENGINE_OPTS_N; k++) {
-        t[k] = rows[k].row;
-        t[k].flags = rows[k].eo & shown ? 0 : OPT_HIDDEN;
+        if (rows[k].eo && !(rows[k].eo & (shown | taken)))
+            continue; /* taken, the command would ignore it */
+        t[n] = rows[k].row;
+        t[n++].flags = rows[k].eo & shown ? 0 : OPT_HIDDEN;
     }
-    return ENGINE_OPTS_N;
+    return n;
 }
 
 void engine_opts_given(const struct opt_spec *spec, struct engine_opts *o)

@@ -19,6 +19,13 @@ tune=(tune --quiet --dtype f16 --mode scratch --iters 1 --tuning "$t")
 echo plain >"$tmp/afile"
 mkdir "$tmp/adir"
 
+# an engine option a command neither documents nor uses is unknown there, not ignored
+usage "unknown option '--shapes'" ladder --tuning "$t" --shapes "$tmp/afile"
+usage "unknown option '--quiet'" propose --tuning "$t" --quiet
+usage "unknown option '--git'" slurm --dtype f16 --tuning "$t" --git
+usage "unknown option '--dataset'" sweep --dtype f16 --tuning "$t" --dataset "$tmp/afile"
+[ ! -e "$t" ] || fail "a refused option created the tuning directory"
+
 # item 12: usage errors exit 2
 usage "--backend replay needs --dataset FILE" "${tune[@]}" --shape 1024x1024x1024 --backend replay
 [ ! -e "$t" ] || fail "a replay tune without --dataset created the tuning directory"
