@@ -49,8 +49,7 @@ int cmd_ladder(int argc, char **argv)
     struct opt_spec spec = {"ladder", ladder_usage, t, 4};
     /* --backend, --seed, --iters and --l2 are taken to be refused with the reason */
     spec.n += engine_opts_table(&o, EO_TUNING | EO_QUIET,
-                                EO_BACKEND | EO_SEED | EO_ITERS | EO_L2 | EO_WAVES | EO_RUNNER | EO_BUSY | EO_GIT |
-                                    EO_DATASET,
+                                EO_BACKEND | EO_SEED | EO_ITERS | EO_L2 | EO_RUNNER | EO_BUSY | EO_GIT | EO_DATASET,
                                 t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
@@ -58,10 +57,6 @@ int cmd_ladder(int argc, char **argv)
     engine_opts_given(&spec, &o);
     if (o.backend || o.seed_given || o.iters || o.l2) {
         log_error("ladder: --backend, --seed, --iters and --l2 are fixed per shape when it starts");
-        return 2;
-    }
-    if (o.last_wave) {
-        log_error("ladder: --waves belongs to 'sweep'");
         return 2;
     }
     if (retime && !key) {

@@ -54,7 +54,7 @@ int cmd_propose(int argc, char **argv)
     };
     struct opt_spec spec = {"propose", propose_usage, t, 6};
     /* --backend, --seed and --iters are taken to be refused with the reason */
-    spec.n += engine_opts_table(&o, EO_TUNING, EO_BACKEND | EO_SEED | EO_ITERS | EO_WAVES, t + spec.n);
+    spec.n += engine_opts_table(&o, EO_TUNING, EO_BACKEND | EO_SEED | EO_ITERS, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;
@@ -66,10 +66,6 @@ int cmd_propose(int argc, char **argv)
     }
     if (o.backend || o.seed_given || o.iters) {
         log_error("propose: --backend, --seed and --iters belong to 'tune'");
-        return 2;
-    }
-    if (o.last_wave) {
-        log_error("propose: --waves belongs to 'sweep'");
         return 2;
     }
     p.sets = sets;

@@ -122,17 +122,13 @@ int cmd_tune(int argc, char **argv)
     struct opt_spec spec = {"tune", tune_usage, t, 5};
     spec.n += engine_opts_table(&o, EO_TUNING | EO_BACKEND | EO_DATASET | EO_SEED | EO_ITERS | EO_BUSY | EO_SHAPES |
                                         EO_L2 | EO_GIT | EO_QUIET,
-                                EO_RUNNER | EO_WAVES, t + spec.n);
+                                EO_RUNNER, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc == 1)
         cli_print_strategies(stdout);
     if (rc)
         return rc == 1 ? 0 : 2;
     engine_opts_given(&spec, &o);
-    if (o.last_wave) { /* a hidden row of the shared table: taken, it would be ignored */
-        log_error("tune: --waves belongs to 'sweep' (one shape has no waves)");
-        return 2;
-    }
     if (tune_key(&a, &k))
         return 2;
     if (o.backend && !strcmp(o.backend, "replay") && !o.dataset) {

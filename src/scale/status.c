@@ -103,8 +103,8 @@ static json_t *sweep_progress(const char *dir, json_t *state)
     plan_release(&p);
     if (state_sweep_last_wave(&sw) < state_sweep_plan_waves(&sw)) {
         /* what the waves after last_wave still hold: a later sweep's work, if any */
-        long all = scale_sweep_pending(dir, &sw, state, 0), some = scale_sweep_pending(dir, &sw, state, sw.last_wave);
-        json_object_set_new(o, "pending_after_last_wave", json_integer(all >= 0 && some >= 0 ? all - some : -1));
+        long all = scale_sweep_pending(dir, &sw, state, 0); /* the cut plan has no wave 4: its own are counted */
+        json_object_set_new(o, "pending_after_last_wave", json_integer(all >= 0 ? all - (long)unfinished : -1));
     }
     json_object_set_new(o, "planned", json_integer((json_int_t)planned));
     json_object_set_new(o, "not_started", json_integer((json_int_t)not_started));
