@@ -164,14 +164,16 @@ static void page_head(const struct report_render *rr, struct strbuf *sb)
     strbuf_adds(sb, " ");
     html_link_tuning(rr, sb, "RESUME.md", "RESUME.md");
     strbuf_adds(sb, "</p>\n");
-    const struct report_sweep_info *in = &rr->sw->info;
-    if (in->present) {
+    const struct state_sweep *in = &rr->sw->sweep;
+    if (rr->sw->have_sweep) {
         strbuf_adds(sb, "<p class=\"meta\">last sweep: dtype ");
         esc_html(sb, in->dtype);
         strbuf_adds(sb, ", plan ");
         esc_html(sb, in->plan);
         strbuf_adds(sb, ", backend ");
         esc_html(sb, in->backend);
+        if (in->last_wave)
+            strbuf_addf(sb, ", waves 1-%d of %d", in->last_wave, state_sweep_plan_waves(in));
         strbuf_adds(sb, ", status <b>");
         esc_html(sb, in->status);
         strbuf_adds(sb, "</b></p>\n");

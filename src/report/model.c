@@ -99,7 +99,6 @@ void sweep_release(struct report_sweep *sw)
         shape_release(&sw->shapes[i]);
     free(sw->shapes);
     free(sw->tuning_dir);
-    free(sw->info.shapes);
     notes_release(&sw->notes);
     memset(sw, 0, sizeof *sw);
 }

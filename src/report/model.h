@@ -116,17 +116,11 @@ struct report_shape {
     struct report_stats st;
 };
 
-/* state.json "sweep": the last `croqtuner sweep` over this directory. */
-struct report_sweep_info {
-    bool present;
-    char dtype[16], plan[16], status[64], backend[16];
-    char *shapes;                 /* the shapes.json it followed, as recorded */
-};
-
 struct report_sweep {
     char *tuning_dir;             /* as given */
     bool have_state;
-    struct report_sweep_info info;
+    bool have_sweep;              /* state.json has a "sweep": the last `croqtuner sweep` here */
+    struct state_sweep sweep;     /* ... as artifacts reads it */
     struct report_shape *shapes;  /* sorted by dtype, M, N, K, from-scratch last */
     size_t n_shapes;
     struct report_notes notes;

@@ -1,77 +1,79 @@
-/* src/report/plan.c — a sweep half done: the shapes its plan (the shapes.json recorded
- * in state.json "sweep") holds that have no run in this directory yet. Listed as one
- * note per dtype, since a sweep plans over a hundred shapes. */
-#include <limits.h>
+/* src/report/plan.c — a sweep half done: the shapes of the recorded sweep's plan (src/scale's
+ * plan_build over the shapes.json state_plan_path names, with the sweep's dtype, mode and
+ * --waves) that have no run in this directory yet. One note per dtype, since a sweep plans
+ * over a hundred shapes; the shapes of waves a `--waves N` sweep leaves out get their own
+ * note, since they are a later sweep's work and not this one's gap. The plan is scale's,
+ * so the report counts what `croqtuner status` counts. */
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "shapes/shapes.h"
 #include "report/out.h"
 #include "report/sweep.h"
+#include "scale/scale.h"
 #include "target/dtype.h"
 #include "util/strbuf.h"
 
 /* Examples named in the note; the count says the rest. */
 #define PLAN_EXAMPLES 4
 
-/* The recorded path is relative to where the sweep ran: try the tuning dir first. */
-static const char *plan_path(const struct report_sweep *sw, char *buf, size_t len)
-{
-    const char *p = sw->info.shapes;
-    if (p[0] != '/' && !report_path_fmt(buf, len, "%s/%s", sw->tuning_dir, p) && access(buf, R_OK) == 0)
-        return buf;
-    return p;
-}
+struct plan_count {
+    size_t planned, missing;
+    struct strbuf ex;
+};
 
-static bool started(struct report_sweep *sw, const char *dtype, const struct croq_shape *c)
+static void count_waves(struct report_sweep *sw, const struct scale_plan *p, int dt, struct plan_count *c)
 {
-    char key[80];
-    snprintf(key, sizeof key, "%s_%ldx%ldx%ld", dtype, c->m, c->n, c->k);
-    if (sweep_find(sw, key))
-        return true;
-    strncat(key, "_fs", sizeof key - strlen(key) - 1);
-    return sweep_find(sw, key) != NULL;
-}
-
-static void plan_dtype(struct report_sweep *sw, const struct scenario_set *set, int dt, const char *path)
-{
-    const char *name = croq_dtype_name(dt);
-    size_t planned = 0, missing = 0;
-    struct strbuf ex = STRBUF_INIT;
-    const struct croq_shape *lists[2] = {set->typical[dt], set->scenario};
-    size_t counts[2] = {set->n_typical[dt], set->n_scenario};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; i < counts[l]; i++) {
-            const struct croq_shape *c = &lists[l][i];
-            if (l == 1 && scenarios_is_typical(set, dt, c))
-                continue; /* counted with the typical shapes */
-            planned++;
-            if (started(sw, name, c))
+    for (int st = 0; st < 3; st++)
+        for (size_t i = 0; i < p->waves[dt][st].n; i++) {
+            const char *key = p->waves[dt][st].s[i].key;
+            c->planned++;
+            if (sweep_find(sw, key))
                 continue;
-            if (missing++ < PLAN_EXAMPLES)
-                strbuf_addf(&ex, "%s%s_%ldx%ldx%ld", ex.len ? ", " : "", name, c->m, c->n, c->k);
+            if (c->missing++ < PLAN_EXAMPLES)
+                strbuf_addf(&c->ex, "%s%s", c->ex.len ? ", " : "", key);
         }
-    if (missing)
-        notes_add(&sw->notes, NOTE_MISSING, NULL, "sweep plan '%s': %zu of %zu %s shapes not started yet (%s%s)",
-                  path, missing, planned, name, strbuf_str(&ex), missing > PLAN_EXAMPLES ? ", ..." : "");
-    strbuf_release(&ex);
 }
 
 void plan_check(struct report_sweep *sw)
 {
-    if (!sw->info.present || !sw->info.shapes)
+    if (!sw->have_sweep || !sw->sweep.shapes[0])
         return;
-    char buf[PATH_MAX], err[512];
-    const char *path = plan_path(sw, buf, sizeof buf);
-    struct scenario_set set;
-    if (scenarios_load(path, &set, err, sizeof err)) {
+    char path[ENGINE_PATH_MAX], err[600];
+    struct scale_plan run, all;
+    int dtype = state_sweep_dtype(&sw->sweep), mode = state_sweep_mode(&sw->sweep);
+    int last = state_sweep_last_wave(&sw->sweep);
+    if (state_plan_path(sw->tuning_dir, &sw->sweep, path)) {
+        notes_add(&sw->notes, NOTE_INFO, NULL, "sweep plan '%s': path too long: shapes not started cannot be listed",
+                  sw->sweep.shapes);
+        return;
+    }
+    if (plan_build(path, dtype, mode, sw->sweep.last_wave, false, &run, err, sizeof err)) {
         notes_add(&sw->notes, NOTE_INFO, NULL, "sweep plan '%s' not readable (%s): shapes not started cannot be listed",
                   path, err);
         return;
     }
-    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++)
-        if (!strcmp(sw->info.dtype, "all") || !strcmp(sw->info.dtype, croq_dtype_name(dt)))
-            plan_dtype(sw, &set, dt, sw->info.shapes);
-    scenarios_release(&set);
+    bool cut = last < state_sweep_plan_waves(&sw->sweep) && !plan_build(path, dtype, mode, 0, false, &all, err, sizeof err);
+    for (int dt = 0; dt < CROQ_DTYPE_COUNT; dt++) {
+        if (!run.dtypes[dt])
+            continue;
+        const char *name = croq_dtype_name(dt);
+        struct plan_count c = {.ex = STRBUF_INIT}, later = {.ex = STRBUF_INIT};
+        count_waves(sw, &run, dt, &c);
+        if (c.missing)
+            notes_add(&sw->notes, NOTE_MISSING, NULL, "sweep plan '%s': %zu of %zu %s shapes not started yet (%s%s)",
+                      sw->sweep.shapes, c.missing, c.planned, name, strbuf_str(&c.ex),
+                      c.missing > PLAN_EXAMPLES ? ", ..." : "");
+        if (cut) {
+            count_waves(sw, &all, dt, &later);
+            if (later.missing > c.missing)
+                notes_add(&sw->notes, NOTE_INFO, NULL,
+                          "sweep plan '%s': the sweep runs waves 1-%d; the waves after %d hold %zu more %s shapes, "
+                          "not started (the same sweep command without --waves goes on with them)",
+                          sw->sweep.shapes, last, last, later.missing - c.missing, name);
+        }
+        strbuf_release(&c.ex);
+        strbuf_release(&later.ex);
+    }
+    if (cut)
+        plan_release(&all);
+    plan_release(&run);
 }

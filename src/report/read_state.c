@@ -44,20 +44,8 @@ static void take_shape(void *arg, const char *key, const struct state_shape *e)
 int state_read(struct report_sweep *sw, const char *path)
 {
     struct state_reader rd = {take_shape, take_note, sw};
-    struct state_sweep sweep;
-    bool have_sweep;
-    if (state_read_lenient(path, &rd, &sweep, &have_sweep))
+    if (state_read_lenient(path, &rd, &sw->sweep, &sw->have_sweep))
         return -1;
-    if (have_sweep) {
-        struct report_sweep_info *in = &sw->info;
-        in->present = true;
-        snprintf(in->dtype, sizeof in->dtype, "%s", sweep.dtype);
-        snprintf(in->plan, sizeof in->plan, "%s", sweep.plan);
-        snprintf(in->status, sizeof in->status, "%.*s", (int)sizeof in->status - 1, sweep.status);
-        snprintf(in->backend, sizeof in->backend, "%s", sweep.backend);
-        free(in->shapes);
-        in->shapes = sweep.shapes[0] ? xstrdup(sweep.shapes) : NULL;
-    }
     sw->have_state = true;
     return 0;
 }

@@ -201,7 +201,7 @@ grep -qF 'src="shapes/f16_4096x8192x8192/convergence.svg"' "$html" || fail "conv
 # ---- what the page says about partial data ------------------------------------------
 grep -q 'Simulated data' "$html" || fail "no simulated-data warning"
 grep -qF 'results.tsv:44: last line has no newline' "$tmp/out/notes.txt" || fail "torn line not noted"
-grep -qF "2 of 4 f16 shapes not started yet (f16_2048x8192x8192, f16_768x768x768)" "$out/notes.txt" \
+grep -qF "2 of 4 f16 shapes not started yet (f16_768x768x768, f16_2048x8192x8192)" "$out/notes.txt" \
     || fail "sweep plan gaps not listed: $(cat "$out/notes.txt")"
 grep -qF "cuSPARSELt search 738.4 (anchor, not same run)" "$out/shapes/f16_1024x8192x1024/convergence.gp" \
     || fail "anchor vendor line not labelled as such"

@@ -305,8 +305,9 @@ static void test_state_forms(void **state)
     assert_true(fabs(s->state_baseline - 10.5) < 1e-12);
     assert_true(fabs(s->state_best - 12.25) < 1e-12);
     assert_true(shape_finished(s));
-    assert_true(sw.info.present);
-    assert_string_equal(sw.info.shapes, "plan.json");
+    assert_true(sw.have_sweep);
+    assert_string_equal(sw.sweep.shapes, "plan.json");
+    assert_int_equal(sw.sweep.last_wave, 0); /* absent: every wave */
     assert_true(has_note(&sw.notes, NOTE_MALFORMED, "'bogus/../key' is not a shape key"));
     sweep_release(&sw);
 
