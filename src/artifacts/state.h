@@ -159,6 +159,7 @@ struct state_sweep {
     bool waves;                     /* run in waves by workers (src/scale) */
     int last_wave;                  /* the plan's waves 1..last_wave run (sweep --waves), 0 all;
                                        absent in state.json: all */
+    bool last_wave_bad;             /* last_wave present but not 1..STATE_SWEEP_WAVES (read as 0) */
     bool complete;                  /* dtype, plan, shapes, backend and seed present, iters in range */
 };
 /* false (out zeroed) when state has no sweep object. */

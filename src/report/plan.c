@@ -5,6 +5,7 @@
  * note, since they are a later sweep's work and not this one's gap. The plan is scale's,
  * so the report counts what `croqtuner status` counts. */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/out.h"
 #include "report/sweep.h"
@@ -41,6 +42,19 @@ void plan_check(struct report_sweep *sw)
     struct scale_plan run, all;
     int dtype = state_sweep_dtype(&sw->sweep), mode = state_sweep_mode(&sw->sweep);
     int last = state_sweep_last_wave(&sw->sweep);
+    /* a record only a lenient reader accepts (state_validate refuses it) names no plan */
+    char bad[120] = "";
+    if (dtype < 0 && strcmp(sw->sweep.dtype, "all"))
+        snprintf(bad, sizeof bad, "dtype '%s'", sw->sweep.dtype);
+    else if (mode < 0 && strcmp(sw->sweep.plan, "default"))
+        snprintf(bad, sizeof bad, "plan '%s'", sw->sweep.plan);
+    else if (sw->sweep.last_wave_bad)
+        snprintf(bad, sizeof bad, "last_wave (not an integer 1-%d)", STATE_SWEEP_WAVES);
+    if (bad[0]) {
+        notes_add(&sw->notes, NOTE_MALFORMED, NULL,
+                  "state.json: the sweep record's %s is not one a sweep writes: shapes not started cannot be listed", bad);
+        return;
+    }
     if (state_plan_path(sw->tuning_dir, &sw->sweep, path)) {
         notes_add(&sw->notes, NOTE_INFO, NULL, "sweep plan '%s': path too long: shapes not started cannot be listed",
                   sw->sweep.shapes);
