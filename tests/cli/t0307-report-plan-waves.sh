@@ -2,8 +2,9 @@
 # `croqtuner report` over a sweep run with `--waves 1`: its gap note counts the shapes of the
 # waves the sweep runs (src/scale's plan, as `croqtuner status` counts them), and the shapes
 # of the later waves get a note of their own instead of reading as missing. The fixture's
-# plan per dtype: wave 1 the typical shape (from scratch), wave 2 768³, wave 3
-# {2048,4096}x8192x8192; started: f16 1024x8192x1024 (both modes) and 4096x8192x8192 of each dtype.
+# plan: f16 wave 1 1024x8192x1024 (from scratch), wave 2 768³, wave 3 {2048,4096}x8192x8192;
+# e4m3 wave 1 768³ (its typical shape), wave 3 the same two; started: f16 1024x8192x1024
+# (both modes) and 4096x8192x8192 of each dtype.
 # A sweep record no sweep writes (last_wave out of range, an unknown dtype or plan: only the
 # lenient reader accepts it) gets a note and no plan.
 set -u
