@@ -20,10 +20,3 @@ int path_published_best(char out[ENGINE_PATH_MAX], const char *dtype, const char
     return path_fmt(out, "kernels/gemm_sp_%s/%s_best.cu", dtype, key);
 }
 
-void utc_now(char out[32])
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}

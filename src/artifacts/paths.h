@@ -13,6 +13,4 @@ int path_fmt(char out[ENGINE_PATH_MAX], const char *fmt, ...) __attribute__((for
  * "kernels/gemm_sp_<dtype>/<key>_best.cu" (written at SHAPE_COMPLETE, step_complete.c).
  * -1 when it does not fit. */
 int path_published_best(char out[ENGINE_PATH_MAX], const char *dtype, const char *key);
-/* UTC "2026-11-29T11:23:45Z" */
-void utc_now(char out[32]);
 #endif

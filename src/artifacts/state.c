@@ -32,6 +32,7 @@
 #include "util/jsonget.h"
 #include "util/log.h"
 #include "util/regfile.h"
+#include "util/utctime.h"
 
 /* An entry's numbers and names, in the ranges and sets the checkpoint reader takes
  * (checkpoint.c), so status, resume and the audit never act on a value the engine could

@@ -13,6 +13,7 @@
 #include "artifacts/names.h"
 #include "util/atomicio.h"
 #include "util/regfile.h"
+#include "util/utctime.h"
 
 const char *const vendor_subject_names[VENDOR_SUBJECTS] = {"cusparselt_default", "cusparselt_search", "cublas"};
 static const char *const timing_names[] = {[VENDOR_TIMING_BLOCKS] = "blocks",
@@ -64,10 +65,8 @@ int vendor_record_write(const char *tuning, const struct vendor_record *r, char 
      * no shape's run cleans perf/<dtype>_<M>x<N>x<K>/ when only its _fs shape is tuned */
     atomic_clean_temps(dir, "vendor.json.", 0);
     snprintf(stamp, sizeof stamp, "%s", r->timestamp);
-    if (!stamp[0]) {
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    }
+    if (!stamp[0])
+        utc_now(stamp);
     /* members in the order docs/report.md shows them */
     json_t *j = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I}", "schema", 1, "key", key, "dtype",
                           croq_dtype_name(r->dtype), "M", (json_int_t)r->shape.m, "N", (json_int_t)r->shape.n, "K",

@@ -8,19 +8,17 @@
 
 #include "util/atomicio.h"
 #include "util/strbuf.h"
+#include "util/utctime.h"
 
 void bench_row_init(struct bench_row *r, int dtype, const struct croq_shape *s, const char *kernel)
 {
-    time_t now = time(NULL);
-    struct tm tm;
     memset(r, 0, sizeof *r);
     r->shape = *s;
     r->dtype = dtype;
     snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
     snprintf(r->l2, sizeof r->l2, "warm");
     r->tflops = r->median_ms = r->spread_pct = r->max_err_over_tol = r->sm_clock_mhz = r->pct_peak = NAN;
-    gmtime_r(&now, &tm);
-    strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    utc_now(r->date);
 }
 
 static void shape_text(const struct croq_shape *s, char *out, size_t len)

@@ -15,6 +15,7 @@
 
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/utctime.h"
 
 double engine_mono_s(void)
 {

@@ -17,6 +17,7 @@
 #include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/hash.h"
+#include "util/utctime.h"
 
 /* The fault --inject-fault asks for at this iteration (codegen_fault; 0 none). The
  * list is "KIND@ITER" items separated by commas; a malformed item injects nothing. */

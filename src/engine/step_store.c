@@ -22,6 +22,7 @@
 #include "artifacts/srcstore.h"
 #include "util/atomicio.h"
 #include "util/log.h"
+#include "util/utctime.h"
 
 static void make_row(struct run *r, struct result_row *row, double best_after)
 {

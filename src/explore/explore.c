@@ -22,6 +22,7 @@
 #include "util/log.h"
 #include "util/regfile.h"
 #include "util/spawn.h"
+#include "util/utctime.h"
 
 #define BACKOFF_FIRST_S 5.0
 #define BACKOFF_MAX_S 300.0
@@ -193,14 +194,6 @@ static void trials_from_raw(const json_t *raw, struct ds_record *rec)
     const char *gpu = json_string_value(json_object_get(raw, "gpu"));
     if (gpu)
         snprintf(rec->gpu, sizeof rec->gpu, "%s", gpu);
-}
-
-static void utc_now(char out[32])
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* Measure j (built) and append its record. 0, or -1 (local failure: said why). */

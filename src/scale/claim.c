@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "util/atomicio.h"
 #include "util/log.h"
 #include "util/regfile.h"
+#include "util/utctime.h"
 
 bool claim_lock_held(const char *dir, const char *key)
 {
@@ -38,19 +40,12 @@ bool claim_lock_held(const char *dir, const char *key)
     return held;
 }
 
-/* Seconds since a UTC ISO 8601 time ("2026-11-29T11:42:07Z"); a huge age when absent
- * or malformed (it then says nothing about the claim). */
+/* Seconds since a stamp; a huge age when absent or malformed (it then says nothing about
+ * the claim). */
 static double since(const char *iso)
 {
-    struct tm tm;
-    int n = 0;
-    memset(&tm, 0, sizeof tm);
-    if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                       &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 20 || iso[n])
-        return 1e18;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return difftime(time(NULL), timegm(&tm));
+    double t = utc_parse(iso);
+    return isnan(t) ? 1e18 : difftime(time(NULL), (time_t)t);
 }
 
 void claim_facts_gather(const char *dir, const struct claim *c, const struct proc_ident *self, json_t *state,

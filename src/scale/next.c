@@ -5,6 +5,7 @@
  * are about: state.json is consistent after every step, with no merge needed.
  */
 #include "scale.h"
+#include "util/utctime.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,18 +8,7 @@
 #include <time.h>
 
 #include "util/log.h"
-
-/* "2026-11-29T11:42:07Z" -> seconds since the epoch, or NAN. */
-static double utc_seconds(const char *s)
-{
-    struct tm tm = {0};
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec) != 6)
-        return NAN;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return (double)timegm(&tm);
-}
+#include "util/utctime.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -84,7 +73,7 @@ int plansim_measure(const char *dir, struct plansim_point **pts, size_t *n, size
             faulted |= log.rows[r].decision == DEC_DISCARD_TIMEOUT || log.rows[r].decision == DEC_DISCARD_RUNTIME_CRASH;
         double *stamps = xmalloc((log.n ? log.n : 1) * sizeof *stamps);
         for (size_t r = 0; r < log.n; r++)
-            stamps[r] = utc_seconds(log.rows[r].timestamp);
+            stamps[r] = utc_parse(log.rows[r].timestamp);
         const double busy = plansim_busy_seconds(stamps, log.n);
         free(stamps);
         if (!faulted && log.n >= 2 && isfinite(busy)) {

@@ -19,6 +19,7 @@
 #include "util/atomicio.h"
 #include "util/log.h"
 #include "util/spawn.h"
+#include "util/utctime.h"
 
 static bool digits(const char *s, size_t n)
 {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/utctime.h"
 #include "scale/scale.h"
 #include "util/atomicio.h"
 

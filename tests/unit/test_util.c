@@ -31,6 +31,7 @@
 #include "util/srcnorm.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
+#include "util/utctime.h"
 
 static char tmpdir[256];
 
@@ -854,6 +855,26 @@ static void test_opts_check_help(void **state)
     assert_int_equal(opts_check_help(&s, err, sizeof err), -1);
 }
 
+/* A stamp reads back as the time it was written from; anything else a writer does not
+ * produce is NAN. 1764415327 is 2025-11-29T11:22:07Z (date -u -d @1764415327). */
+static void test_utctime(void **state)
+{
+    (void)state;
+    char s[UTC_STAMP_SIZE];
+    utc_format((time_t)1764415327, s);
+    assert_string_equal(s, "2025-11-29T11:22:07Z");
+    assert_true(utc_parse(s) == 1764415327.0);
+    assert_true(utc_parse("1970-01-01T00:00:00Z") == 0.0);
+    utc_now(s);
+    double now = utc_parse(s);
+    assert_true(fabs(now - (double)time(NULL)) <= 2.0);
+    const char *bad[] = {NULL, "", "2025-11-29T11:22:07", "2025-11-29T11:22:07Z ", "2025-11-29 11:22:07Z",
+                         "2025-13-29T11:22:07Z", "2025-11-29T24:22:07Z", "2025-11-29T11:60:07Z", "2025-11-00T11:22:07Z",
+                         "2025-1-29T11:22:07Z", "x2025-11-29T11:22:07Z", "1969-12-31T23:59:59Z"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_true(isnan(utc_parse(bad[i])));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -881,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_flock_holder),
         cmocka_unit_test(test_jsonget),
         cmocka_unit_test(test_opts_parse),
+        cmocka_unit_test(test_utctime),
         cmocka_unit_test(test_opts_value_messages),
         cmocka_unit_test(test_opts_check_help),
     };
