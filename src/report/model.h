@@ -77,6 +77,9 @@ struct report_stats {
     double best_hw_eff;           /* hw_eff_pct of that row */
     int iters_done;               /* highest iteration recorded (0: only the baseline) */
     int budget;                   /* from state.json, -1 if unknown */
+    double best_clock_mhz;        /* SM clock of best's measurement (the ladder's median for its winner) */
+    int reach95_iter;             /* first iteration whose running best is >= 95 % of the last one, -1 */
+    double busy_s;                /* seconds the run worked, first row to last (stats.c), NAN */
     int n_decision[RD_COUNT];
     double *best_so_far;          /* per row: best TFLOPS after that row's decision */
 };

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "artifacts/state.h"
+#include "scale/plansim.h"
+#include "util/utctime.h"
 #include "util/log.h"
 
 static bool improves_best(const struct report_row *r)
@@ -51,17 +53,51 @@ static void derive_status(struct report_shape *s)
         snprintf(s->status, sizeof s->status, "unknown");
 }
 
+/* The run's busy seconds from its rows' stamps, a run cut and resumed later not counting
+ * the pause: plan-sim's rule (plansim_busy_seconds), so the report's wall time is the one
+ * `croqtuner plan-sim` fits its model to. NAN when fewer than two rows carry a stamp. */
+static double busy_seconds(const struct report_shape *s)
+{
+    double *t = xmalloc((s->n_rows ? s->n_rows : 1) * sizeof *t), out;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_rows; i++) {
+        double x = utc_parse(s->rows[i].timestamp);
+        if (isfinite(x))
+            t[n++] = x;
+    }
+    out = n >= 2 ? plansim_busy_seconds(t, n) : NAN;
+    free(t);
+    return out;
+}
+
+/* How fast the chained best converged: the first iteration at 95 % of its final value. */
+static int reach95(const struct report_shape *s)
+{
+    double last = NAN;
+    for (size_t i = s->n_rows; i-- > 0 && isnan(last);)
+        last = s->st.best_so_far[i];
+    for (size_t i = 0; isfinite(last) && i < s->n_rows; i++)
+        if (isfinite(s->st.best_so_far[i]) && s->st.best_so_far[i] >= 0.95 * last)
+            return s->rows[i].iter;
+    return -1;
+}
+
 void stats_compute(struct report_shape *s)
 {
     struct report_stats *st = &s->st;
     memset(st->n_decision, 0, sizeof st->n_decision);
     st->baseline = st->best = st->best_hw_eff = NAN;
     st->best_iter = -1;
+    st->best_clock_mhz = NAN;
     compute_best(s);
+    for (size_t i = 0; i < s->n_rows; i++)
+        if (s->rows[i].iter == st->best_iter && improves_best(&s->rows[i]))
+            st->best_clock_mhz = s->rows[i].sm_clock_mhz;
     if (s->best_from_ladder && isfinite(s->state_best)) { /* the registered best: the ladder's winner */
         st->best = s->state_best;
         st->best_iter = s->ladder_best_iter;
         st->best_hw_eff = NAN; /* its row's: the efficiency of that configuration at that row's clock */
+        st->best_clock_mhz = s->ladder_best_clock > 0 ? s->ladder_best_clock : NAN;
         for (size_t i = 0; i < s->n_rows; i++)
             if (s->rows[i].iter == st->best_iter)
                 st->best_hw_eff = s->rows[i].hw_eff_pct;
@@ -75,6 +111,8 @@ void stats_compute(struct report_shape *s)
     st->iters_done = s->n_rows ? s->rows[s->n_rows - 1].iter
                                : (s->in_state && s->state_iteration > 0 ? s->state_iteration : 0);
     st->budget = s->in_state ? s->state_budget : -1;
+    st->reach95_iter = reach95(s);
+    st->busy_s = busy_seconds(s);
     derive_status(s);
 }
 

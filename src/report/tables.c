@@ -23,6 +23,12 @@ static const char *protocol_marker(const struct report_vendor *v)
     return v->protocol == VPROTO_INTERLEAVED ? " [i]" : " [b]";
 }
 
+/* What the last three columns mean: said under the table. */
+#define CONVERGENCE_LEGEND                                                                                   \
+    "; 95 % of best at iteration: the first iteration whose running best reached 95 % of the final one; "  \
+    "wall: seconds from the run's first results.tsv row to its last, a pause (a run cut and resumed later) " \
+    "counted as its median gap between rows"
+
 #define VENDOR_LEGEND                                                                                        \
     "; vendor source [i]: measured by a compare that timed the vendors and ours interleaved, round by "    \
     "round at one clock; [b]: by an older compare that timed them one after the other in blocks"
@@ -47,7 +53,7 @@ static bool has_measured_vendor(const struct report_shape *s)
 
 enum {
     S_M, S_N, S_K, S_DTYPE, S_RUN, S_BACKEND, S_STATUS, S_DONE, S_BUDGET, S_BASE, S_BEST, S_PEAK, S_SAME,
-    S_CUBLAS, S_SL, S_VSRC, S_XBASE, S_XCUBLAS, S_XSL, S_NCOLS
+    S_CUBLAS, S_SL, S_VSRC, S_XBASE, S_XCUBLAS, S_XSL, S_CLOCK, S_REACH95, S_BUSY, S_NCOLS
 };
 
 static void summary_cols(struct report_table *t)
@@ -58,7 +64,8 @@ static void summary_cols(struct report_table *t)
         {"best (TFLOPS)", true}, {"% of peak", true}, {"best in the vendors' run (TFLOPS)", true},
         {"cuBLAS dense (TFLOPS)", true},
         {"cuSPARSELt (TFLOPS)", true}, {"vendor source", false}, {"speed-up vs baseline", true},
-        {"speed-up vs cuBLAS", true}, {"speed-up vs cuSPARSELt", true},
+        {"speed-up vs cuBLAS", true}, {"speed-up vs cuSPARSELt", true}, {"best at SM clock (MHz)", true},
+        {"95 % of best at iteration", true}, {"wall (s)", true},
     };
     for (int c = 0; c < S_NCOLS; c++)
         table_col(t, (size_t)c, cols[c].h, cols[c].right);
@@ -104,6 +111,10 @@ static void summary_row(struct report_table *t, const struct report_shape *s)
     table_ratio(t, r, S_XBASE, x.base, 2);
     table_ratio(t, r, S_XCUBLAS, x.cublas, 2);
     table_ratio(t, r, S_XSL, x.sl, 2);
+    table_num(t, r, S_CLOCK, s->st.best_clock_mhz, 0);
+    if (s->st.reach95_iter >= 0)
+        table_int(t, r, S_REACH95, s->st.reach95_iter);
+    table_num(t, r, S_BUSY, s->st.busy_s, 0);
 }
 
 /* The run counted for a shape in the vendor geometric means: of its from-current-best
@@ -131,11 +142,12 @@ void tables_summary(const struct report_sweep *sw, struct report_table *t)
     bool measured = false;
     for (size_t i = 0; i < sw->n_shapes; i++)
         measured |= has_measured_vendor(&sw->shapes[i]);
-    char caption[512];
-    snprintf(caption, sizeof caption, "%s%s",
+    char caption[1024];
+    snprintf(caption, sizeof caption, "%s%s%s",
              count_simulated(sw) ? "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t); "
                                    "rows of backend sim are the simulated backend's, not GPU measurements"
                                  : "Sweep summary: best TFLOPS per shape and speed-ups (dense-equivalent 2MNK/t)",
+             CONVERGENCE_LEGEND,
              measured ? VENDOR_LEGEND : "");
     table_init(t, caption, S_NCOLS);
     summary_cols(t);

@@ -44,7 +44,7 @@ leftover=$(find "$out" -name '.*tmp*' | head -3)
 
 # ---- table numbers equal the ones computed from the fixture --------------------------
 python3 - "$fx" "$out" <<'EOF' || fail "table values differ from the fixture (above)"
-import csv, math, re, sys
+import calendar, csv, math, re, sys, time
 fx, out = sys.argv[1], sys.argv[2]
 bad = []
 def check(what, got, want):
@@ -56,6 +56,13 @@ def rows(key):
     head = lines[1].split("\t")
     # a final line without newline is a torn append: not a row
     return [dict(zip(head, l.split("\t"))) for l in lines[2:-1] if len(l.split("\t")) == len(head)]
+
+def busy(stamps):
+    # first row to last, a pause (above max(120 s, 20 x the median gap)) counted as the median gap
+    s = [calendar.timegm(time.strptime(x, "%Y-%m-%dT%H:%M:%SZ")) for x in stamps]
+    gaps = [b - a for a, b in zip(s, s[1:])]
+    med = sorted(gaps)[(len(gaps) - 1) // 2]
+    return sum(med if g > max(120.0, 20.0 * med) else g for g in gaps)
 
 def stats(key):
     r = rows(key)
@@ -92,7 +99,10 @@ for key, vend in vendor.items():
             "cuBLAS dense (TFLOPS)": fmt("%.1f", cublas), "cuSPARSELt (TFLOPS)": fmt("%.1f", sl),
             "speed-up vs baseline": "%.2f" % xb, "speed-up vs cuBLAS": fmt("%.2f", xc),
             "speed-up vs cuSPARSELt": fmt("%.2f", xs), "iterations done": str(int(r[-1]["iter"])),
-            "budget": str(budget[key])}
+            "budget": str(budget[key]), "best at SM clock (MHz)": "%.0f" % float(
+                next(x["sm_clock_mhz"] for x in r if x["decision"] in ("BASELINE", "KEEP") and float(x["tflops"]) == best)),
+            "95 % of best at iteration": next(x["iter"] for x in r if float(x["best_tflops"]) >= 0.95 * float(r[-1]["best_tflops"])),
+            "wall (s)": "%.0f" % busy([x["timestamp"] for x in r])}
     for col, v in want.items():
         check("%s %s" % (key, col), row[col], v)
     # the same row in Markdown and LaTeX, same rounding
