@@ -206,8 +206,10 @@ bool state_sweep_get(json_t *state, struct state_sweep *out)
     out->iters = (int)x;
     out->waves = json_is_true(json_object_get(sw, "waves"));
     x = 0;
-    if (json_object_get(sw, "last_wave") && !jget_int_in(&g, sw, "sweep", "last_wave", true, 1, STATE_SWEEP_WAVES, &x))
-        out->complete = false, out->last_wave_bad = true;
+    if (json_object_get(sw, "last_wave") && !jget_int_in(&g, sw, "sweep", "last_wave", true, 1, STATE_SWEEP_WAVES, &x)) {
+        out->complete = false;
+        out->last_wave_bad = true;
+    }
     out->last_wave = (int)x;
     return true;
 }

@@ -8,8 +8,8 @@
 
 #include "artifacts/state.h"
 #include "scale/plansim.h"
-#include "util/utctime.h"
 #include "util/log.h"
+#include "util/utctime.h"
 
 static bool improves_best(const struct report_row *r)
 {
@@ -30,6 +30,7 @@ static void compute_best(struct report_shape *s)
             cur = isnan(cur) || r->tflops > cur ? r->tflops : cur;
             st->best_iter = r->iter;
             st->best_hw_eff = r->hw_eff_pct;
+            st->best_clock_mhz = r->sm_clock_mhz;
         }
         if (isfinite(r->best_tflops))
             cur = r->best_tflops;
@@ -90,9 +91,6 @@ void stats_compute(struct report_shape *s)
     st->best_iter = -1;
     st->best_clock_mhz = NAN;
     compute_best(s);
-    for (size_t i = 0; i < s->n_rows; i++)
-        if (s->rows[i].iter == st->best_iter && improves_best(&s->rows[i]))
-            st->best_clock_mhz = s->rows[i].sm_clock_mhz;
     if (s->best_from_ladder && isfinite(s->state_best)) { /* the registered best: the ladder's winner */
         st->best = s->state_best;
         st->best_iter = s->ladder_best_iter;

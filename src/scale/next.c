@@ -5,12 +5,13 @@
  * are about: state.json is consistent after every step, with no merge needed.
  */
 #include "scale.h"
-#include "util/utctime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "util/utctime.h"
 
 /* The "scale" member as the workers wrote it; anything else is damage, and a worker
  * must not guess who holds what. */
