@@ -17,7 +17,9 @@ add_custom_command(
   COMMENT "nvcc: croqsparse compression kernels (sm_90a)"
   VERBATIM)
 
-set(CROQSPARSE_TUNING "${CMAKE_SOURCE_DIR}/results/h200/tuning-typical" "${CMAKE_SOURCE_DIR}/results/h200/tuning-f16-768")
+# the typical sweep: the 14 typical shapes per dtype and the reference shape 4096x8192x8192,
+# all tuned on the H200 with today's kernel ABI (results/h200/sweep-typical-runs/README.md)
+set(CROQSPARSE_TUNING "${CMAKE_SOURCE_DIR}/results/h200/sweep-typical")
 set(CROQSPARSE_PACK "${CMAKE_BINARY_DIR}/croqsparse_default.pack")
 set(_pack_args)
 set(_pack_deps)
@@ -25,14 +27,13 @@ foreach(d ${CROQSPARSE_TUNING})
   list(APPEND _pack_args --tuning "${d}")
   list(APPEND _pack_deps "${d}/state.json")
 endforeach()
-# --regenerate: these bests were measured with ABI-1 kernels (before the epilogue's
-# alpha/scale arguments); their configurations are compiled with today's sources, which the
-# library's ABI needs. A pack of directories tuned with today's kernels needs no flag:
-# export then compiles each best's measured source (docs/library.md).
+# No --regenerate: export compiles each best's measured source (regenerated from its recipe
+# by the generator snapshot that wrote it), so the pack holds the modules the sweep measured
+# (docs/library.md).
 add_custom_command(
   OUTPUT "${CROQSPARSE_PACK}"
   COMMAND ${CMAKE_COMMAND} -E env "CROQ_CACHE_DIR=${CMAKE_BINARY_DIR}/pack-cache"
-          $<TARGET_FILE:croqtuner> export ${_pack_args} --driver 580.159.04 --regenerate
+          $<TARGET_FILE:croqtuner> export ${_pack_args} --driver 580.159.04
           --work "${CMAKE_BINARY_DIR}/pack-work" --out "${CROQSPARSE_PACK}"
   DEPENDS croqtuner ${_pack_deps} ${CROQ_KERNEL_FILES}
   COMMENT "croqtuner export: the default kernel pack (results/h200)"

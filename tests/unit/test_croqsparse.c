@@ -1091,13 +1091,14 @@ static void test_plan_search_no_device(void **state)
     free(p);
 }
 
-/* The pack built into the library: the committed H200 bests plus a fallback per dtype. */
+/* The pack built into the library: the bests of results/h200/sweep-typical (the 14 typical
+ * shapes and the reference shape per dtype) plus a fallback per dtype. */
 static void test_default_pack(void **state)
 {
     (void)state;
     struct pack p;
     char err[256];
-    int fallbacks = 0, tuned = 0;
+    int fallbacks = 0, tuned = 0, ref = 0;
     assert_int_equal(pack_parse(croqsparse_default_pack, croqsparse_default_pack_size, &p, err, sizeof err), 0);
     assert_string_equal(p.gpu, "NVIDIA H200");
     assert_int_equal(p.cuda_major, 13);
@@ -1106,23 +1107,30 @@ static void test_default_pack(void **state)
         tuned += !p.e[i].fallback;
         assert_true(p.e[i].cubin_bytes > 1000);
         assert_memory_equal(p.e[i].cubin, "\177ELF", 4);
-        if (!strcmp(p.e[i].key, "e4m3_4096x8192x8192"))
-            assert_true(fabs(p.e[i].tflops - 1782.14) < 1e-6);
-        /* the measured source's hash (results.tsv of iteration 145); the cubin is of the
-         * ABI-2 regeneration, another source */
-        if (!strcmp(p.e[i].key, "e4m3_1024x8192x1024_fs")) {
-            assert_string_equal(p.e[i].tuned_hash, "4ec3f0a8b211ae54");
-            assert_string_not_equal(p.e[i].hash, p.e[i].tuned_hash);
-        }
-        if (p.e[i].fallback)
+        if (p.e[i].fallback) {
             assert_string_equal(p.e[i].tuned_hash, "-");
+            continue;
+        }
+        /* export compiled each best's measured source (no --regenerate): the two hashes are one */
+        assert_string_equal(p.e[i].hash, p.e[i].tuned_hash);
+        /* the reference shape was tuned in both modes: the from-scratch best is the faster one,
+         * its final ladder's 1846.471 TFLOPS at 1395 MHz, iteration 41's source */
+        assert_string_not_equal(p.e[i].key, "e4m3_4096x8192x8192");
+        assert_string_not_equal(p.e[i].key, "f16_4096x8192x8192");
+        if (!strcmp(p.e[i].key, "e4m3_4096x8192x8192_fs")) {
+            ref++;
+            assert_true(fabs(p.e[i].tflops - 1846.471) < 1e-6);
+            assert_true(fabs(p.e[i].clock_mhz - 1395.0) < 1e-9);
+            assert_string_equal(p.e[i].tuned_hash, "df4c6d7ff9a627c2");
+        }
     }
+    assert_int_equal(ref, 1);
     assert_int_equal(fallbacks, 2);
-    assert_int_equal(tuned, 5);
-    /* format 3: provenance of each measurement (these bests are results.tsv's pairs, warm
-     * L2) and the cost model export fitted on the directories' rows, one per dtype */
+    assert_int_equal(tuned, 30);
+    /* format 3: provenance of each measurement (every sweep best is its final ladder's
+     * number, warm L2) and the cost model export fitted on the directory's rows, one per dtype */
     for (size_t i = 0; i < p.n; i++) {
-        assert_int_equal(p.e[i].measured, p.e[i].fallback ? PACK_MEASURED_NONE : PACK_MEASURED_PAIR);
+        assert_int_equal(p.e[i].measured, p.e[i].fallback ? PACK_MEASURED_NONE : PACK_MEASURED_LADDER);
         assert_int_equal(p.e[i].l2, p.e[i].fallback ? PACK_L2_NONE : PACK_L2_WARM);
     }
     assert_true(p.model_bytes > 1000);

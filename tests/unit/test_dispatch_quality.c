@@ -1,8 +1,8 @@
 /* tests/unit/test_dispatch_quality.c — how good libcroqsparse's nearest-shape dispatch is
  * on the H200 ground truth, and the table bench/results/dispatch-nearest-h200.txt.
  *
- * The pool: the registered best of every shape of results/h200/tuning-typical and
- * tuning-f16-768, plus the best configuration of each bench/explore dataset (as if it had
+ * The pool: the registered best of every shape of results/h200/sweep-typical (the default
+ * pack's directory), plus the best configuration of each bench/explore dataset (as if it had
  * been tuned at that shape). For each dataset shape, the entries at that shape are left
  * out (the shape "not in the pack") and a rule picks one of the rest whose configuration
  * the knob rules accept for the shape; the pick's TFLOPS is looked up in the shape's
@@ -35,7 +35,7 @@
 static const char *const datasets[] = {"f16_1024x1024x4096", "f16_1024x8192x1024", "f16_12288x4096x4096",
                                        "e4m3_1024x1024x4096", "e4m3_1024x8192x1024", "e4m3_12288x4096x4096"};
 #define NDS (sizeof datasets / sizeof datasets[0])
-static const char *const tunings[] = {"tuning-typical", "tuning-f16-768"};
+static const char *const tunings[] = {"sweep-typical"}; /* the default pack's directory (cmake/croqsparse.cmake) */
 
 struct pool {
     struct pack_entry e[64];
@@ -157,7 +157,7 @@ static void build_table(struct strbuf *sb)
     strbuf_addf(sb, "# Nearest-shape dispatch on the H200 datasets: a shape left out of the pack, which kernel\n"
                     "# each rule picks and how fast that configuration ran there. Written by\n"
                     "# tests/unit/test_dispatch_quality.c (`build/test_dispatch_quality --write`); docs/library.md.\n"
-                    "# Pool (%zu entries): the registered bests of results/h200/tuning-typical and tuning-f16-768,\n"
+                    "# Pool (%zu entries): the registered bests of results/h200/sweep-typical (the default pack's),\n"
                     "# and the best of each bench/explore dataset; TFLOPS from the left-out shape's dataset\n"
                     "# ('-': that configuration was never measured there); ratio = TFLOPS / the dataset's best.\n"
                     "# Rules: sum = pack_choose (sum over M,N,K of |log2 ratio|); area+K = |log2 MN ratio| +\n"
