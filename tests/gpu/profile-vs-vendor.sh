@@ -11,10 +11,17 @@
 # generator has, the same SASS, tests/sass_identity.sh), one launch after the verification
 # and one warm-up (`croq-runner run`). cuSPARSELt: `croq-runner compare` without ours,
 # first listed under ncu at one metric per kernel (every launch: the search's candidates,
-# both plans' timing, cuBLAS), the sparse kernel launched last taken as the search plan's
-# choice (the search ends before the timed rounds, and its plan's kernel is launched in
-# every round), then that kernel profiled once at its last launch. The listing is kept, so
-# a wrong pick can be seen: a sparse kernel is one whose name matches SPARSE_RE.
+# both plans' timing, cuBLAS); the search plan's kernel is the sparse GEMM of the timed
+# rounds (after the search's runs of back-to-back launches) that is not the default plan's
+# (the search's first candidate, config 0; on the H200, 2026-12-03, the last sparse launch
+# was the default plan's for e4m3 12288^3, so "the last one" is not the rule); then that
+# kernel profiled once at its first launch in a second run. Not its
+# last: the search times its candidates, so under ncu two runs may pick different kernels
+# (H200, 2026-12-03: the second run launched the listing's pick only among the search's
+# candidates, fewer times than the listing did); its first launch is that kernel on the same
+# operands, a candidate of the search. The listing is kept, and the table prints the profiled
+# kernel's name, so a wrong pick can be seen: a sparse kernel is one whose name matches
+# SPARSE_RE.
 #
 # Usage (GPU machine, repo root): tests/gpu/profile-vs-vendor.sh BIN_DIR TUNING_DIR OUT_DIR
 #   env: CASES (default "f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096
@@ -74,21 +81,37 @@ PY
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
         > "$W/list-$dt-$sh.csv" 2> "$W/list-$dt-$sh.err"
     echo "ncu listing $dt $sh: rc=$?"
+    # ncu's CSV shares stdout with croq-runner's JSON line and ncu's ==PROF== lines: the
+    # readers below take only the lines that start with a quote, the CSV's
     pick=$(python3 - "$W/list-$dt-$sh.csv" "$SPARSE_RE" <<'PY'
 import csv, re, sys
-rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("=="))
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))
         if r.get("ID", "").isdigit()]
-sparse = [r["Kernel Name"] for r in rows if re.search(sys.argv[2], r.get("Kernel Name", ""), re.I)]
-if sparse:
-    name = sparse[-1]
-    # its last launch, as ncu counts launches of kernels matching the filter below
-    base = re.escape(re.sub(r"[(<].*", "", name))
-    n = sum(1 for r in rows if re.match(base, r["Kernel Name"]))
-    print(f"{n - 1}\tregex:^{base}")
+names = [r["Kernel Name"] for r in rows]
+gemm = lambda n: re.search(sys.argv[2], n, re.I) and not re.search(r"compress|reorder|metadata|prun", n, re.I)
+# runs of one kernel launched back to back: the search launches each candidate 6 or 18
+# times in a row, the timed rounds (--iters 1 --trials 2) one or two
+runs = []
+for n in names:
+    if runs and runs[-1][0] == n:
+        runs[-1][1] += 1
+    else:
+        runs.append([n, 1])
+last = max((i for i, r in enumerate(runs) if r[1] >= 3), default=-1)
+rounds = {r[0] for r in runs[last + 1:] if gemm(r[0])}
+first = next((n for n in names if gemm(n)), None)  # the search's first candidate: config 0, the default plan's
+# the timed rounds launch the default plan's kernel and the search plan's: the search's is
+# the one that is not the default's (both the same kernel when the search kept config 0)
+pick = rounds - {first} if first in rounds else set()
+pick = pick or ({first} if rounds == {first} else set())
+if len(pick) == 1:
+    print("regex:^" + re.escape(re.sub(r"[(<].*", "", pick.pop())))
+else:
+    print(f"rounds' sparse kernels {sorted(rounds)}, first candidate {first}: no single pick", file=sys.stderr)
 PY
 )
     if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
-    profile "cusparselt-$dt-$sh" --kernel-name "${pick#*$'\t'}" --launch-skip "${pick%%$'\t'*}" -- \
+    profile "cusparselt-$dt-$sh" --kernel-name "$pick" -- \
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2
 done
 tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
@@ -97,17 +120,20 @@ import csv, os, sys
 w = sys.argv[1]
 cols = [("grid", "launch__grid_size"), ("block", "launch__block_size"), ("regs", "launch__registers_per_thread"),
         ("smem KB", ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")),
-        ("us", "gpu__time_duration.sum"), ("MHz", "sm__cycles_elapsed.avg.per_second"),
-        ("tensor%", "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"),
+        ("us", "gpu__time_duration.sum"), ("MHz", ["sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"]),
+        ("tensor%", ["sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+                     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"]),
         ("SM%", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-        ("DRAM%", "dram__throughput.avg.pct_of_peak_sustained_elapsed"), ("L2 hit%", "lts__t_sector_hit_rate.pct"),
+        ("DRAM%", ["dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"]), ("L2 hit%", "lts__t_sector_hit_rate.pct"),
         ("bank confl", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")]
+# a tuple: summed; a list: alternatives, the first this ncu reports (on the H200, 2026-12-03,
+# ncu 13.0 gave the elapsed form of the tensor pipe and gpu__dram_throughput only)
 # the stall reasons, in either form ncu's WarpStateStats gives them (src/profile reads both)
 STALLS = (("smsp__average_warp_latency_issue_stalled_", ".ratio"),
           ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"))
 def row_of(path):
     try:
-        rows = [r for r in csv.DictReader(l for l in open(path) if not l.startswith("=="))
+        rows = [r for r in csv.DictReader(l for l in open(path) if l.startswith('"'))
                 if r.get("ID", "").isdigit()]
     except OSError:
         return None
@@ -129,10 +155,13 @@ for line in open(os.path.join(w, "cases.txt")):
             continue
         vals = []
         for c, k in cols:
+            if isinstance(k, list):  # the first name this ncu reports
+                k = next((x for x in k if x in r), k[0])
             v = sum(num(r, x) for x in k) if isinstance(k, tuple) else num(r, k)
             v = v / 1024 if c == "smem KB" else v / 1e3 if c == "us" else v / 1e6 if c == "MHz" else v
             vals.append("%10.1f" % v)
-        cl = ", ".join("%s=%s" % (k[len("launch__"):], r[k]) for k in sorted(r) if "cluster" in k and r[k])
+        dims = [r.get("launch__cluster_dim_" + d, "") for d in "xyz"]
+        cl = "cluster " + "x".join(dims) if all(dims) else ""
         stalls = sorted(((num(r, k), k[len(a):-len(b)]) for k in r for a, b in STALLS
                          if k.startswith(a) and k.endswith(b) and not k.endswith("_not_issued" + b)), reverse=True)
         top = ", ".join("%s %.2f" % (n, v) for v, n in stalls[:5] if v == v)
