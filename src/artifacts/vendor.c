@@ -19,10 +19,13 @@ const char *const vendor_subject_names[VENDOR_SUBJECTS] = {"cusparselt_default",
 static const char *const timing_names[] = {[VENDOR_TIMING_BLOCKS] = "blocks",
                                            [VENDOR_TIMING_INTERLEAVED] = "interleaved"};
 
-int vendor_record_paths(const char *tuning, int dtype, const struct croq_shape *s, char *key, size_t keylen,
-                        char *dir, size_t dirlen, char *path, size_t pathlen)
+int vendor_record_paths(const char *tuning, int dtype, const struct croq_shape *s, bool from_scratch, char *key,
+                        size_t keylen, char *dir, size_t dirlen, char *path, size_t pathlen)
 {
-    return (size_t)snprintf(key, keylen, "%s_%ldx%ldx%ld", croq_dtype_name(dtype), s->m, s->n, s->k) >= keylen ||
+    const struct shape_key k = {dtype, *s, from_scratch ? MODE_FROM_SCRATCH : MODE_FROM_CURRENT_BEST};
+    char name[KEY_MAX];
+    key_format(&k, name);
+    return (size_t)snprintf(key, keylen, "%s", name) >= keylen ||
                    (size_t)snprintf(dir, dirlen, "%s/perf/%s", tuning, key) >= dirlen ||
                    (size_t)snprintf(path, pathlen, "%s/vendor.json", dir) >= pathlen
                ? -1
@@ -53,7 +56,8 @@ static json_t *paired_json(const struct vendor_record *r)
 int vendor_record_write(const char *tuning, const struct vendor_record *r, char *err, size_t errlen)
 {
     char key[KEY_MAX], dir[4096], path[4200], stamp[32], member[64];
-    if (vendor_record_paths(tuning, r->dtype, &r->shape, key, sizeof key, dir, sizeof dir, path, sizeof path)) {
+    if (vendor_record_paths(tuning, r->dtype, &r->shape, r->from_scratch, key, sizeof key, dir, sizeof dir, path,
+                            sizeof path)) {
         snprintf(err, errlen, "the tuning directory's path is too long");
         return -1;
     }

@@ -47,17 +47,22 @@ struct vendor_record {
     double ours_tflops;                     /* NAN: not verified */
     char ours_config[CROQ_SIG_MAX];         /* its knob signature */
     struct vendor_ratio paired[VENDOR_SUBJECTS]; /* interleaved with ours only */
+    /* ours is the best of the shape's from-scratch run: the record goes to perf/<key>_fs/,
+     * beside that run, so a compare of the from-best run's best (perf/<key>/) never
+     * replaces it; false: perf/<key>/, which the from-scratch run reads when it has none */
+    bool from_scratch;
 };
 
-/* The record's key ("f16_4096x8192x8192"), its directory <tuning>/perf/<key> and its file,
- * from a validated dtype and shape (never from user text). 0, or -1 when a path does not
- * fit (dir and path hold dirlen / pathlen bytes; key KEY_MAX). */
-int vendor_record_paths(const char *tuning, int dtype, const struct croq_shape *s, char *key, size_t keylen,
-                        char *dir, size_t dirlen, char *path, size_t pathlen);
+/* The record's key ("f16_4096x8192x8192", with from_scratch "f16_4096x8192x8192_fs"), its
+ * directory <tuning>/perf/<key> and its file, from a validated dtype and shape (never from
+ * user text). 0, or -1 when a path does not fit (dir and path hold dirlen / pathlen bytes;
+ * key KEY_MAX). */
+int vendor_record_paths(const char *tuning, int dtype, const struct croq_shape *s, bool from_scratch, char *key,
+                        size_t keylen, char *dir, size_t dirlen, char *path, size_t pathlen);
 
-/* Write r as <tuning>/perf/<key>/vendor.json, atomically (temp file and rename; a killed
- * compare's temp file in that directory is removed first), creating the directories;
- * r->timestamp empty: now. 0, or -1 with err (errno's reason). */
+/* Write r as <tuning>/perf/<key>/vendor.json (key: vendor_record_paths' of r), atomically
+ * (temp file and rename; a killed compare's temp file in that directory is removed first),
+ * creating the directories; r->timestamp empty: now. 0, or -1 with err (errno's reason). */
 int vendor_record_write(const char *tuning, const struct vendor_record *r, char *err, size_t errlen);
 
 /* Called once per problem of a record being read: line the file's line where the JSON

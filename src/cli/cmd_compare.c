@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "artifacts/names.h"
 #include "artifacts/vendor.h"
 #include "bench/cli_opts.h"
 #include "bench/kernel.h"
@@ -23,7 +24,7 @@
 static const char compare_usage[] =
     "usage: croqtuner compare --dtype f16|e4m3 --shape MxNxK [--set knob=value ...] [--config FILE]\n"
     "                         [--family] [--no-ours] [--warmup 0] [--iters 500] [--trials 10] [--seed S]\n"
-    "                         [--l2 warm|cold] [--json] [--work DIR] [--tuning DIR]\n"
+    "                         [--l2 warm|cold] [--json] [--work DIR] [--tuning DIR [--mode scratch|best]]\n"
     "\n"
     "Build our kernel (the baseline, with --family the family's defaults, or --config FILE;\n"
     "then each --set) and measure it next to\n"
@@ -45,12 +46,17 @@ static const char compare_usage[] =
     "                    L2 state (l2), how they were timed (protocol \"interleaved\", rounds)\n"
     "                    and the paired ratios (paired); a path there that cannot take it (a\n"
     "                    file as perf/, a directory or FIFO as vendor.json) is bad usage\n"
+    "  --mode scratch    ours is the best of the shape's from-scratch run: record it as\n"
+    "                    DIR/perf/<dtype>_<M>x<N>x<K>_fs/vendor.json, beside that run, so the\n"
+    "                    compare of the from-best run's best does not replace it\n"
+    "  --mode best       (default) DIR/perf/<dtype>_<M>x<N>x<K>/vendor.json, which the\n"
+    "                    from-scratch run reads too when it has no record of its own\n"
     CLI_MEASURE_HELP
     "\nExit status: 0 ours verified (with --no-ours: the runner ran), 1 a build, run or\n"
     "verification failed, 2 bad usage.\n";
 
 struct compare_args {
-    const char *dtype, *config, *work, *tuning;
+    const char *dtype, *config, *work, *tuning, *mode;
     struct cli_shape shape;
     bool json, no_ours, family;
     const char *sets[COMPARE_MAX_SETS];
@@ -61,7 +67,7 @@ struct compare_args {
 static int compare_parse(int argc, char **argv, struct compare_args *a)
 {
     measure_opts_default(&a->mo);
-    struct opt t[9 + CLI_MEASURE_OPTS_N] = {
+    struct opt t[10 + CLI_MEASURE_OPTS_N] = {
         {.name = "--json", .type = OPT_FLAG, .dst = &a->json},
         {.name = "--no-ours", .type = OPT_FLAG, .dst = &a->no_ours},
         {.name = "--family", .type = OPT_FLAG, .dst = &a->family},
@@ -71,8 +77,9 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
         {.name = "--work", .type = OPT_OUTDIR, .dst = &a->work},
         {.name = "--tuning", .type = OPT_OUTDIR, .dst = &a->tuning},
         {.name = "--set", .type = OPT_STR, .dst = a->sets, .max = COMPARE_MAX_SETS, .count = &a->nsets},
+        {.name = "--mode", .type = OPT_CUSTOM, .dst = &a->mode, .check = cli_mode_value},
     };
-    struct opt_spec spec = {"compare", compare_usage, t, 9};
+    struct opt_spec spec = {"compare", compare_usage, t, 10};
     spec.n += cli_measure_table(&a->mo, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
@@ -87,8 +94,15 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
         return 2;
     }
     a->mo.shape = a->shape.s;
+    if (a->mode && !a->tuning) {
+        log_error("compare: '--mode' says where --tuning's record goes: give --tuning DIR too");
+        return 2;
+    }
     return 0;
 }
+
+/* --mode scratch: the record of a from-scratch run's best (vendor.h). */
+static bool for_scratch(const struct compare_args *a) { return a->mode && mode_parse(a->mode) == MODE_FROM_SCRATCH; }
 
 /* Configuration and shape rules before any work. 0 or 2. */
 static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[CROQ_LABEL_MAX])
@@ -103,8 +117,8 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
     char key[96], dir[4096], path[4200], perf[4200];
     if (a->tuning) {
         snprintf(perf, sizeof perf, "%s/perf", a->tuning);
-        if (vendor_record_paths(a->tuning, a->mo.dtype, &a->mo.shape, key, sizeof key, dir, sizeof dir, path,
-                                sizeof path) ||
+        if (vendor_record_paths(a->tuning, a->mo.dtype, &a->mo.shape, for_scratch(a), key, sizeof key, dir,
+                                sizeof dir, path, sizeof path) ||
             opts_check_outdir(perf, err, sizeof err) || opts_check_outdir(dir, err, sizeof err) ||
             opts_check_outfile(path, err, sizeof err)) {
             log_error("compare: --tuning: %s, where this compare's record goes",
@@ -195,7 +209,8 @@ static int save_vendor(const struct compare_args *a, const struct croq_config *c
                               .sm_clock_mhz = c->e[MEASURE_CMP_SLT_SEARCH].sm_clock_mhz,
                               .timing = c->protocol == MEASURE_PROTO_INTERLEAVED ? VENDOR_TIMING_INTERLEAVED
                                                                                  : VENDOR_TIMING_BLOCKS,
-                              .has_ours = cfg != NULL, .ours_tflops = verified_tflops(&c->e[MEASURE_CMP_OURS])};
+                              .has_ours = cfg != NULL, .ours_tflops = verified_tflops(&c->e[MEASURE_CMP_OURS]),
+                              .from_scratch = for_scratch(a)};
     char err[4400];
     snprintf(r.gpu, sizeof r.gpu, "%s", c->run.gpu);
     if (r.timing == VENDOR_TIMING_INTERLEAVED)

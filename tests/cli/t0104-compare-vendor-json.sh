@@ -128,6 +128,22 @@ sed 's/l2=cold ;;/l2=warm ;;/' "$T/runner3" > "$T/runner4"; chmod +x "$T/runner4
 grep -q 'bad_output: runner output: timed with a warm L2, asked for cold' "$T/out" ||
     { echo "warm reply to --l2 cold: $(cat "$T/out")"; fail=1; }
 
+# --mode scratch: the compare of the from-scratch run's best is its own record, and the
+# from-best run's record of the same shape stays as it was (a second compare replaced it).
+cp "$fi5" "$T/fi5.before"
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --family --set tile_n=128 --runner "$T/runner5" \
+    --tuning "$T/inter" --mode scratch > "$T/out" 2>&1 || { cat "$T/out"; echo "compare --mode scratch failed"; exit 1; }
+ffs=$T/inter/perf/e4m3_256x256x256_fs/vendor.json
+grep -q '"key": "e4m3_256x256x256_fs"' "$ffs" 2>/dev/null || { echo "--mode scratch: no record of its own at $ffs"; fail=1; }
+grep -q '"ours_config": "dtype=e4m3,kernel=1,.*tile_n=128,' "$ffs" 2>/dev/null || { echo "--mode scratch: ours_config"; fail=1; }
+cmp -s "$fi5" "$T/fi5.before" || { echo "--mode scratch replaced the from-best run's record"; fail=1; }
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --runner "$T/runner5" --mode scratch \
+    > "$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "give --tuning DIR too" "$T/out" || { echo "--mode without --tuning: exit $rc: $(cat "$T/out")"; fail=1; }
+"$CROQ_BIN/croqtuner" compare --dtype e4m3 --shape 256x256x256 --runner "$T/runner5" --tuning "$T/inter" \
+    --mode fast > "$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "'fast' is not scratch or best" "$T/out" || { echo "--mode fast: exit $rc: $(cat "$T/out")"; fail=1; }
+
 # Where the record goes must take it: refused as bad usage before the runner runs (a
 # minute of GPU time was spent, then 'cannot write'), nothing created or replaced.
 for kind in perf-file key-fifo vendor-dir vendor-fifo; do

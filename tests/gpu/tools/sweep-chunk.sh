@@ -4,7 +4,8 @@
 # TUNING_DIR, cut after LIMIT seconds (default 480; a cut
 # shape resumes where it stopped: the sweep is crash-safe), then `croqtuner compare` of each
 # done shape's registered best beside cuSPARSELt (default and after search) and cuBLAS that
-# has no vendor record yet (perf/<dtype>_MxNxK/vendor.json, for the report), while
+# has no vendor record yet (the one the report reads: perf/<key>/vendor.json, for a
+# from-scratch key else perf/<dtype>_MxNxK/vendor.json; `compare --mode` of the key's run), while
 # COMPARE_UNTIL seconds of the call are not spent (default LIMIT + 90); with RECOMPARE_BLOCKS=1
 # also, after those, the done shapes whose record was timed in blocks (written before compare
 # interleaved its subjects: no "protocol" in vendor.json), so the report compares every shape
@@ -45,8 +46,11 @@ for key, e in sorted(json.load(open(d + "/state.json"))["shapes"].items()):
     base = key[:-3] if key.endswith("_fs") else key
     if e["status"] != "done" or not e.get("best") or e["backend"] != "gpu":
         continue
-    row = f'{e["dtype"]} {e["m"]}x{e["n"]}x{e["k"]} {e["best"]["config"].split(",", 1)[1]}'
-    vp = f"{d}/perf/{base}/vendor.json"
+    mode = "scratch" if key.endswith("_fs") else "best"
+    row = f'{e["dtype"]} {e["m"]}x{e["n"]}x{e["k"]} {mode} {e["best"]["config"].split(",", 1)[1]}'
+    vp = f"{d}/perf/{key}/vendor.json"
+    if not os.path.exists(vp):
+        vp = f"{d}/perf/{base}/vendor.json"
     if not os.path.exists(vp):
         missing.append(row)
     elif again and "protocol" not in json.load(open(vp)):
@@ -55,9 +59,9 @@ for row in missing + blocks:
     print(row)
 PY
 pack
-while read -r dtype shape cfg; do
+while read -r dtype shape mode cfg; do
     [ $(( $(date +%s) - start )) -lt "$COMPARE_UNTIL" ] || { echo "compare of $dtype $shape left for the next chunk"; continue; }
-    "$B/croqtuner" compare --dtype "$dtype" --shape "$shape" --set "$cfg" --tuning "$T" \
+    "$B/croqtuner" compare --dtype "$dtype" --shape "$shape" --set "$cfg" --tuning "$T" --mode "$mode" \
         > "$L/compare-${dtype}_$shape.txt" 2>&1
     echo "compare $dtype $shape rc=$?"; tail -n 6 "$L/compare-${dtype}_$shape.txt"
 done < "$L/to-compare.txt"

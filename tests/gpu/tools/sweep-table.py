@@ -4,7 +4,7 @@ sweep directory (issue 27's closing-note table): iterations and wall time, the r
 (TFLOPS, SM clock, iteration) and the iteration at 95 % of the final best, all as `croqtuner
 report --tuning TUNING_DIR --out REPORT_DIR` computed them (REPORT_DIR/tables/summary.csv:
 docs/report.md says how), beside what the summary does not hold: the vendors of the same
-`croqtuner compare` call one by one (perf/<shape>/vendor.json) and ours / best vendor there,
+`croqtuner compare` call one by one (perf/<key>/vendor.json, else perf/<shape>/) and ours / best vendor there,
 marked [b] when that call timed the subjects one block after another (a record without
 "protocol") and [i] when it interleaved them round by round; an interleaved record's paired
 median ratio ours / best vendor follows in brackets (docs/report.md, vendor.json).
@@ -29,7 +29,10 @@ for key, e in sorted(state.items(), key=lambda kv: (kv[1]["dtype"], kv[1]["m"] *
     tot += wall
     b = e["best"]
     base = key[:-3] if key.endswith("_fs") else key
-    vp = os.path.join(d, "perf", base, "vendor.json")
+    # the record the report reads: the key's own (compare --mode scratch), else the shape's
+    vp = os.path.join(d, "perf", key, "vendor.json")
+    if not os.path.exists(vp):
+        vp = os.path.join(d, "perf", base, "vendor.json")
     if os.path.exists(vp):
         v = json.load(open(vp))
         best_v = max(v["cusparselt_default_tflops"], v["cusparselt_search_tflops"], v["cublas_tflops"])

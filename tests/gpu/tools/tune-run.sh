@@ -25,7 +25,7 @@ state=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['shapes'][sy
         "$T/state.json" "$key" 2>/dev/null)
 if [ "${state%% *}" = done ]; then
     best=$(echo "${state#* }" | sed 's/^dtype=[a-z0-9]*,//')
-    "$B/croqtuner" compare --dtype "$DTYPE" --shape "$SHAPE" --set "$best" --tuning "$T" \
+    "$B/croqtuner" compare --dtype "$DTYPE" --shape "$SHAPE" --set "$best" --tuning "$T" --mode "$MODE" \
         > "$OUT/compare-$key.txt" 2>&1
     echo "compare rc=$?"
     cat "$OUT/compare-$key.txt"
