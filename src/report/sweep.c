@@ -107,13 +107,17 @@ static void load_results(struct report_sweep *sw, struct report_shape *s)
 
 static void load_vendor(struct report_sweep *sw, struct report_shape *s, const json_t *anchors)
 {
-    /* A from-scratch run compares with the same vendor numbers as its shape. */
+    /* A from-scratch run compares with the same vendor numbers as its shape, unless it has
+     * a record of its own (compare --mode scratch): one that is there but unusable is not
+     * replaced by the other run's, whose compare measured another best. */
     const char *keys[] = {s->key, s->base_key};
     for (int i = 0; i < (s->from_scratch ? 2 : 1) && !s->vendor.path; i++) {
         char path[PATH_MAX], rel[256];
+        struct stat st;
         snprintf(rel, sizeof rel, "perf/%s/vendor.json", keys[i]);
         snprintf(path, sizeof path, "%s/%s", sw->tuning_dir, rel);
-        vendor_read(s, path, rel, &sw->notes);
+        if (vendor_read(s, path, rel, &sw->notes) && !(lstat(path, &st) && errno == ENOENT))
+            break;
     }
     /* Simulated TFLOPS next to real vendor numbers would read as a comparison: none. */
     if (s->simulated) {

@@ -39,4 +39,21 @@ record f16_1024x8192x1024_fs 650.0
 rep
 [ "$(slt from-scratch)" = 650.0 ] || fail "from scratch with its own record: cuSPARSELt $(slt from-scratch), want 650.0"
 [ "$(slt from-current-best)" = 700.0 ] || fail "from best beside a from-scratch record: $(slt from-current-best), want 700.0"
+# A record of its own that is there but unusable (torn, another shape, not a file, its
+# directory a file) is not replaced by the other run's: the row has no same-run vendors.
+for bad in torn shape dir dirfile; do
+    rm -rf "$t/perf/f16_1024x8192x1024_fs"
+    record f16_1024x8192x1024_fs 650.0
+    f=$t/perf/f16_1024x8192x1024_fs/vendor.json
+    case $bad in
+    torn) head -c 40 "$f" >"$f.x" && mv "$f.x" "$f" ;;
+    shape) sed -i 's/"M": 1024/"M": 2048/' "$f" ;;
+    dir) rm "$f" && mkdir "$f" ;;
+    dirfile) rm -r "$t/perf/f16_1024x8192x1024_fs" && echo x >"$t/perf/f16_1024x8192x1024_fs" ;;
+    esac
+    rep
+    got=$(slt from-scratch)
+    case $got in 650.0 | 700.0) fail "$bad record of its own: cuSPARSELt $got taken" ;; esac
+    [ "$(slt from-current-best)" = 700.0 ] || fail "$bad: from best $(slt from-current-best), want 700.0"
+done
 exit 0

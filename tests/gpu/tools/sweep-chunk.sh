@@ -4,8 +4,8 @@
 # TUNING_DIR, cut after LIMIT seconds (default 480; a cut
 # shape resumes where it stopped: the sweep is crash-safe), then `croqtuner compare` of each
 # done shape's registered best beside cuSPARSELt (default and after search) and cuBLAS that
-# has no vendor record yet (the one the report reads: perf/<key>/vendor.json, for a
-# from-scratch key else perf/<dtype>_MxNxK/vendor.json; `compare --mode` of the key's run), while
+# has no vendor record yet (perf/<key>/vendor.json, `compare --mode` of the key's run; for a
+# from-scratch key also the shape's perf/<dtype>_MxNxK/vendor.json when that measured its best), while
 # COMPARE_UNTIL seconds of the call are not spent (default LIMIT + 90); with RECOMPARE_BLOCKS=1
 # also, after those, the done shapes whose record was timed in blocks (written before compare
 # interleaved its subjects: no "protocol" in vendor.json), so the report compares every shape
@@ -49,8 +49,16 @@ for key, e in sorted(json.load(open(d + "/state.json"))["shapes"].items()):
     mode = "scratch" if key.endswith("_fs") else "best"
     row = f'{e["dtype"]} {e["m"]}x{e["n"]}x{e["k"]} {mode} {e["best"]["config"].split(",", 1)[1]}'
     vp = f"{d}/perf/{key}/vendor.json"
-    if not os.path.exists(vp):
+    if not os.path.exists(vp) and key != base:
+        # the shape's record stands for a from-scratch key only when it measured this key's
+        # best (written before compare --mode): one of the from-best run's best does not
         vp = f"{d}/perf/{base}/vendor.json"
+        try:
+            ours = json.load(open(vp)).get("ours_config")
+        except (OSError, ValueError):
+            ours = None
+        if ours != e["best"]["config"]:
+            vp = f"{d}/perf/{key}/vendor.json"
     if not os.path.exists(vp):
         missing.append(row)
     elif again and "protocol" not in json.load(open(vp)):
