@@ -23,9 +23,13 @@ set(CROQSPARSE_TUNING "${CMAKE_SOURCE_DIR}/results/h200/sweep-typical")
 set(CROQSPARSE_PACK "${CMAKE_BINARY_DIR}/croqsparse_default.pack")
 set(_pack_args)
 set(_pack_deps)
+# every file export reads (state, checkpoints, results.tsv, the recipes and generator
+# snapshots it compiles, the measurements naming the GPU): an edited record re-exports
 foreach(d ${CROQSPARSE_TUNING})
   list(APPEND _pack_args --tuning "${d}")
-  list(APPEND _pack_deps "${d}/state.json")
+  file(GLOB_RECURSE _files LIST_DIRECTORIES false CONFIGURE_DEPENDS "${d}/*")
+  list(FILTER _files EXCLUDE REGEX "^${d}/build/")
+  list(APPEND _pack_deps ${_files})
 endforeach()
 # No --regenerate: export compiles each best's measured source (regenerated from its recipe
 # by the generator snapshot that wrote it), so the pack holds the modules the sweep measured

@@ -466,6 +466,8 @@ static bool header_field(const char *src, const char *prefix, char *out, size_t 
 
 bool srcstore_note(const char *src, char *out, size_t cap) { return header_field(src, "\n * note: ", out, cap); }
 
+bool srcstore_config(const char *src, char *out, size_t cap) { return header_field(src, "\n * config: ", out, cap); }
+
 int srcstore_adopt(const char *dir, const char *rel, const struct generator *gens, size_t n, size_t *used, char *err,
                    size_t errlen)
 {

@@ -72,6 +72,10 @@ int srcstore_read(const char *dir, const char *rel, char **src, size_t *len, cha
 /* The note line of a generated source's header (codegen_opts.note as written) into out;
  * false when src has none (or it does not fit cap). */
 bool srcstore_note(const char *src, char *out, size_t cap);
+/* The config line of a generated source's header (the knob signature codegen emitted its
+ * #defines from, src/codegen/codegen.c) into out; false when src has none (a source not
+ * written by codegen) or it does not fit cap. */
+bool srcstore_config(const char *src, char *out, size_t cap);
 /* Make the whole file exist (regenerated from its recipe, written atomically) for a
  * build. 0 or -1 with err. */
 int srcstore_materialize(const char *dir, const char *rel, char *err, size_t errlen);

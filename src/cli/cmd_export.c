@@ -222,8 +222,10 @@ static int add_entry(struct export *x, const struct croq_config *cfg, const char
 /* The measured source of a best (state.json best.kernel, whole or a recipe), taken only
  * from inside the tuning directory (no symlink, a regular file: srcstore_check_inside)
  * and only when its bytes hash to row_hash, the source hash results.tsv recorded for the
- * best's row: a pack quotes that row's TFLOPS for it, so any other file is refused. Its
- * hash into e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
+ * best's row: a pack quotes that row's TFLOPS for it, so any other file is refused; a
+ * generated source must also have been generated from the best's configuration (its
+ * header's config line), or the entry's config would not be its cubin's. Its hash into
+ * e->tuned_hash and its note line into note (empty if none). 0, or -1 logged. */
 static int measured_source(const char *dir, const struct state_shape *shape, const char *row_hash,
                            struct pack_entry *e, char *note, size_t cap, char **bytes, size_t *nbytes)
 {
@@ -243,6 +245,13 @@ static int measured_source(const char *dir, const struct state_shape *shape, con
     if (strcmp(e->tuned_hash, row_hash)) {
         log_error("export: '%s' in %s: the best's source %s hashes to %s, results.tsv recorded %s for iteration %d: "
                   "not the source that was measured", key, dir, rel, e->tuned_hash, row_hash, shape->best.iter);
+        free(src);
+        return -1;
+    }
+    char cfg[CROQ_SIG_MAX];
+    if (srcstore_config(src, cfg, sizeof cfg) && strcmp(cfg, shape->best.config)) {
+        log_error("export: '%s' in %s: the best's source %s was generated from %s, not from the best's configuration "
+                  "%s", key, dir, rel, cfg, shape->best.config);
         free(src);
         return -1;
     }

@@ -116,16 +116,19 @@ out=$("$bin" export --tuning "$tmp/t2" --out "$tmp/fake" --gpu G 2>&1); rc=$?
     fail "croqtuner source"
 rm "$t/${rel%.cu}.gen.json"
 printf '// edited after measuring\n' >> "$t/$rel"
-old=$(python3 -c "
+# record_hash: the best's source hash (FNV-1a 64 of $t/$rel) into results.tsv and the
+# checkpoint, as a run with an older generator would have recorded it; prints the hash
+record_hash() {
+    local h biter
+    h=$(python3 -c "
 import sys
 h = 14695981039346656037
 for b in open(sys.argv[1], 'rb').read(): h = ((h ^ b) * 1099511628211) % 2**64
 print('%016x' % h)" "$t/$rel")
-# (as a run with an older generator would have recorded it: results.tsv and the checkpoint)
-biter=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['shapes']['$key']['best']['iter'])" "$t/state.json")
-awk -F'\t' -v OFS='\t' -v i="$biter" -v h="$old" 'NR > 2 && $1 == i {$3 = h} {print}' "$t/logs/$key/results.tsv" \
-    > "$tmp/results.tsv" && cp "$tmp/results.tsv" "$t/logs/$key/results.tsv"
-python3 - "$t/checkpoints/$key.json" "$biter" "$old" <<'PY'
+    biter=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['shapes']['$key']['best']['iter'])" "$t/state.json")
+    awk -F'\t' -v OFS='\t' -v i="$biter" -v h="$h" 'NR > 2 && $1 == i {$3 = h} {print}' "$t/logs/$key/results.tsv" \
+        > "$tmp/results.tsv" && cp "$tmp/results.tsv" "$t/logs/$key/results.tsv"
+    python3 - "$t/checkpoints/$key.json" "$biter" "$h" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1])); it = int(sys.argv[2])
 if c["best"]["iter"] == it:
@@ -135,12 +138,32 @@ for e in c.get("ladder", {}).get("entries", []):
         e["source_hash"] = sys.argv[3]
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
+    echo "$h"
+}
+old=$(record_hash)
 "$bin" export --tuning "$t" --out "$tmp/p2" --gpu G > "$tmp/export2.log" 2>&1 || fail "export 2: $(tail -n 3 "$tmp/export2.log")"
 read -r _ _ _ _ _ _ _ h2 th2 _ < <(entry "$tmp/p2")
 # the pack ships the measured source, compiled as it was recorded (issue 27: never today's
 # kernels/), so the entry's source is the measured one, not this build's generation
 [ "$th2" = "$old" ] && [ "$h2" = "$old" ] || fail "entry hashes $h2 / $th2, want $old / $old (this build generates $hash)"
 grep -q "$key .*its measured source" "$tmp/export2.log" || fail "export did not say it compiled the measured source"
+# A source generated from another configuration, its hash recorded in results.tsv and the
+# checkpoint alike (another iteration's source copied in): its cubin would not be the
+# entry's configuration, so export refuses it and writes nothing
+cp "$t/$rel" "$tmp/measured.cu"
+python3 - "$t/$rel" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+n = re.search(r"\n \* config: .*?tile_n=(\d+)", s)
+s = s[:n.start(1)] + ("128" if n.group(1) != "128" else "64") + s[n.end(1):]
+open(sys.argv[1], "w").write(s)
+PY
+cmp -s "$t/$rel" "$tmp/measured.cu" && fail "the test's edit of the config line did not apply"
+record_hash > /dev/null
+out=$("$bin" export --tuning "$t" --out "$tmp/p-config" --gpu G 2>&1); rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/p-config" ] && grep -qF "was generated from" <<<"$out" ||
+    fail "a source of another configuration: exit $rc: $out"
+cp "$tmp/measured.cu" "$t/$rel" && record_hash > /dev/null
 # A committed H200 directory measured with ABI-1 kernels: its measured modules cannot be
 # loaded by this library, so export refuses it unless --regenerate (the default pack's way)
 out=$("$bin" export --tuning "$CROQ_SOURCE_DIR/results/h200/tuning-typical" --out "$tmp/abi1" 2>&1); rc=$?
