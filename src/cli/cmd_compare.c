@@ -5,10 +5,14 @@
  * with ratios of the medians and the paired per-round ratios ours / each vendor.
  * Exit: 0 ours verified (or --no-ours and the runner ran), 1 otherwise, 2 bad usage.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "artifacts/names.h"
@@ -104,6 +108,34 @@ static int compare_parse(int argc, char **argv, struct compare_args *a)
 /* --mode scratch: the record of a from-scratch run's best (vendor.h). */
 static bool for_scratch(const struct compare_args *a) { return a->mode && mode_parse(a->mode) == MODE_FROM_SCRATCH; }
 
+/* The record's directory can be made and written: its nearest existing ancestor (lstat: a
+ * dangling link counts as there) is a directory this process may write and search, and
+ * the temp file atomic_write puts beside the record (".vendor.json.tmp.<pid>") fits
+ * PATH_MAX. 0, or -1 with err. */
+static int record_writable(const char *dir, const char *path, char *err, size_t errlen)
+{
+    char p[4096];
+    struct stat st;
+    if (strlen(path) + sizeof "/..tmp.4294967295" >= PATH_MAX) {
+        snprintf(err, errlen, "the record's path is too long for its temp file");
+        return -1;
+    }
+    snprintf(p, sizeof p, "%s", dir);
+    while (lstat(p, &st) && errno == ENOENT) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) {
+            snprintf(p, sizeof p, "%s", slash == p ? "/" : ".");
+            break;
+        }
+        *slash = '\0';
+    }
+    if (access(p, W_OK | X_OK)) {
+        snprintf(err, errlen, "'%.900s' cannot be written: %s", p, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Configuration and shape rules before any work. 0 or 2. */
 static int compare_check(const struct compare_args *a, struct croq_config *cfg, char kernel[CROQ_LABEL_MAX])
 {
@@ -120,7 +152,7 @@ static int compare_check(const struct compare_args *a, struct croq_config *cfg, 
         if (vendor_record_paths(a->tuning, a->mo.dtype, &a->mo.shape, for_scratch(a), key, sizeof key, dir,
                                 sizeof dir, path, sizeof path) ||
             opts_check_outdir(perf, err, sizeof err) || opts_check_outdir(dir, err, sizeof err) ||
-            opts_check_outfile(path, err, sizeof err)) {
+            opts_check_outfile(path, err, sizeof err) || record_writable(dir, path, err, sizeof err)) {
             log_error("compare: --tuning: %s, where this compare's record goes",
                       err[0] ? err : "the tuning directory's path is too long");
             return 2;

@@ -146,13 +146,17 @@ cmp -s "$fi5" "$T/fi5.before" || { echo "--mode scratch replaced the from-best r
 
 # Where the record goes must take it: refused as bad usage before the runner runs (a
 # minute of GPU time was spent, then 'cannot write'), nothing created or replaced.
-for kind in perf-file key-fifo vendor-dir vendor-fifo; do
+kinds="perf-file key-fifo vendor-dir vendor-fifo key-dangling"
+[ "$(id -u)" = 0 ] || kinds="$kinds perf-readonly" # root writes a mode-555 directory anyway
+for kind in $kinds; do
     t=$T/bad-$kind; rm -f "$T/argv"; mkdir -p "$t"
     case $kind in
     perf-file) touch "$t/perf" ;;
     key-fifo) mkdir "$t/perf"; mkfifo "$t/perf/e4m3_256x256x256" ;;
     vendor-dir) mkdir -p "$t/perf/e4m3_256x256x256/vendor.json" ;;
     vendor-fifo) mkdir -p "$t/perf/e4m3_256x256x256"; mkfifo "$t/perf/e4m3_256x256x256/vendor.json" ;;
+    key-dangling) mkdir "$t/perf"; ln -s "$t/nowhere" "$t/perf/e4m3_256x256x256" ;;
+    perf-readonly) mkdir "$t/perf"; chmod 555 "$t/perf" ;;
     esac
     ls -lR "$t" > "$T/before"
     timeout 20 "$CROQ_BIN/croqtuner" compare --no-ours --dtype e4m3 --shape 256x256x256 --runner "$T/runner3" \
