@@ -148,6 +148,24 @@ static bool same_shape(json_t *o, int dtype, const struct croq_shape *s, char *w
     return true;
 }
 
+/* The file's own key, where it names one, is its directory's (perf/<key>/vendor.json): a
+ * from-scratch run's record copied or linked into the shape's directory, or back, would
+ * give one run the other's compare. */
+static bool same_key(json_t *o, const char *path, char *why, size_t len)
+{
+    const char *key = json_string_value(json_object_get(o, "key"));
+    const char *end = strrchr(path, '/'), *start = end;
+    if (!json_object_get(o, "key") || !end)
+        return true;
+    while (start > path && start[-1] != '/')
+        start--;
+    if (!key || strlen(key) != (size_t)(end - start) || strncmp(key, start, (size_t)(end - start))) {
+        snprintf(why, len, "its 'key' is not its directory's, '%.*s'", (int)(end - start), start);
+        return false;
+    }
+    return true;
+}
+
 /* A TFLOPS member: absent or null (not measured, NAN), or a positive number no larger
  * than the peak; reported and NAN otherwise. */
 static double tflops_value(json_t *o, const char *member, int dtype, double peak, const struct reader *rd)
@@ -231,6 +249,8 @@ int vendor_record_read(const char *path, int dtype, const struct croq_shape *s, 
         say(&rd, "'protocol' is not \"interleaved\" or \"blocks\" (file ignored)");
     } else if (!same_shape(o, dtype, s, why, sizeof why)) {
         say(&rd, "the record of another shape: %s (file ignored)", why);
+    } else if (!same_key(o, path, why, sizeof why)) {
+        say(&rd, "the record of another run: %s (file ignored)", why);
     } else {
         /* absent: a file from before the member, whose compare timed in blocks */
         out->timing = pname && !strcmp(pname, timing_names[VENDOR_TIMING_INTERLEAVED]) ? VENDOR_TIMING_INTERLEAVED

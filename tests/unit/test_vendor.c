@@ -126,6 +126,13 @@ static void test_two_runs(void **state)
     assert_int_equal(vendor_record_read(pfb, CROQ_DTYPE_F16, &fb.shape, 1979, &r, collect, &pr), 0);
     assert_true(fabs(r.tflops[VENDOR_SLT_SEARCH] - 982.4) < 1e-9 && fabs(r.ours_tflops - 911.3) < 1e-9);
     assert_int_equal(pr.n, 0);
+    /* the from-scratch record copied over the shape's: its key is not its directory's */
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", pfs, pfb);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(vendor_record_read(pfb, CROQ_DTYPE_F16, &fb.shape, 1979, &r, collect, &pr), 0);
+    assert_int_equal(pr.n, 1);
+    assert_non_null(strstr(pr.last, "the record of another run: its 'key' is not its directory's"));
 }
 
 static void test_lenient(void **state)
