@@ -304,6 +304,12 @@ static int ladder_tflops(const char *dir, const struct state_shape *shape, const
              strcmp(rb.kernel, shape->best.kernel) || !(rb.tflops == shape->best.tflops)) {
         snprintf(err, errlen, "state.json's best is not the final ladder's winner the checkpoint records");
         rc = -1;
+    } else if (ck.cold_l2 != shape->cold_l2 ||
+               (isnan(rb.sm_clock_mhz) ? isfinite(shape->best.sm_clock_mhz) && shape->best.sm_clock_mhz > 0
+                                       : !(rb.sm_clock_mhz == shape->best.sm_clock_mhz))) {
+        /* the pack quotes both beside the TFLOPS: they are the checkpoint's, or nothing */
+        snprintf(err, errlen, "state.json's best clock or L2 mode is not what the checkpoint records for the ladder");
+        rc = -1;
     } else if ((size_t)rb.iter >= res->n || !res->rows[rb.iter].measured) {
         snprintf(err, errlen, "the final ladder's winner, iteration %d, has no measured results.tsv row", rb.iter);
         rc = -1;

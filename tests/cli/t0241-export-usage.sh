@@ -108,6 +108,23 @@ out=$("$bin" export --tuning "$tmp/t2" --out "$tmp/fake" --gpu G 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "state.json's best is not the final ladder's winner the checkpoint records" <<<"$out" ||
     fail "a best edited into state.json: rc=$rc: $out"
 [ ! -e "$tmp/fake" ] || fail "a pack was written with an edited best"
+# the clock and L2 mode the pack quotes beside the TFLOPS: the checkpoint's, or refused
+for edit in clock l2; do
+    rm -rf "$tmp/t4" && cp -a "$t" "$tmp/t4"
+    python3 - "$tmp/t4/state.json" "$edit" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for v in s["shapes"].values():
+    if sys.argv[2] == "clock":
+        v["best"]["sm_clock_mhz"] = 9999.0
+    else:
+        v["l2"] = "cold"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+    out=$("$bin" export --tuning "$tmp/t4" --out "$tmp/fake-$edit" --gpu G 2>&1); rc=$?
+    [ $rc -eq 1 ] && [ ! -e "$tmp/fake-$edit" ] && grep -qF "best clock or L2 mode is not what the checkpoint records" <<<"$out" ||
+        fail "state.json's $edit edited: rc=$rc: $out"
+done
 # The measured source kept whole and different from what this build generates (an older
 # generator's: results.tsv records its hash for the best's row): the index keeps the
 # measured hash beside the pack's, and export says so. (A source that does not hash to
