@@ -74,8 +74,9 @@ typedef void (*vendor_problem_fn)(void *ctx, int line, const char *text);
  * should be (a TFLOPS value that is not a positive number at most peak_tflops[dtype's] —
  * the sparse peak at the boost clock, which no measurement can exceed —, an interleaved
  * record's rounds or paired ratios) is reported through problem and left out (its value
- * NAN); a file that is not a JSON object, names another protocol, or records another
- * shape (its dtype, M, N or K) is reported and not used. 0 with *out filled; -1 when the
+ * NAN); a file that is not a JSON object, names another protocol, records another
+ * shape (its dtype, M, N or K) or another run (its key is not the name of the directory
+ * path is in) is reported and not used. 0 with *out filled; -1 when the
  * file cannot be used (absent: errno ENOENT and no problem reported). */
 int vendor_record_read(const char *path, int dtype, const struct croq_shape *s, double peak_tflops,
                        struct vendor_record *out, vendor_problem_fn problem, void *ctx);
