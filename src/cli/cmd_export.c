@@ -281,6 +281,14 @@ static int set_gpu(struct export *x, const char *gpu, const char *key)
     return 0;
 }
 
+/* The checkpoint's ladder clock (NaN: not known) and state.json's (NaN or 0: not recorded)
+ * say the same. */
+static bool same_clock(double checkpoint_mhz, double state_mhz)
+{
+    bool state_known = isfinite(state_mhz) && state_mhz > 0;
+    return isnan(checkpoint_mhz) ? !state_known : checkpoint_mhz == state_mhz;
+}
+
 /* A best registered by the final ladder: the checkpoint (the engine's record, whose own
  * best must be results.tsv's) must register exactly it; the index quotes the ladder's
  * TFLOPS. 0, or -1 with err. */
@@ -304,9 +312,7 @@ static int ladder_tflops(const char *dir, const struct state_shape *shape, const
              strcmp(rb.kernel, shape->best.kernel) || !(rb.tflops == shape->best.tflops)) {
         snprintf(err, errlen, "state.json's best is not the final ladder's winner the checkpoint records");
         rc = -1;
-    } else if (ck.cold_l2 != shape->cold_l2 ||
-               (isnan(rb.sm_clock_mhz) ? isfinite(shape->best.sm_clock_mhz) && shape->best.sm_clock_mhz > 0
-                                       : !(rb.sm_clock_mhz == shape->best.sm_clock_mhz))) {
+    } else if (ck.cold_l2 != shape->cold_l2 || !same_clock(rb.sm_clock_mhz, shape->best.sm_clock_mhz)) {
         /* the pack quotes both beside the TFLOPS: they are the checkpoint's, or nothing */
         snprintf(err, errlen, "state.json's best clock or L2 mode is not what the checkpoint records for the ladder");
         rc = -1;
