@@ -11,9 +11,9 @@ set grid ytics lc rgb "#e0e0e0" lt 1
 ylo = 725; yhi = 1998.61; fail_y = 562.5   # failed candidates have no TFLOPS: drawn at fail_y
 sep_y = 650; tick_start = 750; tick_step = 250
 baseline = 888.426
-cublas = 1232.62
-sl_default = 978.185
-sl_search = 1832.12
+cublas = 1220.31
+sl_default = 983.888
+sl_search = 1857.54
 set title "e4m3 4096x8192x8192 (from scratch): TFLOPS of every iteration"
 set xlabel "iteration"
 set ylabel "TFLOPS (dense-equivalent, 2MNK/t)"
@@ -37,8 +37,8 @@ do for [fmt in "svg pdf png"] {
     '' using 1:(strcol(3) eq "LADDER" ? $2 : NaN) with points pt 1 ps 1.2*psc lc rgb "#2166ac" title "final ladder (top configurations timed together)", \
     '' using 1:(strcol(3) eq "LADDER_WINNER" ? $2 : NaN) with points pt 5 ps 1.4*psc lc rgb "#2166ac" title "final ladder's winner: the registered best", \
     baseline with lines dt 2 lw 1.5 lc rgb "#000000" title "baseline 888.4", \
-    cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 1232.6", \
-    sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 978.2", \
-    sl_search with lines dt 5 lw 1.5 lc rgb "#01665e" title "cuSPARSELt search 1832.1"
+    cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 1220.3", \
+    sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 983.9", \
+    sl_search with lines dt 5 lw 1.5 lc rgb "#01665e" title "cuSPARSELt search 1857.5"
 }
 set output

@@ -11,9 +11,9 @@ set grid ytics lc rgb "#e0e0e0" lt 1
 ylo = 180; yhi = 1031.13; fail_y = 50   # failed candidates have no TFLOPS: drawn at fail_y
 sep_y = 120; tick_start = 200; tick_step = 200
 baseline = 422.18
-cublas = 620.832
-sl_default = 867.88
-sl_search = 982.408
+cublas = 630.231
+sl_default = 883.848
+sl_search = 872.743
 set title "f16 4096x8192x8192 (from scratch): TFLOPS of every iteration"
 set xlabel "iteration"
 set ylabel "TFLOPS (dense-equivalent, 2MNK/t)"
@@ -37,8 +37,8 @@ do for [fmt in "svg pdf png"] {
     '' using 1:(strcol(3) eq "LADDER" ? $2 : NaN) with points pt 1 ps 1.2*psc lc rgb "#2166ac" title "final ladder (top configurations timed together)", \
     '' using 1:(strcol(3) eq "LADDER_WINNER" ? $2 : NaN) with points pt 5 ps 1.4*psc lc rgb "#2166ac" title "final ladder's winner: the registered best", \
     baseline with lines dt 2 lw 1.5 lc rgb "#000000" title "baseline 422.2", \
-    cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 620.8", \
-    sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 867.9", \
-    sl_search with lines dt 5 lw 1.5 lc rgb "#01665e" title "cuSPARSELt search 982.4"
+    cublas with lines dt 4 lw 1.5 lc rgb "#8c510a" title "cuBLAS dense 630.2", \
+    sl_default with lines dt 3 lw 1.5 lc rgb "#c51b7d" title "cuSPARSELt default 883.8", \
+    sl_search with lines dt 5 lw 1.5 lc rgb "#01665e" title "cuSPARSELt search 872.7"
 }
 set output
