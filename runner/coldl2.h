@@ -10,7 +10,7 @@
 
 #include "runner.h"
 
-/* The cap binds only for sets smaller than 2 L2 / 32 (about 3 MiB on the H200's 50 MiB
+/* The cap binds only for sets smaller than 2 L2 / 32 (about 3.75 MiB on the H200's 60 MiB
  * L2): a pass over a tiny shape's copies then moves less than 2 L2 (its L2 is partly
  * warm). */
 #define COLD_MAX_COPIES 32

@@ -2,6 +2,7 @@
  * (src/costmodel) fitted on the measured rows of tuning directories, its leave-one-shape-out
  * error, and its serialized form (docs/proposer.md "The model across shapes"). */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 
 static const char usage[] =
     "usage: croqtuner costmodel --tuning DIR [--tuning DIR ...] [--dataset FILE ...] [--backend NAME]\n"
-    "                           [--dtype f16|e4m3] [--leave-out [--verbose]] [--out FILE]\n"
+    "                           [--dtype f16|e4m3] [--leave-out [--verbose]] [--oracle FILE] [--out FILE]\n"
     "       croqtuner costmodel --check FILE\n"
     "\n"
     "Fit one cost model per dtype on every measured row (verified, with a TFLOPS) of every\n"
@@ -42,6 +43,12 @@ static const char usage[] =
     "                  pick min A median B top8 min C' (S: held-out shapes with at least two\n"
     "                  configurations, which pick and top8 are over; R: every held-out row)\n"
     "  --verbose       with --leave-out: each held-out shape's pick and best configurations\n"
+    "  --oracle FILE   rank measured kernels with the fitted model: FILE is croqsparse-check's JSON\n"
+    "                  lines with ORACLE=1 (tests/gpu/library.sh's library.jsonl), whose 'oracle'\n"
+    "                  object holds every candidate kernel's config and TFLOPS timed on its shape.\n"
+    "                  Per shape: the model's first candidate's TFLOPS over the fastest's (pick);\n"
+    "                  then per dtype 'costmodel oracle DTYPE: shapes S pick geomean G min M\n"
+    "                  at-least-0.90 C' (records without an oracle object are skipped)\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
     "With --check: read a model written by --out as the library reads a pack's copy\n"
@@ -142,9 +149,85 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     return 0;
 }
 
+/* --oracle FILE: each record's candidates ranked by the model of its dtype. 0, or 1 with a
+ * message naming the line (unreadable file, a line that is not a JSON object, a candidate
+ * without a config the knobs accept). */
+static int oracle_rank(const char *path, const struct costmodel *models, int only)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        log_error("costmodel: --oracle %s: %s", path, strerror(errno));
+        return 1;
+    }
+    double lg[CROQ_DTYPE_COUNT] = {0}, worst[CROQ_DTYPE_COUNT];
+    int shapes[CROQ_DTYPE_COUNT] = {0}, good[CROQ_DTYPE_COUNT] = {0}, rc = 0;
+    for (int d = 0; d < CROQ_DTYPE_COUNT; d++)
+        worst[d] = INFINITY;
+    char *line = NULL;
+    size_t cap = 0;
+    for (long lineno = 1; !rc && getline(&line, &cap, f) > 0; lineno++) {
+        json_error_t jerr;
+        json_t *r = json_loads(line, 0, &jerr), *cands = json_object_get(r, "oracle");
+        cands = json_object_get(cands, "candidates");
+        int dt = croq_dtype_parse(json_string_value(json_object_get(r, "dtype")) ? json_string_value(json_object_get(r, "dtype")) : "");
+        struct croq_shape sh = {json_integer_value(json_object_get(r, "m")), json_integer_value(json_object_get(r, "n")),
+                                json_integer_value(json_object_get(r, "k"))};
+        if (!json_is_object(r)) {
+            log_error("costmodel: --oracle %s:%ld: not a JSON object (%s)", path, lineno, jerr.text);
+            rc = 1;
+        } else if (json_is_array(cands) && (dt < 0 || sh.m <= 0 || sh.n <= 0 || sh.k <= 0)) {
+            log_error("costmodel: --oracle %s:%ld: an oracle record without its dtype and shape (dtype, m, n, k)",
+                      path, lineno);
+            rc = 1;
+        } else if (json_is_array(cands) && (only < 0 || dt == only) && models[dt].n) {
+            double best = 0, pick = 0, pick_pred = -INFINITY;
+            const char *best_k = "", *pick_k = "";
+            size_t i;
+            json_t *c;
+            json_array_foreach(cands, i, c) {
+                struct croq_config cfg;
+                char err[256];
+                const char *sig = json_string_value(json_object_get(c, "config"));
+                double tf = json_number_value(json_object_get(c, "tflops"));
+                if (!sig || knobs_parse_signature(&cfg, sig, err, sizeof err)) {
+                    log_error("costmodel: --oracle %s:%ld: candidate %zu: %s", path, lineno, i,
+                              sig ? err : "no config");
+                    rc = 1;
+                    break;
+                }
+                if (!(isfinite(tf) && tf > 0))
+                    continue; /* not timed: a kernel invalid for the shape */
+                int unseen;
+                double p = costmodel_predict(&models[dt], &cfg, &sh, &unseen);
+                const char *kernel = json_string_value(json_object_get(c, "kernel"));
+                if (tf > best)
+                    best = tf, best_k = kernel ? kernel : "?";
+                if (p > pick_pred)
+                    pick_pred = p, pick = tf, pick_k = kernel ? kernel : "?";
+            }
+            if (!rc && best > 0) {
+                double ratio = pick / best;
+                printf("oracle %-4s %ldx%ldx%ld pick %s %.1f best %s %.1f ratio %.3f\n", croq_dtype_name(dt), sh.m,
+                       sh.n, sh.k, pick_k, pick, best_k, best, ratio);
+                lg[dt] += log(ratio), shapes[dt]++, good[dt] += ratio >= 0.90;
+                worst[dt] = fmin(worst[dt], ratio);
+            }
+        }
+        json_decref(r);
+    }
+    free(line);
+    fclose(f);
+    for (int d = 0; d < CROQ_DTYPE_COUNT && !rc; d++)
+        if (shapes[d])
+            printf("costmodel oracle %s: shapes %d pick geomean %.3f min %.3f at-least-0.90 %d\n", croq_dtype_name(d),
+                   shapes[d], exp(lg[d] / shapes[d]), worst[d], good[d]);
+    return rc;
+}
+
 int cmd_costmodel(int argc, char **argv)
 {
-    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL;
+    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL,
+               *oracle = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
     struct opt t[] = {
@@ -156,6 +239,7 @@ int cmd_costmodel(int argc, char **argv)
         {.name = "--verbose", .type = OPT_FLAG, .dst = &verbose},
         {.name = "--out", .type = OPT_OUTFILE, .dst = &out},
         {.name = "--check", .type = OPT_FILE, .dst = &check},
+        {.name = "--oracle", .type = OPT_FILE, .dst = &oracle},
     };
     struct opt_spec spec = {"costmodel", usage, t, sizeof t / sizeof t[0]};
     int prc = opts_parse(&spec, argc, argv);
@@ -163,7 +247,7 @@ int cmd_costmodel(int argc, char **argv)
         return prc == 1 ? 0 : 2;
     int only = dtype_opt ? croq_dtype_parse(dtype_opt) : -1; /* cli_dtype_value checked it */
     if (check) {
-        if (ndirs || nds || out || lo) {
+        if (ndirs || nds || out || lo || oracle) {
             log_error("costmodel: option '--check' takes no other option");
             return 2;
         }
@@ -232,6 +316,8 @@ int cmd_costmodel(int argc, char **argv)
         if (lo)
             rc = leave_out(dt, all, n, verbose);
     }
+    if (!rc && oracle)
+        rc = oracle_rank(oracle, models, only);
     if (!rc && out) {
         long len = costmodel_serialize(fitted, nf, NULL, 0);
         char *buf = len > 0 && nf ? malloc((size_t)len + 1) : NULL;

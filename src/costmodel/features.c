@@ -15,10 +15,13 @@
  *   k-loop:      log2(K / (tile_k x split_k)) / 8, pipeline steps per tile;
  *   split:       log2(split_k) x log2(M x N / 2^20) / 16: the f32 partials split-K adds
  *                grow with the output.
+ *   and in the model across shapes only, the logarithms of fill and tail, and how far a
+ *   wave's operand panels overflow the L2 (wave_l2_over).
  * The derived quantities are what carries between shapes: the same tile is a full wave
  * on one shape and a quarter of one on another.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "costmodel.h"
@@ -27,7 +30,7 @@
 static const char *const derived_names[COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA] = {
     "waves", "tail", "fill", "persistent_waves", "persistent_one_wave", "smem", "inv_ctas_per_sm",
     "acc_regs", "bytes_per_flop", "kloop", "split_output",
-    "fill_log", "tail_log",
+    "fill_log", "tail_log", "wave_l2_over",
 };
 
 int cm_n_onehot(void)
@@ -43,6 +46,30 @@ static long grid_ctas(const struct croq_config *cfg, const struct croq_shape *s)
 {
     long tm = cfg->v[KNOB_TILE_M], tn = cfg->v[KNOB_TILE_N];
     return ((s->m + tm - 1) / tm) * ((s->n + tn - 1) / tn) * cfg->v[KNOB_SPLIT_K];
+}
+
+/* How far the operand panels one wave of CTAs reads at once exceed the L2, log2 of their
+ * ratio (0 when they fit): the tile order of kernels/common.cuh tile_coords (bands of
+ * `group` tile rows, along M with raster 1) decides how many tile rows r and columns c a
+ * wave of `wave` CTAs spans, and so the bytes of packed A (K/2 per row) and B it streams:
+ * past the L2, the wave's panels are fetched from DRAM again by later CTAs (the H200
+ * profile of e4m3 12288^3, bench/results/profile-vs-vendor-h200.md: our 4608 independent
+ * CTAs at 28.9 % of DRAM throughput and 74 % L2 hits, cuSPARSELt's cluster-2 persistent
+ * grid at 20.8 % and 84 %). On the library's H200 oracle rows (docs/library.md) it moved
+ * the e4m3 pick/oracle geomean from 0.935 to 0.948. */
+static double wave_l2_over(const struct croq_config *c, const struct croq_shape *s, double wave)
+{
+    bool col = c->v[KNOB_RASTER] == CROQ_V_COL;
+    double tiles_m = ceil((double)s->m / c->v[KNOB_TILE_M]), tiles_n = ceil((double)s->n / c->v[KNOB_TILE_N]);
+    double major = col ? tiles_n : tiles_m, minor = col ? tiles_m : tiles_n;
+    double w = wave / c->v[KNOB_SPLIT_K] > 1 ? wave / c->v[KNOB_SPLIT_K] : 1;
+    double rows = fmin(major, fmax(c->v[KNOB_GROUP], ceil(w / minor)));
+    double cols = fmin(minor, ceil(w / rows));
+    double rm = col ? cols : rows, rn = col ? rows : cols;
+    double k = (double)s->k / c->v[KNOB_SPLIT_K];
+    double bytes = (rm * c->v[KNOB_TILE_M] * k / 2 + rn * c->v[KNOB_TILE_N] * k) * croq_dtype_size(c->dtype);
+    double over = bytes / (double)croq_target()->l2_bytes;
+    return over > 1 ? log2(over) : 0;
 }
 
 int costmodel_features(const struct croq_config *c, const struct croq_shape *s, double *x)
@@ -77,6 +104,7 @@ int costmodel_features(const struct croq_config *c, const struct croq_shape *s, 
      * shapes to small ones */
     x[n++] = log2(waves < 1 ? waves : 1);
     x[n++] = log2(ctas / (ceil(ctas / slots) * slots));
+    x[n++] = wave_l2_over(c, s, ctas < slots ? ctas : slots);
     return n;
 }
 

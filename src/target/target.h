@@ -16,6 +16,7 @@ struct croq_target {
     int regs_per_sm;                  /* 32-bit registers per SM */
     int regs_per_thread;              /* 32-bit registers one thread may use */
     double boost_mhz;                 /* the highest SM clock, MHz */
+    long l2_bytes;                    /* the L2 cache, bytes */
     double peak_tflops[CROQ_DTYPE_COUNT]; /* sparse, dense-equivalent, at boost_mhz, per dtype */
 };
 
@@ -30,8 +31,8 @@ enum {
 static inline const struct croq_target *croq_target_row(int i)
 {
     static const struct croq_target rows[] = {
-#define TARGET(ID, NAME, SMS, SMEM_SM, SMEM_BLOCK, REGS_SM, REGS_THREAD, BOOST, ...) \
-    {NAME, SMS, SMEM_SM, SMEM_BLOCK, REGS_SM, REGS_THREAD, BOOST, {__VA_ARGS__}},
+#define TARGET(ID, NAME, SMS, SMEM_SM, SMEM_BLOCK, REGS_SM, REGS_THREAD, BOOST, L2, ...) \
+    {NAME, SMS, SMEM_SM, SMEM_BLOCK, REGS_SM, REGS_THREAD, BOOST, L2, {__VA_ARGS__}},
 #include "target.def"
 #undef TARGET
     };

@@ -50,4 +50,32 @@ err=$("$bin" costmodel --tuning "$tmp/d" --backend sim --out "$tmp/y" 2>&1); rc=
 grep -q "d/logs/f16_4096x2048x2048_fs/results.tsv" <<<"$err" || fail "the message does not name the file: $err"
 "$bin" costmodel >/dev/null 2>&1; [ $? -eq 2 ] || fail "no --tuning: not exit 2"
 "$bin" costmodel --tuning "$tmp/t" --dtype f32 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--dtype f32: not exit 2"
+# --oracle: each record's measured candidates ranked by the model; the pick's TFLOPS over
+# the fastest's. Two candidates of one configuration predict the same, so the first is the
+# pick: 50 of 100 is 0.500; a one-candidate record is 1.000; geomean 0.707. A candidate
+# without TFLOPS is skipped, a record without an oracle too.
+cfg="dtype=f16,kernel=1,tile_m=128,tile_n=256,tile_k=64,stages=4,consumers=2,swizzle=128,raster=0,group=8,meta_path=1,epilogue=1,l2_a=0,l2_b=0,persistent=1,cluster_m=1,cluster_n=1,split_k=1"
+{
+    echo '{"case":"compress_16384x16384_f16","prune_ms":0.4}'
+    echo "{\"dtype\":\"f16\",\"m\":4096,\"n\":4096,\"k\":2048,\"oracle\":{\"candidates\":[{\"kernel\":\"a\",\"config\":\"$cfg\",\"tflops\":50},{\"kernel\":\"b\",\"config\":\"$cfg\",\"tflops\":100},{\"kernel\":\"c\",\"config\":\"$cfg\",\"tflops\":null}]}}"
+    echo "{\"dtype\":\"f16\",\"m\":2048,\"n\":2048,\"k\":2048,\"oracle\":{\"candidates\":[{\"kernel\":\"d\",\"config\":\"$cfg\",\"tflops\":80}]}}"
+} > "$tmp/oracle.jsonl"
+out=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/oracle.jsonl" 2>&1) || fail "--oracle exited $?: $out"
+grep -q '^oracle f16  4096x4096x2048 pick a 50.0 best b 100.0 ratio 0.500$' <<<"$out" || fail "--oracle row: $out"
+grep -q '^oracle f16  2048x2048x2048 pick d 80.0 best d 80.0 ratio 1.000$' <<<"$out" || fail "--oracle row 2: $out"
+grep -q '^costmodel oracle f16: shapes 2 pick geomean 0.707 min 0.500 at-least-0.90 1$' <<<"$out" ||
+    fail "--oracle summary: $out"
+# a line that is not JSON, a candidate whose config the knobs refuse, an oracle record
+# without its shape: exit 1 naming the line
+printf '%s\n' '{"dtype":"f16"}' 'not json' > "$tmp/o1.jsonl"
+err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/o1.jsonl" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'o1.jsonl:2: not a JSON object' <<<"$err" || fail "bad JSON: exit $rc: $err"
+echo '{"dtype":"f16","m":64,"n":64,"k":64,"oracle":{"candidates":[{"config":"tile_m=7","tflops":1}]}}' > "$tmp/o2.jsonl"
+err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/o2.jsonl" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'o2.jsonl:1: candidate 0: ' <<<"$err" || fail "bad config: exit $rc: $err"
+echo '{"dtype":"f16","oracle":{"candidates":[]}}' > "$tmp/o3.jsonl"
+err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/o3.jsonl" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'o3.jsonl:1: an oracle record without its dtype and shape' <<<"$err" || fail "no shape: exit $rc: $err"
+"$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/none.jsonl" >/dev/null 2>&1; [ $? -eq 2 ] ||
+    fail "--oracle of a missing file: not exit 2"
 echo ok

@@ -88,6 +88,7 @@ static void test_target_rows_complete(void **state)
         assert_true(t->smem_per_block > 0 && t->smem_per_block <= t->smem_per_sm);
         assert_true(t->regs_per_sm > 0 && t->regs_per_thread > 0 && t->regs_per_thread < t->regs_per_sm);
         assert_true(t->boost_mhz > 0);
+        assert_true(t->l2_bytes > 0);
         for (int d = 0; d < CROQ_DTYPE_COUNT; d++) /* a peak for every dtype row */
             assert_true(t->peak_tflops[d] > 0);
     }
@@ -110,6 +111,7 @@ static void test_target_values(void **state)
     assert_int_equal(t->regs_per_sm, 65536);
     assert_int_equal(t->regs_per_thread, 255);
     assert_true(t->boost_mhz == 1980.0);
+    assert_int_equal(t->l2_bytes, 60L * 1024 * 1024); /* what coldl2 read from the device */
     assert_true(t->peak_tflops[CROQ_DTYPE_F16] == 1979.0);
     assert_true(t->peak_tflops[CROQ_DTYPE_E4M3] == 3958.0);
     /* the peak at a clock, bit for bit the expression it replaced */
