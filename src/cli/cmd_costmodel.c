@@ -48,14 +48,16 @@ static const char usage[] =
     "                  object holds every candidate kernel's config and TFLOPS timed on its shape.\n"
     "                  Per shape: the model's first candidate's TFLOPS over the fastest's (pick);\n"
     "                  then per dtype 'costmodel oracle DTYPE: shapes S pick geomean G min M\n"
-    "                  at-least-0.90 C' (records without an oracle object are skipped)\n"
+    "                  at-least-0.90 C' (lines without an 'oracle' member are skipped; a\n"
+    "                  malformed one, a shape given twice or no ranked shape at all: exit 1)\n"
     "  --out FILE      write the models in the cost model's format (atomically)\n"
     "\n"
     "With --check: read a model written by --out as the library reads a pack's copy\n"
     "and print its models, or why it is refused.\n"
     "\n"
     "Exit status: 0 done, 1 a directory without a readable state.json or results.tsv, no model\n"
-    "to write or a refused model, 2 bad usage (a missing directory or file among them).\n";
+    "to write, a refused model or a refused --oracle file (then --out is not written), 2 bad\n"
+    "usage (a missing directory or file among them).\n";
 
 /* --check FILE: parse it as the library would. */
 static int check_model(const char *path)
@@ -149,9 +151,91 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     return 0;
 }
 
+/* One --oracle record: its dtype, shape and candidates, checked (a record without an
+ * "oracle" member is not one: *is_oracle false). The pick is the candidate the model
+ * predicts fastest among the timed ones ("tflops" null or absent: not timed, a kernel the
+ * shape cannot run); ratio its TFLOPS over the fastest's (0 when none was timed). 0, or -1
+ * with the reason in err. */
+struct oracle_pick {
+    int dtype;
+    struct croq_shape shape;
+    const char *pick, *best; /* kernel names, borrowed from the record */
+    double pick_tf, best_tf;
+};
+
+static int oracle_record(const json_t *r, const struct costmodel *models, bool *is_oracle, struct oracle_pick *o,
+                         char *err, size_t errlen)
+{
+    const json_t *oracle = json_object_get(r, "oracle"), *cands = json_object_get(oracle, "candidates");
+    *is_oracle = oracle != NULL;
+    if (!oracle)
+        return 0;
+    const char *dt = json_string_value(json_object_get(r, "dtype"));
+    if (!dt || (o->dtype = croq_dtype_parse(dt)) < 0) {
+        snprintf(err, errlen, "'dtype' is %s, not f16 or e4m3", dt ? dt : "missing or not a string");
+        return -1;
+    }
+    const char *dims[3] = {"m", "n", "k"};
+    long *v[3] = {&o->shape.m, &o->shape.n, &o->shape.k};
+    for (int d = 0; d < 3; d++) {
+        const json_t *x = json_object_get(r, dims[d]);
+        if (!json_is_integer(x) || json_integer_value(x) <= 0) {
+            snprintf(err, errlen, "'%s' is not a positive integer", dims[d]);
+            return -1;
+        }
+        *v[d] = (long)json_integer_value(x);
+    }
+    char why[256];
+    if (!shape_validate(o->dtype, &o->shape, why, sizeof why)) {
+        snprintf(err, errlen, "%s", why); /* it names the shape */
+        return -1;
+    }
+    if (!json_is_object(oracle) || !json_is_array(cands)) {
+        snprintf(err, errlen, "'oracle' is not an object with a 'candidates' array");
+        return -1;
+    }
+    const struct costmodel *m = &models[o->dtype];
+    double pred = -INFINITY;
+    o->pick = o->best = "", o->pick_tf = o->best_tf = 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(cands, i, c) {
+        struct croq_config cfg;
+        char kerr[256];
+        const char *sig = json_string_value(json_object_get(c, "config"));
+        const char *kernel = json_string_value(json_object_get(c, "kernel"));
+        const json_t *tj = json_object_get(c, "tflops");
+        if (!json_is_object(c) || !sig || knobs_parse_signature(&cfg, sig, kerr, sizeof kerr)) {
+            snprintf(err, errlen, "candidate %zu: %s", i, !json_is_object(c) ? "not an object" : sig ? kerr : "no config");
+            return -1;
+        }
+        if (cfg.dtype != o->dtype) {
+            snprintf(err, errlen, "candidate %zu: a %s config in a %s record", i, croq_dtype_name(cfg.dtype), dt);
+            return -1;
+        }
+        if (!tj || json_is_null(tj))
+            continue; /* not timed */
+        double tf = json_number_value(tj);
+        if (!json_is_number(tj) || !isfinite(tf) || tf <= 0 || tf > 1e6) {
+            snprintf(err, errlen, "candidate %zu: 'tflops' is not a TFLOPS figure (a number in (0, 1e6], or null)", i);
+            return -1;
+        }
+        if (!m->n)
+            continue; /* no model of this dtype: checked, not ranked */
+        int unseen;
+        double p = costmodel_predict(m, &cfg, &o->shape, &unseen);
+        if (tf > o->best_tf)
+            o->best_tf = tf, o->best = kernel ? kernel : "?";
+        if (p > pred)
+            pred = p, o->pick_tf = tf, o->pick = kernel ? kernel : "?";
+    }
+    return 0;
+}
+
 /* --oracle FILE: each record's candidates ranked by the model of its dtype. 0, or 1 with a
- * message naming the line (unreadable file, a line that is not a JSON object, a candidate
- * without a config the knobs accept). */
+ * message naming the line: unreadable, a line that is not one JSON object (blank lines are
+ * skipped; jansson refuses duplicate keys and bytes after the object, a NUL included), a
+ * record oracle_record refuses, a shape given twice, or no oracle record ranked at all. */
 static int oracle_rank(const char *path, const struct costmodel *models, int only)
 {
     FILE *f = fopen(path, "r");
@@ -160,63 +244,61 @@ static int oracle_rank(const char *path, const struct costmodel *models, int onl
         return 1;
     }
     double lg[CROQ_DTYPE_COUNT] = {0}, worst[CROQ_DTYPE_COUNT];
-    int shapes[CROQ_DTYPE_COUNT] = {0}, good[CROQ_DTYPE_COUNT] = {0}, rc = 0;
+    int shapes[CROQ_DTYPE_COUNT] = {0}, good[CROQ_DTYPE_COUNT] = {0}, rc = 0, total = 0;
     for (int d = 0; d < CROQ_DTYPE_COUNT; d++)
         worst[d] = INFINITY;
+    struct seen { int dtype; struct croq_shape s; long line; } *seen = NULL;
+    size_t nseen = 0;
     char *line = NULL;
     size_t cap = 0;
-    for (long lineno = 1; !rc && getline(&line, &cap, f) > 0; lineno++) {
+    ssize_t len;
+    for (long lineno = 1; !rc && (len = getline(&line, &cap, f)) > 0; lineno++) {
+        if (strspn(line, " \t\r\n") == (size_t)len)
+            continue;
         json_error_t jerr;
-        json_t *r = json_loads(line, 0, &jerr), *cands = json_object_get(r, "oracle");
-        cands = json_object_get(cands, "candidates");
-        int dt = croq_dtype_parse(json_string_value(json_object_get(r, "dtype")) ? json_string_value(json_object_get(r, "dtype")) : "");
-        struct croq_shape sh = {json_integer_value(json_object_get(r, "m")), json_integer_value(json_object_get(r, "n")),
-                                json_integer_value(json_object_get(r, "k"))};
+        json_t *r = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+        char err[512];
+        bool is_oracle;
+        struct oracle_pick o;
         if (!json_is_object(r)) {
-            log_error("costmodel: --oracle %s:%ld: not a JSON object (%s)", path, lineno, jerr.text);
+            log_error("costmodel: --oracle %s:%ld: not a JSON object (%s)", path, lineno,
+                      r ? "another JSON value" : jerr.text);
             rc = 1;
-        } else if (json_is_array(cands) && (dt < 0 || sh.m <= 0 || sh.n <= 0 || sh.k <= 0)) {
-            log_error("costmodel: --oracle %s:%ld: an oracle record without its dtype and shape (dtype, m, n, k)",
-                      path, lineno);
+        } else if (oracle_record(r, models, &is_oracle, &o, err, sizeof err)) {
+            log_error("costmodel: --oracle %s:%ld: %s", path, lineno, err);
             rc = 1;
-        } else if (json_is_array(cands) && (only < 0 || dt == only) && models[dt].n) {
-            double best = 0, pick = 0, pick_pred = -INFINITY;
-            const char *best_k = "", *pick_k = "";
-            size_t i;
-            json_t *c;
-            json_array_foreach(cands, i, c) {
-                struct croq_config cfg;
-                char err[256];
-                const char *sig = json_string_value(json_object_get(c, "config"));
-                double tf = json_number_value(json_object_get(c, "tflops"));
-                if (!sig || knobs_parse_signature(&cfg, sig, err, sizeof err)) {
-                    log_error("costmodel: --oracle %s:%ld: candidate %zu: %s", path, lineno, i,
-                              sig ? err : "no config");
+        } else if (is_oracle) {
+            for (size_t i = 0; i < nseen && !rc; i++)
+                if (seen[i].dtype == o.dtype && !memcmp(&seen[i].s, &o.shape, sizeof o.shape)) {
+                    log_error("costmodel: --oracle %s:%ld: %s %ldx%ldx%ld was already ranked at line %ld", path,
+                              lineno, croq_dtype_name(o.dtype), o.shape.m, o.shape.n, o.shape.k, seen[i].line);
                     rc = 1;
-                    break;
                 }
-                if (!(isfinite(tf) && tf > 0))
-                    continue; /* not timed: a kernel invalid for the shape */
-                int unseen;
-                double p = costmodel_predict(&models[dt], &cfg, &sh, &unseen);
-                const char *kernel = json_string_value(json_object_get(c, "kernel"));
-                if (tf > best)
-                    best = tf, best_k = kernel ? kernel : "?";
-                if (p > pick_pred)
-                    pick_pred = p, pick = tf, pick_k = kernel ? kernel : "?";
-            }
-            if (!rc && best > 0) {
-                double ratio = pick / best;
-                printf("oracle %-4s %ldx%ldx%ld pick %s %.1f best %s %.1f ratio %.3f\n", croq_dtype_name(dt), sh.m,
-                       sh.n, sh.k, pick_k, pick, best_k, best, ratio);
-                lg[dt] += log(ratio), shapes[dt]++, good[dt] += ratio >= 0.90;
-                worst[dt] = fmin(worst[dt], ratio);
+            seen = xrealloc(seen, (nseen + 1) * sizeof *seen);
+            seen[nseen++] = (struct seen){o.dtype, o.shape, lineno};
+            if (!rc && (only < 0 || o.dtype == only) && models[o.dtype].n) {
+                if (o.best_tf > 0) {
+                    double ratio = o.pick_tf / o.best_tf;
+                    printf("oracle %-4s %ldx%ldx%ld pick %s %.1f best %s %.1f ratio %.3f\n",
+                           croq_dtype_name(o.dtype), o.shape.m, o.shape.n, o.shape.k, o.pick, o.pick_tf, o.best,
+                           o.best_tf, ratio);
+                    lg[o.dtype] += log(ratio), shapes[o.dtype]++, good[o.dtype] += ratio >= 0.90;
+                    worst[o.dtype] = fmin(worst[o.dtype], ratio);
+                    total++;
+                } else
+                    printf("oracle %-4s %ldx%ldx%ld: no candidate timed, not ranked\n", croq_dtype_name(o.dtype),
+                           o.shape.m, o.shape.n, o.shape.k);
             }
         }
         json_decref(r);
     }
-    free(line);
+    free(line), free(seen);
     fclose(f);
+    if (!rc && !total) {
+        log_error("costmodel: --oracle %s: no oracle record with a timed candidate%s", path,
+                  only >= 0 ? " of this dtype" : " of a fitted dtype");
+        rc = 1;
+    }
     for (int d = 0; d < CROQ_DTYPE_COUNT && !rc; d++)
         if (shapes[d])
             printf("costmodel oracle %s: shapes %d pick geomean %.3f min %.3f at-least-0.90 %d\n", croq_dtype_name(d),
