@@ -2,7 +2,6 @@
  * (src/costmodel) fitted on the measured rows of tuning directories, its leave-one-shape-out
  * error, and its serialized form (docs/proposer.md "The model across shapes"). */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "engine/engine.h"
 #include "target/dtype.h"
 #include "util/atomicio.h"
+#include "util/jsonget.h"
 #include "util/log.h"
 #include "util/opts.h"
 #include "util/regfile.h"
@@ -151,96 +151,88 @@ static int leave_out(int dtype, const struct costmodel_sample *s, size_t n, bool
     return 0;
 }
 
-/* One --oracle record: its dtype, shape and candidates, checked (a record without an
- * "oracle" member is not one: *is_oracle false). The pick is the candidate the model
- * predicts fastest among the timed ones ("tflops" null or absent: not timed, a kernel the
- * shape cannot run); ratio its TFLOPS over the fastest's (0 when none was timed). 0, or -1
- * with the reason in err. */
+/* One --oracle record (a line without an "oracle" member, or with null, is not one:
+ * *is_oracle false): its dtype, shape and candidates, read with util/jsonget. The pick is
+ * the candidate the model predicts fastest among the timed ones ("tflops" null or absent:
+ * not timed, a kernel the shape cannot run); best the fastest measured (best_tf 0 when none
+ * was timed, or the dtype has no model: then the configs are checked, not ranked). 0, or
+ * -1 with the reason, naming the member, in err. */
 struct oracle_pick {
     int dtype;
     struct croq_shape shape;
-    const char *pick, *best; /* kernel names, borrowed from the record */
+    char pick[64], best[64]; /* kernel names */
     double pick_tf, best_tf;
 };
 
-static int oracle_record(const json_t *r, const struct costmodel *models, bool *is_oracle, struct oracle_pick *o,
+static int oracle_record(json_t *r, const struct costmodel *models, bool *is_oracle, struct oracle_pick *o,
                          char *err, size_t errlen)
 {
-    const json_t *oracle = json_object_get(r, "oracle"), *cands = json_object_get(oracle, "candidates");
+    struct jget g;
+    jget_init(&g, "", err, errlen);
+    json_t *oracle = jget_obj(&g, r, "", "oracle", false);
     *is_oracle = oracle != NULL;
     if (!oracle)
-        return 0;
-    const char *dt = json_string_value(json_object_get(r, "dtype"));
-    if (!dt || (o->dtype = croq_dtype_parse(dt)) < 0) {
-        snprintf(err, errlen, "'dtype' is %s, not f16 or e4m3", dt ? dt : "missing or not a string");
+        return g.failed ? -1 : 0;
+    char dt[8] = "";
+    long long dim[3] = {0, 0, 0};
+    jget_str(&g, r, "", "dtype", true, dt, sizeof dt);
+    jget_int(&g, r, "", "m", true, &dim[0]);
+    jget_int(&g, r, "", "n", true, &dim[1]);
+    jget_int(&g, r, "", "k", true, &dim[2]);
+    json_t *cands = jget_array(&g, oracle, "oracle", "candidates", true);
+    if (!g.failed && (o->dtype = croq_dtype_parse(dt)) < 0)
+        jget_fail(&g, "", "dtype", "is not f16 or e4m3");
+    if (g.failed)
         return -1;
-    }
-    const char *dims[3] = {"m", "n", "k"};
-    long *v[3] = {&o->shape.m, &o->shape.n, &o->shape.k};
-    for (int d = 0; d < 3; d++) {
-        const json_t *x = json_object_get(r, dims[d]);
-        if (!json_is_integer(x) || json_integer_value(x) <= 0) {
-            snprintf(err, errlen, "'%s' is not a positive integer", dims[d]);
-            return -1;
-        }
-        *v[d] = (long)json_integer_value(x);
-    }
-    char why[256];
-    if (!shape_validate(o->dtype, &o->shape, why, sizeof why)) {
-        snprintf(err, errlen, "%s", why); /* it names the shape */
+    o->shape = (struct croq_shape){(long)dim[0], (long)dim[1], (long)dim[2]};
+    if (!shape_validate(o->dtype, &o->shape, err, errlen)) /* it names the shape */
         return -1;
-    }
-    if (!json_is_object(oracle) || !json_is_array(cands)) {
-        snprintf(err, errlen, "'oracle' is not an object with a 'candidates' array");
-        return -1;
-    }
     const struct costmodel *m = &models[o->dtype];
     double pred = -INFINITY;
-    o->pick = o->best = "", o->pick_tf = o->best_tf = 0;
+    o->pick[0] = o->best[0] = '\0', o->pick_tf = o->best_tf = 0;
     size_t i;
-    const json_t *c;
+    json_t *c;
     json_array_foreach(cands, i, c) {
+        char pfx[48], sig[CROQ_SIG_MAX], kernel[sizeof o->pick] = "?", why[256];
         struct croq_config cfg;
-        char kerr[256];
-        const char *sig = json_string_value(json_object_get(c, "config"));
-        const char *kernel = json_string_value(json_object_get(c, "kernel"));
-        const json_t *tj = json_object_get(c, "tflops");
-        if (!json_is_object(c) || !sig || knobs_parse_signature(&cfg, sig, kerr, sizeof kerr)) {
-            snprintf(err, errlen, "candidate %zu: %s", i, !json_is_object(c) ? "not an object" : sig ? kerr : "no config");
+        double tf = NAN;
+        snprintf(pfx, sizeof pfx, "oracle.candidates[%zu]", i);
+        if (!json_is_object(c))
+            jget_fail(&g, "oracle", "candidates", "holds an element that is not an object");
+        jget_str(&g, c, pfx, "config", true, sig, sizeof sig);
+        jget_text(&g, c, pfx, "kernel", false, kernel, sizeof kernel);
+        jget_num(&g, c, pfx, "tflops", false, &tf);
+        if (!g.failed && knobs_parse_signature(&cfg, sig, why, sizeof why))
+            jget_fail(&g, pfx, "config", why);
+        else if (!g.failed && cfg.dtype != o->dtype)
+            jget_fail(&g, pfx, "config", "is of another dtype than the record's");
+        else if (!g.failed && !isnan(tf) && !(isfinite(tf) && tf > 0 && tf <= 1e6))
+            jget_fail(&g, pfx, "tflops", "is not a TFLOPS figure (a number in (0, 1e6], or null)");
+        if (g.failed)
             return -1;
-        }
-        if (cfg.dtype != o->dtype) {
-            snprintf(err, errlen, "candidate %zu: a %s config in a %s record", i, croq_dtype_name(cfg.dtype), dt);
-            return -1;
-        }
-        if (!tj || json_is_null(tj))
-            continue; /* not timed */
-        double tf = json_number_value(tj);
-        if (!json_is_number(tj) || !isfinite(tf) || tf <= 0 || tf > 1e6) {
-            snprintf(err, errlen, "candidate %zu: 'tflops' is not a TFLOPS figure (a number in (0, 1e6], or null)", i);
-            return -1;
-        }
-        if (!m->n)
-            continue; /* no model of this dtype: checked, not ranked */
+        if (isnan(tf) || !m->n)
+            continue;
         int unseen;
         double p = costmodel_predict(m, &cfg, &o->shape, &unseen);
         if (tf > o->best_tf)
-            o->best_tf = tf, o->best = kernel ? kernel : "?";
+            o->best_tf = tf, snprintf(o->best, sizeof o->best, "%s", kernel);
         if (p > pred)
-            pred = p, o->pick_tf = tf, o->pick = kernel ? kernel : "?";
+            pred = p, o->pick_tf = tf, snprintf(o->pick, sizeof o->pick, "%s", kernel);
     }
     return 0;
 }
 
 /* --oracle FILE: each record's candidates ranked by the model of its dtype. 0, or 1 with a
- * message naming the line: unreadable, a line that is not one JSON object (blank lines are
- * skipped; jansson refuses duplicate keys and bytes after the object, a NUL included), a
- * record oracle_record refuses, a shape given twice, or no oracle record ranked at all. */
+ * message naming the line: unreadable (read_file: a regular file only), a line that is not
+ * one JSON object (blank lines are skipped; jansson refuses duplicate keys and bytes after
+ * the object, a NUL included), a record oracle_record refuses, a shape given twice, or no
+ * oracle record ranked at all. */
 static int oracle_rank(const char *path, const struct costmodel *models, int only)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        log_error("costmodel: --oracle %s: %s", path, strerror(errno));
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text) {
+        log_error("costmodel: --oracle %s: %s", path, regfile_strerror(errno));
         return 1;
     }
     double lg[CROQ_DTYPE_COUNT] = {0}, worst[CROQ_DTYPE_COUNT];
@@ -249,14 +241,16 @@ static int oracle_rank(const char *path, const struct costmodel *models, int onl
         worst[d] = INFINITY;
     struct seen { int dtype; struct croq_shape s; long line; } *seen = NULL;
     size_t nseen = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    for (long lineno = 1; !rc && (len = getline(&line, &cap, f)) > 0; lineno++) {
-        if (strspn(line, " \t\r\n") == (size_t)len)
-            continue;
+    const char *p = text, *end = text + len;
+    for (long lineno = 1; !rc && p < end; lineno++) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        const char *at = p;
+        p += n + 1;
+        if (strspn(at, " \t\r") >= n)
+            continue; /* a blank line */
         json_error_t jerr;
-        json_t *r = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *r = json_loadb(at, n, JSON_REJECT_DUPLICATES, &jerr);
         char err[512];
         bool is_oracle;
         struct oracle_pick o;
@@ -292,8 +286,7 @@ static int oracle_rank(const char *path, const struct costmodel *models, int onl
         }
         json_decref(r);
     }
-    free(line), free(seen);
-    fclose(f);
+    free(text), free(seen);
     if (!rc && !total) {
         log_error("costmodel: --oracle %s: no oracle record with a timed candidate%s", path,
                   only >= 0 ? " of this dtype" : " of a fitted dtype");

@@ -72,7 +72,7 @@ err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/o1.jsonl" 
 [ $rc -eq 1 ] && grep -q 'o1.jsonl:2: not a JSON object' <<<"$err" || fail "bad JSON: exit $rc: $err"
 echo '{"dtype":"f16","m":64,"n":64,"k":64,"oracle":{"candidates":[{"config":"tile_m=7","tflops":1}]}}' > "$tmp/o2.jsonl"
 err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/o2.jsonl" 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -q 'o2.jsonl:1: candidate 0: ' <<<"$err" || fail "bad config: exit $rc: $err"
+[ $rc -eq 1 ] && grep -q "o2.jsonl:1: 'oracle.candidates\[0\].config' " <<<"$err" || fail "bad config: exit $rc: $err"
 # each refused with the reason and the line: a missing dimension, a shape the knobs refuse, an
 # e4m3 config in an f16 record, a TFLOPS that is a string, a duplicate key, a shape twice
 ok='"config":"'"$cfg"'","tflops":1'
@@ -82,12 +82,14 @@ bad() { # NAME EXPECTED-MESSAGE LINE...
     err=$("$bin" costmodel --tuning "$tmp/t" --backend sim --oracle "$tmp/$name.jsonl" 2>&1); rc=$?
     [ $rc -eq 1 ] && grep -qF "$name.jsonl:$want" <<<"$err" || fail "$name: exit $rc: $err"
 }
-bad o3 "1: 'm' is not a positive integer" '{"dtype":"f16","n":64,"k":64,"oracle":{"candidates":[]}}'
+bad o3 "1: 'm' missing" '{"dtype":"f16","n":64,"k":64,"oracle":{"candidates":[]}}'
 bad o4 "1: K=3: K must be a multiple of 64" '{"dtype":"f16","m":4096,"n":4096,"k":3,"oracle":{"candidates":[]}}'
-bad o5 "1: candidate 0: a e4m3 config in a f16 record" \
+bad o5 "1: 'oracle.candidates[0].config' is of another dtype than the record's" \
     "{\"dtype\":\"f16\",\"m\":64,\"n\":64,\"k\":64,\"oracle\":{\"candidates\":[{\"config\":\"${cfg/dtype=f16/dtype=e4m3}\",\"tflops\":1}]}}"
-bad o6 "1: candidate 0: 'tflops' is not a TFLOPS figure" \
+bad o6 "1: 'oracle.candidates[0].tflops' is not a number" \
     "{\"dtype\":\"f16\",\"m\":64,\"n\":64,\"k\":64,\"oracle\":{\"candidates\":[{\"config\":\"$cfg\",\"tflops\":\"800\"}]}}"
+bad o6b "1: 'oracle.candidates[0].tflops' is not a TFLOPS figure" \
+    "{\"dtype\":\"f16\",\"m\":64,\"n\":64,\"k\":64,\"oracle\":{\"candidates\":[{\"config\":\"$cfg\",\"tflops\":-5}]}}"
 bad o7 "1: not a JSON object (duplicate object key" \
     "{\"dtype\":\"f16\",\"m\":64,\"n\":64,\"k\":64,\"oracle\":{\"candidates\":[{$ok,\"tflops\":2}]}}"
 bad o8 "3: f16 64x64x64 was already ranked at line 1" \
