@@ -61,11 +61,12 @@ extern "C" {
 #define CROQSPARSE_API __attribute__((visibility("default")))
 /* The version of this header; croqsparse_version() gives the linked library's. Minor
  * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version; 1.2:
- * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model); a
+ * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model; 1.3:
+ * CROQSPARSE_SEARCH_ROUNDS, the search interleaves its candidates); a
  * major one would
  * change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
-#define CROQSPARSE_VERSION_MINOR 2
+#define CROQSPARSE_VERSION_MINOR 3
 #define CROQSPARSE_VERSION (CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR)
 
 typedef enum {
@@ -98,7 +99,7 @@ CROQSPARSE_API const char *croqsparse_status_string(croqsparse_status_t s);
  * thread's next croqsparse call. */
 CROQSPARSE_API const char *croqsparse_last_error(void);
 /* The linked library's version, CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR
- * as it was built (1002 for 1.2): compare with the header's CROQSPARSE_VERSION to find an
+ * as it was built (1003 for 1.3): compare with the header's CROQSPARSE_VERSION to find an
  * application running on an older library than it was compiled with. Never fails. */
 CROQSPARSE_API int croqsparse_version(void);
 
@@ -205,9 +206,12 @@ typedef struct {
 
 /* ---- plan-time search (opt-in) ---------------------------------------------------------- */
 
-/* At most this many candidates are timed; each trial lasts up to this many milliseconds. */
+/* At most this many candidates are timed, in this many interleaved rounds of one trial
+ * each; a trial lasts up to this many milliseconds (1.2 timed each candidate in 3 trials of
+ * 10 ms one after the other; 1.3 interleaves, see croqsparse_plan_search). */
 #define CROQSPARSE_SEARCH_MAX 8
-#define CROQSPARSE_SEARCH_TRIAL_MS 10.0
+#define CROQSPARSE_SEARCH_ROUNDS 5
+#define CROQSPARSE_SEARCH_TRIAL_MS 6.0
 
 /* What croqsparse_plan_search did. Strings NUL-terminated (cut to fit). */
 typedef struct {
@@ -232,11 +236,15 @@ typedef struct {
  * takes them; C is never written: every candidate writes a scratch output the search
  * allocates (M x N f16) and frees.
  * Cost: synchronous. Per candidate: its module loaded (cuModuleLoadData), tensor maps
- * encoded, a split-K workspace allocated if it needs one, one launch to warm up and
- * measure, then 3 trials of as many launches as fit in CROQSPARSE_SEARCH_TRIAL_MS (at least
- * one, at most 200): about 8 x (3 x 10 ms + a few ms of loading) = 0.3 s for a typical
- * shape; a kernel slower than the trial budget is launched 4 times. Allocates device
- * memory and synchronizes the stream.
+ * encoded, a split-K workspace allocated if it needs one (all candidates stay loaded
+ * until the search ends), one launch to warm up and size its trial (as many launches as
+ * fit in CROQSPARSE_SEARCH_TRIAL_MS, at least one, at most 200); then
+ * CROQSPARSE_SEARCH_ROUNDS rounds in which each candidate runs one trial, the order
+ * rotated by one each round, and a candidate's time is the median of its rounds (under
+ * the power cap the clock drops within the first ~100 ms of load: candidates timed one
+ * after the other would meet different clocks). About 8 x (5 x 6 ms + a few ms of
+ * loading) = 0.3 s for a typical shape; a kernel slower than the trial budget is
+ * launched 6 times. Allocates device memory and synchronizes the stream.
  * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
  * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum),
  * dtype, shape and epilogue is taken without timing when the pack still has that kernel

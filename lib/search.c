@@ -62,7 +62,7 @@ static int load_one(struct croqsparse_plan *p, const struct cand *c, struct load
     return 0;
 }
 
-/* reps launches of l on o, between two events: milliseconds per launch into *ms. */
+/* reps launches of args, between two events: milliseconds per launch into *ms. */
 static croqsparse_status_t run_reps(const struct loaded *l, const struct croq_gemm_args *args, int reps, CUstream s,
                                     CUevent e0, CUevent e1, double *ms, const char *fn)
 {
@@ -85,26 +85,45 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The median microseconds per product of l on o: one launch to warm up and measure, then
- * 3 trials of as many launches as fit CROQSPARSE_SEARCH_TRIAL_MS (1..200). */
-static croqsparse_status_t time_one(const struct loaded *l, const struct kl_operands *o, CUdeviceptr ws, CUstream s,
+/* The loaded candidates l[0..n) (those with ok) timed on o, interleaved, into us[i]
+ * (median microseconds per product): each bound and launched once (it warms up and sizes
+ * its trial: as many launches as fit CROQSPARSE_SEARCH_TRIAL_MS, 1..200), then
+ * CROQSPARSE_SEARCH_ROUNDS rounds in which every candidate runs one trial, round r
+ * starting at candidate r (mod n). Why interleaved: under the power cap the SM clock
+ * falls from ~1980 to ~1400-1500 MHz within the first ~100 ms of sustained load (the H200
+ * samples of docs/library.md), so candidates timed one after the other meet different
+ * clocks and the first ones look faster; rounds give every candidate every part of that
+ * curve and the median takes the steady part. */
+static croqsparse_status_t time_all(const struct loaded *l, int n, const struct kl_operands *o, CUstream s,
                                     CUevent e0, CUevent e1, double *us, const char *fn)
 {
-    struct croq_gemm_args args;
-    struct kl_error ke;
-    double one, trial[3];
+    struct croq_gemm_args args[CROQSPARSE_SEARCH_MAX];
+    double t[CROQSPARSE_SEARCH_MAX][CROQSPARSE_SEARCH_ROUNDS];
+    int reps[CROQSPARSE_SEARCH_MAX];
     croqsparse_status_t st;
-    if (kl_bind(&l->launch, o, ws, &args, &ke))
-        return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
-    if ((st = run_reps(l, &args, 1, s, e0, e1, &one, fn)))
-        return st;
-    double r = one > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / one : 200;
-    int reps = r < 1 ? 1 : r > 200 ? 200 : (int)r;
-    for (int t = 0; t < 3; t++)
-        if ((st = run_reps(l, &args, reps, s, e0, e1, &trial[t], fn)))
+    for (int i = 0; i < n; i++) {
+        struct kl_error ke;
+        double one;
+        if (!l[i].ok)
+            continue;
+        if (kl_bind(&l[i].launch, o, l[i].workspace, &args[i], &ke))
+            return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
+        if ((st = run_reps(&l[i], &args[i], 1, s, e0, e1, &one, fn)))
             return st;
-    qsort(trial, 3, sizeof *trial, cmp_double);
-    *us = trial[1] * 1e3;
+        double r = one > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / one : 200;
+        reps[i] = r < 1 ? 1 : r > 200 ? 200 : (int)r;
+    }
+    for (int r = 0; r < CROQSPARSE_SEARCH_ROUNDS; r++)
+        for (int j = 0; j < n; j++) {
+            int i = (j + r) % n;
+            if (l[i].ok && (st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &t[i][r], fn)))
+                return st;
+        }
+    for (int i = 0; i < n; i++)
+        if (l[i].ok) {
+            qsort(t[i], CROQSPARSE_SEARCH_ROUNDS, sizeof t[i][0], cmp_double);
+            us[i] = t[i][CROQSPARSE_SEARCH_ROUNDS / 2] * 1e3;
+        }
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
@@ -200,7 +219,8 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
                                   const char *cache_path, croqsparse_search_info *info, const char *fn)
 {
     struct cand c[CROQSPARSE_SEARCH_MAX];
-    struct loaded best = {0}, cur;
+    struct loaded l[CROQSPARSE_SEARCH_MAX] = {0};
+    double us[CROQSPARSE_SEARCH_MAX] = {0};
     struct cs_cache_choice hit;
     struct pack pk;
     CUevent e0 = NULL, e1 = NULL;
@@ -208,7 +228,6 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
     CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
     bool from_cache;
     int n = 0, best_i = -1;
-    double best_us = 0;
     char why[1024];
     croqsparse_status_t st;
     CS_CU(fn, cuStreamIsCapturing, (stream, &cap));
@@ -239,42 +258,35 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
             goto done;
         }
     }
+    /* every candidate loaded first, so the timing below can interleave them */
     for (int i = 0; i < n; i++) {
-        double us = 0;
         snprintf(info->candidate[i].key, sizeof info->candidate[i].key, "%s",
                  c[i].e.fallback ? "fallback" : c[i].e.key);
         snprintf(info->candidate[i].config, sizeof info->candidate[i].config, "%s", c[i].e.config);
-        int r = load_one(p, &c[i], &cur, why, sizeof why, fn, &st);
+        int r = load_one(p, &c[i], &l[i], why, sizeof why, fn, &st);
         if (r < 0)
             goto done;
-        if (r > 0) {
+        if (r > 0)
             snprintf(info->note, sizeof info->note, "'%s' skipped: %.400s", info->candidate[i].key, why);
-            continue;
-        }
-        if (!from_cache) {
-            if ((st = time_one(&cur, &o, cur.workspace, stream, e0, e1, &us, fn))) {
-                unload(&cur);
-                goto done;
-            }
+        else if (from_cache)
+            us[i] = hit.us;
+        else
             info->timed++;
-        } else {
-            us = hit.us;
-        }
-        info->candidate[i].us = us;
-        if (best_i < 0 || us < best_us) {
-            unload(&best);
-            best = cur;
-            best_i = i;
-            best_us = us;
-        } else {
-            unload(&cur);
-        }
     }
+    if (!from_cache && (st = time_all(l, n, &o, stream, e0, e1, us, fn)))
+        goto done;
+    for (int i = 0; i < n; i++)
+        if (l[i].ok) {
+            info->candidate[i].us = us[i];
+            if (best_i < 0 || us[i] < us[best_i])
+                best_i = i;
+        }
     if (best_i < 0) {
         st = cs_fail(CROQSPARSE_STATUS_NO_KERNEL, fn, "no candidate could be loaded: %s", info->note);
         goto done;
     }
-    install(p, &best, &pk, &c[best_i].e, "search");
+    double best_us = us[best_i];
+    install(p, &l[best_i], &pk, &c[best_i].e, "search");
     info->from_cache = from_cache;
     info->best_us = best_us;
     if (cache_path && !from_cache) {
@@ -292,9 +304,10 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         }
     }
 done:
-    unload(&best);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        unload(&l[i]);
         free(c[i].image);
+    }
     if (e0)
         KL_DRV(cuEventDestroy)(e0);
     if (e1)

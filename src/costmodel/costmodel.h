@@ -62,7 +62,7 @@
 
 #define COSTMODEL_FORMAT 1          /* version of the serialized format */
 #define COSTMODEL_DERIVED 11        /* features beyond the one-hot of knob values */
-#define COSTMODEL_SHAPE_EXTRA 3     /* and beyond those, only in the model across shapes */
+#define COSTMODEL_SHAPE_EXTRA 5     /* and beyond those, only in the model across shapes */
 #define COSTMODEL_FEATURES 112      /* capacity: the one-hot count + COSTMODEL_DERIVED fits */
 #define COSTMODEL_MIN_SAMPLES 4     /* fewer rows of group 0: no model */
 #define COSTMODEL_LAMBDA 1.0        /* ridge penalty: unseen knob values stay at "no effect" */
@@ -131,7 +131,8 @@ struct costmodel {
  * per SM, accumulator registers / 256, operand bytes per flop, log2 of the k-loop steps
  * / 8, log2(split_k) x log2(M x N / 2^20) / 16 (docs/proposer.md): COSTMODEL_DERIVED of
  * them, which the proposer's fit uses; then COSTMODEL_SHAPE_EXTRA more, which only the
- * model across shapes uses: log2 of the SM fill, log2 of the tail efficiency. -1 (x
+ * model across shapes uses: log2 of the SM fill, log2 of the tail efficiency, wave_l2_over,
+ * stages_waves, persistent_kloop (features.c says what they are). -1 (x
  * untouched) when knobs.def has outgrown COSTMODEL_FEATURES. */
 int costmodel_features(const struct croq_config *cfg, const struct croq_shape *shape, double *x);
 /* The name of feature j ("tile_m=128", "waves", ...) into out; -1 if j is out of range. */

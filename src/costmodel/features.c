@@ -15,8 +15,9 @@
  *   k-loop:      log2(K / (tile_k x split_k)) / 8, pipeline steps per tile;
  *   split:       log2(split_k) x log2(M x N / 2^20) / 16: the f32 partials split-K adds
  *                grow with the output.
- *   and in the model across shapes only, the logarithms of fill and tail, and how far a
- *   wave's operand panels overflow the L2 (wave_l2_over).
+ *   and in the model across shapes only, the logarithms of fill and tail, how far a
+ *   wave's operand panels overflow the L2 (wave_l2_over), log2(stages) x log2(max(1,
+ *   waves)) / 4 (stages_waves) and persistent x k-loop (persistent_kloop).
  * The derived quantities are what carries between shapes: the same tile is a full wave
  * on one shape and a quarter of one on another.
  */
@@ -30,7 +31,7 @@
 static const char *const derived_names[COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA] = {
     "waves", "tail", "fill", "persistent_waves", "persistent_one_wave", "smem", "inv_ctas_per_sm",
     "acc_regs", "bytes_per_flop", "kloop", "split_output",
-    "fill_log", "tail_log", "wave_l2_over",
+    "fill_log", "tail_log", "wave_l2_over", "stages_waves", "persistent_kloop",
 };
 
 int cm_n_onehot(void)
@@ -105,6 +106,13 @@ int costmodel_features(const struct croq_config *c, const struct croq_shape *s, 
     x[n++] = log2(waves < 1 ? waves : 1);
     x[n++] = log2(ctas / (ceil(ctas / slots) * slots));
     x[n++] = wave_l2_over(c, s, ctas < slots ? ctas : slots);
+    /* Two interactions the one-hot cannot express: a stage count's effect grows with the
+     * waves (many tiles per SM), and persistence pays less as the k-loop lengthens (the
+     * pipeline fill it saves between tiles is a smaller share of a long tile). Chosen by
+     * leave-one-shape-out on the H200 sweep (err median f16 0.101 -> 0.095, e4m3 pick
+     * min 0.870 -> 0.886) and the library's oracle rows (docs/proposer.md). */
+    x[n++] = log2((double)c->v[KNOB_STAGES]) * log2(waves > 1 ? waves : 1) / 4;
+    x[n++] = c->v[KNOB_PERSISTENT] ? log2(steps < 1 ? 1 : steps) / 8 : 0;
     return n;
 }
 

@@ -66,7 +66,7 @@ echo "== croqsparse-check (TFLOPS; tuned = the pack index's number at the kernel
 echo "   when that is another shape; ours = the plan's pick (match), unscaled; search / ours_srch = the kernel"
 echo "   croqsparse_plan_search kept and its speed; ours_epi = with the epilogue; graph = captured and replayed"
 echo "   equal; ratio, s_rat = ours, ours_srch / best cuSPARSELt; oracle / o_kernel (ORACLE=1) the fastest"
-echo "   candidate, m/o and s/o the plan's and the search's pick over it; exit $rc)"
+echo "   candidate, m/o and s/o the plan's and the search's pick over it in the oracle's rounds; exit $rc)"
 grep -v '^  \.\. ' "$OUT/library.txt"
 echo "(last step: $(grep '^  \.\. ' "$OUT/library.txt" | tail -n 1))"
 exit $rc
