@@ -22,8 +22,8 @@
  * the unscaled product captured into a CUDA graph (global capture mode) and replayed
  * equals the direct launch's C bit for bit, and plan_search refuses the capturing stream.
  * With CROQSPARSE_CHECK_ORACLE=1 the oracle too: every candidate of the plan
- * (croqsparse_plan_candidates / _select) verified and timed, interleaved (3 rounds of one
- * trial each), the fastest in `oracle` / `o_kernel`, m/o and s/o the plan's and the
+ * (croqsparse_plan_candidates / _select) verified, timed together in interleaved rounds
+ * (oracle()) and verified again, the fastest in `oracle` / `o_kernel`, m/o and s/o the plan's and the
  * search's pick over it, both numbers from the oracle's rounds (the issue's targets: m/o
  * >= 0.90, s/o >= 0.98).
  * First, GPU prune + compress of a 16384x16384 f16 weight timed
@@ -108,8 +108,8 @@ static int compress_equal(croqsparse_handle_t h, struct lib_case *l)
     return eq;
 }
 
-/* Progress on stderr, flushed: a run cut short or crashing still says how far it got. */
-/* A progress line, with the seconds since the process started (where a case's time goes). */
+/* A progress line on stderr, flushed (a run cut short or crashing still says how far it
+ * got), with the seconds since the process started (where a case's time goes). */
 static void step(const char *what, int dtype, const struct croq_shape *s)
 {
     static struct timespec t0;
@@ -217,53 +217,101 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
 }
 
 /* The oracle (CROQSPARSE_CHECK_ORACLE=1): every candidate of the unscaled plan
- * (croqsparse_plan_candidates, selected in turn) verified and timed, interleaved: 3
- * rounds over all candidates of one trial each, a candidate's number the median of its
- * rounds. The fastest's TFLOPS (0 when none ran) and kernel; the per-candidate list into
- * *list. */
+ * (croqsparse_plan_candidates), each in a plan of its own selected to it
+ * (croqsparse_plan_select) writing a C of its own, verified on every element; then all of
+ * them timed together as `compare` times its subjects (runner/pairtime.h rounds_time: one
+ * warm-up over all, then ORACLE_ROUNDS rounds of one trial of each in the Williams order,
+ * so no candidate always follows the same one and a clock that moves during the case moves
+ * every candidate alike), and each one's C verified again. A candidate's number is the
+ * median of its rounds: with the old 3 rounds, each after a warm-up of its own, the
+ * fastest of 16 was biased up by the 1-3 % spread of one trial, and the warm-ups cost
+ * about 2 s a candidate on the largest shapes. Returns the fastest's TFLOPS (0 when none
+ * ran) with its key in kernel; the per-candidate list into *list; *failed counts the
+ * candidates that were wrong or faulted (a kernel the search could pick). */
+enum { ORACLE_ROUNDS = 7 };
 static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l, char *kernel,
-                     size_t klen, json_t **list)
+                     size_t klen, json_t **list, int *failed)
 {
-    enum { MAX = 64, ROUNDS = 3 };
+    enum { MAX = PAIR_MAX_KERNELS };
     const struct operands *o = l->o;
     croqsparse_candidate_info c[MAX];
-    double tf[MAX][ROUNDS], best = 0;
-    int n = 0;
+    struct lib_case lc[MAX];
+    struct subject s[MAX];
+    struct subject_kernel sk[MAX];
+    struct pair_kernel pk[MAX];
+    int n = 0, nt = 0, idx[MAX];
+    double best = 0;
     *list = json_array();
+    *failed = 0;
     snprintf(kernel, klen, "-");
-    if (croqsparse_plan_create(h, &l->plan, o->dtype, o->m, o->n, o->k, CROQSPARSE_EPILOGUE_ALPHA, 1.0f) ||
-        croqsparse_plan_candidates(l->plan, c, MAX, &n)) {
+    croqsparse_plan_t base = NULL;
+    if (croqsparse_plan_create(h, &base, o->dtype, o->m, o->n, o->k, CROQSPARSE_EPILOGUE_ALPHA, 1.0f) ||
+        croqsparse_plan_candidates(base, c, MAX, &n)) {
         fprintf(stderr, "oracle: %s\n", croqsparse_last_error());
-        croqsparse_plan_destroy(l->plan);
-        l->plan = NULL;
+        croqsparse_plan_destroy(base);
         return 0;
     }
+    croqsparse_plan_destroy(base);
+    if (n > MAX) /* rounds_time's limit; the pack holds 16 kernels a dtype today */
+        fprintf(stderr, "oracle: %d candidates, the first %d timed\n", n, MAX);
     n = n < MAX ? n : MAX;
-    struct bench_env one = *env;
-    one.topts.trials = 1;
-    for (int r = 0; r < ROUNDS; r++)
-        for (int i = 0; i < n; i++) {
-            struct subject s = {.name = "croqsparse_oracle", .available = true};
-            const struct subject_kernel k = {.fn = lib_launch, .ctx = l, .d_c = l->c};
-            tf[i][r] = 0;
-            if (croqsparse_plan_select(l->plan, i))
-                fprintf(stderr, "oracle: %s\n", croqsparse_last_error());
-            else if (subject_measure(&one, &k, &s) == 0 && s.verified && s.v.passed)
-                tf[i][r] = tflops_of(&s);
-            subject_release(&s);
-        }
     for (int i = 0; i < n; i++) {
-        qsort(tf[i], ROUNDS, sizeof tf[i][0], cmp_double);
-        double med = tf[i][ROUNDS / 2];
-        json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f}", "kernel", c[i].key, "config", c[i].config,
-                                               "tflops", med, "predicted_tflops", c[i].predicted_tflops));
-        if (med > best) {
-            best = med;
+        lc[i] = *l;
+        lc[i].plan = NULL;
+        lc[i].c = 0;
+        s[i] = (struct subject){.name = "croqsparse_oracle", .available = true, .status = RS_OK};
+        sk[i] = (struct subject_kernel){.fn = lib_launch, .ctx = &lc[i]};
+        if (croqsparse_plan_create(h, &lc[i].plan, o->dtype, o->m, o->n, o->k, CROQSPARSE_EPILOGUE_ALPHA, 1.0f) ||
+            croqsparse_plan_select(lc[i].plan, i)) {
+            fprintf(stderr, "oracle: candidate %d: %s\n", i, croqsparse_last_error());
+            ++*failed;
+            continue;
+        }
+        if (gpu_alloc(&lc[i].c, (size_t)o->m * o->n * 2, "oracle C")) {
+            fprintf(stderr, "oracle: candidate %d: %s\n", i, runner_fail_message());
+            runner_fail_clear();
+            ++*failed;
+            continue;
+        }
+        sk[i].d_c = lc[i].c;
+        if (subject_verify(env, &sk[i], &s[i]) || subject_timed_kernel(env, &sk[i], &s[i], &pk[nt])) {
+            fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
+            ++*failed;
+            continue;
+        }
+        idx[nt++] = i;
+    }
+    struct pair_opts po;
+    subject_pair_opts(env, &po);
+    struct ladder_timing *lt = xmalloc(sizeof *lt);
+    if (nt && rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, nt, ORACLE_ROUNDS, ROUND_BALANCED, lt) == 0) {
+        for (int j = 0; j < nt; j++) {
+            int i = idx[j];
+            subject_set_timing(env, &s[i], &lt->t[j], &lt->w, lt->iters[j]);
+            if (subject_verify_after(env, &sk[i], &s[i])) {
+                fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
+                ++*failed;
+            }
+        }
+    } else if (nt) {
+        fprintf(stderr, "oracle: the interleaved rounds failed (%s)\n", runner_fail_message());
+        runner_fail_clear();
+        *failed += nt;
+    }
+    free(lt);
+    for (int i = 0; i < n; i++) {
+        double tf = tflops_of(&s[i]);
+        json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f, s:f}", "kernel", c[i].key, "config", c[i].config,
+                                               "tflops", tf, "spread_pct", s[i].timed ? s[i].t.spread_pct : 0.0,
+                                               "predicted_tflops", c[i].predicted_tflops));
+        if (tf > best) {
+            best = tf;
             snprintf(kernel, klen, "%.95s", c[i].key);
         }
+        subject_release(&s[i]);
+        croqsparse_plan_destroy(lc[i].plan);
+        gpu_free(&lc[i].c);
     }
-    croqsparse_plan_destroy(l->plan);
-    l->plan = NULL;
     return best;
 }
 
@@ -326,10 +374,11 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     char oracle_kernel[96] = "-";
     json_t *oracle_list = NULL;
     double oracle_tf = 0;
+    int oracle_failed = 0;
     const char *want_oracle = getenv("CROQSPARSE_CHECK_ORACLE");
     if (want_oracle && !strcmp(want_oracle, "1")) {
         step("oracle: every candidate, interleaved", dtype, shape);
-        oracle_tf = oracle(h, &env, &l, oracle_kernel, sizeof oracle_kernel, &oracle_list);
+        oracle_tf = oracle(h, &env, &l, oracle_kernel, sizeof oracle_kernel, &oracle_list, &oracle_failed);
     }
     if (dtype == CROQ_DTYPE_E4M3)
         operands_scale(&o, 1);
@@ -340,7 +389,7 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     ok = time_plan(h, &env, &l,
                    dtype == CROQ_DTYPE_E4M3 ? CROQSPARSE_EPILOGUE_ALPHA_SCALES : CROQSPARSE_EPILOGUE_ALPHA, o.alpha,
                    &ours, &info, &hus, NULL, NULL);
-    ok = ok && ok_plain && ok_srch && graph_ok && !strcmp(info.key, info_plain.key);
+    ok = ok && ok_plain && ok_srch && graph_ok && !oracle_failed && !strcmp(info.key, info_plain.key);
     step("record", dtype, shape);
     json_t *cands = json_array();
     for (int i = 0; i < CROQSPARSE_SEARCH_MAX && si.candidate[i].key[0]; i++)
@@ -364,9 +413,10 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
         m_o = oracle_tflops_of(oracle_list, info_plain.key, info_plain.config) / oracle_tf;
         s_o = oracle_tflops_of(oracle_list, info_srch.key, info_srch.config) / oracle_tf;
     }
-    json_object_set_new(j, "oracle", oracle_list ? json_pack("{s:s, s:f, s:f, s:f, s:o}", "kernel", oracle_kernel,
-                                                             "tflops", oracle_tf, "model_over_oracle", m_o,
-                                                             "search_over_oracle", s_o, "candidates", oracle_list)
+    json_object_set_new(j, "oracle", oracle_list ? json_pack("{s:s, s:f, s:f, s:f, s:i, s:i, s:o}", "kernel",
+                                                             oracle_kernel, "tflops", oracle_tf, "model_over_oracle",
+                                                             m_o, "search_over_oracle", s_o, "rounds", ORACLE_ROUNDS,
+                                                             "failed", oracle_failed, "candidates", oracle_list)
                                                  : json_null());
     char *line = json_dumps(j, JSON_COMPACT);
     printf("%s\n", line);

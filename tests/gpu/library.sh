@@ -26,8 +26,10 @@
 #   LIB_SHAPES="$(build/bin/library-shapes ../shared/data/shapes.json PACK)" tests/gpu/library.sh ...
 # (PACK: the pack the library runs, build/croqsparse_default.pack for the built-in one).
 # ORACLE=1 also times every candidate kernel of each case (croqsparse_plan_candidates /
-# _select, interleaved, 3 rounds of one trial): the oracle the model's and the search's
-# picks are compared with (m/o, s/o). It costs about (candidates x 3) trials per case.
+# _select; each verified, then all timed together in 7 interleaved rounds of one trial as
+# `compare` times its subjects, then verified again): the oracle the model's and the
+# search's picks are compared with (m/o, s/o). About 5-40 s a case (2026-12-04: 20
+# untuned shapes of one dtype, 16384^3 included, ran in 320-340 s with the oracle).
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
 export LD_LIBRARY_PATH=$B/../lib:/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
