@@ -62,7 +62,7 @@
 
 #define COSTMODEL_FORMAT 1          /* version of the serialized format */
 #define COSTMODEL_DERIVED 11        /* features beyond the one-hot of knob values */
-#define COSTMODEL_SHAPE_EXTRA 5     /* and beyond those, only in the model across shapes */
+#define COSTMODEL_SHAPE_EXTRA 6     /* and beyond those, only in the model across shapes */
 #define COSTMODEL_FEATURES 112      /* capacity: the one-hot count + COSTMODEL_DERIVED fits */
 #define COSTMODEL_MIN_SAMPLES 4     /* fewer rows of group 0: no model */
 #define COSTMODEL_LAMBDA 1.0        /* ridge penalty: unseen knob values stay at "no effect" */

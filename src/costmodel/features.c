@@ -17,7 +17,8 @@
  *                grow with the output.
  *   and in the model across shapes only, the logarithms of fill and tail, how far a
  *   wave's operand panels overflow the L2 (wave_l2_over), log2(stages) x log2(max(1,
- *   waves)) / 4 (stages_waves) and persistent x k-loop (persistent_kloop).
+ *   waves)) / 4 (stages_waves), persistent x k-loop (persistent_kloop) and log2(stages) x
+ *   k-loop / sqrt(max(1, waves)) (stages_kloop).
  * The derived quantities are what carries between shapes: the same tile is a full wave
  * on one shape and a quarter of one on another.
  */
@@ -31,7 +32,7 @@
 static const char *const derived_names[COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA] = {
     "waves", "tail", "fill", "persistent_waves", "persistent_one_wave", "smem", "inv_ctas_per_sm",
     "acc_regs", "bytes_per_flop", "kloop", "split_output",
-    "fill_log", "tail_log", "wave_l2_over", "stages_waves", "persistent_kloop",
+    "fill_log", "tail_log", "wave_l2_over", "stages_waves", "persistent_kloop", "stages_kloop",
 };
 
 int cm_n_onehot(void)
@@ -113,6 +114,12 @@ int costmodel_features(const struct croq_config *c, const struct croq_shape *s, 
      * min 0.870 -> 0.886) and the library's oracle rows (docs/proposer.md). */
     x[n++] = log2((double)c->v[KNOB_STAGES]) * log2(waves > 1 ? waves : 1) / 4;
     x[n++] = c->v[KNOB_PERSISTENT] ? log2(steps < 1 ? 1 : steps) / 8 : 0;
+    /* A third: a deep pipeline pays on a long k-loop when an SM runs few tiles, where
+     * nothing else hides a tile's memory latency (e4m3 8192x512x8192 on the H200, one wave
+     * of 128x256 tiles, k-loop 64: the 5-stage pack kernel 1714 TFLOPS, the 3-stage ones
+     * the model ranked first 1437-1480, results/h200/library/library-7). Chosen among 14
+     * forms on the leave-out and the library-6/-7 oracle rows (docs/proposer.md). */
+    x[n++] = log2((double)c->v[KNOB_STAGES]) * log2(steps < 1 ? 1 : steps) / 8 / sqrt(waves > 1 ? waves : 1);
     return n;
 }
 

@@ -226,7 +226,8 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
  * median of its rounds: with the old 3 rounds, each after a warm-up of its own, the
  * fastest of 16 was biased up by the 1-3 % spread of one trial, and the warm-ups cost
  * about 2 s a candidate on the largest shapes. Returns the fastest's TFLOPS (0 when none
- * ran) with its key in kernel; the per-candidate list into *list; *failed counts the
+ * ran) with its key in kernel; the per-candidate list into *list (each with its rounds'
+ * trial times and SM clocks, pairtime.h ladder_timing_json); *failed counts the
  * candidates that were wrong or faulted (a kernel the search could pick). */
 enum { ORACLE_ROUNDS = 7 };
 static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l, char *kernel,
@@ -239,6 +240,7 @@ static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct 
     struct subject s[MAX];
     struct subject_kernel sk[MAX];
     struct pair_kernel pk[MAX];
+    json_t *rounds[MAX] = {0}; /* each one's trials and the clock NVML saw in each */
     int n = 0, nt = 0, idx[MAX];
     double best = 0;
     *list = json_array();
@@ -288,6 +290,7 @@ static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct 
         for (int j = 0; j < nt; j++) {
             int i = idx[j];
             subject_set_timing(env, &s[i], &lt->t[j], &lt->w, lt->iters[j]);
+            rounds[i] = ladder_timing_json(lt, j);
             if (subject_verify_after(env, &sk[i], &s[i])) {
                 fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
                 ++*failed;
@@ -301,9 +304,10 @@ static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct 
     free(lt);
     for (int i = 0; i < n; i++) {
         double tf = tflops_of(&s[i]);
-        json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f, s:f}", "kernel", c[i].key, "config", c[i].config,
-                                               "tflops", tf, "spread_pct", s[i].timed ? s[i].t.spread_pct : 0.0,
-                                               "predicted_tflops", c[i].predicted_tflops));
+        json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "kernel", c[i].key, "config",
+                                               c[i].config, "tflops", tf, "spread_pct",
+                                               s[i].timed ? s[i].t.spread_pct : 0.0, "predicted_tflops",
+                                               c[i].predicted_tflops, "rounds", rounds[i] ? rounds[i] : json_null()));
         if (tf > best) {
             best = tf;
             snprintf(kernel, klen, "%.95s", c[i].key);

@@ -339,6 +339,32 @@ static void test_missing_feature_weighs_zero(void **state)
 
 /* Leave-one-shape-out on the synthetic GPU: each shape held out is predicted from the other
  * three, the model's pick is the best configuration, and a dtype with one shape gets no model. */
+/* The interactions on the shapes that chose them (docs/proposer.md): one wave of 128x256
+ * tiles with a k-loop of 64 (e4m3 8192x512x8192 of the H200's library run), where a deep
+ * pipeline pays in full, and 62 waves of them, where it pays 1/sqrt(62) of that. */
+static void test_interaction_features(void **state)
+{
+    (void)state;
+    struct croq_config c;
+    knobs_default(&c, CROQ_DTYPE_E4M3);
+    c.v[KNOB_TILE_M] = 128, c.v[KNOB_TILE_N] = 256, c.v[KNOB_TILE_K] = 128, c.v[KNOB_STAGES] = 5;
+    c.v[KNOB_SPLIT_K] = 1, c.v[KNOB_PERSISTENT] = 0;
+    const struct croq_shape one = {8192, 512, 8192}, many = {16384, 16384, 8192};
+    int sk = feature_index("stages_kloop"), sw = feature_index("stages_waves"), pk = feature_index("persistent_kloop");
+    double x[COSTMODEL_FEATURES];
+    assert_true(costmodel_features(&c, &one, x) > sk);
+    assert_float_equal(x[sk], log2(5) * 6 / 8, 1e-12); /* 128 CTAs: waves < 1 counts as 1 */
+    assert_float_equal(x[sw], 0, 1e-12);
+    assert_float_equal(x[pk], 0, 1e-12); /* not persistent */
+    assert_true(costmodel_features(&c, &many, x) > sk);
+    double waves = 128.0 * 64 / COSTMODEL_SM_COUNT;
+    assert_float_equal(x[sk], log2(5) * 6 / 8 / sqrt(waves), 1e-12);
+    assert_float_equal(x[sw], log2(5) * log2(waves) / 4, 1e-12);
+    c.v[KNOB_PERSISTENT] = 1;
+    assert_true(costmodel_features(&c, &many, x) > pk);
+    assert_float_equal(x[pk], 6.0 / 8, 1e-12);
+}
+
 static void test_leave_out(void **state)
 {
     (void)state;
@@ -381,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_missing_feature_weighs_zero),
+        cmocka_unit_test(test_interaction_features),
         cmocka_unit_test(test_leave_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
