@@ -24,10 +24,12 @@
  * Plain text, ASCII, '\n'-terminated lines of fields separated by one space; numbers in
  * C "%.17g" form (a double round-trips exactly, so a parsed model predicts the same bits):
  *
- *     croq-costmodel 1                     magic and format version (COSTMODEL_FORMAT)
+ *     croq-costmodel 2                     magic and format version (COSTMODEL_FORMAT)
  *     model f16                            a model: its dtype (croq_dtype_name)
- *     target 132 232448                    the SMs and the shared memory per SM (bytes) the
- *                                          features assumed (COSTMODEL_SM_COUNT, _SMEM_LIMIT)
+ *     target 132 232448 62914560           the SMs, the shared memory per SM and the L2
+ *                                          (bytes) the features assumed (COSTMODEL_SM_COUNT,
+ *                                          _SMEM_LIMIT, _L2_BYTES; version 1 lacked the L2,
+ *                                          which wave_l2_over reads, so it is refused)
  *     fit 4213 28 0.0512                   rows fitted, shapes, sigma (residual, ln units)
  *     mean 6.52                            ln-TFLOPS level when has-level is 0
  *     level 1 0.1 0.2 0.3 0.05             has-level (0/1), then c0 c1 c2 c3: the level
@@ -60,7 +62,7 @@
 #include "knobs/knobs.h"
 #include "target/target.h"
 
-#define COSTMODEL_FORMAT 1          /* version of the serialized format */
+#define COSTMODEL_FORMAT 2          /* version of the serialized format */
 #define COSTMODEL_DERIVED 11        /* features beyond the one-hot of knob values */
 #define COSTMODEL_SHAPE_EXTRA 6     /* and beyond those, only in the model across shapes */
 #define COSTMODEL_FEATURES 112      /* capacity: the one-hot count + COSTMODEL_DERIVED fits */
@@ -74,6 +76,7 @@
  * budget: the target table's (src/target/target.def; 132 and 232448 on the H200) */
 #define COSTMODEL_SM_COUNT (croq_target()->sms)
 #define COSTMODEL_SMEM_LIMIT ((int)croq_target()->smem_per_block)
+#define COSTMODEL_L2_BYTES (croq_target()->l2_bytes)
 /* Other shapes' measurements (costmodel_add_prior): each weighs exp(-d^2 / 2 L^2), d the
  * distance of ln M, ln N, ln K of the two shapes, L = COSTMODEL_PRIOR_LENGTH (replay-bench
  * chose it: farther shapes misled the model), all together at most COSTMODEL_PRIOR_ROWS

@@ -53,7 +53,7 @@ long costmodel_serialize(const struct costmodel *const *models, size_t n, char *
         if (!m || m->n <= 0 || !dt || !strcmp(dt, "?") || m->p > COSTMODEL_FEATURES)
             return -1;
         put(&o, "model %s\n", dt);
-        put(&o, "target %d %d\n", COSTMODEL_SM_COUNT, COSTMODEL_SMEM_LIMIT);
+        put(&o, "target %d %d %ld\n", COSTMODEL_SM_COUNT, COSTMODEL_SMEM_LIMIT, COSTMODEL_L2_BYTES);
         put(&o, "fit %d %d %.17g\n", m->n, m->n_groups, m->sigma);
         put(&o, "mean %.17g\n", m->mean);
         put(&o, "level %d %.17g %.17g %.17g %.17g\n", m->has_level ? 1 : 0, m->level[0], m->level[1], m->level[2],
@@ -162,18 +162,19 @@ static int integer(struct in *r, int i, const char *what, long lo, long hi, long
 
 static int parse_model(struct in *r, struct costmodel *m)
 {
-    long v, w;
+    long v, w, l2;
     double d;
     memset(m, 0, sizeof *m);
     m->dtype = croq_dtype_parse(r->tok[1]);
     if (m->dtype < 0)
         return fail(r, "unknown dtype '%s'", r->tok[1]);
-    if (expect(r, "target", 2) || integer(r, 1, "SM count", 1, 1 << 20, &v) ||
-        integer(r, 2, "shared memory per SM", 1, 1L << 30, &w))
+    if (expect(r, "target", 3) || integer(r, 1, "SM count", 1, 1 << 20, &v) ||
+        integer(r, 2, "shared memory per SM", 1, 1L << 30, &w) || integer(r, 3, "L2 bytes", 1, 1L << 40, &l2))
         return -1;
-    if (v != COSTMODEL_SM_COUNT || w != COSTMODEL_SMEM_LIMIT)
-        return fail(r, "the model's features assume %ld SMs and %ld bytes of shared memory per SM; this build's "
-                       "are %d and %d", v, w, COSTMODEL_SM_COUNT, COSTMODEL_SMEM_LIMIT);
+    if (v != COSTMODEL_SM_COUNT || w != COSTMODEL_SMEM_LIMIT || l2 != COSTMODEL_L2_BYTES)
+        return fail(r, "the model's features assume %ld SMs, %ld bytes of shared memory per SM and %ld bytes of L2; "
+                       "this build's are %d, %d and %ld", v, w, l2, COSTMODEL_SM_COUNT, COSTMODEL_SMEM_LIMIT,
+                    COSTMODEL_L2_BYTES);
     if (expect(r, "fit", 3) || integer(r, 1, "rows", 1, 1L << 30, &v) ||
         integer(r, 2, "shapes", 0, 1L << 30, &w) || num(r, 3, "sigma", &m->sigma))
         return -1;

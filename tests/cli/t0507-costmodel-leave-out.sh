@@ -25,7 +25,7 @@ last=$(grep '^costmodel leave-out f16:' <<<"$out")
 awk -v a="${BASH_REMATCH[3]}" -v b="${BASH_REMATCH[5]}" 'BEGIN { exit !(a > 0 && a <= 1 && b >= a && b <= 1) }' ||
     fail "pick/top8 out of (0, 1]: $last"
 grep -q "^e4m3: no model" <<<"$out" || fail "e4m3 has no rows here: $out"
-head -n 2 "$tmp/model.txt" | tr '\n' ' ' | grep -q '^croq-costmodel 1 model f16 $' || fail "model file: $(head -n 2 "$tmp/model.txt")"
+head -n 2 "$tmp/model.txt" | tr '\n' ' ' | grep -q '^croq-costmodel 2 model f16 $' || fail "model file: $(head -n 2 "$tmp/model.txt")"
 tail -n 1 "$tmp/model.txt" | grep -Eq '^sum [0-9a-f]{16}$' || fail "model file has no sum line"
 grep -q "^wrote $tmp/model.txt ([0-9]* bytes, 1 model)$" <<<"$out" || fail "no 'wrote' line"
 # --check reads it back as the library would; a damaged copy is refused, saying why

@@ -139,7 +139,8 @@ static void test_round_trip(void **state)
     const struct costmodel *v[] = {&fitted, &e4};
     long len;
     char *text = serialize(v, 2, &len);
-    assert_true(!strncmp(text, "croq-costmodel 1\nmodel f16\n", 27));
+    static const char head[] = "croq-costmodel 2\nmodel f16\ntarget 132 232448 62914560\n";
+    assert_true(!strncmp(text, head, strlen(head)));
     size_t n = 0;
     char err[256] = "";
     if (costmodel_parse(text, (size_t)len, parsed, 2, &n, err, sizeof err))
@@ -256,9 +257,13 @@ static void test_refused(void **state)
     assert_int_equal(costmodel_parse(text, 0, parsed, 2, &n, err, sizeof err), -1);
     /* another version, another magic, another target, an unknown feature, a bad number,
      * a missing field, too many models for the caller */
-    refused_resummed(text, "croq-costmodel 1\n", "croq-costmodel 2\n", "format version 2; this build reads version 1");
-    refused_resummed(text, "croq-costmodel 1\n", "croq-pack 1\n", "not a cost model");
+    refused_resummed(text, "croq-costmodel 2\n", "croq-costmodel 3\n", "format version 3; this build reads version 2");
+    /* version 1 had no L2 on its target line, and wave_l2_over was fitted for some L2 */
+    refused_resummed(text, "croq-costmodel 2\n", "croq-costmodel 1\n", "format version 1; this build reads version 2");
+    refused_resummed(text, "croq-costmodel 2\n", "croq-pack 1\n", "not a cost model");
     refused_resummed(text, "target 132 ", "target 114 ", "assume 114 SMs");
+    refused_resummed(text, " 232448 62914560\n", " 232448 52428800\n", "and 52428800 bytes of L2");
+    refused_resummed(text, " 232448 62914560\n", " 232448\n", "'target' needs 3 fields, has 2");
     refused_resummed(text, "f waves ", "f waves2 ", "feature 'waves2' is unknown");
     refused_resummed(text, "\nmean 0\n", "\nmean x\n", "line 5: mean 'x' is not a finite number");
     refused_resummed(text, "\nmean 0\n", "\nmean nan\n", "mean 'nan' is not a finite number");
