@@ -16,6 +16,9 @@
 #include "target/target.h"
 
 #define SIM_DRAM_BPS 4.0e12   /* ~85% of the H200's 4.8 TB/s */
+/* The simulated GPU's L2 pressure scale, its own constant and not the H200's 60 MiB
+ * (src/target/target.def l2_bytes): every simulated number, and the sim tests' and
+ * replay datasets' expectations, depend on it, and the simulator models no real L2. */
 #define SIM_L2_BYTES 50e6
 #define SIM_LAUNCH_S 4e-6
 
