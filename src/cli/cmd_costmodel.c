@@ -301,7 +301,7 @@ static int oracle_rank(const char *path, const struct costmodel *models, int onl
 
 int cmd_costmodel(int argc, char **argv)
 {
-    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = "gpu", *out = NULL, *dtype_opt = NULL, *check = NULL,
+    const char *dirs[MAX_DIRS], *datasets[MAX_DIRS], *backend = NULL, *out = NULL, *dtype_opt = NULL, *check = NULL,
                *oracle = NULL;
     int ndirs = 0, nds = 0;
     bool lo = false, verbose = false;
@@ -322,12 +322,14 @@ int cmd_costmodel(int argc, char **argv)
         return prc == 1 ? 0 : 2;
     int only = dtype_opt ? croq_dtype_parse(dtype_opt) : -1; /* cli_dtype_value checked it */
     if (check) {
-        if (ndirs || nds || out || lo || oracle) {
+        if (ndirs || nds || out || lo || oracle || backend || dtype_opt || verbose) {
             log_error("costmodel: option '--check' takes no other option");
             return 2;
         }
         return check_model(check);
     }
+    if (!backend)
+        backend = "gpu";
     if (cli_out_outside_tuning("costmodel", "--out", out, dirs, (size_t)ndirs))
         return 2;
     if (!ndirs && !nds) {
@@ -402,7 +404,7 @@ int cmd_costmodel(int argc, char **argv)
         } else {
             costmodel_serialize(fitted, nf, buf, (size_t)len + 1);
             if (atomic_write(out, buf, (size_t)len)) {
-                log_error("costmodel: cannot write %s", out);
+                log_error("costmodel: cannot write %s: %s", out, strerror(errno));
                 rc = 1;
             } else
                 printf("wrote %s (%ld bytes, %zu model%s)\n", out, len, nf, nf == 1 ? "" : "s");

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,13 @@ static int next_line(struct in *r)
     r->p = nl + 1;
     if (strlen(r->buf) != n)
         return fail(r, "a NUL byte");
+    /* the writer puts printable ASCII and single spaces only: a CR (a file saved with
+     * CRLF line ends), a tab or any other control byte is named, not echoed */
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)r->buf[i] < 0x20 || (unsigned char)r->buf[i] > 0x7e)
+            return fail(r, "%s at column %zu (lines are printable ASCII fields separated by single spaces, "
+                           "ending in '\\n' alone)",
+                        r->buf[i] == '\r' ? "a carriage return" : "a byte that is no printable ASCII", i + 1);
     r->ntok = 0;
     for (char *s = r->buf; *s;) {
         if (r->ntok == (int)(sizeof r->tok / sizeof r->tok[0]))
@@ -142,11 +150,22 @@ static int expect(struct in *r, const char *word, int nfields)
     return 0;
 }
 
+/* A number as the writer prints it: an optional '-', then a digit (integers: no leading
+ * zero) or, for %.17g, a '.'; no '+', no blank, no hex (strtod and strtol take all three). */
+static bool plain_number(const char *t, bool integral)
+{
+    if (*t == '-')
+        t++;
+    if (integral)
+        return (t[0] >= '1' && t[0] <= '9') || (t[0] == '0' && !t[1]);
+    return ((*t >= '0' && *t <= '9') || *t == '.') && !strpbrk(t, "xX");
+}
+
 static int num(struct in *r, int i, const char *what, double *v)
 {
     char *e;
-    *v = strtod(r->tok[i], &e);
-    if (e == r->tok[i] || *e || !isfinite(*v))
+    *v = plain_number(r->tok[i], false) ? strtod(r->tok[i], &e) : 0;
+    if (!plain_number(r->tok[i], false) || e == r->tok[i] || *e || !isfinite(*v))
         return fail(r, "%s '%s' is not a finite number", what, r->tok[i]);
     return 0;
 }
@@ -154,8 +173,8 @@ static int num(struct in *r, int i, const char *what, double *v)
 static int integer(struct in *r, int i, const char *what, long lo, long hi, long *v)
 {
     char *e;
-    *v = strtol(r->tok[i], &e, 10);
-    if (e == r->tok[i] || *e || *v < lo || *v > hi)
+    *v = plain_number(r->tok[i], true) ? strtol(r->tok[i], &e, 10) : 0;
+    if (!plain_number(r->tok[i], true) || e == r->tok[i] || *e || *v < lo || *v > hi)
         return fail(r, "%s '%s' is not an integer in [%ld, %ld]", what, r->tok[i], lo, hi);
     return 0;
 }
@@ -185,8 +204,8 @@ static int parse_model(struct in *r, struct costmodel *m)
     if (w < 2 || w > v)
         return fail(r, "fit of %ld rows over %ld shapes: a model is fitted on 2 or more shapes of at least one row "
                        "each", v, w);
-    if (!(m->sigma >= 0))
-        return fail(r, "sigma %g is negative", m->sigma);
+    if (!(m->sigma >= 0) || m->sigma > 1e3)
+        return fail(r, "sigma %g is not in [0, 1000] (a spread of ln TFLOPS)", m->sigma);
     if (expect(r, "mean", 1) || num(r, 1, "mean", &m->mean))
         return -1;
     if (fabs(m->mean) > 1e3)
@@ -194,9 +213,12 @@ static int parse_model(struct in *r, struct costmodel *m)
     if (expect(r, "level", 5) || integer(r, 1, "has-level", 0, 1, &v))
         return -1;
     m->has_level = v;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         if (num(r, 2 + i, "level coefficient", &m->level[i]))
             return -1;
+        if (fabs(m->level[i]) > 1e3) /* ln TFLOPS per ln size: a few units at most */
+            return fail(r, "level coefficient %g is no logarithm's slope", m->level[i]);
+    }
     m->p = cm_n_onehot() + COSTMODEL_DERIVED + COSTMODEL_SHAPE_EXTRA;
     if (expect(r, "features", 1) || integer(r, 1, "features", 1, COSTMODEL_FEATURES, &v))
         return -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -114,6 +115,28 @@ int opts_check_outfile(const char *path, char *err, size_t errlen)
     if (!k && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "'%s' %s", path, not_regular(&st, false));
         return -1;
+    }
+    if (k > 0) { /* a new file: its directory must exist and take it, known before the work */
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        if (strlen(path) >= sizeof dir) {
+            snprintf(err, errlen, "'%.64s...': a path longer than %zu characters", path, sizeof dir - 1);
+            return -1;
+        }
+        snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+        if (stat(dir, &st)) {
+            snprintf(err, errlen, "'%s': its directory '%s' %s", path, dir,
+                     errno == ENOENT ? "does not exist" : strerror(errno));
+            return -1;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "'%s': '%s' is not a directory", path, dir);
+            return -1;
+        }
+        if (access(dir, W_OK | X_OK)) {
+            snprintf(err, errlen, "'%s': its directory '%s': %s", path, dir, strerror(errno));
+            return -1;
+        }
     }
     return 0;
 }

@@ -288,8 +288,20 @@ static void test_refused(void **state)
         snprintf(mod, sizeof mod, "\nfit 2 3 %.17g", sigma);
         refused_resummed(text, fitline, mod, "fit of 2 rows over 3 shapes");
         snprintf(mod, sizeof mod, "\nfit %ld %ld -0.5", rows, shapes);
-        refused_resummed(text, fitline, mod, "sigma -0.5 is negative");
+        refused_resummed(text, fitline, mod, "sigma -0.5 is not in [0, 1000]");
+        snprintf(mod, sizeof mod, "\nfit %ld %ld 1e300", rows, shapes);
+        refused_resummed(text, fitline, mod, "sigma 1e+300 is not in [0, 1000]");
+        /* numbers as strtod/strtol take them but the writer never prints them */
+        snprintf(mod, sizeof mod, "\nfit %ld %ld 0x1p-3", rows, shapes);
+        refused_resummed(text, fitline, mod, "sigma '0x1p-3' is not a finite number");
+        snprintf(mod, sizeof mod, "\nfit %ld %ld +%.17g", rows, shapes, sigma);
+        refused_resummed(text, fitline, mod, "is not a finite number");
     }
+    refused_resummed(text, " 232448 62914560\n", " 232448 +62914560\n", "L2 bytes '+62914560' is not an integer");
+    refused_resummed(text, " 232448 62914560\n", " 232448 062914560\n", "L2 bytes '062914560' is not an integer");
+    refused_resummed(text, " 232448 62914560\n", " 232448 \t62914560\n", "a byte that is no printable ASCII at column");
+    refused_resummed(text, "croq-costmodel 2\n", "croq-costmodel 2\r\n", "line 1: a carriage return at column 17");
+    refused_resummed(text, "\nlevel 1 ", "\nlevel 1 1e308 0 0 0\nlevel-was ", "level coefficient 1e+308 is no logarithm");
     refused_resummed(text, "\nmean 0\n", "\nmean 1e308\n", "mean 1e+308 is no logarithm of a TFLOPS");
     refused_resummed(text, "\nfeatures ", "\nfeatures 0\nfeatures-was ", "features '0' is not an integer in [1,");
     refused_resummed(text, "\nf waves 0 ", "\nf waves 0 0 1e300\nf-was ", "weight 1e+300");

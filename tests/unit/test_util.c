@@ -786,7 +786,11 @@ static void test_opts_parse(void **state)
     assert_int_equal(OPTS_RUN(&f, "--file", tmpdir), 2);
     assert_int_equal(OPTS_RUN(&f, "--dir", file), 2);
     assert_int_equal(OPTS_RUN(&f, "--dir", "/nonexistent/x"), 2);
-    assert_int_equal(OPTS_RUN(&f, "--out", "/nonexistent-dir-ok/new", "--outdir", "/nonexistent/new"), 0);
+    char fresh[300];
+    snprintf(fresh, sizeof fresh, "%s/new", tmpdir);
+    assert_int_equal(OPTS_RUN(&f, "--out", fresh, "--outdir", "/nonexistent/new"), 0);
+    /* a new file's directory must exist (no command makes it): refused at parse time */
+    assert_int_equal(OPTS_RUN(&f, "--out", "/nonexistent-dir/new"), 2);
     assert_int_equal(OPTS_RUN(&f, "--out", file), 0);
     assert_int_equal(OPTS_RUN(&f, "--out", "/dev/null"), 2);
     assert_int_equal(OPTS_RUN(&f, "--out", tmpdir), 2);
@@ -814,6 +818,11 @@ static void test_opts_value_messages(void **state)
     assert_string_equal(err, "'/nonexistent' does not exist");
     assert_int_equal(opts_check_outfile("/tmp", err, sizeof err), -1);
     assert_string_equal(err, "'/tmp' is a directory, not a regular file");
+    /* a new file in a directory that is not there is refused before the work, not after */
+    assert_int_equal(opts_check_outfile("/nonexistent/dir/out.txt", err, sizeof err), -1);
+    assert_string_equal(err, "'/nonexistent/dir/out.txt': its directory '/nonexistent/dir' does not exist");
+    assert_int_equal(opts_check_outfile("/nonexistent-file-here", err, sizeof err), 0); /* '/' takes it */
+    assert_int_equal(opts_check_outfile("new-file-here.txt", err, sizeof err), 0);     /* '.' */
     assert_int_equal(opts_check_outdir("/dev/null", err, sizeof err), -1);
     assert_string_equal(err, "'/dev/null' is not a directory");
     /* numbers are decimal as the tool prints them: no hex, no leading '+' (attack finding 11) */

@@ -3,38 +3,93 @@
 
 Reads library.sh's JSON lines (plain or .gz) whose oracle candidates carry their rounds
 (croqsparse_check.c oracle(): 7 interleaved rounds of every pack kernel, each one's trial
-times). For every split of a case's rounds into a picking half (4 rounds) and a judging
-half (the other 3), the kernel with the lowest median time in the picking half is judged
-by the judging half: its speed over the judging half's fastest. That is the search /
-oracle ratio a search that timed every candidate exactly as the oracle does would score
-from the noise alone; per case the median and the 10th percentile over the 35 splits.
+times). For every split of a case's rounds into a picking part (4 rounds) and a judging
+part (the rest, at least one), the kernel with the lowest median time in the picking part
+is judged by the judging part: its speed over the judging part's fastest. That is the
+search / oracle ratio a search that timed every candidate exactly as the oracle does would
+score from the noise alone; per case the median and the 10th percentile over the splits.
+A case whose oracle has no rounds (library-7 and earlier) or fewer than two candidates
+with rounds is skipped and counted. Every file is read whole before anything is printed;
+a malformed one is refused with its line, exit 1.
 Usage: oracle-self.py LIBRARY.jsonl[.gz] ...
 """
 import gzip
 import itertools
 import json
+import math
+import os
 import statistics
 import sys
 
-
-def cases(path):
-    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"oracle-self: {path} line {no}: not JSON ({e})")
-            if isinstance(r, dict) and 'dtype' in r and r.get('oracle'):
-                yield r
+PICK_ROUNDS = 4
 
 
-def self_scores(cands, pick_rounds=4):
-    times = [c['rounds']['trial_ms'] for c in cands]
-    n = min(len(t) for t in times)
+class Refused(Exception):
+    pass
+
+
+def lines(path):
+    if not os.path.exists(path):
+        raise Refused(f"{path}: no such file")
+    if not os.path.isfile(path):  # a FIFO would block, a directory has no lines
+        raise Refused(f"{path}: not a regular file")
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+        if data[:2] == b'\x1f\x8b':
+            data = gzip.decompress(data)
+        return data.decode('utf-8').splitlines()
+    except (OSError, EOFError, gzip.BadGzipFile) as e:
+        raise Refused(f"{path}: {e}")
+    except UnicodeDecodeError:
+        raise Refused(f"{path}: not UTF-8 text")
+
+
+def trials(c, where):
+    r = c.get('rounds')
+    if r is None:
+        return None
+    t = r.get('trial_ms') if isinstance(r, dict) else None
+    if not isinstance(t, list) or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0 for x in t):
+        raise Refused(f"{where}: 'rounds.trial_ms' is not a list of positive finite milliseconds")
+    return t
+
+
+def case(r, where):
+    """(dtype, shape, search_over_oracle or None, trial lists) of one record, or None
+    when it has no oracle (a line of library.sh without one, e.g. the compress record)."""
+    if not isinstance(r, dict):
+        raise Refused(f"{where}: not a JSON object")
+    o = r.get('oracle')
+    if o is None or 'dtype' not in r:
+        return None
+    if not isinstance(o, dict) or not isinstance(o.get('candidates'), list):
+        raise Refused(f"{where}: 'oracle' is not an object with a 'candidates' list")
+    dims = [r.get(k) for k in ('m', 'n', 'k')]
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
+        raise Refused(f"{where}: 'm', 'n', 'k' are not positive integers")
+    so = o.get('search_over_oracle')
+    if so is not None and (isinstance(so, bool) or not isinstance(so, (int, float))):
+        raise Refused(f"{where}: 'search_over_oracle' is not a number")
+    ts = []
+    for c in o['candidates']:
+        if not isinstance(c, dict):
+            raise Refused(f"{where}: an oracle candidate is not an object")
+        t = trials(c, where)
+        if t is not None:
+            ts.append(t)
+    if ts and len({len(t) for t in ts}) != 1:
+        raise Refused(f"{where}: the candidates' rounds differ in number ({sorted({len(t) for t in ts})})")
+    if ts and len(ts[0]) <= PICK_ROUNDS:
+        raise Refused(f"{where}: {len(ts[0])} rounds; a split needs more than {PICK_ROUNDS}")
+    return r['dtype'], 'x'.join(map(str, dims)), so, ts
+
+
+def self_scores(times):
+    n = len(times[0])
     out = []
-    for a in itertools.combinations(range(n), pick_rounds):
+    for a in itertools.combinations(range(n), PICK_ROUNDS):
         b = [i for i in range(n) if i not in a]
         pa = [statistics.median(t[i] for i in a) for t in times]
         pb = [statistics.median(t[i] for i in b) for t in times]
@@ -46,26 +101,40 @@ def self_scores(cands, pick_rounds=4):
 def main(paths):
     if not paths:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        sys.exit(2)
-    below_med = below_p10 = total = 0
-    for p in paths:
-        for r in cases(p):
-            cands = [c for c in r['oracle']['candidates'] if c.get('rounds')]
-            if len(cands) < 2:
-                continue
-            sc = self_scores(cands)
-            med, p10 = statistics.median(sc), sc[len(sc) // 10]
-            total += 1
-            below_med += med < 0.98
-            below_p10 += p10 < 0.98
-            shape = f"{r['m']}x{r['n']}x{r['k']}"
-            print(f"{r['dtype']:5} {shape:18} self s/o median {med:.3f} p10 {p10:.3f} "
-                  f"(search/oracle measured {r['oracle']['search_over_oracle']:.3f})")
-    print(f"cases {total}: self s/o median < 0.98 on {below_med}, 10th percentile < 0.98 on {below_p10}")
+        return 2
+    cases, skipped = [], 0
+    try:
+        for p in paths:
+            for no, line in enumerate(lines(p), 1):
+                if not line.strip():
+                    continue
+                where = f"{p} line {no}"
+                try:
+                    r = json.loads(line)
+                except (ValueError, RecursionError) as e:
+                    raise Refused(f"{where}: not JSON ({str(e)[:80]})")
+                c = case(r, where)
+                if c is None:
+                    continue
+                if len(c[3]) < 2:
+                    skipped += 1
+                else:
+                    cases.append(c)
+    except Refused as e:
+        print(f"oracle-self: {e}", file=sys.stderr)
+        return 1
+    below_med = below_p10 = 0
+    for dtype, shape, so, ts in cases:
+        sc = self_scores(ts)
+        med, p10 = statistics.median(sc), sc[len(sc) // 10]
+        below_med += med < 0.98
+        below_p10 += p10 < 0.98
+        measured = f"{so:.3f}" if so is not None else "-"
+        print(f"{dtype:5} {shape:18} self s/o median {med:.3f} p10 {p10:.3f} (search/oracle measured {measured})")
+    print(f"cases {len(cases)} (skipped {skipped} without rounds of 2 or more candidates): self s/o median < 0.98 "
+          f"on {below_med}, 10th percentile < 0.98 on {below_p10}")
+    return 0
 
 
 if __name__ == '__main__':
-    try:
-        main(sys.argv[1:])
-    except OSError as e:
-        sys.exit(f"oracle-self: {e}")
+    sys.exit(main(sys.argv[1:]))
