@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* memrchr */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -100,8 +101,8 @@ static bool split_line(char *line, struct rec *r)
     }
     if (strchr(f[3], '\t') || !*f[0] || !*f[1] || !*f[2] || strchr(f[1], ' ') || strchr(f[2], ' '))
         return false;
-    double us = strtod(f[3], &end);
-    if (end == f[3] || *end || !isfinite(us) || us <= 0)
+    double us = strtod(f[3], &end); /* as the writer prints it: a digit first, no hex */
+    if (!isdigit((unsigned char)f[3][0]) || strpbrk(f[3], "xX") || end == f[3] || *end || !isfinite(us) || us <= 0)
         return false;
     *r = (struct rec){f[0], f[1], f[2], f[3]};
     return true;

@@ -1,6 +1,7 @@
 /* src/pack/pack.c — the pack file format (pack.h): parse and serialize. */
 #include "pack.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,7 +107,7 @@ static int parse_provenance(const char *measured, const char *clock, const char 
     e->clock_mhz = 0;
     if (strcmp(clock, "-")) {
         e->clock_mhz = strtod(clock, &end);
-        if (*end || !isfinite(e->clock_mhz) || e->clock_mhz <= 0 || e->clock_mhz > 1e5)
+        if (!isdigit((unsigned char)clock[0]) || *end || strpbrk(clock, "xX") || !isfinite(e->clock_mhz) || e->clock_mhz <= 0 || e->clock_mhz > 1e5)
             return fail(err, errlen, "pack line %d: entry '%s': clock '%s' is not MHz or '-'", line, e->key, clock);
     }
     return 0;
@@ -248,7 +249,7 @@ static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
     if (sscanf(cuda, "%d.%d", &p->cuda_major, &p->cuda_minor) != 2)
         return fail(err, errlen, "pack line 3: cuda '%s' is not <major>.<minor>", cuda);
     long n = strtol(count, &end, 10);
-    if (*end || n < 0 || n > PACK_MAX_ENTRIES)
+    if (!isdigit((unsigned char)count[0]) || *end || n < 0 || n > PACK_MAX_ENTRIES)
         return fail(err, errlen, "pack line 5: entries '%s' is not a count in [0, %d]", count, PACK_MAX_ENTRIES);
     p->e = calloc((size_t)n + 1, sizeof *p->e);
     if (!p->e)

@@ -868,6 +868,16 @@ static void test_plancache(void **state)
     assert_int_equal(atomic_write(path, dup, (size_t)w), 0);
     assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_DAMAGED);
     assert_non_null(strstr(note, "line 2: not 'plan"));
+    /* microseconds as strtod takes them but the writer never prints them: hex, '+', a blank */
+    const char *odd_us[] = {"0x10", "+5", " 5"};
+    for (size_t i = 0; i < sizeof odd_us / sizeof *odd_us; i++) {
+        w = snprintf(dup, sizeof dup, "croqsparse-plan-cache 1\nplan %s\t-\tc\t%s\n", key, odd_us[i]);
+        hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, dup, (size_t)w), sum);
+        w += snprintf(dup + w, sizeof dup - (size_t)w, "sum %s\n", sum);
+        assert_int_equal(atomic_write(path, dup, (size_t)w), 0);
+        assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_DAMAGED);
+        assert_non_null(strstr(note, "line 2: not 'plan"));
+    }
     /* the next store replaces the damaged file: only what it stores is there */
     assert_int_equal(cs_plancache_store(path, keys + 1, ch + 1, 1, err, sizeof err), 0);
     assert_int_equal(cs_plancache_lookup(path, key2, &got, note, sizeof note), CS_CACHE_HIT);
