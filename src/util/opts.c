@@ -116,27 +116,36 @@ int opts_check_outfile(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "'%s' %s", path, not_regular(&st, false));
         return -1;
     }
-    if (k > 0) { /* a new file: its directory must exist and take it, known before the work */
-        char dir[4096];
-        const char *slash = strrchr(path, '/');
-        if (strlen(path) >= sizeof dir) {
-            snprintf(err, errlen, "'%.64s...': a path longer than %zu characters", path, sizeof dir - 1);
-            return -1;
-        }
-        snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
-        if (stat(dir, &st)) {
-            snprintf(err, errlen, "'%s': its directory '%s' %s", path, dir,
-                     errno == ENOENT ? "does not exist" : strerror(errno));
-            return -1;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "'%s': '%s' is not a directory", path, dir);
-            return -1;
-        }
-        if (access(dir, W_OK | X_OK)) {
-            snprintf(err, errlen, "'%s': its directory '%s': %s", path, dir, strerror(errno));
-            return -1;
-        }
+    return 0;
+}
+
+/* An --out FILE that does not exist yet: its directory must, and must take a new file
+ * (no command makes an output file's directory), so the refusal comes before the work
+ * instead of after it. */
+static int new_file_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!stat(path, &st))
+        return 0; /* there: opts_check_outfile judged it */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (strlen(path) >= sizeof dir) {
+        snprintf(err, errlen, "'%.64s...': a path longer than %zu characters", path, sizeof dir - 1);
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+    if (stat(dir, &st)) {
+        snprintf(err, errlen, "'%s': its directory '%s' %s", path, dir,
+                 errno == ENOENT ? "does not exist" : strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "'%s': '%s' is not a directory", path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK)) {
+        snprintf(err, errlen, "'%s': its directory '%s': %s", path, dir, strerror(errno));
+        return -1;
     }
     return 0;
 }
@@ -272,7 +281,7 @@ static int store(const struct opt *o, const char *v, int slot, char *err, size_t
             return -1;
         break;
     case OPT_OUTFILE:
-        if (opts_check_outfile(v, err, errlen))
+        if (opts_check_outfile(v, err, errlen) || new_file_dir(v, err, errlen))
             return -1;
         break;
     case OPT_OUTDIR:
