@@ -31,6 +31,7 @@
  * progress lines ("  .. ") on stderr; a crash prints a backtrace.
  * Exit 1 if anything failed verification or a compress differed.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,7 +221,7 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
  * (croqsparse_plan_candidates), each in a plan of its own selected to it
  * (croqsparse_plan_select) writing a C of its own, verified on every element; then all of
  * them timed together as `compare` times its subjects (runner/pairtime.h rounds_time: one
- * warm-up over all, then ORACLE_ROUNDS rounds of one trial of each in the Williams order,
+ * warm-up over all, then oracle_rounds rounds of one trial of each in the Williams order,
  * so no candidate always follows the same one and a clock that moves during the case moves
  * every candidate alike), and each one's C verified again. A candidate's number is the
  * median of its rounds: with the old 3 rounds, each after a warm-up of its own, the
@@ -229,7 +230,9 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
  * ran) with its key in kernel; the per-candidate list into *list (each with its rounds'
  * trial times and SM clocks, pairtime.h ladder_timing_json); *failed counts the
  * candidates that were wrong or faulted (a kernel the search could pick). */
-enum { ORACLE_ROUNDS = 7 };
+/* CROQSPARSE_CHECK_ORACLE_ROUNDS, 7 unless set (main reads it: 5..TIMING_MAX_TRIALS, so
+ * tests/gpu/tools/oracle-self.py can split them 4 against at least 1). */
+static int oracle_rounds = 7;
 static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l, char *kernel,
                      size_t klen, json_t **list, int *failed)
 {
@@ -286,7 +289,7 @@ static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct 
     struct pair_opts po;
     subject_pair_opts(env, &po);
     struct ladder_timing *lt = xmalloc(sizeof *lt);
-    if (nt && rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, nt, ORACLE_ROUNDS, ROUND_BALANCED, lt) == 0) {
+    if (nt && rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, nt, oracle_rounds, ROUND_BALANCED, lt) == 0) {
         for (int j = 0; j < nt; j++) {
             int i = idx[j];
             subject_set_timing(env, &s[i], &lt->t[j], &lt->w, lt->iters[j]);
@@ -419,7 +422,7 @@ static int run_case(croqsparse_handle_t h, const struct gpu *g, int dtype, const
     }
     json_object_set_new(j, "oracle", oracle_list ? json_pack("{s:s, s:f, s:f, s:f, s:i, s:i, s:o}", "kernel",
                                                              oracle_kernel, "tflops", oracle_tf, "model_over_oracle",
-                                                             m_o, "search_over_oracle", s_o, "rounds", ORACLE_ROUNDS,
+                                                             m_o, "search_over_oracle", s_o, "rounds", oracle_rounds,
                                                              "failed", oracle_failed, "candidates", oracle_list)
                                                  : json_null());
     char *line = json_dumps(j, JSON_COMPACT);
@@ -525,6 +528,17 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr, "usage: croqsparse-check [DTYPE:]MxNxK ... (both dtypes each, or DTYPE's alone)\n");
         return 2;
+    }
+    const char *rounds = getenv("CROQSPARSE_CHECK_ORACLE_ROUNDS");
+    if (rounds) {
+        char *end;
+        long v = isdigit((unsigned char)rounds[0]) ? strtol(rounds, &end, 10) : -1;
+        if (v < 5 || v > TIMING_MAX_TRIALS || *end) {
+            fprintf(stderr, "CROQSPARSE_CHECK_ORACLE_ROUNDS '%s' is not a whole number in [5, %d]\n", rounds,
+                    TIMING_MAX_TRIALS);
+            return 2;
+        }
+        oracle_rounds = (int)v;
     }
     if (gpu_open(0, &g)) {
         fprintf(stderr, "no GPU: %s\n", runner_fail_message());

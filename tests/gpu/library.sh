@@ -28,7 +28,9 @@
 # ORACLE=1 also times every candidate kernel of each case (croqsparse_plan_candidates /
 # _select; each verified, then all timed together in 7 interleaved rounds of one trial as
 # `compare` times its subjects, then verified again): the oracle the model's and the
-# search's picks are compared with (m/o, s/o). About 5-40 s a case (2026-12-04: 20
+# search's picks are compared with (m/o, s/o); ORACLE_ROUNDS=<5..100> sets the rounds
+# (each candidate's trial times are in the JSON: tests/gpu/tools/oracle-self.py judges the
+# oracle by itself). About 5-40 s a case (2026-12-04: 20
 # untuned shapes of one dtype, 16384^3 included, ran in 320-340 s with the oracle).
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
@@ -43,7 +45,7 @@ shapes="4096x8192x8192 768x768x768 1024x1024x4096 1024x8192x1024 4096x1024x1024 
 # M free, N % 8, K % 64, none a multiple of the 128/256 tiles
 odd="1000x1000x1024 3000x4104x4160 777x2056x576"
 rc=0
-CROQSPARSE_CHECK_CACHE=$OUT/plan-cache CROQSPARSE_CHECK_ORACLE=${ORACLE:-0} \
+CROQSPARSE_CHECK_CACHE=$OUT/plan-cache CROQSPARSE_CHECK_ORACLE=${ORACLE:-0} CROQSPARSE_CHECK_ORACLE_ROUNDS=${ORACLE_ROUNDS:-7} \
   timeout "${CHECK_LIMIT:-0}" "$B/croqsparse-check" ${LIB_SHAPES:-$odd $shapes} > "$OUT/library.jsonl" 2> "$OUT/library.txt" || rc=$?
 
 pack=$B/../pack-work
