@@ -403,7 +403,7 @@ int cmd_costmodel(int argc, char **argv)
             rc = 1;
         } else {
             costmodel_serialize(fitted, nf, buf, (size_t)len + 1);
-            if (atomic_write(out, buf, (size_t)len)) {
+            if (atomic_write_out(out, buf, (size_t)len)) {
                 log_error("costmodel: cannot write %s: %s", out, strerror(errno));
                 rc = 1;
             } else

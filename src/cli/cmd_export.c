@@ -580,7 +580,7 @@ static int export_write(struct export *x, const struct export_args *a)
         log_error("export: %s", err);
         return -1;
     }
-    int rc = atomic_write(a->out, img, len);
+    int rc = atomic_write_out(a->out, img, len);
     if (rc)
         log_error("export: cannot write '%s'", a->out);
     else

@@ -79,7 +79,7 @@ int cmd_source(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (outp ? atomic_write(outp, src, len) != 0 : fwrite(src, 1, len, stdout) != len || fflush(stdout)) {
+    if (outp ? atomic_write_out(outp, src, len) != 0 : fwrite(src, 1, len, stdout) != len || fflush(stdout)) {
         log_error("source: cannot write %s: %s", outp ? outp : "stdout", strerror(errno));
         rc = 1;
     }

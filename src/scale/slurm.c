@@ -230,7 +230,7 @@ static int submit(const char *out, const char *merge)
 
 static int write_script(const char *path, const char *text)
 {
-    if (atomic_write_str(path, text) || chmod(path, 0755)) {
+    if (atomic_write_out(path, text, strlen(text)) || chmod(path, 0755)) {
         log_error("cannot write '%s': %s", path, strerror(errno));
         return -1;
     }

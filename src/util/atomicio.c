@@ -176,6 +176,16 @@ int atomic_clean_temps_locked(const char *dir, const char *prefix, int depth)
 
 int atomic_write_str(const char *path, const char *s) { return atomic_write(path, s, strlen(s)); }
 
+int atomic_write_out(const char *path, const void *data, size_t len)
+{
+    char dir[PATH_MAX], prefix[PATH_MAX];
+    const char *base;
+    /* "<name>.tmp.": this file's temps alone, not those of a longer name beside it */
+    if (!path_split(path, dir, sizeof dir, &base) && snprintf(prefix, sizeof prefix, "%s.tmp.", base) < (int)sizeof prefix)
+        atomic_clean_temps(dir, prefix, 0);
+    return atomic_write(path, data, len);
+}
+
 int append_record(const char *path, const char *line, size_t len)
 {
     char dir[PATH_MAX];

@@ -30,6 +30,11 @@ int atomic_clean_temps(const char *dir, const char *prefix, int depth);
  * files whose every writer holds a lock that the caller holds now (state.json and
  * RESUME.md under the tuning directory's .lock), so none of them is being written. */
 int atomic_clean_temps_locked(const char *dir, const char *prefix, int depth);
+/* atomic_write of a file a user named (an --out FILE): first removes what a writer of that
+ * same file killed between its temp file and its rename left beside it (its
+ * ".<name>.tmp.<pid>", by atomic_clean_temps' rule: a dead pid and over a minute old, or
+ * over a day), which nothing else would ever sweep there. 0, or -1 with errno. */
+int atomic_write_out(const char *path, const void *data, size_t len);
 /* atomic_write without its fsyncs: a reader, or a process restarted after kill -9, still
  * sees the old content or the new, never a torn file, but a power cut may lose the new
  * content (or leave the file empty). Only for files nothing needs after a power cut,

@@ -408,6 +408,17 @@ static void test_regfile_refuses_non_regular(void **state)
     unlink(fifo), unlink(zero), unlink(big), unlink(lock);
 }
 
+/* The pid of a process that has exited and been reaped: a killed writer's. */
+static pid_t dead_pid(void)
+{
+    pid_t dead = fork();
+    if (!dead)
+        _exit(0);
+    assert_true(dead > 0);
+    waitpid(dead, NULL, 0);
+    return dead;
+}
+
 /* What kill -9 leaves between an atomic write's temp file and its rename: removed when
  * its writer is dead and it is over a minute old, or when it is over a day old; a live
  * writer's, a fresh one, another name pattern or another prefix stay. */
@@ -417,11 +428,7 @@ static void test_atomic_clean_temps(void **state)
     snprintf(d, sizeof d, "%s/clean", tmpdir);
     snprintf(sub, sizeof sub, "%s/clean/logs", tmpdir);
     assert_int_equal(mkdir_p(sub), 0);
-    pid_t dead = fork();
-    if (!dead)
-        _exit(0);
-    assert_true(dead > 0);
-    waitpid(dead, NULL, 0);
+    pid_t dead = dead_pid();
     struct {
         const char *dir, *fmt;
         long pid;
@@ -458,6 +465,33 @@ static void test_atomic_clean_temps(void **state)
     for (size_t i = 0; i < n; i++)
         assert_int_equal(access(paths[i], F_OK) == 0, !f[i].removed);
     assert_int_equal(atomic_clean_temps("/nonexistent/dir", NULL, 3), 0);
+}
+
+/* A user-named output (atomic_write_out): a killed writer's temp file of that name goes on
+ * the next write; another name's, or a live writer's, stays. */
+static void test_atomic_write_out(void **state)
+{
+    char d[300], out[400], stale[400], other[400], live[400];
+    snprintf(d, sizeof d, "%s/out", tmpdir);
+    assert_int_equal(mkdir_p(d), 0);
+    pid_t dead = dead_pid();
+    snprintf(out, sizeof out, "%s/model.txt", d);
+    snprintf(stale, sizeof stale, "%s/.model.txt.tmp.%ld", d, (long)dead);
+    snprintf(other, sizeof other, "%s/.model.txt.bak.tmp.%ld", d, (long)dead);
+    snprintf(live, sizeof live, "%s/.model.txt.tmp.%ld", d, (long)getppid());
+    const char *made[] = {stale, other, live};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(atomic_write_str(made[i], "torn"), 0);
+        struct timespec ts[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, made[i], ts, 0), 0);
+    }
+    assert_int_equal(atomic_write_out(out, "new\n", 4), 0);
+    char *txt = read_file(out, NULL);
+    assert_string_equal(txt, "new\n");
+    free(txt);
+    assert_int_equal(access(stale, F_OK), -1);
+    assert_int_equal(access(other, F_OK), 0);
+    assert_int_equal(access(live, F_OK), 0);
 }
 
 static void test_append_record(void **state)
@@ -903,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_read_file_errors),
         cmocka_unit_test(test_regfile_refuses_non_regular),
         cmocka_unit_test(test_atomic_clean_temps),
+        cmocka_unit_test(test_atomic_write_out),
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
         cmocka_unit_test(test_atomic_copy),
