@@ -22,7 +22,6 @@
 #define _GNU_SOURCE /* memrchr */
 #include "internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/decimal.h"
 #include "util/hash.h"
 #include "util/regfile.h"
 
@@ -88,7 +88,7 @@ static int bad(char *note, size_t len, const char *path, int line, const char *w
 /* One "plan" line (NUL-terminated, split in place) into r. */
 static bool split_line(char *line, struct rec *r)
 {
-    char *f[4], *end;
+    char *f[4];
     if (strncmp(line, "plan ", 5))
         return false;
     f[0] = line + 5;
@@ -101,8 +101,8 @@ static bool split_line(char *line, struct rec *r)
     }
     if (strchr(f[3], '\t') || !*f[0] || !*f[1] || !*f[2] || strchr(f[1], ' ') || strchr(f[2], ' '))
         return false;
-    double us = strtod(f[3], &end); /* as the writer prints it: a digit first, no hex */
-    if (!isdigit((unsigned char)f[3][0]) || strpbrk(f[3], "xX") || end == f[3] || *end || !isfinite(us) || us <= 0)
+    double us;
+    if (dec_double(f[3], &us) || us <= 0) /* as the writer prints it: no '+', blank or hex */
         return false;
     *r = (struct rec){f[0], f[1], f[2], f[3]};
     return true;

@@ -3,13 +3,13 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "util/decimal.h"
 
 #define MAGIC "croq-costmodel"
 #define LINE_MAX_CHARS 256
@@ -150,31 +150,16 @@ static int expect(struct in *r, const char *word, int nfields)
     return 0;
 }
 
-/* A number as the writer prints it: an optional '-', then a digit (integers: no leading
- * zero) or, for %.17g, a '.'; no '+', no blank, no hex (strtod and strtol take all three). */
-static bool plain_number(const char *t, bool integral)
-{
-    if (*t == '-')
-        t++;
-    if (integral)
-        return (t[0] >= '1' && t[0] <= '9') || (t[0] == '0' && !t[1]);
-    return ((*t >= '0' && *t <= '9') || *t == '.') && !strpbrk(t, "xX");
-}
-
 static int num(struct in *r, int i, const char *what, double *v)
 {
-    char *e;
-    *v = plain_number(r->tok[i], false) ? strtod(r->tok[i], &e) : 0;
-    if (!plain_number(r->tok[i], false) || e == r->tok[i] || *e || !isfinite(*v))
+    if (dec_double(r->tok[i], v)) /* as the writer prints it: no '+', blank or hex */
         return fail(r, "%s '%s' is not a finite number", what, r->tok[i]);
     return 0;
 }
 
 static int integer(struct in *r, int i, const char *what, long lo, long hi, long *v)
 {
-    char *e;
-    *v = plain_number(r->tok[i], true) ? strtol(r->tok[i], &e, 10) : 0;
-    if (!plain_number(r->tok[i], true) || e == r->tok[i] || *e || *v < lo || *v > hi)
+    if (dec_long(r->tok[i], v) || *v < lo || *v > hi)
         return fail(r, "%s '%s' is not an integer in [%ld, %ld]", what, r->tok[i], lo, hi);
     return 0;
 }

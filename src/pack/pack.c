@@ -1,13 +1,13 @@
 /* src/pack/pack.c — the pack file format (pack.h): parse and serialize. */
 #include "pack.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/decimal.h"
 #include "util/hash.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -93,7 +93,6 @@ static bool key_matches(const struct pack_entry *e)
 static int parse_provenance(const char *measured, const char *clock, const char *l2, struct pack_entry *e, int line,
                             char *err, size_t errlen)
 {
-    char *end;
     e->measured = !strcmp(measured, "ladder") ? PACK_MEASURED_LADDER
                 : !strcmp(measured, "pair")   ? PACK_MEASURED_PAIR
                 : !strcmp(measured, "-")      ? PACK_MEASURED_NONE
@@ -106,8 +105,7 @@ static int parse_provenance(const char *measured, const char *clock, const char 
                     "warm|cold, a fallback - and -)", line, e->key, measured, l2);
     e->clock_mhz = 0;
     if (strcmp(clock, "-")) {
-        e->clock_mhz = strtod(clock, &end);
-        if (!isdigit((unsigned char)clock[0]) || *end || strpbrk(clock, "xX") || !isfinite(e->clock_mhz) || e->clock_mhz <= 0 || e->clock_mhz > 1e5)
+        if (dec_double(clock, &e->clock_mhz) || !isfinite(e->clock_mhz) || e->clock_mhz <= 0 || e->clock_mhz > 1e5)
             return fail(err, errlen, "pack line %d: entry '%s': clock '%s' is not MHz or '-'", line, e->key, clock);
     }
     return 0;
@@ -228,7 +226,6 @@ static int parse_tail(struct cur *c, struct pack *p, char *err, size_t errlen)
 static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
 {
     char line[256], cuda[32], count[32];
-    char *end;
     int v = 0, used = 0;
     if (next_line(c, line, sizeof line)) /* line is unset: no newline, or too long for any magic */
         return fail(err, errlen, "not a kernel pack (no first line '%s')", PACK_MAGIC);
@@ -248,8 +245,8 @@ static int parse_body(struct cur *c, struct pack *p, char *err, size_t errlen)
         return -1;
     if (sscanf(cuda, "%d.%d", &p->cuda_major, &p->cuda_minor) != 2)
         return fail(err, errlen, "pack line 3: cuda '%s' is not <major>.<minor>", cuda);
-    long n = strtol(count, &end, 10);
-    if (!isdigit((unsigned char)count[0]) || *end || n < 0 || n > PACK_MAX_ENTRIES)
+    long n;
+    if (dec_long(count, &n) || n < 0 || n > PACK_MAX_ENTRIES)
         return fail(err, errlen, "pack line 5: entries '%s' is not a count in [0, %d]", count, PACK_MAX_ENTRIES);
     p->e = calloc((size_t)n + 1, sizeof *p->e);
     if (!p->e)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decimal.h"
 #include "log.h"
 
 static bool takes_value(const struct opt *o) { return o->type != OPT_FLAG; }
@@ -194,17 +195,6 @@ static bool in_choices(const char *choices, const char *v)
     return false;
 }
 
-static int whole_long(const char *v, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || isspace((unsigned char)*v) || *v == '+')
-        return -1;
-    *out = x;
-    return 0;
-}
-
 /* Validate v for o and store it (a repeatable option at slot). 0, or -1 with err. */
 static int store(const struct opt *o, const char *v, int slot, char *err, size_t errlen)
 {
@@ -217,7 +207,7 @@ static int store(const struct opt *o, const char *v, int slot, char *err, size_t
         return 0;
     case OPT_INT:
     case OPT_LONG:
-        if (whole_long(v, &l)) {
+        if (dec_long(v, &l)) {
             snprintf(err, errlen, "'%s' is not an integer", v);
             return -1;
         }
@@ -241,15 +231,14 @@ static int store(const struct opt *o, const char *v, int slot, char *err, size_t
         return 0;
     }
     case OPT_DOUBLE:
-    case OPT_PERCENT:
-        errno = 0;
-        d = strtod(v, &end);
-        if (o->type == OPT_PERCENT && end != v && *end == '%')
-            end++;
-        /* decimal only: strtod would also read hex ("0x10") and a leading "+", which no
-         * number the tool prints looks like */
-        if (errno || end == v || *end || !isfinite(d) || isspace((unsigned char)*v) || strpbrk(v, "xXpP") ||
-            v[0] == '+') {
+    case OPT_PERCENT: {
+        /* decimal only (util/decimal.h); a percentage may end in '%' */
+        char num[64];
+        size_t len = strlen(v);
+        if (o->type == OPT_PERCENT && len && v[len - 1] == '%')
+            len--;
+        snprintf(num, sizeof num, "%.*s", (int)len, v);
+        if (len >= sizeof num || dec_double(num, &d)) {
             snprintf(err, errlen, o->type == OPT_PERCENT ? "'%s' is not a percentage in 0..100 (e.g. 2 or 2%%)"
                                                          : "'%s' is not a number", v);
             return -1;
@@ -264,6 +253,7 @@ static int store(const struct opt *o, const char *v, int slot, char *err, size_t
         }
         *(double *)o->dst = d;
         return 0;
+    }
     case OPT_ENUM:
         if (!in_choices(o->choices, v)) {
             char words[256];

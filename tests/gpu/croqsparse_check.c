@@ -31,7 +31,6 @@
  * progress lines ("  .. ") on stderr; a crash prints a backtrace.
  * Exit 1 if anything failed verification or a compress differed.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +43,7 @@
 #include "croqsparse.h"
 #include "format/sparse24.h"
 #include "ours.h"
+#include "util/decimal.h"
 #include "util/log.h"
 
 struct lib_case {
@@ -531,9 +531,8 @@ int main(int argc, char **argv)
     }
     const char *rounds = getenv("CROQSPARSE_CHECK_ORACLE_ROUNDS");
     if (rounds) {
-        char *end;
-        long v = isdigit((unsigned char)rounds[0]) ? strtol(rounds, &end, 10) : -1;
-        if (v < 5 || v > TIMING_MAX_TRIALS || *end) {
+        long v;
+        if (dec_long(rounds, &v) || v < 5 || v > TIMING_MAX_TRIALS) {
             fprintf(stderr, "CROQSPARSE_CHECK_ORACLE_ROUNDS '%s' is not a whole number in [5, %d]\n", rounds,
                     TIMING_MAX_TRIALS);
             return 2;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "util/atomicio.h"
+#include "util/decimal.h"
 #include "util/hash.h"
 #include "util/jsonget.h"
 #include "util/lockinfo.h"
@@ -465,6 +466,29 @@ static void test_atomic_clean_temps(void **state)
     for (size_t i = 0; i < n; i++)
         assert_int_equal(access(paths[i], F_OK) == 0, !f[i].removed);
     assert_int_equal(atomic_clean_temps("/nonexistent/dir", NULL, 3), 0);
+}
+
+/* Numbers as the project writes them (util/decimal.h): what strtol/strtod take beyond
+ * that is refused. */
+static void test_decimal(void **state)
+{
+    (void)state;
+    long l = 7;
+    double d = 7;
+    assert_int_equal(dec_long("0", &l), 0), assert_int_equal(l, 0);
+    assert_int_equal(dec_long("-42", &l), 0), assert_int_equal(l, -42);
+    assert_int_equal(dec_long("62914560", &l), 0), assert_int_equal(l, 62914560);
+    const char *bad_l[] = {"", "-", "+5", " 5", "\t5", "05", "-05", "5 ", "5x", "0x10", "1e3", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_l / sizeof *bad_l; i++)
+        if (!dec_long(bad_l[i], &l))
+            fail_msg("dec_long took '%s'", bad_l[i]);
+    assert_int_equal(dec_double("0.12", &d), 0), assert_float_equal(d, 0.12, 0);
+    assert_int_equal(dec_double("-1.5e-05", &d), 0), assert_float_equal(d, -1.5e-05, 0);
+    assert_int_equal(dec_double(".5", &d), 0), assert_float_equal(d, 0.5, 0);
+    const char *bad_d[] = {"", "+0.12", " 1", "0x1p-3", "1p3", "nan", "inf", "-inf", "1e999", "1.5.", "1,5"};
+    for (size_t i = 0; i < sizeof bad_d / sizeof *bad_d; i++)
+        if (!dec_double(bad_d[i], &d))
+            fail_msg("dec_double took '%s'", bad_d[i]);
 }
 
 /* A user-named output (atomic_write_out): a killed writer's temp file of that name goes on
@@ -937,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_read_file_errors),
         cmocka_unit_test(test_regfile_refuses_non_regular),
         cmocka_unit_test(test_atomic_clean_temps),
+        cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_atomic_write_out),
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
