@@ -90,20 +90,6 @@ static bool ready(const struct cmp *c, int i)
     return c->s[i].available && c->s[i].status == RS_OK && c->sk[i].fn;
 }
 
-/* A subject that was to be timed but was not, because of another one: status and why
- * (cut to fit s->error). */
-static void not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
-{
-    va_list ap;
-    int n = snprintf(s->error, sizeof s->error, "not timed: ");
-    va_start(ap, fmt);
-    vsnprintf(s->error + n, sizeof s->error - (size_t)n, fmt, ap);
-    va_end(ap);
-    s->status = st;
-}
-
 /* Verify each subject that can run; after a failure that left the context unusable (a
  * fault is sticky: every later call fails), the rest are not run. Returns false then. */
 static bool verify_all(const struct bench_env *env, struct cmp *c)
@@ -115,7 +101,7 @@ static bool verify_all(const struct bench_env *env, struct cmp *c)
             continue; /* refused or wrong, but the context is fine: the others go on */
         for (int j = 0; j < S_COUNT; j++)
             if (ready(c, j))
-                not_timed(&c->s[j], RS_LAUNCH_ERROR,
+                subject_not_timed(&c->s[j], RS_LAUNCH_ERROR,
                           "%s failed on its first launch and the CUDA context is unusable (%s)", c->s[i].name,
                           c->s[i].error);
         return false;
@@ -126,10 +112,8 @@ static bool verify_all(const struct bench_env *env, struct cmp *c)
 /* The interleaved rounds over every subject still ok, then each one's output again. */
 static void time_all(const struct bench_env *env, struct cmp *c, json_t *out)
 {
-    struct pair_opts po;
     struct pair_kernel pk[S_COUNT];
     int idx[S_COUNT], n = 0;
-    subject_pair_opts(env, &po);
     for (int i = 0; i < S_COUNT; i++)
         if (ready(c, i) && subject_timed_kernel(env, &c->sk[i], &c->s[i], &pk[n]) == 0)
             idx[n++] = i;
@@ -143,32 +127,8 @@ static void time_all(const struct bench_env *env, struct cmp *c, json_t *out)
     if (!n)
         return;
     struct ladder_timing *lt = xmalloc(sizeof *lt);
-    const struct operands *o = env->o;
-    if (rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, n, env->topts.trials, ROUND_BALANCED, lt) == 0) {
+    if (subjects_time_rounds(env, c->sk, c->s, idx, pk, n, env->topts.trials, ROUND_BALANCED, lt) == 0)
         json_object_set_new(il, "warmup", pair_warmup_json(&lt->w));
-        for (int j = 0; j < n; j++)
-            subject_set_timing(env, &c->s[idx[j]], &lt->t[j], &lt->w, lt->iters[j]);
-        for (int j = 0; j < n; j++)
-            subject_verify_after(env, &c->sk[idx[j]], &c->s[idx[j]]);
-    } else {
-        /* Each trial ends synchronised, so a fault shows in its own subject's trial (failed);
-         * -1: in the shared warm-up, whose culprit is unknown. The context may be poisoned:
-         * nobody is timed. */
-        enum runner_status st = runner_fail_status();
-        const char *msg = runner_fail_message();
-        for (int j = 0; j < n; j++) {
-            struct subject *s = &c->s[idx[j]];
-            if (j == lt->failed) {
-                s->status = st;
-                snprintf(s->error, sizeof s->error, "%s", msg);
-            } else if (lt->failed >= 0) {
-                not_timed(s, st, "the trial of %s failed (%s)", c->s[idx[lt->failed]].name, msg);
-            } else {
-                not_timed(s, st, "the shared warm-up failed (%s)", msg);
-            }
-        }
-        runner_fail_clear();
-    }
     free(lt);
 }
 

@@ -1,6 +1,7 @@
 /* runner/subject.c — check, then time, then check again; the same for every subject. */
 #include "subject.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,47 @@ int subject_timed_kernel(const struct bench_env *env, const struct subject_kerne
 int subject_verify_after(const struct bench_env *env, const struct subject_kernel *k, struct subject *s)
 {
     return settle(verify_after(env, k, s), s);
+}
+
+void subject_not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(s->error, sizeof s->error, "not timed: ");
+    va_start(ap, fmt);
+    vsnprintf(s->error + n, sizeof s->error - (size_t)n, fmt, ap);
+    va_end(ap);
+    s->status = st;
+}
+
+int subjects_time_rounds(const struct bench_env *env, const struct subject_kernel *k, struct subject *s,
+                         const int *idx, const struct pair_kernel *pk, int n, int rounds, enum round_order order,
+                         struct ladder_timing *lt)
+{
+    struct pair_opts po;
+    const struct operands *o = env->o;
+    subject_pair_opts(env, &po);
+    if (rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, n, rounds, order, lt) == 0) {
+        for (int j = 0; j < n; j++)
+            subject_set_timing(env, &s[idx[j]], &lt->t[j], &lt->w, lt->iters[j]);
+        for (int j = 0; j < n; j++)
+            subject_verify_after(env, &k[idx[j]], &s[idx[j]]);
+        return 0;
+    }
+    enum runner_status st = runner_fail_status();
+    const char *msg = runner_fail_message();
+    for (int j = 0; j < n; j++) {
+        struct subject *x = &s[idx[j]];
+        if (j == lt->failed) {
+            x->status = st;
+            snprintf(x->error, sizeof x->error, "%s", msg);
+        } else if (lt->failed >= 0) {
+            subject_not_timed(x, st, "the trial of %s failed (%s)", s[idx[lt->failed]].name, msg);
+        } else {
+            subject_not_timed(x, st, "the shared warm-up failed (%s)", msg);
+        }
+    }
+    runner_fail_clear();
+    return -1;
 }
 
 void subject_release(struct subject *s)

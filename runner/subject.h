@@ -78,6 +78,22 @@ int subject_timed_kernel(const struct bench_env *env, const struct subject_kerne
 void subject_set_timing(const struct bench_env *env, struct subject *s, const struct timing_result *t,
                         const struct warmup_rec *w, int iters);
 int subject_verify_after(const struct bench_env *env, const struct subject_kernel *k, struct subject *s);
+/* A subject that was to be timed but was not, because of another one: status and why
+ * ("not timed: ...", cut to fit s->error). */
+void subject_not_timed(struct subject *s, enum runner_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* `compare`'s timing of several subjects, shared with croqsparse-check's oracle: the
+ * subjects s[idx[j]] (j < n; each verified with subject_verify, its launch pk[j] from
+ * subject_timed_kernel, k the same indices) timed together in `rounds` interleaved rounds
+ * (pairtime.h rounds_time, in `order`, pair opts from env), each one's timing set and its
+ * output verified again (subject_verify_after, a failure in its status). When a trial
+ * fails (each ends synchronised, so a fault shows in its own subject's) that subject takes
+ * the failure and the others are not timed, saying whose; a failure in the shared warm-up
+ * leaves every one not timed; the context may be poisoned either way. *lt: the rounds (the
+ * warm-up for the caller's record). 0, or -1 when the rounds failed. */
+int subjects_time_rounds(const struct bench_env *env, const struct subject_kernel *k, struct subject *s,
+                         const int *idx, const struct pair_kernel *pk, int n, int rounds, enum round_order order,
+                         struct ladder_timing *lt);
 /* The timing options of env->topts as pair_opts: --trials trials of at least 20 ms and at
  * most --iters launches, after a warm-up of at least --warmup launches that lasts until
  * clock and power settle (--warmup-ms its limit; < 0: no timed warm-up). */

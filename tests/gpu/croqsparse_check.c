@@ -217,11 +217,16 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
     return ok;
 }
 
+/* CROQSPARSE_CHECK_ORACLE_ROUNDS, 7 unless set (main reads it: 5..TIMING_MAX_TRIALS, so
+ * tests/gpu/tools/oracle-self.py can split them 4 against at least 1). */
+static int oracle_rounds = 7;
+
 /* The oracle (CROQSPARSE_CHECK_ORACLE=1): every candidate of the unscaled plan
  * (croqsparse_plan_candidates), each in a plan of its own selected to it
  * (croqsparse_plan_select) writing a C of its own, verified on every element; then all of
- * them timed together as `compare` times its subjects (runner/pairtime.h rounds_time: one
- * warm-up over all, then oracle_rounds rounds of one trial of each in the Williams order,
+ * them timed together as `compare` times its subjects (runner/subject.h
+ * subjects_time_rounds: one warm-up over all, then oracle_rounds rounds of one trial of
+ * each in the Williams order,
  * so no candidate always follows the same one and a clock that moves during the case moves
  * every candidate alike), and each one's C verified again. A candidate's number is the
  * median of its rounds: with the old 3 rounds, each after a warm-up of its own, the
@@ -230,9 +235,6 @@ static int time_plan(croqsparse_handle_t h, const struct bench_env *env, struct 
  * ran) with its key in kernel; the per-candidate list into *list (each with its rounds'
  * trial times and SM clocks, pairtime.h ladder_timing_json); *failed counts the
  * candidates that were wrong or faulted (a kernel the search could pick). */
-/* CROQSPARSE_CHECK_ORACLE_ROUNDS, 7 unless set (main reads it: 5..TIMING_MAX_TRIALS, so
- * tests/gpu/tools/oracle-self.py can split them 4 against at least 1). */
-static int oracle_rounds = 7;
 static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct lib_case *l, char *kernel,
                      size_t klen, json_t **list, int *failed)
 {
@@ -268,45 +270,29 @@ static double oracle(croqsparse_handle_t h, const struct bench_env *env, struct 
         sk[i] = (struct subject_kernel){.fn = lib_launch, .ctx = &lc[i]};
         if (croqsparse_plan_create(h, &lc[i].plan, o->dtype, o->m, o->n, o->k, CROQSPARSE_EPILOGUE_ALPHA, 1.0f) ||
             croqsparse_plan_select(lc[i].plan, i)) {
-            fprintf(stderr, "oracle: candidate %d: %s\n", i, croqsparse_last_error());
-            ++*failed;
+            s[i].status = RS_INTERNAL_ERROR;
+            snprintf(s[i].error, sizeof s[i].error, "%s", croqsparse_last_error());
             continue;
         }
         if (gpu_alloc(&lc[i].c, (size_t)o->m * o->n * 2, "oracle C")) {
-            fprintf(stderr, "oracle: candidate %d: %s\n", i, runner_fail_message());
-            runner_fail_clear();
-            ++*failed;
+            subject_take_failure(&s[i]);
             continue;
         }
         sk[i].d_c = lc[i].c;
-        if (subject_verify(env, &sk[i], &s[i]) || subject_timed_kernel(env, &sk[i], &s[i], &pk[nt])) {
-            fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
-            ++*failed;
-            continue;
-        }
-        idx[nt++] = i;
+        if (subject_verify(env, &sk[i], &s[i]) == 0 && subject_timed_kernel(env, &sk[i], &s[i], &pk[nt]) == 0)
+            idx[nt++] = i;
     }
-    struct pair_opts po;
-    subject_pair_opts(env, &po);
     struct ladder_timing *lt = xmalloc(sizeof *lt);
-    if (nt && rounds_time(env->g, &po, 2.0 * o->m * o->n * o->k, pk, nt, oracle_rounds, ROUND_BALANCED, lt) == 0) {
-        for (int j = 0; j < nt; j++) {
-            int i = idx[j];
-            subject_set_timing(env, &s[i], &lt->t[j], &lt->w, lt->iters[j]);
-            rounds[i] = ladder_timing_json(lt, j);
-            if (subject_verify_after(env, &sk[i], &s[i])) {
-                fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
-                ++*failed;
-            }
-        }
-    } else if (nt) {
-        fprintf(stderr, "oracle: the interleaved rounds failed (%s)\n", runner_fail_message());
-        runner_fail_clear();
-        *failed += nt;
-    }
+    if (nt && subjects_time_rounds(env, sk, s, idx, pk, nt, oracle_rounds, ROUND_BALANCED, lt) == 0)
+        for (int j = 0; j < nt; j++)
+            rounds[idx[j]] = ladder_timing_json(lt, j);
     free(lt);
     for (int i = 0; i < n; i++) {
         double tf = tflops_of(&s[i]);
+        if (s[i].status != RS_OK) { /* wrong, faulted or not set up: a kernel the search could pick */
+            fprintf(stderr, "oracle: %s: %s\n", c[i].key, s[i].error);
+            ++*failed;
+        }
         json_array_append_new(*list, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "kernel", c[i].key, "config",
                                                c[i].config, "tflops", tf, "spread_pct",
                                                s[i].timed ? s[i].t.spread_pct : 0.0, "predicted_tflops",
