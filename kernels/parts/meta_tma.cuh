@@ -28,13 +28,13 @@ __device__ __forceinline__ void meta_after_wait(const croq_gemm_args &args, cons
                                                 const work &w, int c, int tid_wg,
                                                 uint32_t (&meta)[CROQ_SPC][CROQ_CHUNKS])
 {
+    const uint32_t m = smem_u32(l.stages + s * CROQ_STAGE + CROQ_A_BYTES + CROQ_B_BYTES);
 #pragma unroll
     for (int i = 0; i < CROQ_SPC; i++) {
         const int slice = CROQ_SLICE0(c) + i;
-        const uint32_t *m = (const uint32_t *)(l.stages + s * CROQ_STAGE + CROQ_A_BYTES + CROQ_B_BYTES);
 #pragma unroll
         for (int ch = 0; ch < CROQ_CHUNKS; ch++)
-            meta[i][ch] = m[(slice * CROQ_CHUNKS + ch) * 128 + tid_wg];
+            meta[i][ch] = lds_u32(m + 4u * ((slice * CROQ_CHUNKS + ch) * 128 + tid_wg));
     }
     CROQ_FAULT_META(meta[0][0], blockIdx.x == 0 && blockIdx.y == 0 && kt == 0 && c == 0 && tid_wg == 0);
 }

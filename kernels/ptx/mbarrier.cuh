@@ -2,11 +2,7 @@
  * and communication instructions: mbarrier"). Addresses are shared-state-space u32. */
 #pragma once
 #include <stdint.h>
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
+#include "ptx/smem.cuh"
 
 __device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t count)
 {
