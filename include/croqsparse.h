@@ -108,8 +108,10 @@ CROQSPARSE_API int croqsparse_version(void);
 /* A handle for CUDA device `device` (ordinal): loads the driver (once per process; see
  * "Without a driver" above), retains the device's primary context, loads the compression
  * kernels and the default kernel pack built into the library (tuned on the GPU it names;
- * on another GPU model or CUDA major version its tuned kernels are not used and only its
- * fallback kernels run, which croqsparse_plan_describe says). NO_DEVICE if the driver
+ * on another GPU model its tuned kernels still run but are ranked as untuned ones, none
+ * taken as an exact match, since their speeds and the shapes they were tuned for are that
+ * GPU's; on another CUDA major version only its fallback kernels run; croqsparse_plan_describe
+ * says which in `note`). NO_DEVICE if the driver
  * cannot be loaded (no libcuda.so.1, or one too old to have an entry the library calls:
  * the message names the library or the entry), is only the toolkit's stub
  * (CUDA_ERROR_STUB_LIBRARY), or the device is missing or not compute capability 9.0. */
@@ -199,8 +201,9 @@ typedef struct {
     char source[256];      /* where the kernel came from: pack GPU, CUDA, driver, source hash,
                               and "tuned as <hash>" when the measured source was another
                               (export regenerated it with newer kernel sources) */
-    char note[512];        /* why a fallback ran on a mismatched pack, or why the pack's
-                              cost model is not used, else "" */
+    char note[512];        /* why the pack's tuned kernels are not used or are ranked as
+                              untuned (a pack of another GPU model or CUDA major), and/or
+                              why its cost model is not used, else "" */
     size_t workspace_bytes;
 } croqsparse_plan_info;
 

@@ -1,6 +1,7 @@
 /* lib/handle.c — the per-device handle: the driver (loaded at run time, launch/driver.h),
  * primary context, compression kernels, and the kernel pack with its identity check (a
- * pack is used only on the GPU model and CUDA major version it was made for). */
+ * pack's tuned kernels count as tuned only on the GPU model and CUDA major version it was
+ * made for: cs_pack_trust). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -27,19 +28,30 @@ void cs_leave(bool pushed)
         KL_DRV(cuCtxPopCurrent)(&ignored);
 }
 
-bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len)
+enum pack_trust cs_pack_trust(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len)
 {
     note[0] = '\0';
-    if (strcmp(p->gpu, gpu))
-        snprintf(note, len, "pack tuned on '%s', this GPU is '%s'", p->gpu, gpu);
-    else if (p->cuda_major != cuda_major)
-        snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d", p->cuda_major,
-                 p->cuda_minor, cuda_major);
-    return note[0] != '\0';
+    if (p->cuda_major != cuda_major) {
+        snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d: only its fallback kernels run",
+                 p->cuda_major, p->cuda_minor, cuda_major);
+        return PACK_TRUST_NONE;
+    }
+    if (strcmp(p->gpu, gpu)) {
+        snprintf(note, len, "pack tuned on '%s', this GPU is '%s': its kernels are ranked as untuned here "
+                 "(croqsparse_plan_search times them on this GPU)", p->gpu, gpu);
+        return PACK_TRUST_ELSEWHERE;
+    }
+    return PACK_TRUST_HERE;
 }
 
-/* Parse bytes as h's pack. strict: a mismatched identity is refused (PACK_MISMATCH);
- * else it is kept with its tuned kernels disabled. bytes: owned afterwards unless NULL. */
+void cs_handle_note(croqsparse_handle_t h, char *note, size_t len)
+{
+    snprintf(note, len, "%s%s%s", h->pack_note, h->pack_note[0] && h->model_note[0] ? "; " : "", h->model_note);
+}
+
+/* Parse bytes as h's pack. strict: a pack that does not name this GPU and CUDA major is
+ * refused (PACK_MISMATCH); else it is kept with the trust cs_pack_trust gives it. bytes:
+ * owned afterwards unless NULL. */
 static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, const void *data, size_t size,
                                       unsigned char *owned, bool strict)
 {
@@ -49,8 +61,8 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
         free(owned);
         return cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "%s", err);
     }
-    cs_pack_mismatch(&p, h->gpu, h->cuda_major, note, sizeof note);
-    if (strict && note[0]) {
+    enum pack_trust trust = cs_pack_trust(&p, h->gpu, h->cuda_major, note, sizeof note);
+    if (strict && trust != PACK_TRUST_HERE) {
         pack_release(&p);
         free(owned);
         return cs_fail(CROQSPARSE_STATUS_PACK_MISMATCH, fn, "%s: refused", note);
@@ -66,7 +78,7 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
     h->model = model;
     h->pack = p;
     h->pack_bytes = owned;
-    h->use_tuned = !note[0];
+    h->trust = trust;
     snprintf(h->pack_note, sizeof h->pack_note, "%s", note);
     h->model_note[0] = '\0';
     if (!model && p.model_bytes)

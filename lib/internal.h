@@ -37,8 +37,9 @@ struct croqsparse_handle {
     pthread_mutex_t lock;     /* guards the pack fields below */
     struct pack pack;
     unsigned char *pack_bytes;/* the file's bytes (croqsparse_load_pack), NULL: embedded */
-    bool use_tuned;           /* the pack names this GPU and CUDA major */
-    char pack_note[512];      /* why its tuned kernels are not used, else "" */
+    enum pack_trust trust;    /* HERE: the pack names this GPU and CUDA major (handle.c) */
+    char pack_note[512];      /* why its tuned kernels are not used or not trusted as
+                                 tuned here, else "" */
     struct cs_model *model;   /* the pack's cost model (model.c), NULL: none */
     char model_note[512];     /* why the pack's model is not used, else "" */
 };
@@ -103,9 +104,16 @@ void cs_clear(void);
 croqsparse_status_t cs_enter(croqsparse_handle_t h, const char *fn, bool *pushed);
 void cs_leave(bool pushed);
 
-/* Whether pack p was made for another GPU model (cuDeviceGetName) or CUDA major version
- * than the driver's; note says which (handle.c). */
-bool cs_pack_mismatch(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len);
+/* How far a device named gpu, whose driver supports CUDA cuda_major, trusts pack p's
+ * tuned kernels (src/pack/pack.h enum pack_trust): HERE when p names both; ELSEWHERE when
+ * only the GPU model differs (every kernel is sm_90a, which croqsparse_create requires of
+ * the device); NONE for another CUDA major. note says why, "" for HERE (handle.c). */
+enum pack_trust cs_pack_trust(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len);
+
+/* The note a plan of h describes (croqsparse_plan_info.note): why the pack's tuned kernels
+ * are not used or not trusted as tuned here, and why its model is not used; "" when
+ * neither. Caller holds h->lock. */
+void cs_handle_note(croqsparse_handle_t h, char *note, size_t len);
 
 /* The header's order of checks after the NULL pointers: cs_check_values is the dtype
  * and every dimension >= 1 (INVALID_VALUE); cs_check_shape is that, then the shape rules

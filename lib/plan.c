@@ -29,7 +29,7 @@ void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct 
 long cs_rank(croqsparse_handle_t h, croqsparse_dtype_t dtype, const struct croq_shape *s, long *out, size_t cap,
              enum pack_match *match, char *why, size_t whylen)
 {
-    return pack_rank(&h->pack, (int)dtype, s, h->use_tuned, h->model ? cs_model_predict : NULL, h->model, out, cap,
+    return pack_rank(&h->pack, (int)dtype, s, h->trust, h->model ? cs_model_predict : NULL, h->model, out, cap,
                      match, why, whylen);
 }
 
@@ -59,9 +59,12 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
                 st = cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "kernel '%s': %s", e->key, ke.msg);
             free(image);
         }
-        if (st == CROQSPARSE_STATUS_SUCCESS)
-            /* a mismatched pack runs only fallbacks (ranked by its model or not): say why */
-            cs_describe(p, &h->pack, e, pack_match_name(match), !h->use_tuned ? h->pack_note : h->model_note);
+        if (st == CROQSPARSE_STATUS_SUCCESS) {
+            /* why the pack's tuned kernels are not trusted here, or its model not used */
+            char note[sizeof p->info.note];
+            cs_handle_note(h, note, sizeof note);
+            cs_describe(p, &h->pack, e, pack_match_name(match), note);
+        }
     }
     pthread_mutex_unlock(&h->lock);
     return st;

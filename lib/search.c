@@ -140,7 +140,9 @@ static void install(struct croqsparse_plan *p, struct loaded *l, const struct pa
     p->workspace = l->workspace;
     memset(l, 0, sizeof *l);
     pthread_mutex_lock(&p->h->lock); /* the notes, as plan_create gives them */
-    cs_describe(p, ident, e, match, !p->h->use_tuned ? p->h->pack_note : p->h->model_note);
+    char note[sizeof p->info.note];
+    cs_handle_note(p->h, note, sizeof note);
+    cs_describe(p, ident, e, match, note);
     pthread_mutex_unlock(&p->h->lock);
 }
 

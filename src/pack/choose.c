@@ -44,7 +44,7 @@ static int cand_cmp(const void *pa, const void *pb)
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
-long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, bool use_tuned, pack_predict_fn predict,
+long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, enum pack_trust trust, pack_predict_fn predict,
                const void *ctx, long *out, size_t cap, enum pack_match *match, char *why, size_t whylen)
 {
     if (!shape_validate(dtype, s, why, whylen))
@@ -58,12 +58,12 @@ long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, bool
     for (size_t i = 0; i < p->n; i++) {
         const struct pack_entry *e = &p->e[i];
         struct croq_config cfg;
-        if (e->dtype != dtype || (!e->fallback && !use_tuned) || !fits(e, s, &cfg))
+        if (e->dtype != dtype || (!e->fallback && trust == PACK_TRUST_NONE) || !fits(e, s, &cfg))
             continue;
         struct cand *x = &c[n++];
         *x = (struct cand){(long)i, e->fallback ? 3 : 2, 0, e->tflops};
         double d = e->fallback ? 0 : log_dist(e->m, s->m) + log_dist(e->n, s->n) + log_dist(e->k, s->k);
-        if (!e->fallback && d == 0) {
+        if (!e->fallback && d == 0 && trust == PACK_TRUST_HERE) {
             x->tier = 0;
             x->key = -e->tflops;
             continue;
@@ -89,10 +89,10 @@ long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, bool
     return (long)n;
 }
 
-long pack_choose(const struct pack *p, int dtype, const struct croq_shape *s, bool use_tuned,
+long pack_choose(const struct pack *p, int dtype, const struct croq_shape *s, enum pack_trust trust,
                  enum pack_match *match, char *why, size_t whylen)
 {
     long first = -1;
-    long n = pack_rank(p, dtype, s, use_tuned, NULL, NULL, &first, 1, match, why, whylen);
+    long n = pack_rank(p, dtype, s, trust, NULL, NULL, &first, 1, match, why, whylen);
     return n > 0 ? first : -1;
 }

@@ -121,12 +121,23 @@ const char *pack_match_name(enum pack_match m);
  * one, in the nearest-shape order). ctx is the caller's. */
 typedef double (*pack_predict_fn)(const void *ctx, const struct croq_config *cfg, const struct croq_shape *s);
 
+/* How far the device that runs a pack may trust its tuned entries. */
+enum pack_trust {
+    PACK_TRUST_NONE,      /* only the fallbacks run (the pack's CUDA major is not the driver's) */
+    PACK_TRUST_ELSEWHERE, /* tuned on another GPU model of this architecture: the tuned kernels
+                             run, but ranked as untuned ones (no exact match): their TFLOPS and
+                             tuned shapes are that GPU's (on the H100 the H200's bests ran at
+                             0.73-0.96x of the H100's, docs/kernels.md) */
+    PACK_TRUST_HERE,      /* tuned on this GPU model, compiled for this CUDA major */
+};
+
 /* The entries of p that may run (dtype, shape), best first, into out[0..cap) (indices
  * into p->e); returns how many there are (which may exceed cap: only cap are written), 0
  * when none, or -1 (with why) when the shape breaks the format's rules. Candidates: the
- * entries of dtype whose configuration the knob rules accept for s (tuned ones only when
- * use_tuned; false for a pack made on another GPU). Order:
- *   1. the entry tuned at exactly this shape (a pack has at most one);
+ * entries of dtype whose configuration the knob rules accept for s (tuned ones unless
+ * trust is PACK_TRUST_NONE). Order:
+ *   1. the entry tuned at exactly this shape (a pack has at most one), with
+ *      PACK_TRUST_HERE only (elsewhere it is ranked by 2 or 3 like the others);
  *   2. with predict: every other candidate, fallbacks too (the family's shape-
  *      independent defaults), by predicted TFLOPS, higher first (ties: the earlier
  *      entry); those without a prediction after them, in the order of 3;
@@ -135,12 +146,12 @@ typedef double (*pack_predict_fn)(const void *ctx, const struct croq_config *cfg
  *      the fallbacks in pack order.
  * *match (may be NULL) says how out[0] was found: EXACT (1), MODEL (2, a predicted
  * entry), NEAREST (3, or 2 without any prediction), FALLBACK (a fallback by 3). */
-long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, bool use_tuned, pack_predict_fn predict,
+long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, enum pack_trust trust, pack_predict_fn predict,
                const void *ctx, long *out, size_t cap, enum pack_match *match, char *why, size_t whylen);
 
 /* The first of pack_rank without a model: the entry index, or -1 (with why) when nothing
  * fits (shape rules broken, or no kernel and no fallback of this dtype). */
-long pack_choose(const struct pack *p, int dtype, const struct croq_shape *s, bool use_tuned,
+long pack_choose(const struct pack *p, int dtype, const struct croq_shape *s, enum pack_trust trust,
                  enum pack_match *match, char *why, size_t whylen);
 
 #endif

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "croqsparse.h"
-#include "../../lib/internal.h" /* cs_pack_mismatch */
+#include "../../lib/internal.h" /* cs_pack_trust, cs_handle_note */
 #include "costmodel/costmodel.h"
 #include "format/numeric.h"
 #include "launch/driver.h"
@@ -280,21 +280,27 @@ static void test_pack_choose(void **state)
     char why[256];
     struct croq_shape exact = {1024, 1024, 4096}, near = {2048, 1024, 4096}, big = {8192, 8192, 8192};
     struct croq_shape k128 = {1024, 1024, 128}, k64 = {333, 1000, 64}, bad = {64, 12, 64};
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, true, &match, why, sizeof why), 0);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_HERE, &match, why, sizeof why), 0);
     assert_int_equal(match, PACK_EXACT);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &near, true, &match, why, sizeof why), 0);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &near, PACK_TRUST_HERE, &match, why, sizeof why), 0);
     assert_int_equal(match, PACK_NEAREST);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &big, true, &match, why, sizeof why), 1);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &big, PACK_TRUST_HERE, &match, why, sizeof why), 1);
     /* K = 128: the 1024 entry (tile_k 256) does not divide it, the 4096 one does */
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k128, true, &match, why, sizeof why), 1);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k128, PACK_TRUST_HERE, &match, why, sizeof why), 1);
     assert_int_equal(match, PACK_NEAREST);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k64, true, &match, why, sizeof why), 2);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &k64, PACK_TRUST_HERE, &match, why, sizeof why), 2);
     assert_int_equal(match, PACK_FALLBACK);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, false, &match, why, sizeof why), 2);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_NONE, &match, why, sizeof why), 2);
     assert_int_equal(match, PACK_FALLBACK);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &bad, true, &match, why, sizeof why), -1);
+    /* tuned on another GPU: the kernel tuned at this shape still runs first, but as the
+     * nearest (distance 0), never as an exact match */
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_ELSEWHERE, &match, why, sizeof why), 0);
+    assert_int_equal(match, PACK_NEAREST);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &big, PACK_TRUST_ELSEWHERE, &match, why, sizeof why), 1);
+    assert_int_equal(match, PACK_NEAREST);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &bad, PACK_TRUST_HERE, &match, why, sizeof why), -1);
     assert_non_null(strstr(why, "N=12"));
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_E4M3, &exact, true, &match, why, sizeof why), -1);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_E4M3, &exact, PACK_TRUST_HERE, &match, why, sizeof why), -1);
     assert_non_null(strstr(why, "no e4m3 kernel"));
 }
 
@@ -332,44 +338,45 @@ static void test_pack_rank_model(void **state)
     char why[256];
     /* entry 0 would be predicted fastest, but tile_k 256 does not divide K = 128 */
     const double pred[] = {900, 500, 300, 400};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
     assert_int_equal(match, PACK_MODEL);
     assert_int_equal(out[0], 1);
     assert_int_equal(out[1], 3); /* the fallback, predicted above the 768 kernel */
     assert_int_equal(out[2], 2);
     /* without a model: the nearest shape (768^3 at distance 4.4, 4096x8192x8192 at 10), then the fallback */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, NULL, NULL, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, NULL, NULL, out, 8, &match, why, sizeof why), 3);
     assert_int_equal(match, PACK_NEAREST);
     assert_int_equal(out[0], 2);
     assert_int_equal(out[1], 1);
     assert_int_equal(out[2], 3);
-    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &s, true, &match, why, sizeof why), 2);
+    assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, &match, why, sizeof why), 2);
     /* an exact entry first, whatever the model says */
     const double fb_best[] = {900, 100, 300, 5000};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, true, fixture_predict, fb_best, out, 8, &match, why,
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_HERE, fixture_predict, fb_best, out, 8, &match, why,
                                sizeof why), 4);
     assert_int_equal(match, PACK_EXACT);
     assert_int_equal(out[0], 1);
     assert_int_equal(out[1], 3);
     /* no prediction (NaN, 0) for some: after the predicted ones, in the nearest order */
     const double partial[] = {NAN, NAN, 0, 50};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, partial, out, 8, &match, why,
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, partial, out, 8, &match, why,
                                sizeof why), 3);
     assert_int_equal(match, PACK_MODEL);
     assert_int_equal(out[0], 3);
     assert_int_equal(out[1], 2);
     assert_int_equal(out[2], 1);
-    /* a pack of another GPU: only the fallbacks; cap 1 writes one and counts all */
+    /* a pack of another CUDA major: only the fallbacks; cap 1 writes one and counts all */
     out[1] = -7;
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, false, fixture_predict, pred, out, 1, &match, why, sizeof why),
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_NONE, fixture_predict, pred, out, 1, &match, why,
+                               sizeof why),
                      1);
     assert_int_equal(out[0], 3);
     assert_int_equal(out[1], -7);
     assert_int_equal(match, PACK_MODEL);
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, true, fixture_predict, pred, out, 1, &match, why, sizeof why), 3);
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, pred, out, 1, &match, why, sizeof why), 3);
     /* the shape rules first */
     struct croq_shape bad = {64, 12, 64};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &bad, true, fixture_predict, pred, out, 8, &match, why, sizeof why),
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &bad, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why),
                      -1);
     assert_non_null(strstr(why, "N=12"));
 }
@@ -429,13 +436,13 @@ static void test_pack_model_dispatch(void **state)
     assert_true(cs_model_predict(cm, &c64, &s) > cs_model_predict(cm, &c128, &s));
     long out[8];
     enum pack_match match;
-    assert_int_equal(pack_rank(&q, CROQ_DTYPE_F16, &s, true, cs_model_predict, cm, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(pack_rank(&q, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, cs_model_predict, cm, out, 8, &match, why, sizeof why), 3);
     assert_int_equal(match, PACK_MODEL);
     assert_int_equal(out[0], 2); /* tile_n 128, the fastest valid one by the model */
     /* the nearest shape (4096x8192x8192 at 7.4, 16384^3 at 11.4) would run another */
-    assert_int_equal(pack_choose(&q, CROQ_DTYPE_F16, &s, true, &match, why, sizeof why), 1);
+    assert_int_equal(pack_choose(&q, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, &match, why, sizeof why), 1);
     /* the library's ranking (cs_rank, what plan_create and plan_search take) uses it */
-    struct croqsparse_handle h = {.pack = q, .use_tuned = true, .model = cm};
+    struct croqsparse_handle h = {.pack = q, .trust = PACK_TRUST_HERE, .model = cm};
     out[0] = -1;
     assert_int_equal(cs_rank(&h, CROQSPARSE_F16, &s, out, 8, &match, why, sizeof why), 3);
     assert_int_equal(out[0], 2);
@@ -1078,7 +1085,7 @@ static void test_plan_search_no_device(void **state)
     };
     h->pack.e = two;
     h->pack.n = 3;
-    h->use_tuned = true;
+    h->trust = PACK_TRUST_HERE;
     croqsparse_candidate_info ci[4];
     int count = -1;
     assert_int_equal(croqsparse_plan_candidates(p, ci, 4, &count), CROQSPARSE_STATUS_SUCCESS);
@@ -1157,18 +1164,34 @@ static void test_default_pack(void **state)
     pack_release(&p);
 }
 
-/* A pack is only used on the GPU model and CUDA major version it names. */
+/* A pack's tuned kernels count as tuned only on the GPU model and CUDA major version it
+ * names; on another model they still run, ranked as untuned; on another CUDA major only
+ * its fallbacks do. */
 static void test_pack_identity(void **state)
 {
     (void)state;
     struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .cuda_minor = 0};
     char note[512];
-    assert_false(cs_pack_mismatch(&p, "NVIDIA H200", 13, note, sizeof note));
+    assert_int_equal(cs_pack_trust(&p, "NVIDIA H200", 13, note, sizeof note), PACK_TRUST_HERE);
     assert_string_equal(note, "");
-    assert_true(cs_pack_mismatch(&p, "NVIDIA H100 80GB HBM3", 13, note, sizeof note));
-    assert_string_equal(note, "pack tuned on 'NVIDIA H200', this GPU is 'NVIDIA H100 80GB HBM3'");
-    assert_true(cs_pack_mismatch(&p, "NVIDIA H200", 12, note, sizeof note));
-    assert_string_equal(note, "pack compiled with CUDA 13.0, the driver supports CUDA 12");
+    assert_int_equal(cs_pack_trust(&p, "NVIDIA H100 80GB HBM3", 13, note, sizeof note), PACK_TRUST_ELSEWHERE);
+    assert_string_equal(note, "pack tuned on 'NVIDIA H200', this GPU is 'NVIDIA H100 80GB HBM3': its kernels are "
+                              "ranked as untuned here (croqsparse_plan_search times them on this GPU)");
+    assert_int_equal(cs_pack_trust(&p, "NVIDIA H200", 12, note, sizeof note), PACK_TRUST_NONE);
+    assert_string_equal(note, "pack compiled with CUDA 13.0, the driver supports CUDA 12: only its fallback kernels run");
+    assert_int_equal(cs_pack_trust(&p, "NVIDIA H100 80GB HBM3", 12, note, sizeof note), PACK_TRUST_NONE);
+    /* the note a plan shows: the pack's and the model's reasons, each only when set */
+    struct croqsparse_handle h = {.trust = PACK_TRUST_ELSEWHERE};
+    char out[512];
+    snprintf(h.pack_note, sizeof h.pack_note, "pack tuned on X");
+    cs_handle_note(&h, out, sizeof out);
+    assert_string_equal(out, "pack tuned on X");
+    snprintf(h.model_note, sizeof h.model_note, "model refused");
+    cs_handle_note(&h, out, sizeof out);
+    assert_string_equal(out, "pack tuned on X; model refused");
+    h.pack_note[0] = '\0';
+    cs_handle_note(&h, out, sizeof out);
+    assert_string_equal(out, "model refused");
 }
 
 int main(void)

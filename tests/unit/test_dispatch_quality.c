@@ -181,7 +181,7 @@ static void build_table(struct strbuf *sb)
             }
         enum pack_match match;
         char why[256];
-        long c = pack_choose(&without, ds[d].dtype, s, true, &match, why, sizeof why);
+        long c = pack_choose(&without, ds[d].dtype, s, PACK_TRUST_HERE, &match, why, sizeof why);
         assert_true(c >= 0);
         assert_int_equal(match, PACK_NEAREST);
         for (int r = 0; r < 3; r++) {
