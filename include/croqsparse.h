@@ -162,7 +162,8 @@ CROQSPARSE_API croqsparse_status_t croqsparse_compress(croqsparse_handle_t handl
 /* A plan for (dtype, M, N, K, epilogue, alpha): chooses the kernel, loads it, encodes its
  * tensor maps and allocates and zeroes its workspace, once. Synchronous. The choice ranks
  * the pack's kernels whose configuration is valid for this shape: the entry tuned at this
- * exact shape; else, when the pack carries a cost
+ * exact shape (only on the GPU model the pack was tuned on: see croqsparse_create); else,
+ * when the pack carries a cost
  * model (`croqtuner export` fits one on the tuning rows), every valid kernel, the
  * fallbacks too, by its predicted TFLOPS (match "model"); else the nearest tuned shape
  * (sum over M, N, K of |log2 ratio|; match "nearest"), then the fallback. The model is
@@ -203,7 +204,7 @@ typedef struct {
                               (export regenerated it with newer kernel sources) */
     char note[512];        /* why the pack's tuned kernels are not used or are ranked as
                               untuned (a pack of another GPU model or CUDA major), and/or
-                              why its cost model is not used, else "" */
+                              why its cost model is not used, else "" (cut at 511 bytes) */
     size_t workspace_bytes;
 } croqsparse_plan_info;
 
@@ -249,8 +250,9 @@ typedef struct {
  * loading) = 0.3 s for a typical shape; a kernel slower than the trial budget is
  * launched 6 times. Allocates device memory and synchronizes the stream.
  * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
- * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum),
- * dtype, shape and epilogue is taken without timing when the pack still has that kernel
+ * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum
+ * and whether its kernels count as tuned on this GPU, croqsparse_create), dtype, shape
+ * and epilogue is taken without timing when the pack still has that kernel
  * for the shape; after a timed search the choice is written there (atomically: a process
  * killed while writing leaves the old file or the new, never a torn one). A damaged cache
  * file is not trusted at all: the search times, warns on stderr ("croqsparse: warning:

@@ -32,16 +32,24 @@ enum pack_trust cs_pack_trust(const struct pack *p, const char *gpu, int cuda_ma
 {
     note[0] = '\0';
     if (p->cuda_major != cuda_major) {
-        snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d: only its fallback kernels run",
-                 p->cuda_major, p->cuda_minor, cuda_major);
+        snprintf(note, len, "pack compiled with CUDA %d.%d, the driver supports CUDA %d", p->cuda_major,
+                 p->cuda_minor, cuda_major);
         return PACK_TRUST_NONE;
     }
     if (strcmp(p->gpu, gpu)) {
-        snprintf(note, len, "pack tuned on '%s', this GPU is '%s': its kernels are ranked as untuned here "
-                 "(croqsparse_plan_search times them on this GPU)", p->gpu, gpu);
+        snprintf(note, len, "pack tuned on '%s', this GPU is '%s'", p->gpu, gpu);
         return PACK_TRUST_ELSEWHERE;
     }
     return PACK_TRUST_HERE;
+}
+
+/* What the handle does with a pack of that trust, after cs_pack_trust's reason. */
+static const char *trust_consequence(enum pack_trust t)
+{
+    return t == PACK_TRUST_ELSEWHERE ? ": its kernels are ranked as untuned here (croqsparse_plan_search times "
+                                       "them on this GPU)"
+           : t == PACK_TRUST_NONE    ? ": only its fallback kernels run"
+                                     : "";
 }
 
 void cs_handle_note(croqsparse_handle_t h, char *note, size_t len)
@@ -56,7 +64,7 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
                                       unsigned char *owned, bool strict)
 {
     struct pack p;
-    char err[512], note[512];
+    char err[512], note[400]; /* the reason, plus trust_consequence's words, fits pack_note */
     if (pack_parse(data, size, &p, err, sizeof err)) {
         free(owned);
         return cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "%s", err);
@@ -79,7 +87,7 @@ static croqsparse_status_t adopt_pack(croqsparse_handle_t h, const char *fn, con
     h->pack = p;
     h->pack_bytes = owned;
     h->trust = trust;
-    snprintf(h->pack_note, sizeof h->pack_note, "%s", note);
+    snprintf(h->pack_note, sizeof h->pack_note, "%s%s", note, note[0] ? trust_consequence(trust) : "");
     h->model_note[0] = '\0';
     if (!model && p.model_bytes)
         snprintf(h->model_note, sizeof h->model_note, "the pack's cost model is not used: %s", why);

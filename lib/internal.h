@@ -84,7 +84,8 @@ struct cs_cache_choice {
 enum cs_cache_result { CS_CACHE_HIT, CS_CACHE_MISS, CS_CACHE_DAMAGED };
 #define CS_CACHE_KEY_MAX 512
 void cs_plancache_key(char *out, size_t len, const char *gpu, int driver, const char *pack_sum,
-                      croqsparse_dtype_t dtype, long m, long n, long k, croqsparse_epilogue_t epi);
+                      enum pack_trust trust, croqsparse_dtype_t dtype, long m, long n, long k,
+                      croqsparse_epilogue_t epi);
 /* HIT with *out, MISS (no file, or no line of key), or DAMAGED with note (the whole file
  * is then ignored). */
 enum cs_cache_result cs_plancache_lookup(const char *path, const char *key, struct cs_cache_choice *out, char *note,
@@ -107,7 +108,9 @@ void cs_leave(bool pushed);
 /* How far a device named gpu, whose driver supports CUDA cuda_major, trusts pack p's
  * tuned kernels (src/pack/pack.h enum pack_trust): HERE when p names both; ELSEWHERE when
  * only the GPU model differs (every kernel is sm_90a, which croqsparse_create requires of
- * the device); NONE for another CUDA major. note says why, "" for HERE (handle.c). */
+ * the device); NONE for another CUDA major. note says why (the reason only: the refusal of
+ * croqsparse_load_pack and the plans' note add what follows from it), "" for HERE
+ * (handle.c). */
 enum pack_trust cs_pack_trust(const struct pack *p, const char *gpu, int cuda_major, char *note, size_t len);
 
 /* The note a plan of h describes (croqsparse_plan_info.note): why the pack's tuned kernels

@@ -6,7 +6,10 @@
  *   croqsparse-plan-cache 1
  *   plan <key>\t<entry key>\t<config>\t<microseconds>     one per searched problem
  *   sum <16 hex digits>                                   FNV-1a 64 of every byte before it
- * <key> is cs_plancache_key's "<gpu>|driver <n>|pack <sum>|<dtype>|<M>x<N>x<K>|<epilogue>";
+ * <key> is cs_plancache_key's "<gpu>|driver <n>|pack <sum>|<dtype>|<M>x<N>x<K>|<epilogue>|
+ * trust <here|elsewhere|none>" (the trust, src/pack/pack.h, sets which kernels the search
+ * may pick: a line written when the pack's tuned kernels were not candidates on this GPU
+ * is not taken once they are);
  * <entry key> and <config> name the pack entry (key "-" for a fallback, config its knob
  * signature); microseconds the search's median time of one product (> 0).
  * A file that does not parse whole (another magic, a malformed line, a repeated key, a
@@ -49,13 +52,14 @@ static void put_field(char *out, size_t len, const char *s)
 }
 
 void cs_plancache_key(char *out, size_t len, const char *gpu, int driver, const char *pack_sum,
-                      croqsparse_dtype_t dtype, long m, long n, long k, croqsparse_epilogue_t epi)
+                      enum pack_trust trust, croqsparse_dtype_t dtype, long m, long n, long k,
+                      croqsparse_epilogue_t epi)
 {
     char g[128];
     put_field(g, sizeof g, gpu);
-    snprintf(out, len, "%s|driver %d|pack %s|%s|%ldx%ldx%ld|%s", g, driver, pack_sum,
+    snprintf(out, len, "%s|driver %d|pack %s|%s|%ldx%ldx%ld|%s|trust %s", g, driver, pack_sum,
              dtype == CROQSPARSE_F16 ? "f16" : "e4m3", m, n, k,
-             epi == CROQSPARSE_EPILOGUE_ALPHA_SCALES ? "alpha_scales" : "alpha");
+             epi == CROQSPARSE_EPILOGUE_ALPHA_SCALES ? "alpha_scales" : "alpha", pack_trust_name(trust));
 }
 
 /* The parsed file: one record per "plan" line, its fields pointing into text. */

@@ -175,8 +175,8 @@ static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_
         goto out;
     }
     if (cache_path) {
-        cs_plancache_key(key, sizeof key, h->gpu, h->driver_version, h->pack.sum, p->dtype, p->m, p->n, p->k,
-                         p->epilogue);
+        cs_plancache_key(key, sizeof key, h->gpu, h->driver_version, h->pack.sum, h->trust, p->dtype, p->m, p->n,
+                         p->k, p->epilogue);
         enum cs_cache_result r = cs_plancache_lookup(cache_path, key, hit, note, notelen);
         for (long i = 0; r == CS_CACHE_HIT && i < total; i++) {
             const struct pack_entry *e = &h->pack.e[rank[i]];
@@ -295,8 +295,10 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         struct cs_cache_choice ch;
         char key[CS_CACHE_KEY_MAX], err[600];
         const char *keys[1] = {key};
-        cs_plancache_key(key, sizeof key, p->h->gpu, p->h->driver_version, pk.sum, p->dtype, p->m, p->n, p->k,
-                         p->epilogue);
+        char ignored[512]; /* the pack ranked (pk), not the handle's now: it may have been replaced */
+        cs_plancache_key(key, sizeof key, p->h->gpu, p->h->driver_version, pk.sum,
+                         cs_pack_trust(&pk, p->h->gpu, p->h->cuda_major, ignored, sizeof ignored), p->dtype, p->m,
+                         p->n, p->k, p->epilogue);
         snprintf(ch.key, sizeof ch.key, "%s", c[best_i].e.key);
         snprintf(ch.config, sizeof ch.config, "%s", c[best_i].e.config);
         ch.us = best_us;

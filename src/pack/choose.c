@@ -24,6 +24,13 @@ const char *pack_match_name(enum pack_match m)
     return (unsigned)m < sizeof names / sizeof *names ? names[m] : "?";
 }
 
+const char *pack_trust_name(enum pack_trust t)
+{
+    static const char *const names[] = {[PACK_TRUST_NONE] = "none", [PACK_TRUST_ELSEWHERE] = "elsewhere",
+                                        [PACK_TRUST_HERE] = "here"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
+}
+
 /* A candidate and the keys it is ordered by. */
 struct cand {
     long i;

@@ -126,10 +126,13 @@ enum pack_trust {
     PACK_TRUST_NONE,      /* only the fallbacks run (the pack's CUDA major is not the driver's) */
     PACK_TRUST_ELSEWHERE, /* tuned on another GPU model of this architecture: the tuned kernels
                              run, but ranked as untuned ones (no exact match): their TFLOPS and
-                             tuned shapes are that GPU's (on the H100 the H200's bests ran at
-                             0.73-0.96x of the H100's, docs/kernels.md) */
+                             tuned shapes are that GPU's (on the H100 the H200 sweep's f16 bests
+                             ran at 0.73-0.96x of the H100's fastest, docs/kernels.md) */
     PACK_TRUST_HERE,      /* tuned on this GPU model, compiled for this CUDA major */
 };
+
+/* "here", "elsewhere", "none" ("?" for another value). */
+const char *pack_trust_name(enum pack_trust t);
 
 /* The entries of p that may run (dtype, shape), best first, into out[0..cap) (indices
  * into p->e); returns how many there are (which may exceed cap: only cap are written), 0

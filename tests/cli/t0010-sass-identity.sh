@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every configuration recorded in tests/fixtures/sass-digests.tsv (kernels/variants.txt
 # and tests/gpu/ceiling-variants.txt in both dtypes, every committed best, export's
-# fallback: tests/sass_identity.sh --list, recorded before family.cu was split into
-# kernels/parts/) still compiles to the SASS recorded there, so a refactor of kernels/ or
+# fallback: tests/sass_identity.sh --list; recorded again on 2026-12-07 for the ld.shared
+# metadata read, which changed exactly the meta_path=0 ones) still compiles to the SASS
+# recorded there, so a refactor of kernels/ or
 # src/codegen that changes machine code fails here and names the configurations. Then
 # the check fails on a digest file with one digest changed (it can fail). Skips (77)
 # without nvcc or cuobjdump, or with another nvcc than the one the digests were recorded

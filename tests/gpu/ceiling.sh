@@ -16,7 +16,7 @@
 #   dtype's nine shapes take about 6 minutes), ONLY ("MxNxK ..." instead of the nine large
 #   shapes), ROUNDS (ladder rounds, 10), ITERS/TRIALS (compare, 200/10), SKIP (variants-ladder.sh),
 #   VERIFY_SHAPES (step 1, default "1400x776x1024 200x2056x512").
-# Writes OUT_DIR/ceiling-verify.jsonl and OUT_DIR/<dtype>/ (variants-ladder.sh's files; its
+# Writes OUT_DIR/ceiling-verify-<dtype>.jsonl and OUT_DIR/<dtype>/ (variants-ladder.sh's files; its
 # ladder.txt is the table meant for bench/results/ceiling-<gpu>-<dtype>.txt). Exit 1 if a
 # variant failed verification or a ladder or compare failed.
 set -u
@@ -36,8 +36,9 @@ for dtype in ${DTYPES:-f16 e4m3}; do
     list=$LISTS/$dtype-$shape.txt; : > "$list"
     while IFS='|' read -r name line; do
       [ -n "${SKIP:-}" ] && grep -Eq -- "$SKIP" <<<"$line" && continue
-      "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
-        echo "$V/$dtype/$name.cubin" >> "$list"
+      rc=0; "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 || rc=$?
+      [ $rc -le 1 ] || { echo "$V: $name is not a configuration ($line)" >&2; exit 2; }
+      [ $rc = 0 ] && echo "$V/$dtype/$name.cubin" >> "$list"
     done < "$V/index.txt"
     timeout 300 "$B/croq-runner" suite --cubins "$list" --dtype $dtype --shape $shape --seed 9 --no-time \
         >> "$verify" 2>> "$OUT/ceiling.err" || { echo "FAIL: $dtype $shape: suite failed or hung" >&2; bad=1; }

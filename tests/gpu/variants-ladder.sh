@@ -14,7 +14,7 @@
 # Usage (GPU machine, repo root): tests/gpu/variants-ladder.sh BIN_DIR OUT_DIR SET_DIR...
 #   env: DTYPES ("e4m3"), SHAPES ("4096x8192x32768 12288x12288x12288"), ROUNDS (12),
 #   REF (the reference kernel, SET:vNN of the first set's name, default the first kernel),
-#   VENDORS (0), ITERS/TRIALS (compare, 200/10: the paired ratios need 10 rounds), SKIP (an extended regex: variants whose line
+#   VENDORS (0), ITERS/TRIALS (compare, 200/10: the paired ratios need at least 6 rounds), SKIP (an extended regex: variants whose line
 #   matches are left out, e.g. 'stream_k=1').
 # Writes OUT_DIR/ladder-<dtype>-<shape>.jsonl, compare-<dtype>-<shape>.json, ladder.err and
 # ladder.txt (the tables). Exit 1 when a kernel fails verification or the worker fails.
@@ -35,8 +35,9 @@ for dtype in $DTYPES; do
       [ -s "$set/index.txt" ] || { echo "no index.txt in $set" >&2; exit 2; }
       while IFS='|' read -r name line; do
         [ -n "${SKIP:-}" ] && grep -Eq -- "$SKIP" <<<"$line" && continue
-        "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 &&
-          printf '%s|%s|%s\n' "$(basename "$set"):$name" "$set/$dtype/$name.cubin" "$line" >> "$W/kernels.txt"
+        rc=0; "$B/croqtuner" knobs --check --dtype $dtype --shape $shape --set "$line" >/dev/null 2>&1 || rc=$?
+        [ $rc -le 1 ] || { echo "$set: $name is not a configuration ($line)" >&2; exit 2; }
+        [ $rc = 0 ] && printf '%s|%s|%s\n' "$(basename "$set"):$name" "$set/$dtype/$name.cubin" "$line" >> "$W/kernels.txt"
       done < "$set/index.txt"
     done
     n=$(grep -c . "$W/kernels.txt")
@@ -52,16 +53,21 @@ PY
       echo "FAIL: $dtype $shape: serve exited non-zero or hung" | tee -a "$ERR" >&2; bad=1; }
     best=$(python3 - "$L" "$W/kernels.txt" "$dtype" "$shape" "${REF:-}" "$OUT/ladder.txt" <<'PY'
 import json, sys, statistics as st
-reply = next((json.loads(l) for l in open(sys.argv[1]) if l.strip() and '"ladder"' in l), None)
+reply = next((r for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip()) if r.get('op') == 'ladder'), None)
 ks = [l.rstrip('\n').split('|', 2) for l in open(sys.argv[2]) if l.strip()]
 dtype, shape, ref = sys.argv[3], sys.argv[4], sys.argv[5]
 table = open(sys.argv[6], 'a')
 def show(*a):
     print(*a, file=table)
 if not reply or reply.get('status') != 'ok':
-    show('## %s %s: ladder failed: %s' % (dtype, shape, (reply or {}).get('error', 'no reply')))
+    failed = (reply or {}).get('failed')
+    show('## %s %s: ladder failed%s: %s' % (dtype, shape, '' if failed is None else ' on %s' % ks[failed][0],
+                                            (reply or {}).get('error', 'no reply')))
     sys.exit(1)
 rows = reply['ladder']['kernels']
+if ref and not any(k[0] == ref for k in ks):
+    show('## %s %s: REF %s is not among this shape\'s kernels' % (dtype, shape, ref))
+    sys.exit(1)
 r0 = next((i for i, k in enumerate(ks) if k[0] == ref), 0)
 show('## %s %s, %s, %d rounds (ratio: paired, ref %s)' % (dtype, shape, reply.get('gpu', '?'),
      reply['ladder']['rounds'], ks[r0][0]))
@@ -94,11 +100,12 @@ paired = r.get('paired') or {}
 def pm(k):
     return (paired.get('ours_over_' + k) or {}).get('median') or 0.0
 ours = res.get('ours') or {}
+if not tf('ours'):
+    sys.exit(1)  # no row: the table and the geomean are of verified, timed kernels only
 print('\t'.join(str(x) for x in (r.get('dtype', '?'), '%dx%dx%d' % (r.get('m', 0), r.get('n', 0), r.get('k', 0)),
       tf('ours'), tf('cusparselt_default'), tf('cusparselt_search'), tf('cublas'),
       pm('cusparselt_default'), pm('cusparselt_search'), pm('cublas'),
       (ours.get('gpu_state') or {}).get('sm_clock_median_mhz'), r.get('gpu', '?'), cfg)))
-sys.exit(0 if tf('ours') else 1)
 PY
     fi
     echo "$(date -u +%H:%M:%S) $dtype $shape: $n kernels" >&2

@@ -357,6 +357,15 @@ static void test_pack_rank_model(void **state)
     assert_int_equal(match, PACK_EXACT);
     assert_int_equal(out[0], 1);
     assert_int_equal(out[1], 3);
+    /* tuned on another GPU (the built-in pack on an H100): the entry tuned at this shape is
+     * ranked by the model like every other, here last */
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_ELSEWHERE, fixture_predict, fb_best, out, 8,
+                               &match, why, sizeof why), 4);
+    assert_int_equal(match, PACK_MODEL);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 0);
+    assert_int_equal(out[2], 2);
+    assert_int_equal(out[3], 1);
     /* no prediction (NaN, 0) for some: after the predicted ones, in the nearest order */
     const double partial[] = {NAN, NAN, 0, 50};
     assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, partial, out, 8, &match, why,
@@ -813,10 +822,17 @@ static void test_plancache(void **state)
     (void)state;
     char *d = tmp_dir(), path[600], key[CS_CACHE_KEY_MAX], key2[CS_CACHE_KEY_MAX], note[512], err[600];
     snprintf(path, sizeof path, "%s/plans", d);
-    cs_plancache_key(key, sizeof key, "NVIDIA H200|x", 13000, "0123456789abcdef", CROQSPARSE_F16, 1024, 8192, 1024,
+    cs_plancache_key(key, sizeof key, "NVIDIA H200|x", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 1024, 8192, 1024,
                      CROQSPARSE_EPILOGUE_ALPHA);
-    assert_string_equal(key, "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha");
-    cs_plancache_key(key2, sizeof key2, "NVIDIA H200", 13000, "0123456789abcdef", CROQSPARSE_E4M3, 1024, 8192, 1024,
+    assert_string_equal(key, "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust here");
+    /* a choice made among other candidates (the pack's tuned kernels not yet trusted on
+     * this GPU) is another key, so it is searched again rather than taken */
+    char other[CS_CACHE_KEY_MAX];
+    cs_plancache_key(other, sizeof other, "NVIDIA H200|x", 13000, "0123456789abcdef", PACK_TRUST_ELSEWHERE,
+                     CROQSPARSE_F16, 1024, 8192, 1024, CROQSPARSE_EPILOGUE_ALPHA);
+    assert_string_equal(other,
+                        "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust elsewhere");
+    cs_plancache_key(key2, sizeof key2, "NVIDIA H200", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_E4M3, 1024, 8192, 1024,
                      CROQSPARSE_EPILOGUE_ALPHA_SCALES);
     struct cs_cache_choice got, ch[2] = {{"f16_768x768x768_fs", "dtype=f16,kernel=0", 12.5},
                                          {"-", "dtype=e4m3,tile_k=64", 7.25}};
@@ -840,7 +856,8 @@ static void test_plancache(void **state)
     char *text = read_file(path, &len);
     assert_non_null(text);
     assert_non_null(strstr(text, "croqsparse-plan-cache 1\nplan NVIDIA H200|driver 13000|pack 0123456789abcdef|e4m3|"
-                                 "1024x8192x1024|alpha_scales\t-\tdtype=e4m3,tile_k=64\t7.25\nplan "));
+                                 "1024x8192x1024|alpha_scales|trust here\t-\tdtype=e4m3,tile_k=64\t7.25\nplan "));
+    assert_int_equal(cs_plancache_lookup(path, other, &got, note, sizeof note), CS_CACHE_MISS);
     /* damage: each refused whole, naming the file */
     struct { size_t at; char to; const char *why; } flips[] = {
         {30, 'Q', "its sum does not match its bytes"},
@@ -902,7 +919,7 @@ static void test_plancache_foreign(void **state)
 {
     (void)state;
     char *d = tmp_dir(), path[600], link[600], key[CS_CACHE_KEY_MAX], note[512], err[600];
-    cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64, 64, 64,
+    cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 64, 64, 64,
                      CROQSPARSE_EPILOGUE_ALPHA);
     const char *keys[1] = {key};
     struct cs_cache_choice got, ch = {"-", "dtype=f16", 2.5};
@@ -951,7 +968,7 @@ static void test_plancache_kill9(void **state)
     const char **kp = malloc(LINES * sizeof *kp);
     struct cs_cache_choice *ch = calloc(LINES, sizeof *ch);
     for (int i = 0; i < LINES; i++) {
-        cs_plancache_key(keys[i], sizeof keys[i], "NVIDIA H200", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 + i,
+        cs_plancache_key(keys[i], sizeof keys[i], "NVIDIA H200", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 64 + i,
                          8192, 8192, CROQSPARSE_EPILOGUE_ALPHA);
         kp[i] = keys[i];
         snprintf(ch[i].key, sizeof ch[i].key, "f16_4096x8192x8192");
@@ -1004,7 +1021,7 @@ static void *store_many(void *arg)
         char key[CS_CACHE_KEY_MAX], err[600];
         const char *keys[1] = {key};
         struct cs_cache_choice c = {"-", "dtype=f16", 1 + i};
-        cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 * (j->thread + 1), 8,
+        cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 64 * (j->thread + 1), 8,
                          64 * (i + 1), CROQSPARSE_EPILOGUE_ALPHA);
         if (cs_plancache_store(j->path, keys, &c, 1, err, sizeof err))
             return (void *)1;
@@ -1035,7 +1052,7 @@ static void test_plancache_threads(void **state)
         for (int i = 0; i < 40; i++) {
             char key[CS_CACHE_KEY_MAX];
             struct cs_cache_choice got;
-            cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", CROQSPARSE_F16, 64 * (th + 1), 8,
+            cs_plancache_key(key, sizeof key, "G", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 64 * (th + 1), 8,
                              64 * (i + 1), CROQSPARSE_EPILOGUE_ALPHA);
             assert_int_equal(cs_plancache_lookup(path, key, &got, note, sizeof note), CS_CACHE_HIT);
             assert_true(got.us == 1 + i);
@@ -1175,10 +1192,9 @@ static void test_pack_identity(void **state)
     assert_int_equal(cs_pack_trust(&p, "NVIDIA H200", 13, note, sizeof note), PACK_TRUST_HERE);
     assert_string_equal(note, "");
     assert_int_equal(cs_pack_trust(&p, "NVIDIA H100 80GB HBM3", 13, note, sizeof note), PACK_TRUST_ELSEWHERE);
-    assert_string_equal(note, "pack tuned on 'NVIDIA H200', this GPU is 'NVIDIA H100 80GB HBM3': its kernels are "
-                              "ranked as untuned here (croqsparse_plan_search times them on this GPU)");
+    assert_string_equal(note, "pack tuned on 'NVIDIA H200', this GPU is 'NVIDIA H100 80GB HBM3'");
     assert_int_equal(cs_pack_trust(&p, "NVIDIA H200", 12, note, sizeof note), PACK_TRUST_NONE);
-    assert_string_equal(note, "pack compiled with CUDA 13.0, the driver supports CUDA 12: only its fallback kernels run");
+    assert_string_equal(note, "pack compiled with CUDA 13.0, the driver supports CUDA 12");
     assert_int_equal(cs_pack_trust(&p, "NVIDIA H100 80GB HBM3", 12, note, sizeof note), PACK_TRUST_NONE);
     /* the note a plan shows: the pack's and the model's reasons, each only when set */
     struct croqsparse_handle h = {.trust = PACK_TRUST_ELSEWHERE};
@@ -1192,6 +1208,42 @@ static void test_pack_identity(void **state)
     h.pack_note[0] = '\0';
     cs_handle_note(&h, out, sizeof out);
     assert_string_equal(out, "model refused");
+}
+
+/* croqsparse_load_pack (strict) takes a pack only where it names the GPU and the CUDA
+ * major: a pack of another GPU model is refused (with its reason, not the built-in pack's
+ * consequence), one of this GPU is taken with every kernel trusted as tuned. No driver is
+ * called: the handle is built here. */
+static void test_load_pack_identity(void **state)
+{
+    (void)state;
+    struct pack def;
+    char err[512];
+    assert_int_equal(pack_parse(croqsparse_default_pack, croqsparse_default_pack_size, &def, err, sizeof err), 0);
+    char *d = tmp_dir(), path[600];
+    snprintf(path, sizeof path, "%s/default.pack", d);
+    assert_int_equal(atomic_write(path, croqsparse_default_pack, croqsparse_default_pack_size), 0);
+    struct croqsparse_handle h = {.cuda_major = def.cuda_major, .trust = PACK_TRUST_NONE};
+    pthread_mutex_init(&h.lock, NULL);
+    snprintf(h.gpu, sizeof h.gpu, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(croqsparse_load_pack(&h, path), CROQSPARSE_STATUS_PACK_MISMATCH);
+    char want[1400];
+    snprintf(want, sizeof want, "croqsparse_load_pack: '%s': pack tuned on '%s', this GPU is 'NVIDIA H100 80GB HBM3': "
+             "refused", path, def.gpu);
+    assert_string_equal(croqsparse_last_error(), want);
+    assert_int_equal(h.pack.n, 0); /* the old pack (none) stays */
+    snprintf(h.gpu, sizeof h.gpu, "%s", def.gpu);
+    assert_int_equal(croqsparse_load_pack(&h, path), CROQSPARSE_STATUS_SUCCESS);
+    assert_int_equal(h.trust, PACK_TRUST_HERE);
+    assert_string_equal(h.pack_note, "");
+    assert_true(h.pack.n == def.n);
+    pack_release(&h.pack);
+    free(h.pack_bytes);
+    cs_model_free(h.model);
+    pthread_mutex_destroy(&h.lock);
+    pack_release(&def);
+    rm_dir(d);
+    free(d);
 }
 
 int main(void)
@@ -1210,7 +1262,7 @@ int main(void)
         cmocka_unit_test(test_plancache), cmocka_unit_test(test_plancache_foreign),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
         cmocka_unit_test(test_plan_search_no_device),
-        cmocka_unit_test(test_pack_identity),
+        cmocka_unit_test(test_pack_identity), cmocka_unit_test(test_load_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
