@@ -148,14 +148,16 @@ static void install(struct croqsparse_plan *p, struct loaded *l, const struct pa
 
 /* The ranked candidates of p (its current kernel first) copied out of the pack, at most
  * CROQSPARSE_SEARCH_MAX; with a cache choice, only the entry it names (when the pack has
- * it for this shape). The pack's identity (no entries) into ident. */
+ * it for this shape). The pack's identity (no entries) into ident; with a cache, the
+ * problem's cache key (CS_CACHE_KEY_MAX bytes) into key, made from the pack ranked here, so
+ * a choice is stored under the key it was searched for even if the pack is replaced. */
 static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_path, struct cand *c, int *n,
-                                   bool *from_cache, struct cs_cache_choice *hit, struct pack *ident, char *note,
-                                   size_t notelen, const char *fn)
+                                   bool *from_cache, struct cs_cache_choice *hit, struct pack *ident, char *key,
+                                   char *note, size_t notelen, const char *fn)
 {
     croqsparse_handle_t h = p->h;
     struct croq_shape s = {p->m, p->n, p->k};
-    char why[CROQ_WHY_MAX], key[CS_CACHE_KEY_MAX];
+    char why[CROQ_WHY_MAX];
     croqsparse_status_t st = CROQSPARSE_STATUS_SUCCESS;
     *n = 0;
     *from_cache = false;
@@ -175,8 +177,8 @@ static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_
         goto out;
     }
     if (cache_path) {
-        cs_plancache_key(key, sizeof key, h->gpu, h->driver_version, h->pack.sum, h->trust, p->dtype, p->m, p->n,
-                         p->k, p->epilogue);
+        cs_plancache_key(key, CS_CACHE_KEY_MAX, h->gpu, h->driver_version, h->pack.sum, h->trust, p->dtype, p->m,
+                         p->n, p->k, p->epilogue);
         enum cs_cache_result r = cs_plancache_lookup(cache_path, key, hit, note, notelen);
         for (long i = 0; r == CS_CACHE_HIT && i < total; i++) {
             const struct pack_entry *e = &h->pack.e[rank[i]];
@@ -225,6 +227,7 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
     double us[CROQSPARSE_SEARCH_MAX] = {0};
     struct cs_cache_choice hit;
     struct pack pk;
+    char key[CS_CACHE_KEY_MAX];
     CUevent e0 = NULL, e1 = NULL;
     CUdeviceptr scratch = 0;
     CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -237,7 +240,7 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         return cs_fail(CROQSPARSE_STATUS_NOT_SUPPORTED, fn, "the stream is being captured into a CUDA graph: the search "
                        "allocates, synchronizes and times; search before capturing (the plan then captures the kernel "
                        "it chose)");
-    if ((st = collect(p, cache_path, c, &n, &from_cache, &hit, &pk, info->note, sizeof info->note, fn)))
+    if ((st = collect(p, cache_path, c, &n, &from_cache, &hit, &pk, key, info->note, sizeof info->note, fn)))
         goto done;
     if (info->note[0])
         fprintf(stderr, "croqsparse: warning: %s\n", info->note);
@@ -293,12 +296,8 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
     info->best_us = best_us;
     if (cache_path && !from_cache) {
         struct cs_cache_choice ch;
-        char key[CS_CACHE_KEY_MAX], err[600];
+        char err[600];
         const char *keys[1] = {key};
-        char ignored[512]; /* the pack ranked (pk), not the handle's now: it may have been replaced */
-        cs_plancache_key(key, sizeof key, p->h->gpu, p->h->driver_version, pk.sum,
-                         cs_pack_trust(&pk, p->h->gpu, p->h->cuda_major, ignored, sizeof ignored), p->dtype, p->m,
-                         p->n, p->k, p->epilogue);
         snprintf(ch.key, sizeof ch.key, "%s", c[best_i].e.key);
         snprintf(ch.config, sizeof ch.config, "%s", c[best_i].e.config);
         ch.us = best_us;
