@@ -64,7 +64,7 @@ list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/costmodel/features.c" "${CMA
 list(APPEND CROQSPARSE_SRC "${CMAKE_SOURCE_DIR}/src/knobs/knobs.c" "${CMAKE_SOURCE_DIR}/src/format/sparse24.c"
      "${CMAKE_SOURCE_DIR}/src/format/numeric.c" "${CMAKE_SOURCE_DIR}/src/util/hash.c"
      "${CMAKE_SOURCE_DIR}/src/util/atomicio.c" "${CMAKE_SOURCE_DIR}/src/util/regfile.c"
-     "${CMAKE_SOURCE_DIR}/src/util/decimal.c"
+     "${CMAKE_SOURCE_DIR}/src/util/decimal.c" "${CMAKE_SOURCE_DIR}/src/util/paired.c"
      "${CROQSPARSE_EMBED_C}" $<TARGET_OBJECTS:croq_launch>)
 
 # The library's version is its header's (CROQSPARSE_VERSION_MAJOR/MINOR, the API's: what

@@ -62,11 +62,12 @@ extern "C" {
 /* The version of this header; croqsparse_version() gives the linked library's. Minor
  * versions add (1.1: CROQSPARSE_STATUS_NAN, croqsparse_version; 1.2:
  * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model; 1.3:
- * CROQSPARSE_SEARCH_ROUNDS, the search interleaves its candidates); a
- * major one would
+ * CROQSPARSE_SEARCH_ROUNDS, the search interleaves its candidates; 1.4:
+ * CROQSPARSE_SEARCH_WARMUP_MS, the search warms the GPU up to its steady clock first and
+ * times 8 rounds in a balanced order); a major one would
  * change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
-#define CROQSPARSE_VERSION_MINOR 3
+#define CROQSPARSE_VERSION_MINOR 4
 #define CROQSPARSE_VERSION (CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR)
 
 typedef enum {
@@ -210,11 +211,16 @@ typedef struct {
 
 /* ---- plan-time search (opt-in) ---------------------------------------------------------- */
 
-/* At most this many candidates are timed, in this many interleaved rounds of one trial
- * each; a trial lasts up to this many milliseconds (1.2 timed each candidate in 3 trials of
- * 10 ms one after the other; 1.3 interleaves, see croqsparse_plan_search). */
+/* At most this many candidates are timed, after a warm-up of this many milliseconds of
+ * their launches, in this many interleaved rounds of one trial each; a trial lasts up to
+ * this many milliseconds (1.2 timed each candidate in 3 trials of 10 ms one after the
+ * other; 1.3 interleaved 5 rounds without a warm-up; see croqsparse_plan_search). The
+ * warm-up is the time the SM clock takes to leave its boost under the power cap (~100 ms
+ * of sustained load: the warm-up samples of results/h100/library/library-2.jsonl.gz, an
+ * H100, 2026-12-07), with a margin. */
 #define CROQSPARSE_SEARCH_MAX 8
-#define CROQSPARSE_SEARCH_ROUNDS 5
+#define CROQSPARSE_SEARCH_WARMUP_MS 150.0
+#define CROQSPARSE_SEARCH_ROUNDS 8
 #define CROQSPARSE_SEARCH_TRIAL_MS 6.0
 
 /* What croqsparse_plan_search did. Strings NUL-terminated (cut to fit). */
@@ -241,14 +247,17 @@ typedef struct {
  * allocates (M x N f16) and frees.
  * Cost: synchronous. Per candidate: its module loaded (cuModuleLoadData), tensor maps
  * encoded, a split-K workspace allocated if it needs one (all candidates stay loaded
- * until the search ends), one launch to warm up and size its trial (as many launches as
- * fit in CROQSPARSE_SEARCH_TRIAL_MS, at least one, at most 200); then
- * CROQSPARSE_SEARCH_ROUNDS rounds in which each candidate runs one trial, the order
- * rotated by one each round, and a candidate's time is the median of its rounds (under
- * the power cap the clock drops within the first ~100 ms of load: candidates timed one
- * after the other would meet different clocks). About 8 x (5 x 6 ms + a few ms of
- * loading) = 0.3 s for a typical shape; a kernel slower than the trial budget is
- * launched 6 times. Allocates device memory and synchronizes the stream.
+ * until the search ends) and launched once to size a trial (as many launches as fit in
+ * CROQSPARSE_SEARCH_TRIAL_MS, at least one, at most 200); then a warm-up in which the
+ * candidates run such trials in turn until CROQSPARSE_SEARCH_WARMUP_MS of them have run
+ * (one pass at least: under the power cap the clock leaves its boost within the first
+ * ~100 ms of load, and the kernel an application runs runs at the clock that follows);
+ * then CROQSPARSE_SEARCH_ROUNDS rounds in which each candidate runs one trial, in a
+ * balanced order (each candidate in each position, and after each other one, equally
+ * often), and a candidate's time is the median of its rounds. About 150 ms + 8 x (8 x 6
+ * ms + a few ms of loading) = 0.55 s for a typical shape; a kernel slower than the trial
+ * budget is launched 10 times or more. Allocates device memory and synchronizes the
+ * stream.
  * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
  * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum
  * and whether its kernels count as tuned on this GPU, croqsparse_create), dtype, shape

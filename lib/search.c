@@ -4,6 +4,7 @@
  * plancache.c), croqsparse_plan_candidates (the ranking, listed) and croqsparse_plan_select
  * (one candidate installed). */
 #include "internal.h"
+#include "util/paired.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +80,14 @@ static croqsparse_status_t run_reps(const struct loaded *l, const struct croq_ge
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
+/* Launches in a trial of CROQSPARSE_SEARCH_TRIAL_MS for a kernel of per_ms a launch:
+ * 1..200. */
+static int trial_reps(double per_ms)
+{
+    double r = per_ms > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / per_ms : 200;
+    return r < 1 ? 1 : r > 200 ? 200 : (int)r;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -86,20 +95,30 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The loaded candidates l[0..n) (those with ok) timed on o, interleaved, into us[i]
- * (median microseconds per product): each bound and launched once (it warms up and sizes
- * its trial: as many launches as fit CROQSPARSE_SEARCH_TRIAL_MS, 1..200), then
- * CROQSPARSE_SEARCH_ROUNDS rounds in which every candidate runs one trial, round r
- * starting at candidate r (mod n). Why interleaved: under the power cap the SM clock
- * falls from ~1980 to ~1400-1500 MHz within the first ~100 ms of sustained load (the H200
- * samples of docs/library.md), so candidates timed one after the other meet different
- * clocks and the first ones look faster; rounds give every candidate every part of that
- * curve and the median takes the steady part. */
+ * (median microseconds per product). Why a warm-up and interleaved rounds: under the power
+ * cap the SM clock stays near its boost (~1980 MHz) for the first ~100 ms of sustained
+ * load, then falls to ~1350-1650 MHz (the warm-up samples, `"warmup"`, in
+ * results/h100/library/library-2.jsonl.gz), and
+ * an application that runs the kernel runs it there. Without the warm-up, the first
+ * rounds met the boost clock and the median mixed both states: on the H100 (2026-12-07,
+ * results/h100/library/library-2) the search's candidates 2-4 looked 4-8 % faster than
+ * the same kernels in the oracle's steady rounds, its first one 2-7 % slower, and 8 of 40
+ * searches kept a kernel 2-8 % slower than the best.
+ *   1. each candidate launched once (it loads and sizes a warm-up trial: as many launches
+ *      as fit CROQSPARSE_SEARCH_TRIAL_MS, 1..200);
+ *   2. warm-up: every candidate in turn runs such a trial until the GPU has run them for
+ *      CROQSPARSE_SEARCH_WARMUP_MS (one pass at least); each candidate's last warm trial
+ *      sizes its timed trials;
+ *   3. CROQSPARSE_SEARCH_ROUNDS rounds of one trial of every candidate, in the Williams
+ *      order of src/util/paired.h (each candidate takes each position, and follows each
+ *      other one, equally often over n rounds), so no candidate always starts at the
+ *      clock another one's heat left. */
 static croqsparse_status_t time_all(const struct loaded *l, int n, const struct kl_operands *o, CUstream s,
                                     CUevent e0, CUevent e1, double *us, const char *fn)
 {
     struct croq_gemm_args args[CROQSPARSE_SEARCH_MAX];
     double t[CROQSPARSE_SEARCH_MAX][CROQSPARSE_SEARCH_ROUNDS];
-    int reps[CROQSPARSE_SEARCH_MAX];
+    int reps[CROQSPARSE_SEARCH_MAX], live[CROQSPARSE_SEARCH_MAX], order[CROQSPARSE_SEARCH_MAX], nl = 0;
     croqsparse_status_t st;
     for (int i = 0; i < n; i++) {
         struct kl_error ke;
@@ -110,20 +129,33 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
             return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
         if ((st = run_reps(&l[i], &args[i], 1, s, e0, e1, &one, fn)))
             return st;
-        double r = one > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / one : 200;
-        reps[i] = r < 1 ? 1 : r > 200 ? 200 : (int)r;
+        reps[i] = trial_reps(one);
+        live[nl++] = i;
     }
-    for (int r = 0; r < CROQSPARSE_SEARCH_ROUNDS; r++)
-        for (int j = 0; j < n; j++) {
-            int i = (j + r) % n;
-            if (l[i].ok && (st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &t[i][r], fn)))
+    for (double warm_ms = 0; warm_ms < CROQSPARSE_SEARCH_WARMUP_MS;)
+        for (int j = 0; j < nl; j++) {
+            int i = live[j];
+            double per;
+            if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &per, fn)))
+                return st;
+            warm_ms += per * reps[i];
+            reps[i] = trial_reps(per);
+        }
+    for (int r = 0; r < CROQSPARSE_SEARCH_ROUNDS; r++) {
+        paired_round_order(nl, r, order);
+        for (int j = 0; j < nl; j++) {
+            int i = live[order[j]];
+            if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &t[i][r], fn)))
                 return st;
         }
-    for (int i = 0; i < n; i++)
-        if (l[i].ok) {
-            qsort(t[i], CROQSPARSE_SEARCH_ROUNDS, sizeof t[i][0], cmp_double);
-            us[i] = t[i][CROQSPARSE_SEARCH_ROUNDS / 2] * 1e3;
-        }
+    }
+    for (int j = 0; j < nl; j++) {
+        int i = live[j];
+        qsort(t[i], CROQSPARSE_SEARCH_ROUNDS, sizeof t[i][0], cmp_double);
+        us[i] = (CROQSPARSE_SEARCH_ROUNDS % 2 ? t[i][CROQSPARSE_SEARCH_ROUNDS / 2]
+                                              : 0.5 * (t[i][CROQSPARSE_SEARCH_ROUNDS / 2 - 1] +
+                                                       t[i][CROQSPARSE_SEARCH_ROUNDS / 2])) * 1e3;
+    }
     return CROQSPARSE_STATUS_SUCCESS;
 }
 

@@ -11,7 +11,7 @@
 #     row of the searched plan's kernel, which session 14's run missed).
 # Each part is cut by its own limit so the next still runs; the table of each is printed.
 # Needs: BIN_DIR with croqtuner, croq-runner, croqsparse-check (carry build/bin and
-# build/lib/libcroqsparse.so.1.3: the soname link is made here, the device tool carries
+# build/lib/libcroqsparse.so.1.<minor>: the soname link is made here, the device tool carries
 # no links), TUNING_DIR = results/h200/sweep-typical.
 # Usage (GPU machine, repo root): tests/gpu/sweep-typical-finish.sh BIN_DIR TUNING_DIR OUT_DIR
 set -u
@@ -20,7 +20,7 @@ export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "skip: no NVIDIA GPU here"; exit 77; fi
 lib=$B/../lib
-[ -e "$lib/libcroqsparse.so.1" ] || ln -sf libcroqsparse.so.1.3 "$lib/libcroqsparse.so.1"
+[ -e "$lib/libcroqsparse.so.1" ] || ln -sf "$(cd "$lib" && ls libcroqsparse.so.1.* | head -n 1)" "$lib/libcroqsparse.so.1"
 mkdir -p "$OUT/lib" "$OUT/prof"
 rc=0
 

@@ -196,7 +196,7 @@ static void test_nan_and_version(void **state)
     assert_int_equal(out[0], 0xabab); /* nothing written */
     assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NAN), "input holds a NaN");
     assert_int_equal(croqsparse_version(), CROQSPARSE_VERSION);
-    assert_int_equal(CROQSPARSE_VERSION, 1003);
+    assert_int_equal(CROQSPARSE_VERSION, 1004);
 }
 
 /* f16 [M][K] with entries (r, c) = r + c + 1 (all non-zero, magnitude rising along K). */
