@@ -132,15 +132,19 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
         reps[i] = trial_reps(one);
         live[nl++] = i;
     }
-    for (double warm_ms = 0; warm_ms < CROQSPARSE_SEARCH_WARMUP_MS;)
+    /* a pass that adds no time (no candidate, or timings of 0) ends the warm-up */
+    for (double warm_ms = 0, pass_ms = 1; warm_ms < CROQSPARSE_SEARCH_WARMUP_MS && pass_ms > 0;) {
+        pass_ms = 0;
         for (int j = 0; j < nl; j++) {
             int i = live[j];
             double per;
             if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &per, fn)))
                 return st;
-            warm_ms += per * reps[i];
+            pass_ms += per * reps[i];
             reps[i] = trial_reps(per);
         }
+        warm_ms += pass_ms;
+    }
     for (int r = 0; r < CROQSPARSE_SEARCH_ROUNDS; r++) {
         paired_round_order(nl, r, order);
         for (int j = 0; j < nl; j++) {
