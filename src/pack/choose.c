@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double log_dist(long tuned, long want) { return fabs(log2((double)tuned / (double)want)); }
 
@@ -84,6 +85,19 @@ long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, enum
         }
     }
     qsort(c, n, sizeof *c, cand_cmp);
+    /* one configuration once, at its first place: the sweep registers the same one as the
+     * best of several shapes (the built-in pack: 4 f16 shapes share one), their kernels
+     * differ only in the identity their source embeds, and timing copies would fill a
+     * search's few places with one kernel */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < kept && !dup; j++)
+            dup = !strcmp(p->e[c[j].i].config, p->e[c[i].i].config);
+        if (!dup)
+            c[kept++] = c[i];
+    }
+    n = kept;
     for (size_t i = 0; i < n && i < cap; i++)
         out[i] = c[i].i;
     if (match && n)

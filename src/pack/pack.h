@@ -147,6 +147,9 @@ const char *pack_trust_name(enum pack_trust t);
  *   3. without predict: tuned entries by distance of their shape (sum over M, N, K of
  *      |log2(tuned / wanted)|; ties: the higher tflops, then the earlier entry), then
  *      the fallbacks in pack order.
+ * A configuration (its knob signature) is ranked once, at its best place: entries that
+ * share one (a configuration registered as the best of several shapes) are one kernel
+ * but for the identity the source embeds, and the model predicts them alike.
  * *match (may be NULL) says how out[0] was found: EXACT (1), MODEL (2, a predicted
  * entry), NEAREST (3, or 2 without any prediction), FALLBACK (a fallback by 3). */
 long pack_rank(const struct pack *p, int dtype, const struct croq_shape *s, enum pack_trust trust, pack_predict_fn predict,

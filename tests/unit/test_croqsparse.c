@@ -390,6 +390,43 @@ static void test_pack_rank_model(void **state)
     assert_non_null(strstr(why, "N=12"));
 }
 
+/* A configuration registered as the best of several shapes is one kernel: the ranking
+ * lists it once, at its best place (the exact entry when there is one), so a search's
+ * places go to different kernels. */
+static void test_pack_rank_one_per_config(void **state)
+{
+    (void)state;
+    struct pack_entry e[] = {
+        entry(CROQ_DTYPE_F16, 4096, 8192, 8192, 800, false, "f16_4096x8192x8192", "tile_n=128 tile_k=128 stages=3"),
+        entry(CROQ_DTYPE_F16, 512, 8192, 8192, 850, false, "f16_512x8192x8192", "tile_n=128 tile_k=128 stages=3"),
+        entry(CROQ_DTYPE_F16, 1024, 1024, 4096, 690, false, "f16_1024x1024x4096", "tile_n=64 tile_k=256 stages=3"),
+        entry(CROQ_DTYPE_F16, 0, 0, 0, 0, true, "-", "tile_k=64 split_k=1"),
+    };
+    struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .n = 4, .e = e};
+    struct croq_shape s = {2048, 4096, 4096}, at_second = {512, 8192, 8192};
+    long out[8];
+    enum pack_match match;
+    char why[256];
+    const double pred[] = {400, 500, 0, 300}; /* tile_k 256, tile_n 128, -, the fallback */
+    /* by the model: the shared configuration once (the earlier entry of the tie), then the others */
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 3);
+    /* by distance (4096x8192x8192 and 1024x1024x4096 at 3, 512x8192x8192 at 4): the copy is left out */
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, NULL, NULL, out, 8, &match, why, sizeof why), 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 3);
+    /* at the second entry's own shape it is the exact match, and the first is its copy */
+    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &at_second, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why,
+                               sizeof why), 3);
+    assert_int_equal(match, PACK_EXACT);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 3);
+}
+
 /* Dispatch through the library's predictor (lib/model.c) with a real cost model in the
  * pack (issue 26 item 1): fitted on fixture rows where tile_n decides the speed, carried
  * by the pack (serialize, parse), parsed by the library; the shape's best valid kernel by
@@ -1258,7 +1295,8 @@ int main(void)
         cmocka_unit_test(test_pack_v2_refused), cmocka_unit_test(test_pack_v3_roundtrip),
         cmocka_unit_test(test_pack_checksum),  cmocka_unit_test(test_pack_duplicate),
         cmocka_unit_test(test_pack_entry_config),
-        cmocka_unit_test(test_pack_rank_model), cmocka_unit_test(test_pack_model_dispatch),
+        cmocka_unit_test(test_pack_rank_model),
+        cmocka_unit_test(test_pack_rank_one_per_config), cmocka_unit_test(test_pack_model_dispatch),
         cmocka_unit_test(test_plancache), cmocka_unit_test(test_plancache_foreign),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
         cmocka_unit_test(test_plan_search_no_device),
