@@ -8,8 +8,14 @@ part (the rest, at least one), the kernel with the lowest median time in the pic
 is judged by the judging part: its speed over the judging part's fastest. That is the
 search / oracle ratio a search that timed every candidate exactly as the oracle does would
 score from the noise alone; per case the median and the 10th percentile over the splits.
-A case whose oracle has no rounds (library-7 and earlier) or fewer than two candidates
-with rounds is skipped and counted. Every file is read whole before anything is printed;
+Beside it, the paired judgement of the search's actual pick: per oracle round, the
+oracle's fastest kernel's trial over the pick's trial (the fastest chosen by the medians
+of all rounds, so the ratio leans low: the winner's curse of picking among noisy
+medians), with the median and its 95% interval from order statistics (the sign-test
+interval of src/util/paired.h). A case whose interval lies wholly below 0.98 is a miss
+the rounds can tell; one whose interval reaches 0.98 is not distinguishable from the
+target. A case whose oracle has no rounds (library-7 and earlier) or fewer than two
+candidates with rounds is skipped and counted. Every file is read whole before anything is printed;
 a malformed one is refused with its line, exit 1.
 Usage: oracle-self.py LIBRARY.jsonl[.gz] ...
 """
@@ -57,8 +63,9 @@ def trials(c, where):
 
 
 def case(r, where):
-    """(dtype, shape, search_over_oracle or None, trial lists) of one record, or None
-    when it has no oracle (a line of library.sh without one, e.g. the compress record)."""
+    """(dtype, shape, search_over_oracle or None, trial lists, index of the search's
+    pick among them or None) of one record, or None when it has no oracle (a line of
+    library.sh without one, e.g. the compress record)."""
     if not isinstance(r, dict):
         raise Refused(f"{where}: not a JSON object")
     o = r.get('oracle')
@@ -72,18 +79,43 @@ def case(r, where):
     so = o.get('search_over_oracle')
     if so is not None and (isinstance(so, bool) or not isinstance(so, (int, float))):
         raise Refused(f"{where}: 'search_over_oracle' is not a number")
-    ts = []
+    ts, pick = [], None
+    srch = r.get('search') if isinstance(r.get('search'), dict) else {}
     for c in o['candidates']:
         if not isinstance(c, dict):
             raise Refused(f"{where}: an oracle candidate is not an object")
         t = trials(c, where)
         if t is not None:
+            if pick is None and (c.get('kernel'), c.get('config')) == (srch.get('kernel'), srch.get('config')):
+                pick = len(ts)
             ts.append(t)
     if ts and len({len(t) for t in ts}) != 1:
         raise Refused(f"{where}: the candidates' rounds differ in number ({sorted({len(t) for t in ts})})")
     if ts and len(ts[0]) <= PICK_ROUNDS:
         raise Refused(f"{where}: {len(ts[0])} rounds; a split needs more than {PICK_ROUNDS}")
-    return r['dtype'], 'x'.join(map(str, dims)), so, ts
+    return r['dtype'], 'x'.join(map(str, dims)), so, ts, pick
+
+
+def sign_interval(ratios, confidence=0.95):
+    """(median, lo, hi) of ratios: lo the k-th smallest and hi the k-th largest for the
+    largest k whose coverage 1 - 2 P(Binomial(n, 1/2) <= k - 1) is at least confidence
+    (k = 1, the extremes, when none is)."""
+    n, xs = len(ratios), sorted(ratios)
+    k, cdf = 1, 0.0
+    for j in range(1, n // 2 + 1):
+        cdf += math.comb(n, j - 1) / 2 ** n
+        if 1 - 2 * cdf < confidence:
+            break
+        k = j
+    return statistics.median(xs), xs[k - 1], xs[n - k]
+
+
+def paired_pick(times, pick):
+    """The search's pick judged in the oracle's rounds: sign_interval of the per-round
+    ratios fastest / pick, the fastest by the medians of all rounds."""
+    med = [statistics.median(t) for t in times]
+    best = min(range(len(times)), key=lambda j: med[j])
+    return sign_interval([b / p for b, p in zip(times[best], times[pick])])
 
 
 def self_scores(times):
@@ -123,16 +155,24 @@ def main(paths):
     except Refused as e:
         print(f"oracle-self: {e}", file=sys.stderr)
         return 1
-    below_med = below_p10 = 0
-    for dtype, shape, so, ts in cases:
+    below_med = below_p10 = told = untold = 0
+    for dtype, shape, so, ts, pick in cases:
         sc = self_scores(ts)
         med, p10 = statistics.median(sc), sc[len(sc) // 10]
         below_med += med < 0.98
         below_p10 += p10 < 0.98
         measured = f"{so:.3f}" if so is not None else "-"
-        print(f"{dtype:5} {shape:18} self s/o median {med:.3f} p10 {p10:.3f} (search/oracle measured {measured})")
+        paired = "pick not among the oracle's candidates"
+        if pick is not None:
+            pm, lo, hi = paired_pick(ts, pick)
+            paired = f"pick paired {pm:.3f} [{lo:.3f}, {hi:.3f}]"
+            told += hi < 0.98
+            untold += pm < 0.98 <= hi
+        print(f"{dtype:5} {shape:18} self s/o median {med:.3f} p10 {p10:.3f} (search/oracle measured {measured}); "
+              f"{paired}")
     print(f"cases {len(cases)} (skipped {skipped} without rounds of 2 or more candidates): self s/o median < 0.98 "
-          f"on {below_med}, 10th percentile < 0.98 on {below_p10}")
+          f"on {below_med}, 10th percentile < 0.98 on {below_p10}; the search's pick paired below 0.98 with its "
+          f"interval wholly below on {told}, with the interval reaching 0.98 on {untold}")
     return 0
 
 
