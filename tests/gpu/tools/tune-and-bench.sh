@@ -6,6 +6,7 @@
 # Usage: tests/gpu/tools/tune-and-bench.sh BIN_DIR OUT_DIR SHAPES_JSON
 set -u
 B=${1:?}; OUT=${2:?}; SHAPES=${3:?}
+mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=$(command -v cuobjdump) CROQ_SHAPES=$SHAPES
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 timeout ${BENCH_LIMIT:-200} "$B/croqtuner" bench --dtype all --shapes reference,typical,odd --iters 100 --trials 5 \

@@ -14,6 +14,7 @@ ITERS=${6:-$([ "${MODE:-scratch}" = scratch ] && echo 150 || echo 30)}
 export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command -v cuobjdump)}
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 MODE=${MODE:-scratch}
+mkdir -p "$OUT"
 key=${DTYPE}_${SHAPE}$([ "$MODE" = scratch ] && echo _fs)
 start=$(date +%s)
 echo "$(date -u +%FT%TZ) tune $key (limit ${LIMIT:-540} s)"
