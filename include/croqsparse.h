@@ -64,8 +64,8 @@ extern "C" {
  * croqsparse_plan_search, _candidates and _select, dispatch by the pack's cost model; 1.3:
  * CROQSPARSE_SEARCH_ROUNDS, the search interleaves its candidates; 1.4:
  * CROQSPARSE_SEARCH_WARMUP_MS, the search warms the GPU up to its steady clock first and
- * times 8 rounds in a balanced order); a major one would
- * change the ABI (the shared library's soname, libcroqsparse.so.1). */
+ * times 8 rounds in a balanced order; a configuration the pack holds for several shapes
+ * is one candidate); a major one would change the ABI (the shared library's soname, libcroqsparse.so.1). */
 #define CROQSPARSE_VERSION_MAJOR 1
 #define CROQSPARSE_VERSION_MINOR 4
 #define CROQSPARSE_VERSION (CROQSPARSE_VERSION_MAJOR * 1000 + CROQSPARSE_VERSION_MINOR)
@@ -252,17 +252,18 @@ typedef struct {
  * candidates run such trials in turn until CROQSPARSE_SEARCH_WARMUP_MS of them have run
  * (one pass at least: under the power cap the clock leaves its boost within the first
  * ~100 ms of load, and the kernel an application runs runs at the clock that follows);
- * then CROQSPARSE_SEARCH_ROUNDS rounds in which each candidate runs one trial, in a
- * balanced order (each candidate in each position, and after each other one, equally
- * often), and a candidate's time is the median of its rounds. About 150 ms + 8 x (8 x 6
+ * then CROQSPARSE_SEARCH_ROUNDS rounds in which each candidate runs one trial, in the
+ * Williams order (each candidate in each position, and after each other one, equally
+ * often when 1, 2, 4 or 8 are timed; within one or two of that for other counts), and a
+ * candidate's time is the median of its rounds. About 150 ms + 8 x (8 x 6
  * ms + a few ms of loading) = 0.55 s for a typical shape; a kernel slower than the trial
  * budget is launched 10 times or more. Allocates device memory and synchronizes the
  * stream.
  * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
  * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum
  * and whether its kernels count as tuned on this GPU, croqsparse_create), dtype, shape
- * and epilogue is taken without timing when the pack still has that kernel
- * for the shape; after a timed search the choice is written there (atomically: a process
+ * and epilogue is taken without timing when the pack still has that kernel (an entry
+ * of its configuration) for the shape; after a timed search the choice is written there (atomically: a process
  * killed while writing leaves the old file or the new, never a torn one). A damaged cache
  * file is not trusted at all: the search times, warns on stderr ("croqsparse: warning:
  * ...") and in info->note, and the write replaces the file; a path that names no plan cache
@@ -295,8 +296,9 @@ typedef struct {
 } croqsparse_candidate_info;
 
 /* The kernels of the handle's pack valid for the plan's shape, in the order plan_create
- * ranks them (its first is plan_create's pick), as cuBLASLt's heuristics list ranked
- * algorithms: the first min(cap, count) into out, their number into *count (cap 0 and
+ * ranks them (its first is plan_create's pick), each configuration once (at its best
+ * place: entries of one configuration tuned at several shapes are one kernel), as
+ * cuBLASLt's heuristics list ranked algorithms: the first min(cap, count) into out, their number into *count (cap 0 and
  * out NULL: just the count). Host only, microseconds. NO_KERNEL if none. Thread-safe. */
 CROQSPARSE_API croqsparse_status_t croqsparse_plan_candidates(croqsparse_plan_t plan, croqsparse_candidate_info *out,
                                                               int cap, int *count);

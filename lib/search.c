@@ -111,8 +111,9 @@ static int cmp_double(const void *a, const void *b)
  *      sizes its timed trials;
  *   3. CROQSPARSE_SEARCH_ROUNDS rounds of one trial of every candidate, in the Williams
  *      order of src/util/paired.h (each candidate takes each position, and follows each
- *      other one, equally often over n rounds), so no candidate always starts at the
- *      clock another one's heat left. */
+ *      other one, equally often over a period of n rounds, 2n for an odd n: exactly so
+ *      in 8 rounds for 1, 2, 4 or 8 candidates, nearly so for the others), so no
+ *      candidate always starts at the clock another one's heat left. */
 static croqsparse_status_t time_all(const struct loaded *l, int n, const struct kl_operands *o, CUstream s,
                                     CUevent e0, CUevent e1, double *us, const char *fn)
 {
@@ -218,7 +219,9 @@ static croqsparse_status_t collect(struct croqsparse_plan *p, const char *cache_
         enum cs_cache_result r = cs_plancache_lookup(cache_path, key, hit, note, notelen);
         for (long i = 0; r == CS_CACHE_HIT && i < total; i++) {
             const struct pack_entry *e = &h->pack.e[rank[i]];
-            if (!strcmp(e->key, hit->key) && !strcmp(e->config, hit->config)) {
+            /* by configuration: the ranking lists one entry of each (pack_rank), and the
+             * one a choice names may be a copy it left out */
+            if (!strcmp(e->config, hit->config)) {
                 rank[0] = rank[i];
                 total = 1;
                 *from_cache = true;

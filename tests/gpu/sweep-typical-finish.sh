@@ -20,7 +20,10 @@ export PATH=/usr/local/cuda/bin:$PATH CROQ_CUOBJDUMP=${CROQ_CUOBJDUMP:-$(command
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "skip: no NVIDIA GPU here"; exit 77; fi
 lib=$B/../lib
-[ -e "$lib/libcroqsparse.so.1" ] || ln -sf "$(cd "$lib" && ls libcroqsparse.so.1.* | head -n 1)" "$lib/libcroqsparse.so.1"
+# the header's version, not whichever file sorts first: an older build's file may linger
+minor=$(awk '$1 == "#define" && $2 == "CROQSPARSE_VERSION_MINOR" { print $3 }' "$(dirname "$0")/../../include/croqsparse.h")
+[ -f "$lib/libcroqsparse.so.1.$minor" ] || { echo "no $lib/libcroqsparse.so.1.$minor: carry build/lib"; exit 2; }
+ln -sfn "libcroqsparse.so.1.$minor" "$lib/libcroqsparse.so.1"
 mkdir -p "$OUT/lib" "$OUT/prof"
 rc=0
 

@@ -12,7 +12,8 @@ Beside it, the paired judgement of the search's actual pick: per oracle round, t
 oracle's fastest kernel's trial over the pick's trial (the fastest chosen by the medians
 of all rounds, so the ratio leans low: the winner's curse of picking among noisy
 medians), with the median and its 95% interval from order statistics (the sign-test
-interval of src/util/paired.h). A case whose interval lies wholly below 0.98 is a miss
+interval of src/util/paired.h; with fewer than 6 rounds no interval reaches 95% and the
+extremes are given). A case whose interval lies wholly below 0.98 is a miss
 the rounds can tell; one whose interval reaches 0.98 is not distinguishable from the
 target. A case whose oracle has no rounds (library-7 and earlier) or fewer than two
 candidates with rounds is skipped and counted. Every file is read whole before anything is printed;
@@ -86,7 +87,7 @@ def case(r, where):
             raise Refused(f"{where}: an oracle candidate is not an object")
         t = trials(c, where)
         if t is not None:
-            if pick is None and (c.get('kernel'), c.get('config')) == (srch.get('kernel'), srch.get('config')):
+            if pick is None and 'kernel' in srch and (c.get('kernel'), c.get('config')) == (srch['kernel'], srch.get('config')):
                 pick = len(ts)
             ts.append(t)
     if ts and len({len(t) for t in ts}) != 1:
