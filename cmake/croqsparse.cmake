@@ -112,7 +112,7 @@ configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BI
 file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
 # The package's version is the library's, as the pkg-config file's (t0240), so
-# find_package(croqsparse 1.3) is answered (without a version file CMake refuses any
+# find_package(croqsparse 1.4) is answered (without a version file CMake refuses any
 # requested version: "version: unknown"); a new major is an incompatible API.
 include(CMakePackageConfigHelpers)
 write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake" VERSION ${CROQSPARSE_VERSION}
@@ -120,6 +120,24 @@ write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cm
 install(FILES "${CMAKE_BINARY_DIR}/croqsparseConfig.cmake" "${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/croqsparse)
 install(FILES "${CMAKE_BINARY_DIR}/croqsparse.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# Installed under /usr/local or /usr (whose lib directories the dynamic loader searches:
+# Debian's ld.so.conf.d names /usr/local/lib), the new libcroqsparse.so.1 is found only once
+# the loader's cache is rebuilt, so a root install there runs ldconfig, as a package's
+# postinst does. Not into a staging tree (DESTDIR), not for other prefixes (they need
+# LD_LIBRARY_PATH or an rpath whatever the cache holds), not for a user who cannot.
+install(CODE [[
+  if("$ENV{DESTDIR}" STREQUAL "" AND CMAKE_INSTALL_PREFIX MATCHES "^/usr(/local)?/?$")
+    execute_process(COMMAND id -u OUTPUT_VARIABLE _croq_uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+    find_program(_croq_ldconfig ldconfig PATHS /sbin /usr/sbin)
+    if(_croq_uid STREQUAL "0" AND _croq_ldconfig)
+      message(STATUS "Refreshing the dynamic loader's cache: ${_croq_ldconfig}")
+      execute_process(COMMAND "${_croq_ldconfig}" RESULT_VARIABLE _croq_rc)
+      if(NOT _croq_rc EQUAL 0)
+        message(WARNING "ldconfig failed (${_croq_rc}): run it before starting a program linked to libcroqsparse.so.1")
+      endif()
+    endif()
+  endif()
+]])
 
 # ---- tests that need no GPU ------------------------------------------------------------
 # The stub libcuda answers every call with CUDA_ERROR_STUB_LIBRARY, so the unit test sees
