@@ -6,7 +6,9 @@
 # shared-memory bank conflicts and the top issue stalls (wgmma wait, barrier, long
 # scoreboard, math throttle, ...), so the table says what holds our kernel back.
 #
-# Ours: the best configuration TUNING_DIR's state.json registered for <dtype>_<shape>_fs,
+# Ours: the best configuration TUNING_DIR's state.json registered for <dtype>_<shape>_fs
+# (a case DTYPE:MxNxK), or the configuration a case names (DTYPE:MxNxK:KNOB=V,KNOB=V,...:
+# e.g. the ceiling's winner on a shape whose registered best is another kernel),
 # built with `croqtuner build` (the kernel sources of main; for configurations the pinned
 # generator has, the same SASS, tests/sass_identity.sh), one launch after the verification
 # and one warm-up (`croq-runner run`). cuSPARSELt: `croq-runner compare` without ours,
@@ -25,7 +27,9 @@
 #
 # Usage (GPU machine, repo root): tests/gpu/profile-vs-vendor.sh BIN_DIR TUNING_DIR OUT_DIR
 #   env: CASES (default "f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096
-#        e4m3:12288x12288x12288"; a case whose best is not registered yet is skipped),
+#        e4m3:12288x12288x12288"; a case without a configuration whose best is not
+#        registered yet is skipped; e.g. CASES="e4m3:4096x8192x32768:tile_m=256,tile_n=128,
+#        persistent=1,epilogue=1,group=8,meta_path=0,stages=4"),
 #        SPARSE_RE (default 'sparse|sp_?gemm|spmma|sptensor'), NCU (default ncu).
 # Writes OUT_DIR/profile.tgz (the raw CSVs and the listings; the device tool returns at most
 # 8 files) and prints the table last. Exit 0 when every case that ran has both rows; 1
@@ -57,15 +61,20 @@ profile() { # NAME KERNEL_FILTER... -- COMMAND...: one launch, raw CSV into $W/N
 }
 : > "$W/cases.txt"
 for c in $CASES; do
-    dt=${c%%:*}; sh=${c#*:}
-    cfg=$(python3 - "$T/state.json" "${dt}_${sh}_fs" <<'PY'
+    dt=${c%%:*}; sh=${c#*:}; named=
+    case $sh in *:*) named=${sh#*:}; sh=${sh%%:*} ;; esac
+    if [ -n "$named" ]; then
+        cfg="dtype=$dt,$named"
+    else
+        cfg=$(python3 - "$T/state.json" "${dt}_${sh}_fs" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))["shapes"].get(sys.argv[2]) or {}
 b = e.get("best") or {}
 print(b.get("config", "") if e.get("status") == "done" else "")
 PY
 )
-    if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
+        if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
+    fi
     echo "$dt $sh $cfg" >> "$W/cases.txt"
     sets=(); IFS=, read -ra kv <<<"$cfg"
     for x in "${kv[@]}"; do [ "${x%%=*}" = dtype ] || sets+=(--set "$x"); done
