@@ -316,6 +316,23 @@ static double fixture_predict(const void *ctx, const struct croq_config *cfg, co
     return cfg->v[KNOB_TILE_K] == 64 ? by[3] : by[1];
 }
 
+/* pack_rank of an f16 shape, its whole order asserted ("1 3 2": indices into p->e, best
+ * first) with its match; pred NULL ranks without a model. */
+static void expect_rank(const struct pack *p, const struct croq_shape *s, enum pack_trust trust, const double *pred,
+                        enum pack_match want_match, const char *want)
+{
+    long out[16];
+    enum pack_match match;
+    char why[256], got[128] = "";
+    long n = pack_rank(p, CROQ_DTYPE_F16, s, trust, pred ? fixture_predict : NULL, pred, out, 16, &match, why,
+                       sizeof why);
+    assert_true(n >= 1 && n <= 16);
+    for (long i = 0; i < n; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? " " : "", out[i]);
+    assert_string_equal(got, want);
+    assert_int_equal(match, want_match);
+}
+
 /* Dispatch from a model (issue 26 item 1): for a shape not in the pack the valid entries
  * rank by the prediction, fallbacks included, and the best valid one runs; an entry the
  * knob rules refuse for the shape never does, however high its prediction; an exact
@@ -336,44 +353,22 @@ static void test_pack_rank_model(void **state)
     long out[8];
     enum pack_match match;
     char why[256];
-    /* entry 0 would be predicted fastest, but tile_k 256 does not divide K = 128 */
+    /* entry 0 would be predicted fastest, but tile_k 256 does not divide K = 128; the
+     * fallback is predicted above the 768 kernel */
     const double pred[] = {900, 500, 300, 400};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
-    assert_int_equal(match, PACK_MODEL);
-    assert_int_equal(out[0], 1);
-    assert_int_equal(out[1], 3); /* the fallback, predicted above the 768 kernel */
-    assert_int_equal(out[2], 2);
+    expect_rank(&p, &s, PACK_TRUST_HERE, pred, PACK_MODEL, "1 3 2");
     /* without a model: the nearest shape (768^3 at distance 4.4, 4096x8192x8192 at 10), then the fallback */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, NULL, NULL, out, 8, &match, why, sizeof why), 3);
-    assert_int_equal(match, PACK_NEAREST);
-    assert_int_equal(out[0], 2);
-    assert_int_equal(out[1], 1);
-    assert_int_equal(out[2], 3);
+    expect_rank(&p, &s, PACK_TRUST_HERE, NULL, PACK_NEAREST, "2 1 3");
     assert_int_equal(pack_choose(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, &match, why, sizeof why), 2);
     /* an exact entry first, whatever the model says */
     const double fb_best[] = {900, 100, 300, 5000};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_HERE, fixture_predict, fb_best, out, 8, &match, why,
-                               sizeof why), 4);
-    assert_int_equal(match, PACK_EXACT);
-    assert_int_equal(out[0], 1);
-    assert_int_equal(out[1], 3);
+    expect_rank(&p, &exact, PACK_TRUST_HERE, fb_best, PACK_EXACT, "1 3 0 2");
     /* tuned on another GPU (the built-in pack on an H100): the entry tuned at this shape is
      * ranked by the model like every other, here last */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &exact, PACK_TRUST_ELSEWHERE, fixture_predict, fb_best, out, 8,
-                               &match, why, sizeof why), 4);
-    assert_int_equal(match, PACK_MODEL);
-    assert_int_equal(out[0], 3);
-    assert_int_equal(out[1], 0);
-    assert_int_equal(out[2], 2);
-    assert_int_equal(out[3], 1);
+    expect_rank(&p, &exact, PACK_TRUST_ELSEWHERE, fb_best, PACK_MODEL, "3 0 2 1");
     /* no prediction (NaN, 0) for some: after the predicted ones, in the nearest order */
     const double partial[] = {NAN, NAN, 0, 50};
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, partial, out, 8, &match, why,
-                               sizeof why), 3);
-    assert_int_equal(match, PACK_MODEL);
-    assert_int_equal(out[0], 3);
-    assert_int_equal(out[1], 2);
-    assert_int_equal(out[2], 1);
+    expect_rank(&p, &s, PACK_TRUST_HERE, partial, PACK_MODEL, "3 2 1");
     /* a pack of another CUDA major: only the fallbacks; cap 1 writes one and counts all */
     out[1] = -7;
     assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_NONE, fixture_predict, pred, out, 1, &match, why,
@@ -404,27 +399,13 @@ static void test_pack_rank_one_per_config(void **state)
     };
     struct pack p = {.gpu = "NVIDIA H200", .cuda_major = 13, .n = 4, .e = e};
     struct croq_shape s = {2048, 4096, 4096}, at_second = {512, 8192, 8192};
-    long out[8];
-    enum pack_match match;
-    char why[256];
     const double pred[] = {400, 500, 0, 300}; /* tile_k 256, tile_n 128, -, the fallback */
     /* by the model: the shared configuration once (the earlier entry of the tie), then the others */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why), 3);
-    assert_int_equal(out[0], 0);
-    assert_int_equal(out[1], 2);
-    assert_int_equal(out[2], 3);
+    expect_rank(&p, &s, PACK_TRUST_HERE, pred, PACK_MODEL, "0 2 3");
     /* by distance (4096x8192x8192 and 1024x1024x4096 at 3, 512x8192x8192 at 4): the copy is left out */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &s, PACK_TRUST_HERE, NULL, NULL, out, 8, &match, why, sizeof why), 3);
-    assert_int_equal(out[0], 0);
-    assert_int_equal(out[1], 2);
-    assert_int_equal(out[2], 3);
+    expect_rank(&p, &s, PACK_TRUST_HERE, NULL, PACK_NEAREST, "0 2 3");
     /* at the second entry's own shape it is the exact match, and the first is its copy */
-    assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &at_second, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why,
-                               sizeof why), 3);
-    assert_int_equal(match, PACK_EXACT);
-    assert_int_equal(out[0], 1);
-    assert_int_equal(out[1], 2);
-    assert_int_equal(out[2], 3);
+    expect_rank(&p, &at_second, PACK_TRUST_HERE, pred, PACK_EXACT, "1 2 3");
 }
 
 /* Dispatch through the library's predictor (lib/model.c) with a real cost model in the
