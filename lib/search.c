@@ -88,12 +88,6 @@ static int trial_reps(double per_ms)
     return r < 1 ? 1 : r > 200 ? 200 : (int)r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The loaded candidates l[0..n) (those with ok) timed on o, interleaved, into us[i]
  * (median microseconds per product). Why a warm-up and interleaved rounds: under the power
  * cap the SM clock stays near its boost (~1980 MHz) for the first ~100 ms of sustained
@@ -156,10 +150,7 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
     }
     for (int j = 0; j < nl; j++) {
         int i = live[j];
-        qsort(t[i], CROQSPARSE_SEARCH_ROUNDS, sizeof t[i][0], cmp_double);
-        us[i] = (CROQSPARSE_SEARCH_ROUNDS % 2 ? t[i][CROQSPARSE_SEARCH_ROUNDS / 2]
-                                              : 0.5 * (t[i][CROQSPARSE_SEARCH_ROUNDS / 2 - 1] +
-                                                       t[i][CROQSPARSE_SEARCH_ROUNDS / 2])) * 1e3;
+        us[i] = paired_median(t[i], CROQSPARSE_SEARCH_ROUNDS) * 1e3;
     }
     return CROQSPARSE_STATUS_SUCCESS;
 }

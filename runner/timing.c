@@ -5,20 +5,7 @@
 #include <string.h>
 
 #include "target/target.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n)
-{
-    double s[TIMING_MAX_TRIALS];
-    memcpy(s, v, (size_t)n * sizeof *v);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
+#include "util/paired.h"
 
 int timing_trial(const struct gpu *g, int iters, timing_launch_fn fn, void *ctx, CUevent ev[2],
                  double *ms_per_launch, struct gpu_snapshot *snap)
@@ -49,10 +36,10 @@ void timing_summarise(struct timing_result *r, double flops)
         if (r->snap[i].sm_clock_mhz > 0)
             clocks[nc++] = r->snap[i].sm_clock_mhz;
     }
-    r->median_ms = median(r->trial_ms, r->trials);
+    r->median_ms = paired_median(r->trial_ms, r->trials);
     r->spread_pct = r->median_ms > 0 ? (hi - lo) / r->median_ms * 100.0 : 0;
     r->tflops = r->median_ms > 0 ? flops / (r->median_ms * 1e-3) / 1e12 : 0;
-    r->sm_clock_median_mhz = nc ? (int)(median(clocks, nc) + 0.5) : -1;
+    r->sm_clock_median_mhz = nc ? (int)(paired_median(clocks, nc) + 0.5) : -1;
 }
 
 json_t *timing_json(const struct timing_opts *o, const struct timing_result *r)

@@ -128,7 +128,7 @@ void backend_ok_result(const struct cand_req *r, const double *trial_ms, int n, 
     for (int i = 1; i < n; i++)
         lo = fmin(lo, trial_ms[i]), hi = fmax(hi, trial_ms[i]);
     out->status = CAND_OK;
-    out->median_ms = measure_median(trial_ms, n); /* the runner's: the mean of the middle two when n is even */
+    out->median_ms = paired_median(trial_ms, n); /* the runner's: the mean of the middle two when n is even */
     out->spread_pct = (hi - lo) / out->median_ms * 100.0;
     out->tflops = flops / (out->median_ms * 1e-3) / 1e12;
     out->sm_clock_mhz = clock_mhz;
@@ -228,10 +228,10 @@ void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *
             if (e->trial_clock_mhz[k] > 0)
                 c[nc++] = e->trial_clock_mhz[k];
         }
-        e->median_ms = measure_median(e->trial_ms, e->trials); /* the runner's median */
+        e->median_ms = paired_median(e->trial_ms, e->trials); /* the runner's median */
         e->spread_pct = (hi - lo) / e->median_ms * 100.0;
         e->tflops = flops / (e->median_ms * 1e-3) / 1e12;
-        e->sm_clock_mhz = nc ? measure_median(c, nc) : NAN;
+        e->sm_clock_mhz = nc ? paired_median(c, nc) : NAN;
     }
     /* rel: every entry ran in every round, so round r's trials share its clock history */
     int rounds = out->n ? out->e[0].trials : 0;
@@ -248,7 +248,7 @@ void backend_ladder_summarise(const struct ladder_req *q, struct ladder_result *
                 lg += log(out->e[k].trial_ms[r]);
             v[r] = out->e[i].trial_ms[r] / exp(lg / out->n);
         }
-        out->e[i].rel = measure_median(v, rounds);
+        out->e[i].rel = paired_median(v, rounds);
     }
 }
 

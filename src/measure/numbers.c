@@ -17,22 +17,6 @@ void measure_numbers_init(struct measure_numbers *x)
     x->max_err_over_tol = x->inc_median_ms = x->inc_tflops = x->ratio = x->ratio_lo = x->ratio_hi = NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double measure_median(const double *v, int n)
-{
-    double s[PAIRED_MAX];
-    if (n < 1 || n > PAIRED_MAX)
-        return NAN;
-    memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
 struct chk {
     char *why;
     size_t len;
@@ -95,7 +79,7 @@ static void check_trials(struct chk *c, const struct measure_numbers *x)
     double lo = x->trial_ms[0], hi = x->trial_ms[0];
     for (int i = 1; i < x->n_trials; i++)
         lo = fmin(lo, x->trial_ms[i]), hi = fmax(hi, x->trial_ms[i]);
-    double med = measure_median(x->trial_ms, x->n_trials);
+    double med = paired_median(x->trial_ms, x->n_trials);
     if (!close_to(x->median_ms, med, 0))
         fail(c, "timing.median_ms %.7g is not the median of timing.trials (%.7g)", x->median_ms, med);
     double spread = (hi - lo) / med * 100.0;
@@ -121,7 +105,7 @@ static void check_paired(struct chk *c, const struct measure_numbers *x)
         if (!same)
             fail(c, "paired.candidate_ms are not the trials of timing.trials");
     }
-    double med = measure_median(x->inc_ms, x->pairs);
+    double med = paired_median(x->inc_ms, x->pairs);
     if (!isnan(x->inc_median_ms) && positive(c, "paired.incumbent_median_ms", x->inc_median_ms) &&
         !close_to(x->inc_median_ms, med, 0))
         fail(c, "paired.incumbent_median_ms %.7g is not the median of paired.incumbent_ms (%.7g)", x->inc_median_ms,

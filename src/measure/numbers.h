@@ -68,8 +68,4 @@ enum { MEASURE_CHECK_TIMING = 1, MEASURE_CHECK_VERIFY = 2, MEASURE_CHECK_RATIOS 
  * number", "timing.median_ms 0.002 is not the median of timing.trials (0.0021)". */
 int measure_numbers_check(const struct measure_numbers *x, unsigned what, char *why, size_t len);
 
-/* The median as the runner computes it: the middle of the sorted values, or the mean of
- * the two middle ones for an even count (n >= 1, at most 100 values). */
-double measure_median(const double *v, int n);
-
 #endif

@@ -12,6 +12,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double sorted_median(const double *s, int n)
+{
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double paired_median(const double *v, int n)
+{
+    double s[PAIRED_MAX];
+    if (n < 1 || n > PAIRED_MAX)
+        return NAN;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return sorted_median(s, n);
+}
+
 /* P(Binomial(n, 1/2) <= j), exactly enough for n <= 100 in doubles. */
 static double binom_cdf_half(int n, int j)
 {
@@ -38,7 +53,7 @@ int paired_stats_compute(const double *cand, const double *inc, int n, struct pa
     }
     out->n = n;
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    out->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    out->median = sorted_median(sorted, n);
     double tail = (1.0 - PAIRED_CONFIDENCE) / 2.0;
     int k = 1; /* n >= 6 gives P(X <= 0) = 2^-n <= 1/64 < tail */
     while (k + 1 <= n / 2 && binom_cdf_half(n, k) <= tail)

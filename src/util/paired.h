@@ -39,6 +39,11 @@ struct paired_stats {
  * finite number (out is then zeroed). */
 int paired_stats_compute(const double *candidate_ms, const double *incumbent_ms, int n, struct paired_stats *out);
 
+/* The median of v[0..n) as the runner computes it: the middle of the sorted values, or the
+ * mean of the two middle ones for an even count; NAN unless 1 <= n <= PAIRED_MAX. v is not
+ * changed. */
+double paired_median(const double *v, int n);
+
 /* The order of n kernels (0..n-1) in round `round` (0, 1, ...) of a timing that times each
  * kernel once per round, as a Williams design: over every n rounds (2n for an odd n, the
  * second n mirrored) each kernel takes each position of a round equally often and directly

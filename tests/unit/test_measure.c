@@ -21,6 +21,7 @@
 
 #include "measure/measure.h"
 #include "measure/numbers.h"
+#include "util/paired.h"
 
 static const char ok_json[] =
     "{\"schema\": 1, \"command\": \"run\", \"status\": \"ok\", \"gpu\": \"NVIDIA H200\", \"device\": 0,"
@@ -707,7 +708,9 @@ static void test_numbers_check(void **state)
     assert_string_equal(why, "");
     /* an even count: the median is the mean of the middle two (runner/timing.c) */
     double even[4] = {1.0, 3.0, 2.0, 4.0};
-    assert_true(measure_median(even, 4) == 2.5 && measure_median(even, 3) == 2.0);
+    assert_true(paired_median(even, 4) == 2.5 && paired_median(even, 3) == 2.0);
+    assert_true(even[0] == 1.0 && even[1] == 3.0); /* v is not sorted in place */
+    assert_true(isnan(paired_median(even, 0)) && isnan(paired_median(even, PAIRED_MAX + 1)));
     /* not finite, not positive */
     numbers_base(&x, tr, inc), x.tflops = NAN;
     expect_refused(&x, all, "timing.tflops nan is not a positive number");
@@ -750,7 +753,7 @@ static void test_numbers_check(void **state)
     /* paired: positive times, the candidate's are the timing's, the incumbent's summary */
     numbers_base(&x, tr, inc);
     x.pairs = 5, x.cand_ms = tr, x.inc_ms = inc;
-    x.inc_median_ms = measure_median(inc, 5), x.inc_tflops = x.flops / x.inc_median_ms / 1e9;
+    x.inc_median_ms = paired_median(inc, 5), x.inc_tflops = x.flops / x.inc_median_ms / 1e9;
     assert_int_equal(measure_numbers_check(&x, all, why, sizeof why), 0);
     inc[3] = 0;
     expect_refused(&x, all, "paired.incumbent_ms[3] 0 is not a positive number");
