@@ -64,9 +64,9 @@ croqsparse_status_t cs_check_operands(const char *fn, croqsparse_plan_t p, const
  * when it has one) into out[0..cap); the count, or -1 with why. Under h->lock. */
 long cs_rank(croqsparse_handle_t h, croqsparse_dtype_t dtype, const struct croq_shape *s, long *out, size_t cap,
              enum pack_match *match, char *why, size_t whylen);
-/* plan_info of p for entry e of pack pk, found as match ("exact", "search", ...). */
-void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match,
-                 const char *note);
+/* plan_info of p for entry e of pack pk, found as match ("exact", "search", ...), its note
+ * the handle's (cs_handle_note). Caller holds p->h->lock. */
+void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match);
 
 /* The pack's model section parsed (model.c): NULL and a reason in why when it does not
  * parse (the pack is then used without it). cs_model_predict is a pack_predict_fn. */

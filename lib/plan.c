@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match,
-                 const char *note)
+void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match)
 {
     croqsparse_plan_info *i = &p->info;
     snprintf(i->key, sizeof i->key, "%s", e->fallback ? "fallback" : e->key);
@@ -22,7 +21,7 @@ void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct 
              same ? "" : " (older kernel sources: tuned_tflops not measured for it)");
     /* cut to fit a very long GPU or driver name (the header says so) */
     snprintf(i->source, sizeof i->source, "%.*s", (int)sizeof i->source - 1, source);
-    snprintf(i->note, sizeof i->note, "%s", note);
+    cs_handle_note(p->h, i->note, sizeof i->note); /* why tuned kernels or the model are not used */
     i->workspace_bytes = p->launch.workspace_bytes;
 }
 
@@ -59,12 +58,8 @@ static croqsparse_status_t load_kernel(struct croqsparse_plan *p, const char *fn
                 st = cs_fail(CROQSPARSE_STATUS_INVALID_PACK, fn, "kernel '%s': %s", e->key, ke.msg);
             free(image);
         }
-        if (st == CROQSPARSE_STATUS_SUCCESS) {
-            /* why the pack's tuned kernels are not trusted here, or its model not used */
-            char note[sizeof p->info.note];
-            cs_handle_note(h, note, sizeof note);
-            cs_describe(p, &h->pack, e, pack_match_name(match), note);
-        }
+        if (st == CROQSPARSE_STATUS_SUCCESS)
+            cs_describe(p, &h->pack, e, pack_match_name(match));
     }
     pthread_mutex_unlock(&h->lock);
     return st;

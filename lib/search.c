@@ -168,9 +168,7 @@ static void install(struct croqsparse_plan *p, struct loaded *l, const struct pa
     p->workspace = l->workspace;
     memset(l, 0, sizeof *l);
     pthread_mutex_lock(&p->h->lock); /* the notes, as plan_create gives them */
-    char note[sizeof p->info.note];
-    cs_handle_note(p->h, note, sizeof note);
-    cs_describe(p, ident, e, match, note);
+    cs_describe(p, ident, e, match);
     pthread_mutex_unlock(&p->h->lock);
 }
 
