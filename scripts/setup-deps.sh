@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/setup-deps.sh — install what croqtuner needs to build and test on a machine
 # without a GPU. Idempotent and quick when everything is there already:
-#   - Debian packages (apt-get update only when one is missing): jansson and cmocka
-#     (C libraries), gnuplot and dygraphs (reports), cmake, make, gcc; slurm-wlm and
+#   - Debian packages (apt-get update only when one is missing): jansson, zlib (the gzip
+#     datasets) and cmocka (C libraries), gnuplot and dygraphs (reports), cmake, make, gcc; slurm-wlm and
 #     munge for the test that runs a sweep as a job array on a one-node Slurm cluster
 #     (tests/cli/t0404 writes its own slurm.conf and starts its own daemons).
 #   - PyPI packages into .deps/pip (pip --target, no virtualenv): NVML headers
@@ -15,7 +15,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps=${CROQ_DEPS_DIR:-$root/.deps}
-apt_pkgs=(libjansson-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc pkgconf slurm-wlm munge)
+apt_pkgs=(libjansson-dev zlib1g-dev libcmocka-dev gnuplot-nox libjs-dygraphs cmake make gcc pkgconf slurm-wlm munge)
 pip_pkgs=(nvidia-nvml-dev==13.5.37 nvidia-cusparselt-cu13==0.10.0
           nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
 

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "util/atomicio.h"
+#include "util/gunzip.h"
 #include "util/log.h"
+#include "util/regfile.h"
 
 static json_t *num_or_null(double v)
 {
@@ -162,6 +164,17 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
             return 0;
         snprintf(err, errlen, "cannot read dataset '%.200s': %s", path, strerror(errno));
         return -1;
+    }
+    if (gunzip_is(text, len)) {
+        char why[256];
+        char *plain = gunzip_mem(text, len, REGFILE_MAX, &len, why, sizeof why);
+        free(text);
+        if (!plain) {
+            snprintf(err, errlen, "%.200s: gzip: %s", path, why);
+            return -1;
+        }
+        text = plain;
+        ds->compressed = true;
     }
     /* JSONL is text: a NUL byte would end the scan early and silently drop every later record. */
     if (memchr(text, '\0', len)) {

@@ -60,13 +60,16 @@ struct dataset {
     char backend[16];        /* of every record ("gpu" or "sim"): one dataset, one source of numbers */
     struct ds_record *r;
     int n;
-    size_t valid_bytes;      /* length of the file up to its last whole line */
+    size_t valid_bytes;      /* length of the file's text up to its last whole line */
     bool torn;               /* a final line without its newline follows valid_bytes */
+    bool compressed;         /* the file is gzip (read-only: explore appends to plain JSONL) */
 };
 
-/* Load path. A missing file is an empty dataset when missing_ok, else an error. 0, or -1
- * with the reason in err (file and line named): unreadable, a malformed line, a record
- * of another dtype, shape or backend than the first, a configuration twice. */
+/* Load path: JSONL, or JSONL compressed with gzip (told by its content, util/gunzip.h:
+ * the committed datasets are). A missing file is an empty dataset when missing_ok, else
+ * an error. 0, or -1 with the reason in err (file and line named): unreadable, damaged
+ * gzip, a malformed line, a record of another dtype, shape or backend than the first, a
+ * configuration twice. */
 int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *err, size_t errlen);
 void dataset_release(struct dataset *ds);
 

@@ -293,6 +293,15 @@ static int open_dataset(const struct explore_opts *o, struct dataset *ds)
                   "one backend)", o->out, ds->backend, o->be.name);
         return 2;
     }
+    /* a gzip file is read, never changed: appending plain lines (or cutting a torn one at
+     * a length of its inflated text) would leave neither a gzip file nor JSONL */
+    if (ds->compressed && o->list)
+        return 0;
+    if (ds->compressed) {
+        log_error("explore: '%s' is gzip-compressed: explore appends to a plain JSONL file (gunzip it to continue it, "
+                  "or give another --out)", o->out);
+        return 2;
+    }
     if (!ds->torn)
         return 0;
     /* a record cut by a crash: keep its bytes beside the file, then cut it */
@@ -350,6 +359,7 @@ int explore_run(const struct explore_opts *o, struct explore_stats *st)
     }
     int rc = open_dataset(o, &ds);
     if (rc) {
+        dataset_release(&ds);
         grid_release(&g);
         return rc;
     }

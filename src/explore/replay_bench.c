@@ -43,6 +43,18 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(((const struct ds_entry *)a)->name, ((const struct ds_entry *)b)->name);
 }
 
+/* The length of a dataset file name's suffix: ".jsonl" (6) or, compressed, ".jsonl.gz" (9);
+ * 0 for another file. */
+static size_t dataset_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    if (len >= 6 && !strcmp(name + len - 6, ".jsonl"))
+        return 6;
+    if (len >= 9 && !strcmp(name + len - 9, ".jsonl.gz"))
+        return 9;
+    return 0;
+}
+
 static int load_datasets(const char *dir, struct ds_entry **out, int *n)
 {
     DIR *d = opendir(dir);
@@ -54,21 +66,26 @@ static int load_datasets(const char *dir, struct ds_entry **out, int *n)
         return 2;
     }
     for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") || len - 6 >= sizeof(*out)->name)
+        size_t len = strlen(e->d_name), sfx = dataset_suffix(e->d_name);
+        if (!sfx || len == sfx || len - sfx >= sizeof(*out)->name)
             continue;
         *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
         struct ds_entry *x = &(*out)[(*n)++];
         memset(x, 0, sizeof *x);
         snprintf(x->path, sizeof x->path, "%s/%s", dir, e->d_name);
-        snprintf(x->name, sizeof x->name, "%.*s", (int)(len - 6), e->d_name);
+        snprintf(x->name, sizeof x->name, "%.*s", (int)(len - sfx), e->d_name);
     }
     closedir(d);
     if (!*n) {
-        log_error("replay-bench: no *.jsonl dataset in '%s' (make them with 'croqtuner explore')", dir);
+        log_error("replay-bench: no *.jsonl or *.jsonl.gz dataset in '%s' (make them with 'croqtuner explore')", dir);
         return 2;
     }
     qsort(*out, (size_t)*n, sizeof **out, cmp_name);
+    for (int i = 1; i < *n; i++)
+        if (!strcmp((*out)[i - 1].name, (*out)[i].name)) { /* X.jsonl beside X.jsonl.gz: which one? */
+            log_error("replay-bench: '%s' and '%s' are one dataset twice: keep one", (*out)[i - 1].path, (*out)[i].path);
+            return 2;
+        }
     for (int i = 0; i < *n; i++) {
         struct ds_entry *x = &(*out)[i];
         if (dataset_load(x->path, false, &x->ds, err, sizeof err)) {

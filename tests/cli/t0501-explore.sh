@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # explore: every valid configuration of a grid measured once into a JSONL dataset;
 # resumable (configs already there skipped, a torn last line set aside), failures
-# recorded with their reason, bad grids and mismatched datasets refused.
+# recorded with their reason, bad grids and mismatched datasets refused; a gzip dataset
+# (the committed form) is read but never appended to.
 set -u
 . "$(dirname "$0")/lib.sh"
 grid="$(dirname "$0")/../fixtures/explore/grid-small.txt"
@@ -53,5 +54,11 @@ err=$("$bin" explore --backend sim --dtype f16 --shape 2048x1024x4096 --grid "$g
 [ $? -eq 2 ] && grep -q "holds f16 1024x1024x4096, not f16 2048x1024x4096" <<<"$err" || fail "other shape: $err"
 err=$("$bin" explore --backend sim --dtype f16 --shape 1024x1024x4096 --out "$tmp/x.jsonl" 2>&1)
 [ $? -eq 2 ] && grep -qF "narrow the grid (give --grid FILE: bench/explore/grids/*.txt" <<<"$err" || fail "whole table: $err"
+# a gzip dataset: --list reads it (nothing left to measure), explore refuses to append to it
+gzip -c "$tmp/d.jsonl" >"$tmp/z.jsonl.gz"; cp "$tmp/z.jsonl.gz" "$tmp/z.before"
+ex --out "$tmp/z.jsonl.gz" --list 2>&1 | grep -q "14 already in" || fail "list of a gzip dataset: $(ex --out "$tmp/z.jsonl.gz" --list 2>&1)"
+err=$(ex --out "$tmp/z.jsonl.gz" 2>&1)
+[ $? -eq 2 ] && grep -q "is gzip-compressed: explore appends to a plain JSONL file" <<<"$err" || fail "gzip out: $err"
+cmp -s "$tmp/z.jsonl.gz" "$tmp/z.before" || fail "the gzip dataset was changed"
 "$bin" explore --help | grep -q "knob=v1,v2" || fail "help"
 echo ok

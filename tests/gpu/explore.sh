@@ -3,7 +3,8 @@
 # `croqtuner explore` of bench/explore/grids/<dtype>.txt on three typical shapes per dtype
 # (small 1024x1024x4096, medium 1024x8192x1024, large 12288x4096x4096), one JSONL dataset
 # each in OUT_DIR/<dtype>_<shape>.jsonl (commit them under bench/explore/), plus
-# OUT_DIR/explore.log. Each run is cut by a time limit (LIMITS="small medium large"
+# OUT_DIR/explore.log (a dataset there as <name>.jsonl.gz only is unpacked first, so a
+# committed compressed dataset continues). Each run is cut by a time limit (LIMITS="small medium large"
 # seconds, default "55 60 110": ~7.5 min for all six) so the call ends inside the device
 # tool's 10 minutes; a run cut short has the grid's first blocks (hand-picked points and
 # neighbourhoods) and a random part of the rest, and running this again with the same
@@ -21,6 +22,20 @@ G=$(dirname "$0")/../../bench/explore/grids
 read -r L_SMALL L_MEDIUM L_LARGE <<<"${LIMITS:-55 60 110}"
 JOBS=${JOBS:-$(( $(nproc) > 3 ? $(nproc) - 2 : 1 ))}
 mkdir -p "$OUT"
+# A dataset committed gzip-compressed (bench/explore/wide-*/) continues from a plain copy:
+# explore appends to plain JSONL only. Compress the returned files again before committing.
+for z in "$OUT"/*.jsonl.gz; do
+    [ -e "$z" ] && [ ! -e "${z%.gz}" ] && { gzip -dc "$z" > "${z%.gz}.part" && mv "${z%.gz}.part" "${z%.gz}" || exit 1; }
+done
+# One dataset, one GPU model: the records of an H200 and an H100 are not one ground truth.
+if [ "${BACKEND:-gpu}" = gpu ] && command -v nvidia-smi >/dev/null; then
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    for f in "$OUT"/*.jsonl; do
+        [ -e "$f" ] || continue
+        other=$(grep -o '"gpu":"[^"]*"' "$f" | sort -u | grep -vF "\"gpu\":\"$gpu\"" | head -n 1)
+        [ -z "$other" ] || { echo "explore.sh: $f holds records of $other, this GPU is $gpu: give another OUT_DIR"; exit 2; }
+    done
+fi
 log=$OUT/explore.log
 summary=()
 for dtype in f16 e4m3; do

@@ -1,6 +1,7 @@
 /* tests/unit/test_replay.c — the replay backend (src/backend/replay.c): trials drawn from
  * the recorded ones and seeded, recorded failures replayed, configs outside the dataset
- * reported as such, the shape checked, the stand-in profile. */
+ * reported as such, the shape checked, the stand-in profile; a dataset read the same
+ * from its gzip form (the committed datasets' form). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "backend/backend.h"
 #include "dataset/dataset.h"
@@ -263,6 +265,47 @@ static void test_record_without_a_knob(void **state)
     (void)state;
 }
 
+/* The dataset compressed with gzip (as bench/explore's wide datasets are committed) reads
+ * as the same records, marked compressed; a gzip file cut short is refused, naming it. */
+static void test_gzip_dataset(void **state)
+{
+    char err[512], gzpath[160], text[16384];
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    size_t n = fread(text, 1, sizeof text, in);
+    fclose(in);
+    assert_true(n > 100 && n < sizeof text);
+    snprintf(gzpath, sizeof gzpath, "%s/d.jsonl.gz", dir);
+    gzFile gz = gzopen(gzpath, "wb9");
+    assert_non_null(gz);
+    assert_int_equal(gzwrite(gz, text, (unsigned)n), (int)n);
+    assert_int_equal(gzclose(gz), Z_OK);
+    struct dataset plain, packed;
+    assert_int_equal(dataset_load(path, false, &plain, err, sizeof err), 0);
+    assert_int_equal(dataset_load(gzpath, false, &packed, err, sizeof err), 0);
+    assert_false(plain.compressed);
+    assert_true(packed.compressed);
+    assert_int_equal(packed.n, plain.n);
+    assert_true(plain.n >= 4);
+    assert_int_equal(packed.valid_bytes, n);
+    for (int i = 0; i < plain.n; i++) {
+        assert_string_equal(packed.r[i].sig, plain.r[i].sig);
+        assert_string_equal(packed.r[i].status, plain.r[i].status);
+        assert_memory_equal(&packed.r[i].tflops, &plain.r[i].tflops, sizeof(double));
+    }
+    dataset_release(&plain);
+    dataset_release(&packed);
+    /* cut: the first half of the gzip file */
+    size_t glen;
+    char *bytes = read_file(gzpath, &glen);
+    assert_non_null(bytes);
+    assert_int_equal(atomic_write(gzpath, bytes, glen / 2), 0);
+    free(bytes);
+    assert_int_equal(dataset_load(gzpath, false, &packed, err, sizeof err), -1);
+    assert_non_null(strstr(err, "d.jsonl.gz: gzip: cut short"));
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_open_errors),
         cmocka_unit_test(test_bad_datasets),
         cmocka_unit_test(test_record_without_a_knob),
+        cmocka_unit_test(test_gzip_dataset),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,6 @@
 /* tests/unit/test_util.c — spawn (exit codes, signals, time limits on a process
  * group, literal argv, big output), atomic file I/O, strbuf and hash, the option table
- * parser (opts.h). */
+ * parser (opts.h), gzip inflation (gunzip.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,9 +21,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "util/atomicio.h"
 #include "util/decimal.h"
+#include "util/gunzip.h"
 #include "util/hash.h"
 #include "util/jsonget.h"
 #include "util/lockinfo.h"
@@ -547,6 +549,65 @@ static void test_mkdir_p(void **state)
     assert_int_equal(errno, ENOTDIR);
 }
 
+/* text compressed as one gzip member (zlib's deflate with the gzip wrapper) appended at
+ * out + *n. */
+static void gzip_member(const char *text, unsigned char *out, size_t cap, size_t *n)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    zs.next_in = (Bytef *)text;
+    zs.avail_in = (uInt)strlen(text);
+    zs.next_out = out + *n;
+    zs.avail_out = (uInt)(cap - *n);
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    *n += zs.total_out;
+    deflateEnd(&zs);
+}
+
+/* gunzip_mem: concatenated members read as one text; a member cut short, a damaged one,
+ * trailing bytes, a result above the limit and data that is no gzip each refused with
+ * their own reason. */
+static void test_gunzip(void **state)
+{
+    unsigned char gz[4096];
+    char text[1500], err[256];
+    size_t n = 0, len = 0;
+    for (int i = 0; i < 100; i++) /* 1090 bytes that compress well */
+        snprintf(text + i * 11, sizeof text - (size_t)i * 11, "line %04d.\n", i);
+    gzip_member(text, gz, sizeof gz, &n);
+    size_t one = n;
+    gzip_member("tail\n", gz, sizeof gz, &n);
+    assert_true(gunzip_is((char *)gz, n));
+    assert_false(gunzip_is(text, strlen(text)));
+    char *out = gunzip_mem((char *)gz, n, 1 << 20, &len, err, sizeof err);
+    assert_non_null(out);
+    assert_int_equal(len, strlen(text) + 5);
+    assert_memory_equal(out, text, strlen(text));
+    assert_string_equal(out + strlen(text), "tail\n");
+    free(out);
+
+    assert_null(gunzip_mem((char *)gz, one - 3, 1 << 20, NULL, err, sizeof err)); /* CRC/size cut */
+    assert_non_null(strstr(err, "cut short"));
+    unsigned char bad[4096];
+    memcpy(bad, gz, one);
+    bad[one - 6] ^= 0x55; /* the CRC-32 of the trailer (RFC 1952 2.3.1) */
+    assert_null(gunzip_mem((char *)bad, one, 1 << 20, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "incorrect data check"));
+    memcpy(bad, gz, one);
+    memcpy(bad + one, "junk", 4);
+    assert_null(gunzip_mem((char *)bad, one + 4, 1 << 20, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "trailing bytes"));
+    assert_null(gunzip_mem((char *)gz, n, 1000, NULL, err, sizeof err)); /* 1095 bytes inflated */
+    assert_non_null(strstr(err, "larger than the limit"));
+    out = gunzip_mem((char *)gz, n, strlen(text) + 5, &len, err, sizeof err); /* exactly the limit */
+    assert_non_null(out);
+    free(out);
+    assert_null(gunzip_mem(text, strlen(text), 1 << 20, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "not gzip"));
+    (void)state;
+}
+
 static void test_atomic_copy(void **state)
 {
     char a[300], b[300];
@@ -965,6 +1026,7 @@ int main(void)
         cmocka_unit_test(test_atomic_write_out),
         cmocka_unit_test(test_append_record),
         cmocka_unit_test(test_mkdir_p),
+        cmocka_unit_test(test_gunzip),
         cmocka_unit_test(test_atomic_copy),
         cmocka_unit_test(test_atomic_volatile),
         cmocka_unit_test(test_strbuf),
