@@ -64,7 +64,7 @@ err=$("$bin" tune --backend replay --dataset "$tmp/nobase/f16_1024x1024x4096.jso
   fail "replay tune without the baseline: $rc $err"
 
 mkdir "$tmp/empty"
-err=$("$bin" replay-bench --datasets "$tmp/empty" 2>&1); [ $? -eq 2 ] && grep -q "no \*.jsonl dataset" <<<"$err" || fail "empty: $err"
+err=$("$bin" replay-bench --datasets "$tmp/empty" 2>&1); [ $? -eq 2 ] && grep -q "no \*.jsonl or \*.jsonl.gz dataset" <<<"$err" || fail "empty: $err"
 err=$("$bin" replay-bench 2>&1); [ $? -eq 2 ] && grep -q "datasets DIR is required" <<<"$err" || fail "no dir: $err"
 err=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 0 2>&1); [ $? -eq 2 ] || fail "seeds 0: $err"
 echo ok
