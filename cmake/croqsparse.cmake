@@ -112,7 +112,7 @@ configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparseConfig.cmake.in" "${CMAKE_BI
 file(RELATIVE_PATH CROQSPARSE_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file("${CMAKE_SOURCE_DIR}/cmake/croqsparse.pc.in" "${CMAKE_BINARY_DIR}/croqsparse.pc" @ONLY)
 # The package's version is the library's, as the pkg-config file's (t0240), so
-# find_package(croqsparse 1.4) is answered (without a version file CMake refuses any
+# find_package(croqsparse 1.5) is answered (without a version file CMake refuses any
 # requested version: "version: unknown"); a new major is an incompatible API.
 include(CMakePackageConfigHelpers)
 write_basic_package_version_file("${CMAKE_BINARY_DIR}/croqsparseConfigVersion.cmake" VERSION ${CROQSPARSE_VERSION}

@@ -64,6 +64,12 @@ croqsparse_status_t cs_check_operands(const char *fn, croqsparse_plan_t p, const
  * when it has one) into out[0..cap); the count, or -1 with why. Under h->lock. */
 long cs_rank(croqsparse_handle_t h, croqsparse_dtype_t dtype, const struct croq_shape *s, long *out, size_t cap,
              enum pack_match *match, char *why, size_t whylen);
+/* The plan search's finalists (lib/search.c; include/croqsparse.h says why): of n
+ * candidates with first-round medians us[i] (> 0; 0 or less: not timed), those within
+ * CROQSPARSE_SEARCH_FINAL_WITHIN of the fastest (us[i] <= fastest x (1 + within)), at most
+ * CROQSPARSE_SEARCH_FINALISTS, fastest first (ties: the lower index first, the plan's
+ * ranking), as indices into out; their count (0 when none was timed). Pure. */
+int cs_search_finalists(const double *us, int n, int *out);
 /* plan_info of p for entry e of pack pk, found as match ("exact", "search", ...), its note
  * the handle's (cs_handle_note). Caller holds p->h->lock. */
 void cs_describe(struct croqsparse_plan *p, const struct pack *pk, const struct pack_entry *e, const char *match);

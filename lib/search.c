@@ -80,24 +80,67 @@ static croqsparse_status_t run_reps(const struct loaded *l, const struct croq_ge
     return CROQSPARSE_STATUS_SUCCESS;
 }
 
-/* Launches in a trial of CROQSPARSE_SEARCH_TRIAL_MS for a kernel of per_ms a launch:
- * 1..200. */
-static int trial_reps(double per_ms)
+/* Launches in a trial of trial_ms for a kernel of per_ms a launch: 1..max. */
+static int trial_reps(double per_ms, double trial_ms, int max)
 {
-    double r = per_ms > 0 ? CROQSPARSE_SEARCH_TRIAL_MS / per_ms : 200;
-    return r < 1 ? 1 : r > 200 ? 200 : (int)r;
+    double r = per_ms > 0 ? trial_ms / per_ms : max;
+    return r < 1 ? 1 : r > max ? max : (int)r;
+}
+
+/* a before b: faster, or as fast and ranked higher */
+static bool before(const double *us, int a, int b) { return us[a] < us[b] || (us[a] == us[b] && a < b); }
+
+int cs_search_finalists(const double *us, int n, int *out)
+{
+    double fastest = 0;
+    for (int i = 0; i < n; i++)
+        if (us[i] > 0 && (fastest == 0 || us[i] < fastest))
+            fastest = us[i];
+    int nf = 0;
+    for (; nf < CROQSPARSE_SEARCH_FINALISTS; nf++) { /* the next one after out[nf - 1] */
+        int pick = -1;
+        for (int i = 0; i < n; i++)
+            if (us[i] > 0 && us[i] <= fastest * (1 + CROQSPARSE_SEARCH_FINAL_WITHIN) &&
+                (nf == 0 || before(us, out[nf - 1], i)) && (pick < 0 || before(us, i, pick)))
+                pick = i;
+        if (pick < 0)
+            break;
+        out[nf] = pick;
+    }
+    return nf;
+}
+
+/* Rounds of one trial of each of the m candidates live[0..m) (reps[] launches), in the
+ * Williams order; t[j][r] the per-launch ms of live[j]'s trial in round r. */
+static croqsparse_status_t rounds(const struct loaded *l, const struct croq_gemm_args *args, const int *live, int m,
+                                  const int *reps, int nrounds, double t[][CROQSPARSE_SEARCH_ROUNDS], CUstream s,
+                                  CUevent e0, CUevent e1, const char *fn)
+{
+    int order[CROQSPARSE_SEARCH_MAX];
+    croqsparse_status_t st;
+    for (int r = 0; r < nrounds; r++) {
+        paired_round_order(m, r, order);
+        for (int j = 0; j < m; j++) {
+            int i = live[order[j]];
+            if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &t[order[j]][r], fn)))
+                return st;
+        }
+    }
+    return CROQSPARSE_STATUS_SUCCESS;
 }
 
 /* The loaded candidates l[0..n) (those with ok) timed on o, interleaved, into us[i]
- * (median microseconds per product). Why a warm-up and interleaved rounds: under the power
- * cap the SM clock stays near its boost (~1980 MHz) for the first ~100 ms of sustained
- * load, then falls to ~1350-1650 MHz (the warm-up samples, `"warmup"`, in
- * results/h100/library/library-2.jsonl.gz), and
+ * (median microseconds per product), and the fastest into *best (-1: none timed). Why a
+ * warm-up, interleaved rounds and a final: under the power cap the SM clock stays near
+ * its boost (~1980 MHz) for the first ~100 ms of sustained load, then falls to ~1350-1650
+ * MHz (the warm-up samples, `"warmup"`, in results/h100/library/library-2.jsonl.gz), and
  * an application that runs the kernel runs it there. Without the warm-up, the first
  * rounds met the boost clock and the median mixed both states: on the H100 (2026-12-07,
  * results/h100/library/library-2) the search's candidates 2-4 looked 4-8 % faster than
  * the same kernels in the oracle's steady rounds, its first one 2-7 % slower, and 8 of 40
- * searches kept a kernel 2-8 % slower than the best.
+ * searches kept a kernel 2-8 % slower than the best. And a kernel's own power draw sets
+ * its clock only over tens of milliseconds of its launches (include/croqsparse.h,
+ * CROQSPARSE_SEARCH_FINALISTS), so the near-ties are decided in longer trials.
  *   1. each candidate launched once (it loads and sizes a warm-up trial: as many launches
  *      as fit CROQSPARSE_SEARCH_TRIAL_MS, 1..200);
  *   2. warm-up: every candidate in turn runs such a trial until the GPU has run them for
@@ -107,14 +150,20 @@ static int trial_reps(double per_ms)
  *      order of src/util/paired.h (each candidate takes each position, and follows each
  *      other one, equally often over a period of n rounds, 2n for an odd n: exactly so
  *      in 8 rounds for 1, 2, 4 or 8 candidates, nearly so for the others), so no
- *      candidate always starts at the clock another one's heat left. */
+ *      candidate always starts at the clock another one's heat left;
+ *   4. the final (cs_search_finalists; two finalists at least): CROQSPARSE_SEARCH_FINAL_ROUNDS
+ *      rounds of one trial of CROQSPARSE_SEARCH_FINAL_TRIAL_MS (1..1000 launches, sized by
+ *      the candidate's median) of every finalist, in the same order; a finalist's us is its
+ *      final's median, and the fastest finalist is *best. */
 static croqsparse_status_t time_all(const struct loaded *l, int n, const struct kl_operands *o, CUstream s,
-                                    CUevent e0, CUevent e1, double *us, const char *fn)
+                                    CUevent e0, CUevent e1, double *us, int *best, const char *fn)
 {
+    _Static_assert(CROQSPARSE_SEARCH_FINAL_ROUNDS <= CROQSPARSE_SEARCH_ROUNDS, "t holds either stage's rounds");
     struct croq_gemm_args args[CROQSPARSE_SEARCH_MAX];
     double t[CROQSPARSE_SEARCH_MAX][CROQSPARSE_SEARCH_ROUNDS];
-    int reps[CROQSPARSE_SEARCH_MAX], live[CROQSPARSE_SEARCH_MAX], order[CROQSPARSE_SEARCH_MAX], nl = 0;
+    int reps[CROQSPARSE_SEARCH_MAX], live[CROQSPARSE_SEARCH_MAX], nl = 0;
     croqsparse_status_t st;
+    *best = -1;
     for (int i = 0; i < n; i++) {
         struct kl_error ke;
         double one;
@@ -124,7 +173,7 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
             return cs_fail(CROQSPARSE_STATUS_INVALID_VALUE, fn, "%s", ke.msg);
         if ((st = run_reps(&l[i], &args[i], 1, s, e0, e1, &one, fn)))
             return st;
-        reps[i] = trial_reps(one);
+        reps[i] = trial_reps(one, CROQSPARSE_SEARCH_TRIAL_MS, 200);
         live[nl++] = i;
     }
     /* a pass that adds no time (no candidate, or timings of 0) ends the warm-up */
@@ -136,21 +185,28 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
             if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &per, fn)))
                 return st;
             pass_ms += per * reps[i];
-            reps[i] = trial_reps(per);
+            reps[i] = trial_reps(per, CROQSPARSE_SEARCH_TRIAL_MS, 200);
         }
         warm_ms += pass_ms;
     }
-    for (int r = 0; r < CROQSPARSE_SEARCH_ROUNDS; r++) {
-        paired_round_order(nl, r, order);
-        for (int j = 0; j < nl; j++) {
-            int i = live[order[j]];
-            if ((st = run_reps(&l[i], &args[i], reps[i], s, e0, e1, &t[i][r], fn)))
-                return st;
-        }
-    }
-    for (int j = 0; j < nl; j++) {
-        int i = live[j];
-        us[i] = paired_median(t[i], CROQSPARSE_SEARCH_ROUNDS) * 1e3;
+    if ((st = rounds(l, args, live, nl, reps, CROQSPARSE_SEARCH_ROUNDS, t, s, e0, e1, fn)))
+        return st;
+    for (int j = 0; j < nl; j++)
+        us[live[j]] = paired_median(t[j], CROQSPARSE_SEARCH_ROUNDS) * 1e3;
+    int fin[CROQSPARSE_SEARCH_FINALISTS];
+    int nf = cs_search_finalists(us, n, fin);
+    if (nf)
+        *best = fin[0];
+    if (nf < 2)
+        return CROQSPARSE_STATUS_SUCCESS;
+    for (int j = 0; j < nf; j++)
+        reps[fin[j]] = trial_reps(us[fin[j]] / 1e3, CROQSPARSE_SEARCH_FINAL_TRIAL_MS, 1000);
+    if ((st = rounds(l, args, fin, nf, reps, CROQSPARSE_SEARCH_FINAL_ROUNDS, t, s, e0, e1, fn)))
+        return st;
+    for (int j = 0; j < nf; j++) {
+        us[fin[j]] = paired_median(t[j], CROQSPARSE_SEARCH_FINAL_ROUNDS) * 1e3;
+        if (us[fin[j]] < us[*best])
+            *best = fin[j];
     }
     return CROQSPARSE_STATUS_SUCCESS;
 }
@@ -306,12 +362,12 @@ static croqsparse_status_t search(struct croqsparse_plan *p, const struct kl_ope
         else
             info->timed++;
     }
-    if (!from_cache && (st = time_all(l, n, &o, stream, e0, e1, us, fn)))
+    if (!from_cache && (st = time_all(l, n, &o, stream, e0, e1, us, &best_i, fn)))
         goto done;
     for (int i = 0; i < n; i++)
         if (l[i].ok) {
             info->candidate[i].us = us[i];
-            if (best_i < 0 || us[i] < us[best_i])
+            if (from_cache && best_i < 0) /* the cache's choice: the one candidate loaded */
                 best_i = i;
         }
     if (best_i < 0) {

@@ -196,7 +196,7 @@ static void test_nan_and_version(void **state)
     assert_int_equal(out[0], 0xabab); /* nothing written */
     assert_string_equal(croqsparse_status_string(CROQSPARSE_STATUS_NAN), "input holds a NaN");
     assert_int_equal(croqsparse_version(), CROQSPARSE_VERSION);
-    assert_int_equal(CROQSPARSE_VERSION, 1004);
+    assert_int_equal(CROQSPARSE_VERSION, 1005);
 }
 
 /* f16 [M][K] with entries (r, c) = r + c + 1 (all non-zero, magnitude rising along K). */
@@ -383,6 +383,36 @@ static void test_pack_rank_model(void **state)
     assert_int_equal(pack_rank(&p, CROQ_DTYPE_F16, &bad, PACK_TRUST_HERE, fixture_predict, pred, out, 8, &match, why, sizeof why),
                      -1);
     assert_non_null(strstr(why, "N=12"));
+}
+
+/* The search's finalists (cs_search_finalists): within CROQSPARSE_SEARCH_FINAL_WITHIN of
+ * the fastest, at most CROQSPARSE_SEARCH_FINALISTS, fastest first, a tie to the higher
+ * ranked (lower index: the plan's kernel first); untimed candidates (0) never. */
+static void test_search_finalists(void **state)
+{
+    _Static_assert(CROQSPARSE_SEARCH_FINALISTS == 3 && CROQSPARSE_SEARCH_FINAL_WITHIN == 0.05, "the cases below");
+    int out[CROQSPARSE_SEARCH_FINALISTS + 1] = {-1, -1, -1, -7};
+    /* 100 fastest; 104.9 and 105 within 5 %, 105.1 not; 0 untimed */
+    const double a[] = {105.0, 0, 100.0, 105.1, 104.9, 300};
+    assert_int_equal(cs_search_finalists(a, 6, out), 3);
+    assert_int_equal(out[0], 2);
+    assert_int_equal(out[1], 4);
+    assert_int_equal(out[2], 0);
+    assert_int_equal(out[3], -7); /* nothing past the limit */
+    /* more than 3 within: the 3 fastest; equal times keep the ranking's order */
+    const double b[] = {101, 100, 101, 100, 102};
+    assert_int_equal(cs_search_finalists(b, 5, out), 3);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 3);
+    assert_int_equal(out[2], 0);
+    /* one within: no final; none timed: none */
+    const double c[] = {200, 100, 0};
+    assert_int_equal(cs_search_finalists(c, 3, out), 1);
+    assert_int_equal(out[0], 1);
+    const double d[] = {0, 0};
+    assert_int_equal(cs_search_finalists(d, 2, out), 0);
+    assert_int_equal(cs_search_finalists(d, 0, out), 0);
+    (void)state;
 }
 
 /* A configuration registered as the best of several shapes is one kernel: the ranking
@@ -1281,6 +1311,7 @@ int main(void)
         cmocka_unit_test(test_plancache), cmocka_unit_test(test_plancache_foreign),
         cmocka_unit_test(test_plancache_kill9), cmocka_unit_test(test_plancache_threads),
         cmocka_unit_test(test_plan_search_no_device),
+        cmocka_unit_test(test_search_finalists),
         cmocka_unit_test(test_pack_identity), cmocka_unit_test(test_load_pack_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
