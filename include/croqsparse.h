@@ -281,8 +281,9 @@ typedef struct {
  * synchronizes the stream.
  * cache_path (may be NULL: no cache): a plan cache file the caller names. A choice found
  * there for this GPU (cuDeviceGetName), driver (cuDriverGetVersion), pack (its checksum
- * and whether its kernels count as tuned on this GPU, croqsparse_create), dtype, shape
- * and epilogue is taken without timing when the pack still has that kernel (an entry
+ * and whether its kernels count as tuned on this GPU, croqsparse_create), dtype, shape,
+ * epilogue and library version (CROQSPARSE_VERSION: another version's search is not
+ * trusted) is taken without timing when the pack still has that kernel (an entry
  * of its configuration) for the shape; after a timed search the choice is written there (atomically: a process
  * killed while writing leaves the old file or the new, never a torn one). A damaged cache
  * file is not trusted at all: the search times, warns on stderr ("croqsparse: warning:

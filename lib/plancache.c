@@ -57,9 +57,12 @@ void cs_plancache_key(char *out, size_t len, const char *gpu, int driver, const 
 {
     char g[128];
     put_field(g, sizeof g, gpu);
-    snprintf(out, len, "%s|driver %d|pack %s|%s|%ldx%ldx%ld|%s|trust %s", g, driver, pack_sum,
+    /* the library's version too: a choice another version's search made (1.5 added the
+     * final) is searched again, not trusted */
+    snprintf(out, len, "%s|driver %d|pack %s|%s|%ldx%ldx%ld|%s|trust %s|croqsparse %d", g, driver, pack_sum,
              dtype == CROQSPARSE_F16 ? "f16" : "e4m3", m, n, k,
-             epi == CROQSPARSE_EPILOGUE_ALPHA_SCALES ? "alpha_scales" : "alpha", pack_trust_name(trust));
+             epi == CROQSPARSE_EPILOGUE_ALPHA_SCALES ? "alpha_scales" : "alpha", pack_trust_name(trust),
+             CROQSPARSE_VERSION);
 }
 
 /* The parsed file: one record per "plan" line, its fields pointing into text. */

@@ -195,8 +195,7 @@ static croqsparse_status_t time_all(const struct loaded *l, int n, const struct 
         us[live[j]] = paired_median(t[j], CROQSPARSE_SEARCH_ROUNDS) * 1e3;
     int fin[CROQSPARSE_SEARCH_FINALISTS];
     int nf = cs_search_finalists(us, n, fin);
-    if (nf)
-        *best = fin[0];
+    *best = nf ? fin[0] : nl ? live[0] : -1; /* every time 0 (no timing): the plan's ranking */
     if (nf < 2)
         return CROQSPARSE_STATUS_SUCCESS;
     for (int j = 0; j < nf; j++)

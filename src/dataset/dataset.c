@@ -162,7 +162,7 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
     if (!text) {
         if (errno == ENOENT && missing_ok)
             return 0;
-        snprintf(err, errlen, "cannot read dataset '%.200s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read dataset '%.200s': %s", path, regfile_strerror(errno));
         return -1;
     }
     if (gunzip_is(text, len)) {
@@ -178,8 +178,8 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
     }
     /* JSONL is text: a NUL byte would end the scan early and silently drop every later record. */
     if (memchr(text, '\0', len)) {
-        snprintf(err, errlen, "%.200s: holds a NUL byte at offset %zu: not a JSONL dataset", path,
-                 (size_t)((char *)memchr(text, '\0', len) - text));
+        snprintf(err, errlen, "%.200s: holds a NUL byte at offset %zu%s: not a JSONL dataset", path,
+                 (size_t)((char *)memchr(text, '\0', len) - text), ds->compressed ? " of its inflated text" : "");
         free(text);
         return -1;
     }

@@ -277,6 +277,12 @@ static int measure_one(struct ex *x, struct job *j, struct explore_stats *st, in
 static int open_dataset(const struct explore_opts *o, struct dataset *ds)
 {
     char err[1024];
+    size_t outlen = strlen(o->out);
+    if (!o->list && outlen > 3 && !strcmp(o->out + outlen - 3, ".gz")) { /* it would be plain JSONL under a gzip name */
+        log_error("explore: --out '%s': explore writes plain JSONL; give a name without .gz (gzip the dataset "
+                  "afterwards: every reader takes both)", o->out);
+        return 2;
+    }
     if (dataset_load(o->out, true, ds, err, sizeof err)) {
         log_error("explore: %s", err);
         return 2;

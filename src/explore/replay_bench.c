@@ -38,9 +38,12 @@ struct rb_job {
     } res;
 };
 
+/* by name, then path: X.jsonl before X.jsonl.gz, whatever order readdir gave */
 static int cmp_name(const void *a, const void *b)
 {
-    return strcmp(((const struct ds_entry *)a)->name, ((const struct ds_entry *)b)->name);
+    const struct ds_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->path, y->path);
 }
 
 /* The length of a dataset file name's suffix: ".jsonl" (6) or, compressed, ".jsonl.gz" (9);

@@ -1,8 +1,8 @@
 /* src/explore/replay_bench.h — `croqtuner replay-bench`: how close the tuner gets to the
  * best of each explore dataset, replayed on the CPU (the replay backend).
  *
- * For every dataset (*.jsonl of a directory, src/dataset/dataset.h) and mode, `seeds`
- * tuning runs of `iters` iterations (engine_tune with the replay backend, engine seeds
+ * For every dataset (*.jsonl or *.jsonl.gz of a directory, src/dataset/dataset.h) and
+ * mode, `seeds` tuning runs of `iters` iterations (engine_tune with the replay backend, engine seeds
  * 1..seeds), each in its own temporary tuning directory:
  *   scratch  from the baseline (--mode scratch);
  *   best     from the best configuration of another dataset of the same dtype (the one
@@ -25,7 +25,7 @@
 #define RB_MAX_NS 8
 
 struct replay_bench_opts {
-    const char *datasets; /* directory of *.jsonl */
+    const char *datasets; /* directory of *.jsonl / *.jsonl.gz */
     int seeds;            /* runs per dataset and mode (>= 1) */
     int iters;            /* budget of each run */
     int jobs;             /* parallel runs */
@@ -39,7 +39,7 @@ struct replay_bench_opts {
 
 /* One row of the table. */
 struct replay_bench_row {
-    char dataset[128];    /* file name without .jsonl */
+    char dataset[128];    /* file name without .jsonl (.jsonl.gz) */
     const char *mode;     /* "scratch" or "best" */
     char from[128];       /* best: the dataset whose best seeded it */
     double median[RB_MAX_NS];

@@ -2,6 +2,7 @@
 #include "util/gunzip.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +29,21 @@ char *gunzip_mem(const char *data, size_t len, size_t max, size_t *out_len, char
         snprintf(err, errlen, "zlib: inflateInit2 failed");
         return NULL;
     }
-    size_t cap = len * 4 + 64, used = 0;
+    if (max > SIZE_MAX / 2) /* room for max + 2 bytes below, without wrapping */
+        max = SIZE_MAX / 2;
+    size_t cap = max + 2, used = 0; /* the first guess, len x 4 + 64, never above max + 2 */
+    if (len < SIZE_MAX / 8 && len * 4 + 64 < cap)
+        cap = len * 4 + 64;
     char *buf = malloc(cap);
     zs.next_in = (Bytef *)data;
     zs.avail_in = (uInt)len;
+    char over[96];
+    snprintf(over, sizeof over, "larger than the limit of %zu bytes when inflated", max);
     const char *why = buf ? NULL : "out of memory";
     while (!why) {
         if (cap - used < 2) {
             if (cap > max) {
-                why = "larger than the limit when inflated";
+                why = over;
                 break;
             }
             size_t ncap = cap * 2 > max + 2 ? max + 2 : cap * 2;
@@ -55,7 +62,7 @@ char *gunzip_mem(const char *data, size_t len, size_t max, size_t *out_len, char
         int rc = inflate(&zs, Z_NO_FLUSH);
         used += before - zs.avail_out;
         if (used > max) {
-            why = "larger than the limit when inflated";
+            why = over;
         } else if (rc == Z_STREAM_END) {
             if (!zs.avail_in)
                 break;
@@ -66,6 +73,8 @@ char *gunzip_mem(const char *data, size_t len, size_t max, size_t *out_len, char
             inflateReset(&zs); /* the next member */
         } else if (rc == Z_BUF_ERROR && !zs.avail_in) {
             why = "cut short (the gzip member does not end)";
+        } else if (rc == Z_MEM_ERROR) {
+            why = "out of memory";
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             why = zs.msg ? zs.msg : "damaged gzip data";
         }

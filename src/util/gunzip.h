@@ -15,8 +15,10 @@ bool gunzip_is(const char *data, size_t len);
 /* data[0..len) inflated, every member in turn (concatenated members are one file, as
  * gunzip reads them), into a NUL-terminated buffer (free() it); *out_len (bytes without
  * the NUL) optional. At most max bytes inflated (a small file cannot expand into all of
- * memory). NULL with the reason in err: not gzip, damaged (zlib's message), cut short,
- * trailing bytes that are no member, more than max bytes, or out of memory. */
+ * memory; a max above SIZE_MAX / 2 counts as SIZE_MAX / 2), and no more than max + 2
+ * bytes allocated. NULL with the reason in err: not gzip, damaged (zlib's message), cut
+ * short, trailing bytes that are no member, more than max bytes (the message names the
+ * limit), or out of memory. */
 char *gunzip_mem(const char *data, size_t len, size_t max, size_t *out_len, char *err, size_t errlen);
 
 #endif

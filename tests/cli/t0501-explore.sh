@@ -54,11 +54,17 @@ err=$("$bin" explore --backend sim --dtype f16 --shape 2048x1024x4096 --grid "$g
 [ $? -eq 2 ] && grep -q "holds f16 1024x1024x4096, not f16 2048x1024x4096" <<<"$err" || fail "other shape: $err"
 err=$("$bin" explore --backend sim --dtype f16 --shape 1024x1024x4096 --out "$tmp/x.jsonl" 2>&1)
 [ $? -eq 2 ] && grep -qF "narrow the grid (give --grid FILE: bench/explore/grids/*.txt" <<<"$err" || fail "whole table: $err"
-# a gzip dataset: --list reads it (nothing left to measure), explore refuses to append to it
-gzip -c "$tmp/d.jsonl" >"$tmp/z.jsonl.gz"; cp "$tmp/z.jsonl.gz" "$tmp/z.before"
+# a gzip dataset: --list reads it (nothing left to measure), explore refuses to append to
+# it (told by its content under any name) or to start a plain one under a .gz name
+gzip -c "$tmp/d.jsonl" >"$tmp/z.jsonl.gz"; cp "$tmp/z.jsonl.gz" "$tmp/z.before"; cp "$tmp/z.jsonl.gz" "$tmp/zc.jsonl"
 ex --out "$tmp/z.jsonl.gz" --list 2>&1 | grep -q "14 already in" || fail "list of a gzip dataset: $(ex --out "$tmp/z.jsonl.gz" --list 2>&1)"
-err=$(ex --out "$tmp/z.jsonl.gz" 2>&1)
+err=$(ex --out "$tmp/zc.jsonl" 2>&1)
 [ $? -eq 2 ] && grep -q "is gzip-compressed: explore appends to a plain JSONL file" <<<"$err" || fail "gzip out: $err"
-cmp -s "$tmp/z.jsonl.gz" "$tmp/z.before" || fail "the gzip dataset was changed"
+cmp -s "$tmp/zc.jsonl" "$tmp/z.before" || fail "the gzip dataset was changed"
+for out in z.jsonl.gz new.jsonl.gz; do
+  err=$(ex --out "$tmp/$out" 2>&1)
+  [ $? -eq 2 ] && grep -q "explore writes plain JSONL; give a name without .gz" <<<"$err" || fail "--out $out: $err"
+done
+cmp -s "$tmp/z.jsonl.gz" "$tmp/z.before" && [ ! -e "$tmp/new.jsonl.gz" ] || fail "a refused --out was written"
 "$bin" explore --help | grep -q "knob=v1,v2" || fail "help"
 echo ok

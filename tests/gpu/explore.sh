@@ -3,8 +3,8 @@
 # `croqtuner explore` of bench/explore/grids/<dtype>.txt on three typical shapes per dtype
 # (small 1024x1024x4096, medium 1024x8192x1024, large 12288x4096x4096), one JSONL dataset
 # each in OUT_DIR/<dtype>_<shape>.jsonl (commit them under bench/explore/), plus
-# OUT_DIR/explore.log (a dataset there as <name>.jsonl.gz only is unpacked first, so a
-# committed compressed dataset continues). Each run is cut by a time limit (LIMITS="small medium large"
+# OUT_DIR/explore.log (a dataset there as <name>.jsonl.gz is unpacked first and compressed
+# again at the end, so a committed compressed dataset continues in its form). Each run is cut by a time limit (LIMITS="small medium large"
 # seconds, default "55 60 110": ~7.5 min for all six) so the call ends inside the device
 # tool's 10 minutes; a run cut short has the grid's first blocks (hand-picked points and
 # neighbourhoods) and a random part of the rest, and running this again with the same
@@ -22,20 +22,33 @@ G=$(dirname "$0")/../../bench/explore/grids
 read -r L_SMALL L_MEDIUM L_LARGE <<<"${LIMITS:-55 60 110}"
 JOBS=${JOBS:-$(( $(nproc) > 3 ? $(nproc) - 2 : 1 ))}
 mkdir -p "$OUT"
-# A dataset committed gzip-compressed (bench/explore/wide-*/) continues from a plain copy:
-# explore appends to plain JSONL only. Compress the returned files again before committing.
-for z in "$OUT"/*.jsonl.gz; do
-    [ -e "$z" ] && [ ! -e "${z%.gz}" ] && { gzip -dc "$z" > "${z%.gz}.part" && mv "${z%.gz}.part" "${z%.gz}" || exit 1; }
-done
-# One dataset, one GPU model: the records of an H200 and an H100 are not one ground truth.
+# One dataset, one GPU model: the records of an H200 and an H100 are not one ground truth
+# (a failed record's "gpu" is "unknown": no measurement named it). Checked first, in either
+# form, so a refusal leaves OUT_DIR as it was.
 if [ "${BACKEND:-gpu}" = gpu ] && command -v nvidia-smi >/dev/null; then
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-    for f in "$OUT"/*.jsonl; do
-        [ -e "$f" ] || continue
-        other=$(grep -o '"gpu":"[^"]*"' "$f" | sort -u | grep -vF "\"gpu\":\"$gpu\"" | head -n 1)
+    for f in "$OUT"/*.jsonl "$OUT"/*.jsonl.gz; do
+        [ -f "$f" ] || continue
+        other=$(gzip -dcf "$f" | grep -o '"gpu":"[^"]*"' | sort -u | grep -vF -e "\"gpu\":\"$gpu\"" -e '"gpu":"unknown"' | head -n 1)
         [ -z "$other" ] || { echo "explore.sh: $f holds records of $other, this GPU is $gpu: give another OUT_DIR"; exit 2; }
     done
 fi
+# A dataset committed gzip-compressed (bench/explore/wide-*/) continues from a plain copy
+# (explore appends to plain JSONL only), compressed again at the end (packed). A plain copy
+# beside it (a call cut before the end) is the continuation when it holds at least the
+# compressed one's lines; otherwise the two disagree and the run stops.
+packed=()
+for z in "$OUT"/*.jsonl.gz; do
+    [ -f "$z" ] || continue
+    p=${z%.gz}
+    if [ -e "$p" ]; then
+        [ "$(wc -l < "$p")" -ge "$(gzip -dc "$z" | wc -l)" ] ||
+            { echo "explore.sh: $p has fewer records than $z: keep one"; exit 2; }
+    else
+        gzip -dc "$z" > "$p.part" && mv "$p.part" "$p" || exit 1
+    fi
+    packed+=("$p")
+done
 log=$OUT/explore.log
 summary=()
 for dtype in f16 e4m3; do
@@ -69,4 +82,7 @@ cfg = ",".join(p for p in best["config"].split(",")[1:]) if best else "-"
 print("%-26s %-5s %5s %8d %3d %7d %12s  %s" % (name, rc[3:], wall, len(recs), len(ok), len(recs) - len(ok),
       "%.1f" % best["tflops"] if best else "-", cfg))
 EOF
+done
+for p in "${packed[@]}"; do
+    gzip -9c "$p" > "$p.gz.part" && mv "$p.gz.part" "$p.gz" && rm "$p" || { echo "explore.sh: cannot compress $p"; exit 1; }
 done

@@ -872,14 +872,16 @@ static void test_plancache(void **state)
     snprintf(path, sizeof path, "%s/plans", d);
     cs_plancache_key(key, sizeof key, "NVIDIA H200|x", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_F16, 1024, 8192, 1024,
                      CROQSPARSE_EPILOGUE_ALPHA);
-    assert_string_equal(key, "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust here");
+    assert_string_equal(key, "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust here|"
+                             "croqsparse 1005");
     /* a choice made among other candidates (the pack's tuned kernels not yet trusted on
      * this GPU) is another key, so it is searched again rather than taken */
     char other[CS_CACHE_KEY_MAX];
     cs_plancache_key(other, sizeof other, "NVIDIA H200|x", 13000, "0123456789abcdef", PACK_TRUST_ELSEWHERE,
                      CROQSPARSE_F16, 1024, 8192, 1024, CROQSPARSE_EPILOGUE_ALPHA);
     assert_string_equal(other,
-                        "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust elsewhere");
+                        "NVIDIA H200_x|driver 13000|pack 0123456789abcdef|f16|1024x8192x1024|alpha|trust elsewhere|"
+                        "croqsparse 1005");
     cs_plancache_key(key2, sizeof key2, "NVIDIA H200", 13000, "0123456789abcdef", PACK_TRUST_HERE, CROQSPARSE_E4M3, 1024, 8192, 1024,
                      CROQSPARSE_EPILOGUE_ALPHA_SCALES);
     struct cs_cache_choice got, ch[2] = {{"f16_768x768x768_fs", "dtype=f16,kernel=0", 12.5},
@@ -904,7 +906,8 @@ static void test_plancache(void **state)
     char *text = read_file(path, &len);
     assert_non_null(text);
     assert_non_null(strstr(text, "croqsparse-plan-cache 1\nplan NVIDIA H200|driver 13000|pack 0123456789abcdef|e4m3|"
-                                 "1024x8192x1024|alpha_scales|trust here\t-\tdtype=e4m3,tile_k=64\t7.25\nplan "));
+                                 "1024x8192x1024|alpha_scales|trust here|croqsparse 1005\t-\tdtype=e4m3,tile_k=64\t7.25\n"
+                                 "plan "));
     assert_int_equal(cs_plancache_lookup(path, other, &got, note, sizeof note), CS_CACHE_MISS);
     /* damage: each refused whole, naming the file */
     struct { size_t at; char to; const char *why; } flips[] = {
