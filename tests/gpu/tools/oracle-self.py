@@ -16,8 +16,10 @@ interval of src/util/paired.h; with fewer than 6 rounds no interval reaches 95% 
 extremes are given). A case whose interval lies wholly below 0.98 is a miss
 the rounds can tell; one whose interval reaches 0.98 is not distinguishable from the
 target. A case whose oracle has no rounds (library-7 and earlier) or fewer than two
-candidates with rounds is skipped and counted. Every file is read whole before anything is printed;
-a malformed one is refused with its line, exit 1.
+candidates with rounds is skipped and counted. Last, per dtype, the issue's targets as
+measured: the search / oracle ratios (geomean, min and its shape, how many >= 0.98) and
+the model / oracle ones (>= 0.90), over every record with an oracle. Every file is read
+whole before anything is printed; a malformed one is refused with its line, exit 1.
 Usage: oracle-self.py LIBRARY.jsonl[.gz] ...
 """
 import gzip
@@ -63,10 +65,19 @@ def trials(c, where):
     return t
 
 
+def ratio(o, key, where):
+    """o[key] as a ratio, None when absent or 0 (croqsparse-check's "the pick is not
+    among the oracle's candidates"); anything but a finite number >= 0 is refused."""
+    v = o.get(key)
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0):
+        raise Refused(f"{where}: '{key}' is not a number >= 0")
+    return v or None
+
+
 def case(r, where):
     """(dtype, shape, search_over_oracle or None, trial lists, index of the search's
-    pick among them or None) of one record, or None when it has no oracle (a line of
-    library.sh without one, e.g. the compress record)."""
+    pick among them or None, model_over_oracle or None) of one record, or None when it
+    has no oracle (a line of library.sh without one, e.g. the compress record)."""
     if not isinstance(r, dict):
         raise Refused(f"{where}: not a JSON object")
     o = r.get('oracle')
@@ -77,9 +88,7 @@ def case(r, where):
     dims = [r.get(k) for k in ('m', 'n', 'k')]
     if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in dims):
         raise Refused(f"{where}: 'm', 'n', 'k' are not positive integers")
-    so = o.get('search_over_oracle')
-    if so is not None and (isinstance(so, bool) or not isinstance(so, (int, float))):
-        raise Refused(f"{where}: 'search_over_oracle' is not a number")
+    so, mo = ratio(o, 'search_over_oracle', where), ratio(o, 'model_over_oracle', where)
     ts, pick = [], None
     srch = r.get('search') if isinstance(r.get('search'), dict) else {}
     for c in o['candidates']:
@@ -94,7 +103,7 @@ def case(r, where):
         raise Refused(f"{where}: the candidates' rounds differ in number ({sorted({len(t) for t in ts})})")
     if ts and len(ts[0]) <= PICK_ROUNDS:
         raise Refused(f"{where}: {len(ts[0])} rounds; a split needs more than {PICK_ROUNDS}")
-    return r['dtype'], 'x'.join(map(str, dims)), so, ts, pick
+    return r['dtype'], 'x'.join(map(str, dims)), so, ts, pick, mo
 
 
 def sign_interval(ratios, confidence=0.95):
@@ -135,7 +144,7 @@ def main(paths):
     if not paths:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    cases, skipped = [], 0
+    cases, every, skipped = [], [], 0
     try:
         for p in paths:
             for no, line in enumerate(lines(p), 1):
@@ -149,6 +158,7 @@ def main(paths):
                 c = case(r, where)
                 if c is None:
                     continue
+                every.append(c)
                 if len(c[3]) < 2:
                     skipped += 1
                 else:
@@ -157,7 +167,7 @@ def main(paths):
         print(f"oracle-self: {e}", file=sys.stderr)
         return 1
     below_med = below_p10 = told = untold = 0
-    for dtype, shape, so, ts, pick in cases:
+    for dtype, shape, so, ts, pick, _ in cases:
         sc = self_scores(ts)
         med, p10 = statistics.median(sc), sc[len(sc) // 10]
         below_med += med < 0.98
@@ -174,6 +184,18 @@ def main(paths):
     print(f"cases {len(cases)} (skipped {skipped} without rounds of 2 or more candidates): self s/o median < 0.98 "
           f"on {below_med}, 10th percentile < 0.98 on {below_p10}; the search's pick paired below 0.98 with its "
           f"interval wholly below on {told}, with the interval reaching 0.98 on {untold}")
+    for dtype in dict.fromkeys(c[0] for c in every):
+        parts = []
+        for name, at, target in (("search / oracle", 2, 0.98), ("model / oracle", 5, 0.90)):
+            got = [(c[at], c[1]) for c in every if c[0] == dtype and c[at] is not None]
+            if not got:
+                parts.append(f"{name}: none recorded")
+                continue
+            geo = math.exp(sum(math.log(v) for v, _ in got) / len(got))
+            low = min(got)
+            parts.append(f"{name} over {len(got)}: geomean {geo:.3f}, min {low[0]:.3f} ({low[1]}), "
+                         f">= {target:.2f} on {sum(v >= target for v, _ in got)}")
+        print(f"{dtype}: " + "; ".join(parts))
     return 0
 
 
