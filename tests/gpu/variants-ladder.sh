@@ -99,13 +99,14 @@ def tf(k):
 paired = r.get('paired') or {}
 def pm(k):
     return (paired.get('ours_over_' + k) or {}).get('median') or 0.0
-ours = res.get('ours') or {}
+def clk(k):  # the median SM clock of the subject's trials (NVML, sampled while each ran)
+    return ((res.get(k) or {}).get('gpu_state') or {}).get('sm_clock_median_mhz') or 0
 if not tf('ours'):
     sys.exit(1)  # no row: the table and the geomean are of verified, timed kernels only
 print('\t'.join(str(x) for x in (r.get('dtype', '?'), '%dx%dx%d' % (r.get('m', 0), r.get('n', 0), r.get('k', 0)),
       tf('ours'), tf('cusparselt_default'), tf('cusparselt_search'), tf('cublas'),
       pm('cusparselt_default'), pm('cusparselt_search'), pm('cublas'),
-      (ours.get('gpu_state') or {}).get('sm_clock_median_mhz'), r.get('gpu', '?'), cfg)))
+      clk('ours'), clk('cusparselt_default'), clk('cusparselt_search'), clk('cublas'), r.get('gpu', '?'), cfg)))
 PY
     fi
     echo "$(date -u +%H:%M:%S) $dtype $shape: $n kernels" >&2
@@ -113,24 +114,31 @@ PY
 done
 # The vendors' table: per shape, ours (the ladder's fastest, timed again in compare) and each
 # vendor, and ours / best vendor as the paired median over compare's rounds (per round ours /
-# that vendor; the best vendor is the one with the most TFLOPS); geomean per dtype.
+# that vendor; the best vendor is the one with the most TFLOPS); geomean per dtype. Beside
+# it the median SM clock of ours' and the best vendor's trials in those same interleaved
+# rounds, and the cycles per product ours / best vendor (time x clock): under the power cap
+# a kernel can lose at the clock its own draw allows while it needs fewer cycles
+# (bench/results/profile-vs-vendor-h100.md).
 [ -s "$OUT/summary.tsv" ] && python3 - "$OUT/summary.tsv" >> "$OUT/ladder.txt" <<'PY'
 import sys, math
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1]) if l.strip()]
-print('## ours (fastest of the ladder) beside the vendors: croq-runner compare, interleaved, %s' % rows[0][10])
-print('| dtype | shape | ours | slt default | slt search | cublas | ours / best vendor (paired) | clock MHz | config |')
-print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
+print('## ours (fastest of the ladder) beside the vendors: croq-runner compare, interleaved, %s' % rows[0][13])
+print('| dtype | shape | ours | slt default | slt search | cublas | ours / best vendor (paired) | clock MHz ours / best vendor | cycles ours / best vendor | config |')
+print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
 logs = {}
-for d, shape, o, sd, ss, cb, pd, ps, pc, clk, gpu, cfg in rows:
+for d, shape, o, sd, ss, cb, pd, ps, pc, co, cd, cs, cc, gpu, cfg in rows:
     v = [float(sd), float(ss), float(cb)]
     best = max(range(3), key=lambda i: v[i])
+    vclk = int((cd, cs, cc)[best])
+    cycles = '%.3f' % (v[best] / float(o) * int(co) / vclk) if int(co) > 0 and vclk > 0 and float(o) > 0 else '-'
+    clk = '%s / %s' % (co, vclk if vclk else '-')
     ratio = float((pd, ps, pc)[best])
     mark = ''
     if ratio <= 0 and v[best] > 0:  # compare gave no paired statistic: the ratio of medians
         ratio, mark = float(o) / v[best], ' (medians)'
     if ratio > 0:
         logs.setdefault(d, []).append(math.log(ratio))
-    print('| %s | %s | %.1f | %.1f | %.1f | %.1f | %.3f%s | %s | %s |' % (d, shape, float(o), v[0], v[1], v[2], ratio, mark, clk, cfg))
+    print('| %s | %s | %.1f | %.1f | %.1f | %.1f | %.3f%s | %s | %s | %s |' % (d, shape, float(o), v[0], v[1], v[2], ratio, mark, clk, cycles, cfg))
 for d, l in logs.items():
     print('geomean %s ours / best vendor over %d shapes: %.3f (min %.3f)' % (d, len(l), math.exp(sum(l) / len(l)), math.exp(min(l))))
 PY
