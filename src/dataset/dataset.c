@@ -237,6 +237,16 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
     return rc;
 }
 
+size_t dataset_file_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    if (len >= 6 && !strcmp(name + len - 6, ".jsonl"))
+        return 6;
+    if (len >= 9 && !strcmp(name + len - 9, ".jsonl.gz"))
+        return 9;
+    return 0;
+}
+
 void dataset_release(struct dataset *ds)
 {
     free(ds->r);

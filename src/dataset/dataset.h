@@ -71,6 +71,9 @@ struct dataset {
  * gzip, a malformed line, a record of another dtype, shape or backend than the first, a
  * configuration twice. */
 int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *err, size_t errlen);
+/* The length of a dataset file name's suffix: ".jsonl" (6) or, gzip-compressed,
+ * ".jsonl.gz" (9); 0 for another name. */
+size_t dataset_file_suffix(const char *name);
 void dataset_release(struct dataset *ds);
 
 /* The record of a configuration, or NULL. */

@@ -301,9 +301,9 @@ static int open_dataset(const struct explore_opts *o, struct dataset *ds)
     }
     /* a gzip file is read, never changed: appending plain lines (or cutting a torn one at
      * a length of its inflated text) would leave neither a gzip file nor JSONL */
-    if (ds->compressed && o->list)
-        return 0;
     if (ds->compressed) {
+        if (o->list)
+            return 0;
         log_error("explore: '%s' is gzip-compressed: explore appends to a plain JSONL file (gunzip it to continue it, "
                   "or give another --out)", o->out);
         return 2;

@@ -46,18 +46,6 @@ static int cmp_name(const void *a, const void *b)
     return c ? c : strcmp(x->path, y->path);
 }
 
-/* The length of a dataset file name's suffix: ".jsonl" (6) or, compressed, ".jsonl.gz" (9);
- * 0 for another file. */
-static size_t dataset_suffix(const char *name)
-{
-    size_t len = strlen(name);
-    if (len >= 6 && !strcmp(name + len - 6, ".jsonl"))
-        return 6;
-    if (len >= 9 && !strcmp(name + len - 9, ".jsonl.gz"))
-        return 9;
-    return 0;
-}
-
 static int load_datasets(const char *dir, struct ds_entry **out, int *n)
 {
     DIR *d = opendir(dir);
@@ -69,7 +57,7 @@ static int load_datasets(const char *dir, struct ds_entry **out, int *n)
         return 2;
     }
     for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name), sfx = dataset_suffix(e->d_name);
+        size_t len = strlen(e->d_name), sfx = dataset_file_suffix(e->d_name);
         if (!sfx || len == sfx || len - sfx >= sizeof(*out)->name)
             continue;
         *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out);

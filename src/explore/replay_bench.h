@@ -2,8 +2,8 @@
  * best of each explore dataset, replayed on the CPU (the replay backend).
  *
  * For every dataset (*.jsonl or *.jsonl.gz of a directory, src/dataset/dataset.h) and
- * mode, `seeds` tuning runs of `iters` iterations (engine_tune with the replay backend, engine seeds
- * 1..seeds), each in its own temporary tuning directory:
+ * mode, `seeds` tuning runs of `iters` iterations (engine_tune with the replay backend,
+ * engine seeds 1..seeds), each in its own temporary tuning directory:
  *   scratch  from the baseline (--mode scratch);
  *   best     from the best configuration of another dataset of the same dtype (the one
  *            nearest in log-distance of M, N, K whose best the dataset measured ok), as a
