@@ -14,7 +14,9 @@
  *          else the record's median clock. A recorded failure (incorrect, crash, timeout)
  *          comes back with its status and reason. A config the dataset never measured is
  *          CAND_NOT_IN_DATASET ("not in the dataset ..."): no numbers, so it can never
- *          become a best and is excluded from any score.
+ *          become a best and is excluded from any score. The backend names the dataset's
+ *          configurations (backend.measurable), and the engine keeps every strategy of
+ *          its own inside them, so only an agent's idea can be one of these.
  * profile: a documented stand-in, the simulated profile (sim_model) of the config: the
  *          datasets hold no ncu profiles, and the sim's classifier has the same categories
  *          and reacts to the same knobs.
@@ -43,7 +45,29 @@
 struct replay {
     struct dataset ds;
     char path[1024];
+    char (*sigs)[CROQ_SIG_MAX]; /* backend.measurable */
 };
+
+static int cmp_sig(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The dataset's signatures as backend.measurable wants them: canonical (the proposer
+ * compares knobs_signature's text), sorted, each once. Returns how many. */
+static size_t measurable_init(struct replay *p)
+{
+    size_t n = 0;
+    p->sigs = xmalloc(((size_t)p->ds.n + 1) * sizeof *p->sigs);
+    for (int i = 0; i < p->ds.n; i++)
+        knobs_signature(&p->ds.r[i].cfg, p->sigs[n++]);
+    qsort(p->sigs, n, sizeof *p->sigs, cmp_sig);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || strcmp(p->sigs[u - 1], p->sigs[i]))
+            memmove(p->sigs[u++], p->sigs[i], CROQ_SIG_MAX);
+    return u;
+}
 
 static int replay_health(struct backend *b, const struct cand_req *r, struct backend_health *out)
 {
@@ -220,6 +244,7 @@ static void replay_release(struct backend *b)
 {
     struct replay *p = b->priv;
     dataset_release(&p->ds);
+    free(p->sigs);
     free(p);
     free(b);
 }
@@ -262,8 +287,10 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
         free(p);
         return NULL;
     }
+    size_t n_sigs = measurable_init(p);
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
-                          .profile = replay_profile, .ladder = replay_ladder, .release = replay_release, .priv = p};
+                          .profile = replay_profile, .ladder = replay_ladder, .release = replay_release,
+                          .measurable = (const char (*)[CROQ_SIG_MAX])p->sigs, .n_measurable = n_sigs, .priv = p};
     return b;
 }

@@ -12,7 +12,7 @@
 
 static const char propose_usage[] =
     "usage: croqtuner propose --tuning DIR --key KEY --idea TEXT --category C --src FILE\n"
-    "                         [--set knob=value ...] [--json]\n"
+    "                         [--set knob=value ...] [--dataset FILE] [--json]\n"
     "\n"
     "Submit one idea to a shape in agent mode ('croqtuner tune ... --agent') that waits at\n"
     "IDEATE. The engine builds FILE, verifies and times it in a child process after a\n"
@@ -28,6 +28,9 @@ static const char propose_usage[] =
     "  --src FILE      the self-contained kernel source (kernels/abi.h contract)\n"
     "  --set k=v       knob changes from the current best (repeatable; a whole signature\n"
     "                  'dtype=f16,kernel=1,...' as status prints it is accepted too)\n"
+    "  --dataset FILE  the explore dataset a replay shape was started with (tune --backend\n"
+    "                  replay --dataset FILE): the directory does not record it; an idea\n"
+    "                  the dataset never measured is stored as DISCARD (not in the dataset)\n"
     "  --json          print the outcome as JSON\n"
     "\n"
     "Refused (exit 1, nothing stored): the shape is not waiting at IDEATE in agent mode,\n"
@@ -54,7 +57,7 @@ int cmd_propose(int argc, char **argv)
     };
     struct opt_spec spec = {"propose", propose_usage, t, 6};
     /* --backend, --seed and --iters are taken to be refused with the reason */
-    spec.n += engine_opts_table(&o, EO_TUNING, EO_BACKEND | EO_SEED | EO_ITERS, t + spec.n);
+    spec.n += engine_opts_table(&o, EO_TUNING | EO_DATASET, EO_BACKEND | EO_SEED | EO_ITERS, t + spec.n);
     int rc = opts_parse(&spec, argc, argv);
     if (rc)
         return rc == 1 ? 0 : 2;

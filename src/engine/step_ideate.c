@@ -3,8 +3,9 @@
  * tried before.
  * Guards: a best exists and was profiled (evidence in the checkpoint). The strategy is
  * given the shape's knob space (its pinned generator's knobs and values,
- * generator_pin.c). The engine re-checks what the strategy promises (new signature,
- * valid for the shape, inside that space) rather than trust it. In agent mode (the
+ * generator_pin.c) and what the backend can measure (backend.measurable: a replay's
+ * dataset). The engine re-checks what the strategy promises (new signature, valid for
+ * the shape, inside that space, measurable) rather than trust it. In agent mode (the
  * agent strategy, an external one) the engine stops here and waits for 'propose'.
  */
 #include "run.h"
@@ -78,6 +79,7 @@ int ideate_next(struct run *r, const struct idea_history_entry *hist, size_t n, 
         .history = hist, .n_history = n, .iteration = iteration, .budget = c->budget,
         .consecutive_discards = discards, .other_bests = NULL, .n_other_bests = c->n_other_bests,
         .seed = c->seed, .space = run_space(r),
+        .measurable = r->be->measurable, .n_measurable = r->be->n_measurable,
     };
     struct croq_config *others = NULL;
     char err[256];
@@ -121,6 +123,12 @@ static int propose(struct run *r, const struct run_history *h, struct idea *idea
                  c->key, who(c, w), why);
         return -1;
     }
+    struct proposer_ctx mc = {.measurable = r->be->measurable, .n_measurable = r->be->n_measurable};
+    if (!proposer_measurable(&mc, &idea->cfg)) {
+        run_fail(r, "shape '%s': the %s gave '%s', which the %s backend cannot measure (refused)", c->key, who(c, w),
+                 sig, r->be->name);
+        return -1;
+    }
     return 0;
 }
 
@@ -154,8 +162,9 @@ int step_ideate(struct run *r)
     int rc = propose(r, &h, &idea);
     history_release(&h);
     if (rc == 1) {
-        char stop_why[96], w[WHO_MAX];
-        snprintf(stop_why, sizeof stop_why, "the %s found no untried valid configuration", who(c, w));
+        char stop_why[128], w[WHO_MAX];
+        snprintf(stop_why, sizeof stop_why, "the %s found no untried valid configuration%s", who(c, w),
+                 r->be->measurable ? " the backend can measure" : "");
         return stop(r, stop_why);
     }
     if (rc < 0)

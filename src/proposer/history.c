@@ -68,8 +68,10 @@ bool prop_valid(const struct prop_state *st, const struct croq_config *cfg)
     if (m->state[i])
         return m->state[i] == 1;
     /* outside the generator's knobs (ctx->space) is as unusable as invalid: its kernels
-     * would ignore the #define (src/knobs/space.h) */
-    bool ok = knob_space_allows(st->ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &st->ctx->shape, NULL, 0);
+     * would ignore the #define (src/knobs/space.h); outside ctx->measurable it would
+     * have no numbers */
+    bool ok = knob_space_allows(st->ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &st->ctx->shape, NULL, 0) &&
+              proposer_measurable(st->ctx, cfg);
     if (4 * (m->n + 1) < 3 * m->cap) /* full enough: compute without remembering */
         cfgset_put(m, cfg, ok ? 1 : 2);
     return ok;

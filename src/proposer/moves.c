@@ -12,6 +12,7 @@
  *   ports       other shapes' best configs, repaired if this shape rejects them
  *   recipes     multi-knob structural moves to measured good settings (recipes.c)
  *   walk        every point of the space, from a random start: the exhaustion proof
+ *               (of ctx->measurable, when the backend names what it can measure)
  * Repair: the fewest extra knob changes that make a move valid (one other knob to any
  * value, then two, then a subset of knobs set to the baseline's or the default's
  * values), the highest-scoring repair winning, so e.g. tile_k 128 -> 256 under
@@ -435,9 +436,30 @@ int prop_gen_ports(const struct prop_state *st, struct cand_list *l)
     return 0;
 }
 
+/* The walk over ctx->measurable (a few thousand signatures, where the table's space is
+ * tens of millions of points with a few measurable among them): from a drawn start, the
+ * first usable one. */
+static bool walk_measurable(const struct prop_state *st, uint64_t rng, struct cand *out)
+{
+    size_t n = st->ctx->n_measurable;
+    size_t start = n ? (size_t)(rng_next(&rng) % n) : 0;
+    for (size_t t = 0; t < n; t++) {
+        struct croq_config c;
+        char err[128];
+        if (knobs_parse_signature(&c, st->ctx->measurable[(start + t) % n], err, sizeof err) ||
+            c.dtype != st->ctx->best.dtype || !prop_cand_usable(st, &c))
+            continue;
+        *out = cand_make(st, &c, KIND_RANDOM, -1);
+        return true;
+    }
+    return false;
+}
+
 bool prop_walk_space(const struct prop_state *st, struct cand *out)
 {
     uint64_t total = 1, rng = rng_seed(st);
+    if (st->ctx->measurable)
+        return walk_measurable(st, rng, out);
     for (int k = 0; k < KNOB_COUNT; k++)
         total *= (uint64_t)st->kn[k].n_values;
     uint64_t start = rng_next(&rng) % total;

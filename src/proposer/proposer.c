@@ -4,6 +4,7 @@
  * select.c (diversity and escalation). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -199,13 +200,27 @@ static int propose(struct prop_state *st, struct cand_list *l, struct idea *out)
     return 0;
 }
 
+static int cmp_sig(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+bool proposer_measurable(const struct proposer_ctx *ctx, const struct croq_config *cfg)
+{
+    if (!ctx->measurable)
+        return true;
+    char sig[CROQ_SIG_MAX];
+    knobs_signature(cfg, sig);
+    return bsearch(sig, ctx->measurable, ctx->n_measurable, sizeof *ctx->measurable, cmp_sig) != NULL;
+}
+
 int proposer_next(const struct proposer_ctx *ctx, struct idea *out)
 {
     char why[CROQ_WHY_MAX];
     struct prop_state st;
     struct cand_list l = {0};
     if (!ctx || !out || (ctx->n_history && !ctx->history) || (ctx->n_other_bests && !ctx->other_bests) ||
-        (ctx->n_others && !ctx->others))
+        (ctx->n_others && !ctx->others) || (ctx->n_measurable && !ctx->measurable))
         return -1;
     if (!shape_validate(ctx->best.dtype, &ctx->shape, why, sizeof why))
         return -1;

@@ -327,3 +327,19 @@ void grid_space_point(const struct knob_space *space, long x, const struct croq_
         x /= kn[k].n_values;
     }
 }
+
+long grid_space_index(const struct knob_space *space, const struct croq_config *cfg)
+{
+    const struct croq_knob *kn = knob_space_table(space);
+    long x = 0, stride = 1;
+    for (int k = 0; k < KNOB_FIRST_LATE; k++) {
+        int i = 0;
+        while (i < kn[k].n_values && kn[k].values[i] != cfg->v[k])
+            i++;
+        if (i == kn[k].n_values)
+            return -1;
+        x += i * stride;
+        stride *= kn[k].n_values;
+    }
+    return x;
+}

@@ -61,4 +61,7 @@ void grid_release(struct grid *g);
  * for its shape (and checks the late knobs base carried against space). */
 long grid_space_points(const struct knob_space *space);
 void grid_space_point(const struct knob_space *space, long x, const struct croq_config *base, struct croq_config *out);
+/* The inverse for the early knobs: the point x whose early knobs are cfg's, or -1 when a
+ * value of cfg is not in space's list of its knob. */
+long grid_space_index(const struct knob_space *space, const struct croq_config *cfg);
 #endif

@@ -1,6 +1,7 @@
 /* src/search/gridwalk.c — the grid strategy: the knob space enumerated in table order
  * (src/search/grid.h, grid_space_point: the first knob of the table varies fastest), the
- * first valid untried point each time. Uses neither the profile nor the measurements nor
+ * first valid untried point each time; when the backend names what it can measure
+ * (ctx->measurable), the first of those in the same order (grid_space_index). Uses neither the profile nor the measurements nor
  * the seed: the brute-force reference, which a budget ends in one corner of the space. */
 #include "internal.h"
 
@@ -18,21 +19,31 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
         return -1;
     struct search_tried t;
     search_tried_init(&t, ctx);
-    long np = grid_space_points(ctx->space);
-    int rc = 1;
-    for (long x = 0; x < np && rc; x++) {
-        struct croq_config c;
-        grid_space_point(ctx->space, x, &ctx->best, &c);
-        if (!search_candidate_ok(ctx, &t, &c))
-            continue;
-        char what[96];
-        snprintf(what, sizeof what, GRID_IDEA " %ld of %ld (the knob space in table order)", x, np);
-        search_idea_of(ctx, &c, KIND_SINGLE, what, "grid: the next valid untried point; no profile or measurement used",
-                       out);
-        rc = 0;
+    long np = grid_space_points(ctx->space), at = -1;
+    struct croq_config c, pick = ctx->best;
+    if (ctx->measurable) {
+        /* the measurable configuration first in table order: the least point index */
+        for (long i = 0; i < search_points(ctx); i++) {
+            long x;
+            if (search_point(ctx, i, &c) && search_candidate_ok(ctx, &t, &c) &&
+                (x = grid_space_index(ctx->space, &c)) >= 0 && (at < 0 || x < at))
+                at = x, pick = c;
+        }
+    } else {
+        for (long x = 0; x < np && at < 0; x++) {
+            grid_space_point(ctx->space, x, &ctx->best, &c);
+            if (search_candidate_ok(ctx, &t, &c))
+                at = x, pick = c;
+        }
     }
     search_tried_release(&t);
-    return rc;
+    if (at < 0)
+        return 1;
+    char what[96];
+    snprintf(what, sizeof what, GRID_IDEA " %ld of %ld (the knob space in table order)", at, np);
+    search_idea_of(ctx, &pick, KIND_SINGLE, what, "grid: the next valid untried point; no profile or measurement used",
+                   out);
+    return 0;
 }
 
 const struct search_strategy search_grid = {

@@ -18,8 +18,18 @@ bool search_tried_has(const struct search_tried *t, const struct croq_config *cf
 void search_tried_release(struct search_tried *t);
 
 /* True when cfg may be proposed: in ctx->space (the shape's generator's knobs), valid
- * for ctx->shape and not tried. */
+ * for ctx->shape, in ctx->measurable (proposer_measurable) and not tried. */
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg);
+
+/* The points a strategy draws from: the knob space (grid.h, grid_space_point over
+ * ctx->space, the late knobs ctx->best's), or, when the backend names what it can
+ * measure (ctx->measurable), those configurations, in their signatures' order (a few
+ * thousand, where a draw from the tens of millions of knob-space points would nearly
+ * never land on one). search_point sets *out to point x in [0, search_points(ctx)) and
+ * returns false when that point is not of ctx->best's dtype or does not parse (never
+ * for the knob space); the caller still checks search_candidate_ok. */
+long search_points(const struct proposer_ctx *ctx);
+bool search_point(const struct proposer_ctx *ctx, long x, struct croq_config *out);
 
 /* *out for cfg (kind: how it was chosen): category the one most of its changed knobs
  * have against ctx->best (ties: macro, structural, variant, micro, as the proposer files

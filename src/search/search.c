@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grid.h"
 #include "util/log.h"
 
 #define SEARCH_STRATEGY(name) extern const struct search_strategy search_##name;
@@ -92,7 +93,7 @@ bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tri
 {
     char why[CROQ_WHY_MAX];
     return knob_space_allows(ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &ctx->shape, why, sizeof why) &&
-           !search_tried_has(t, cfg);
+           proposer_measurable(ctx, cfg) && !search_tried_has(t, cfg);
 }
 
 void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cfg, enum idea_kind kind,
@@ -120,4 +121,19 @@ void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cf
             best = c;
     out->category = (enum idea_category)best;
     snprintf(out->justification, sizeof out->justification, "%s", justification);
+}
+
+long search_points(const struct proposer_ctx *ctx)
+{
+    return ctx->measurable ? (long)ctx->n_measurable : grid_space_points(ctx->space);
+}
+
+bool search_point(const struct proposer_ctx *ctx, long x, struct croq_config *out)
+{
+    char err[128];
+    if (!ctx->measurable) {
+        grid_space_point(ctx->space, x, &ctx->best, out);
+        return true;
+    }
+    return !knobs_parse_signature(out, ctx->measurable[x], err, sizeof err) && out->dtype == ctx->best.dtype;
 }

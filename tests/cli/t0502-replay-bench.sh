@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The replay backend and replay-bench on sim-made datasets: a tuning run replays the
-# dataset's numbers (configs outside it recorded as such, never a best), the same seed
-# replays the same run, and replay-bench prints its table and the min@50/min@150 line.
+# dataset's numbers, its strategy proposes only what the dataset holds (and stops when
+# that is all tried), an agent's idea outside it is recorded as such (never a best), the
+# same seed replays the same run, and replay-bench prints its table and the
+# min@50/min@150 line.
 set -u
 . "$(dirname "$0")/lib.sh"
 grid="$(dirname "$0")/../fixtures/explore/grid-small.txt"
@@ -16,21 +18,32 @@ tune() { "$bin" tune --backend replay --dataset "$d" --dtype f16 --shape 1024x10
            --iters 30 --quiet "$@"; }
 tune --tuning "$tmp/a" --seed 3 || fail "replay tune"
 tune --tuning "$tmp/b" --seed 3 || fail "replay tune again"
-# the progress lines say why such a config was discarded (it is recorded as a crash: no numbers)
-prog=$("$bin" tune --backend replay --dataset "$d" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 30 \
-         --tuning "$tmp/p" --seed 3) || fail "replay tune with progress"
-grep -q "^f16_1024x1024x4096_fs iter [0-9]*/30 DISCARD (not in the dataset) " <<<"$prog" ||
-  fail "no progress line says 'not in the dataset': $prog"
-grep -q "DISCARD_RUNTIME_CRASH" <<<"$prog" && fail "a config outside the dataset shown as a crash: $prog"
 r="logs/f16_1024x1024x4096_fs/results.tsv"
 head -n 1 "$tmp/a/$r" | grep -q "backend=replay" || fail "backend label"
 diff <(cut -f1,4-11 "$tmp/a/$r") <(cut -f1,4-11 "$tmp/b/$r") >/dev/null || fail "same seed, other numbers"
 # iteration 0 is the baseline, measured from the dataset: its TFLOPS is one of the recorded draws
 base=$(awk -F'\t' 'NR == 3 { print $5 }' "$tmp/a/$r")
 [ -n "$base" ] || fail "baseline without numbers"
-grep -q "not in the dataset (14 configurations" "$tmp/a/$r" || fail "no config outside the dataset was reported"
-# a config outside the dataset has no numbers and is never kept
-awk -F'\t' 'NR > 2 && /not in the dataset/ && ($5 != "" || $10 == "KEEP") { exit 1 }' "$tmp/a/$r" ||
+# the proposer keeps to the dataset's 14 configurations (backend.measurable): every one of
+# its 13 ideas has numbers, and then it stops, 17 iterations of the 30 unspent
+grep -q "not in the dataset" "$tmp/a/$r" && fail "the proposer left the dataset: $(cat "$tmp/a/$r")"
+[ "$(awk -F'\t' 'NR > 3 && $5 != ""' "$tmp/a/$r" | wc -l)" -eq 13 ] || fail "not 13 measured ideas: $(cat "$tmp/a/$r")"
+[ "$(awk -F'\t' 'NR > 2 { print $2 }' "$tmp/a/$r" | sort -u | wc -l)" -eq 14 ] || fail "not the 14 configurations once each"
+"$bin" status --tuning "$tmp/a" | grep -q "13/30 .*the proposer found no untried valid configuration the backend can measure" ||
+  fail "the stop: $("$bin" status --tuning "$tmp/a")"
+# an agent's idea is its own: one outside the dataset is stored without numbers, said so
+# in the progress line (not as a crash), never kept; propose needs the dataset again
+"$bin" tune --agent --backend replay --dataset "$d" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 3 \
+  --tuning "$tmp/g" --quiet || fail "replay tune --agent"
+k=f16_1024x1024x4096_fs
+{ "$bin" source --tuning "$tmp/g" --key $k --iter 0; echo "__device__ int croq_agent_outside;"; } >"$tmp/x.cu"
+prop() { "$bin" propose --tuning "$tmp/g" --key $k --idea outside --category micro --src "$tmp/x.cu" --set raster=1 "$@"; }
+err=$(prop 2>&1); [ $? -eq 1 ] && grep -q "needs a dataset" <<<"$err" || fail "propose on a replay shape without --dataset: $err"
+prog=$(prop --dataset "$d") || fail "propose outside the dataset: $prog"
+grep -q "^$k iter 001/3 DISCARD (not in the dataset) " <<<"$prog" || fail "no progress line says 'not in the dataset': $prog"
+grep -q "iter 001/3 DISCARD_RUNTIME_CRASH" <<<"$prog" && fail "a config outside the dataset shown as a crash: $prog"
+grep -q "not in the dataset (14 configurations" "$tmp/g/logs/$k/results.tsv" || fail "the row does not say why"
+awk -F'\t' 'NR > 2 && /not in the dataset/ && ($5 != "" || $10 == "KEEP") { exit 1 }' "$tmp/g/logs/$k/results.tsv" ||
   fail "a config outside the dataset got numbers or was kept"
 err=$("$bin" tune --backend replay --tuning "$tmp/c" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 5 --quiet 2>&1)
 # bad usage, refused before the tuning directory is made (issue 24 item 12)

@@ -2,13 +2,14 @@
 # replay-bench on the committed H200 datasets (bench/explore/*.jsonl, issue 19): the
 # proposer replayed from scratch and from another dataset's best, 20 seeds each. The
 # thresholds are the numbers bench/results/replay-bench.txt records for today's proposer
-# (the run is deterministic); a proposer change that loses ground fails here. Issue 19's
-# targets are min@50 >= 0.95 and min@150 >= 0.99.
+# (the run is deterministic; since strategies keep to the dataset, 2026-12-07, the
+# proposer tries each of these 17-33 configurations within the budget); a proposer change
+# that loses ground fails here. Issue 19's targets are min@50 >= 0.95 and min@150 >= 0.99.
 set -u
 bin="$CROQ_BIN/croqtuner"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 src=${CROQ_SOURCE_DIR:-$(dirname "$0")/../..}
-MIN50=${MIN50:-0.924}; MIN150=${MIN150:-0.991}
+MIN50=${MIN50:-0.991}; MIN150=${MIN150:-0.991}
 out=$("$bin" replay-bench --datasets "$src/bench/explore" --seeds 20) || fail "replay-bench failed: $out"
 echo "$out"
 last=$(tail -n 1 <<<"$out")

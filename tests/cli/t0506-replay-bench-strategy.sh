@@ -26,14 +26,14 @@ for f in "$ds"/*.jsonl; do
 done
 grep -Eq "^replay-bench random: min@10 0\.[0-9]{3}$" <<<"$out" || fail "random's summary line: $out"
 # the proposals count: every run's 10 proposals (runs: the table's column), and how many
-# of them the dataset does not hold (most, on 17-33 configurations: the reason random stays
-# at its start)
+# of them the dataset does not hold: none, as random draws from the dataset's
+# configurations (backend.measurable), not from the 83.9 M points of the knob space
 runs=$(awk 'NF >= 6 && ($2 == "scratch" || $2 == "best") && $3 ~ /^[0-9]+$/ { r += $3 } END { print r }' <<<"$out")
 line=$(grep -E "^proposals: [0-9]+ of [0-9]+ were not in their dataset \(no numbers, never kept\)$" <<<"$out") ||
   fail "no proposals line: $out"
 read -r u p < <(sed -E 's/^proposals: ([0-9]+) of ([0-9]+) .*/\1 \2/' <<<"$line")
 [ "$p" -eq $((runs * 10)) ] || fail "proposals $p, want $runs runs x 10"
-[ "$u" -gt 0 ] && [ "$u" -le "$p" ] || fail "unmeasured $u of $p"
+[ "$u" -eq 0 ] || fail "unmeasured $u of $p: random left the datasets"
 grep -q "^strategies: @10 of each dataset's best" <<<"$out" || fail "no side-by-side table: $out"
 [[ "$(tail -n 1 <<<"$out")" =~ ^min\ +0\.[0-9]{3}$ ]] || fail "side-by-side minimum: $(tail -n 1 <<<"$out")"
 

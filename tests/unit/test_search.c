@@ -2,7 +2,8 @@
  * opening by name (the heuristic is the proposer, the agent external, the default the
  * checkpoint's); the random strategy deterministic per seed, only valid untried
  * configurations, uniform over the valid ones (each knob's value frequencies against an
- * independent rejection sample); the grid strategy in table order; errors. */
+ * independent rejection sample); the grid strategy in table order and grid_space_index;
+ * every engine strategy inside ctx->measurable (a replay's dataset); errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -196,18 +197,22 @@ static void test_random_uniform_over_valid(void **state)
         }
 }
 
-/* Index of cfg's early knobs in the space's mixed-radix order (grid.h). */
-static long index_of(const struct croq_config *c)
+/* grid_space_index inverts grid_space_point on every early knob; a value outside the
+ * knob's list has no index. */
+static void test_grid_space_index(void **state)
 {
-    long x = 0, w = 1;
-    for (int k = 0; k < KNOB_FIRST_LATE; k++) {
-        int i = 0;
-        while (croq_knobs[k].values[i] != c->v[k])
-            i++;
-        x += i * w;
-        w *= croq_knobs[k].n_values;
+    (void)state;
+    struct croq_config base, c;
+    knobs_baseline(&base, 1);
+    long np = grid_space_points(NULL);
+    for (long x = 0; x < np; x += np / 997 + 1) {
+        grid_space_point(NULL, x, &base, &c);
+        assert_int_equal(grid_space_index(NULL, &c), x);
     }
-    return x;
+    grid_space_point(NULL, np - 1, &base, &c);
+    assert_int_equal(grid_space_index(NULL, &c), np - 1);
+    c.v[KNOB_TILE_K] = 3; /* in no list */
+    assert_int_equal(grid_space_index(NULL, &c), -1);
 }
 
 static void test_grid_in_table_order(void **state)
@@ -223,7 +228,7 @@ static void test_grid_in_table_order(void **state)
         struct croq_config c;
         char err[200];
         assert_int_equal(knobs_parse_signature(&c, a[i], err, sizeof err), 0);
-        long x = index_of(&c);
+        long x = grid_space_index(NULL, &c);
         assert_true(x > prev);
         /* every point between two proposals is invalid (or the baseline, tried) */
         struct croq_config base;
@@ -235,6 +240,83 @@ static void test_grid_in_table_order(void **state)
             assert_true(!knobs_validate(&p, &large, why, sizeof why) || !memcmp(&p, &base, sizeof p));
         }
         prev = x;
+    }
+}
+
+static int cmp_sig(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* With ctx->measurable (a replay's dataset: src/backend/replay.c), every engine strategy
+ * proposes only its configurations, each once, and says none is left (1) when every one
+ * valid for the shape and of the best's dtype was proposed; grid in table order; random
+ * another order for another seed. The list: 40 grid points valid for the shape, one of
+ * the other dtype, one invalid for the shape, the baseline (the best: never proposed). */
+static void test_measurable(void **state)
+{
+    (void)state;
+    enum { NV = 40 };
+    static char list[NV + 3][CROQ_SIG_MAX], got[NV + 3][CROQ_SIG_MAX], first[NV + 3][CROQ_SIG_MAX];
+    struct croq_config base, c;
+    char why[CROQ_WHY_MAX];
+    knobs_baseline(&base, 0);
+    size_t n = 0;
+    long np = grid_space_points(NULL);
+    for (long x = 7; n < NV; x += np / 4099) {
+        grid_space_point(NULL, x % np, &base, &c);
+        if (knobs_validate(&c, &large, why, sizeof why) && memcmp(&c, &base, sizeof c))
+            knobs_signature(&c, list[n++]);
+    }
+    c.dtype = 1;
+    knobs_signature(&c, list[n++]); /* the other dtype */
+    struct croq_config bad = base;
+    bad.v[KNOB_TILE_M] = 256, bad.v[KNOB_SPLIT_K] = 64; /* split-K of 8192 into 64 slices of 128: tile_k 64 fits, */
+    bad.v[KNOB_TILE_K] = 256;                             /* 256 does not */
+    assert_false(knobs_validate(&bad, &large, why, sizeof why));
+    knobs_signature(&bad, list[n++]);
+    knobs_signature(&base, list[n++]);
+    qsort(list, n, sizeof *list, cmp_sig);
+    static const char *const names[] = {"heuristic", "grid", "random", "random"};
+    for (int si = 0; si < 4; si++) {
+        const struct search_strategy *s = search_open(names[si]);
+        static struct history h;
+        h.n = 0;
+        history_add(&h, &base, IDEA_MACRO);
+        h.e[0].start = true;
+        int k = 0;
+        long prev = -1;
+        for (;;) {
+            struct proposer_ctx ctx = ctx_of(&large, &base, &h, si == 3 ? 77 : 5);
+            ctx.measurable = (const char (*)[CROQ_SIG_MAX])list;
+            ctx.n_measurable = n;
+            struct idea id;
+            int rc = s->next(&ctx, &id);
+            if (rc == 1)
+                break;
+            assert_int_equal(rc, 0);
+            assert_true(k < NV);
+            knobs_signature(&id.cfg, got[k]);
+            if (!bsearch(got[k], list, n, sizeof *list, cmp_sig))
+                fail_msg("%s proposed %s, not measurable", s->name, got[k]);
+            assert_false(history_has(&h, &id.cfg));
+            assert_true(knobs_validate(&id.cfg, &large, why, sizeof why));
+            if (si == 1) { /* grid: table order */
+                assert_true(grid_space_index(NULL, &id.cfg) > prev);
+                prev = grid_space_index(NULL, &id.cfg);
+            }
+            history_add(&h, &id.cfg, id.category);
+            k++;
+        }
+        assert_int_equal(k, NV); /* every valid one of the dtype, then none left */
+        if (si == 2)
+            memcpy(first, got, sizeof got);
+        if (si == 3) { /* another seed, another order */
+            int same = 0;
+            for (int i = 0; i < NV; i++)
+                same += !strcmp(first[i], got[i]);
+            assert_true(same < NV / 2);
+        }
     }
 }
 
@@ -267,6 +349,8 @@ int main(void)
         cmocka_unit_test(test_random_only_valid_untried),
         cmocka_unit_test(test_random_uniform_over_valid),
         cmocka_unit_test(test_grid_in_table_order),
+        cmocka_unit_test(test_grid_space_index),
+        cmocka_unit_test(test_measurable),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
