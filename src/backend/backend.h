@@ -53,6 +53,8 @@ enum cand_status {
     CAND_UNUSABLE,      /* the GPU is gone (runner said no_gpu): not the candidate's fault */
     CAND_NOT_IN_DATASET,/* replay: the dataset never measured this config (no numbers) */
 };
+/* how the reason of a CAND_NOT_IN_DATASET result (and so its results.tsv note) begins */
+#define CAND_NOT_IN_DATASET_REASON "not in the dataset"
 const char *cand_status_name(enum cand_status s); /* "ok", "compile_error", ..., "not_in_dataset" */
 int cand_status_parse(const char *s);             /* -1 if unknown */
 

@@ -146,7 +146,7 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
         if (rec)
             snprintf(out->reason, sizeof out->reason, "replay: %s: %.220s", rec->status, rec->reason);
         else
-            snprintf(out->reason, sizeof out->reason, "not in the dataset (%d configurations of %.150s): "
+            snprintf(out->reason, sizeof out->reason, CAND_NOT_IN_DATASET_REASON " (%d configurations of %.150s): "
                      "never measured, excluded from the score", p->ds.n, p->path);
         json_object_set_new(j, "status", json_string(cand_status_name(out->status)));
         json_object_set_new(j, "error", json_string(out->reason));

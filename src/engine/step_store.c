@@ -141,7 +141,7 @@ static const char *progress_label(const struct pending *p, const struct result_r
 {
     const char *name = decision_name(row->decision);
     if (p->cand.status == CAND_NOT_IN_DATASET && !decision_kept(row->decision)) {
-        snprintf(buf, len, "DISCARD (not in the dataset)");
+        snprintf(buf, len, "DISCARD (" CAND_NOT_IN_DATASET_REASON ")");
         return buf;
     }
     if (row->decision == DEC_DISCARD && p->confirm_checked) {

@@ -16,6 +16,7 @@
 #include "artifacts/paths.h"
 #include "artifacts/results.h"
 #include "artifacts/state.h"
+#include "backend/backend.h"
 #include "engine/engine.h"
 #include "bench/kernel.h"
 #include "util/log.h"
@@ -184,13 +185,15 @@ static int child_run(const struct replay_bench_opts *o, const struct ds_entry *a
             ratio[i] = rec && !strcmp(rec->status, "ok") ? rec->tflops / x->best->tflops : 0;
         }
         json_decref(st);
-        /* a proposal the dataset does not hold has no numbers and can never be kept: on
-         * small datasets a strategy that proposes outside them looks like one stuck at
-         * its start, which the count says */
+        /* a proposal the dataset does not hold has no numbers and can never be kept;
+         * strategies keep to the dataset (backend.measurable), so the count checks that
+         * they do. A recorded failure (incorrect, crash) has no numbers either, but the
+         * dataset holds it: the note tells them apart. */
         for (size_t q = 0; q < log.n; q++)
             if (log.rows[q].iter >= 1) {
                 res.proposals++;
-                res.unmeasured += !log.rows[q].measured;
+                res.unmeasured += !strncmp(log.rows[q].note, CAND_NOT_IN_DATASET_REASON,
+                                           strlen(CAND_NOT_IN_DATASET_REASON));
             }
         rc = write(fd, &res, sizeof res) == (ssize_t)sizeof res ? 0 : 1;
     } else {

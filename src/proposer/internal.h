@@ -32,8 +32,8 @@ struct cand_list {
     size_t slot_cap;
 };
 
-/* Configurations already used (history + best), and a memo of knobs_validate for the
- * shape: open addressing on a hash of the config's bytes (a proposer call looks at the
+/* Configurations already used (history + best), and a memo of prop_valid (knobs_validate
+ * for the shape, the space, the measurable list): open addressing on a hash of the config's bytes (a proposer call looks at the
  * same points many times while repairing, and validation and signatures were most of
  * its time). */
 struct cfgset {
@@ -69,7 +69,7 @@ struct prop_state {
 int prop_state_init(struct prop_state *st, const struct proposer_ctx *ctx);
 void prop_state_release(struct prop_state *st);
 bool prop_sig_seen(const struct prop_state *st, const struct croq_config *cfg);
-/* knobs_validate for the shape and ctx->space, memoised */
+/* knobs_validate for the shape, ctx->space and ctx->measurable, memoised */
 bool prop_valid(const struct prop_state *st, const struct croq_config *cfg);
 uint64_t prop_cfg_hash(const struct croq_config *cfg);
 uint32_t prop_config_diff(const struct croq_config *a, const struct croq_config *b);

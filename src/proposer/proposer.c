@@ -62,7 +62,8 @@ static void add_change(struct text *t, const struct prop_state *st, const struct
              st->ctx->best.v[k], c->cfg.v[k]);
 }
 
-/* "tile_k 128 -> 256 with stages 4 -> 3 to stay valid" / "a 1 -> 2, b 3 -> 4" */
+/* "tile_k 128 -> 256 with stages 4 -> 3 to stay valid" / "a 1 -> 2, b 3 -> 4"; under replay
+ * (ctx->measurable) "... to stay valid and measured" */
 static void add_changes(struct text *t, const struct prop_state *st, const struct cand *c)
 {
     if (c->primary >= 0)
@@ -73,16 +74,18 @@ static void add_changes(struct text *t, const struct prop_state *st, const struc
     for (int k = 0; k < KNOB_COUNT; k++)
         if (rest & (1u << k))
             add_change(t, st, c, k);
-    if (c->primary >= 0 && rest)
-        text_add(t, " to stay valid");
+    if (c->primary >= 0 && rest) /* under replay also: to stay in the dataset (prop_valid) */
+        text_add(t, st->ctx->measurable ? " to stay valid and measured" : " to stay valid");
 }
 
-static const char *kind_prefix(enum idea_kind k)
+static const char *kind_prefix(const struct prop_state *st, enum idea_kind k)
 {
     switch (k) {
     case KIND_RADICAL: return "radical jump: ";
     case KIND_PORT: return "port another shape's best: ";
-    case KIND_RANDOM: return "random valid config (every neighbour tried): ";
+    case KIND_RANDOM:
+        return st->ctx->measurable ? "random measured config (every measured neighbour tried): "
+                                   : "random valid config (every neighbour tried): ";
     case KIND_PAIR: return "two-knob move: ";
     case KIND_RECIPE: return "recipe: ";
     default: return "";
@@ -146,7 +149,7 @@ static void idea_fill(const struct prop_state *st, const struct cand *c, int esc
     out->escalation = escalation;
     for (uint32_t m = c->changed; m; m &= m - 1)
         out->n_changed++;
-    text_add(&t, "%s", kind_prefix(c->kind));
+    text_add(&t, "%s", kind_prefix(st, c->kind));
     add_changes(&t, st, c);
     if (c->kind == KIND_RECIPE)
         text_add(&t, " (%s)", prop_recipe_name(c->recipe));

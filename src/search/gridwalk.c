@@ -1,7 +1,8 @@
 /* src/search/gridwalk.c — the grid strategy: the knob space enumerated in table order
  * (src/search/grid.h, grid_space_point: the first knob of the table varies fastest), the
  * first valid untried point each time; when the backend names what it can measure
- * (ctx->measurable), the first of those in the same order (grid_space_index). Uses neither the profile nor the measurements nor
+ * (ctx->measurable), the first of those in the same order (grid_space_index; ties, which
+ * differ in a late knob only, in the list's order). Uses neither the profile nor the measurements nor
  * the seed: the brute-force reference, which a budget ends in one corner of the space. */
 #include "internal.h"
 
@@ -23,9 +24,9 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
     struct croq_config c, pick = ctx->best;
     if (ctx->measurable) {
         /* the measurable configuration first in table order: the least point index */
-        for (long i = 0; i < search_points(ctx); i++) {
+        for (size_t i = 0; i < ctx->n_measurable; i++) {
             long x;
-            if (search_point(ctx, i, &c) && search_candidate_ok(ctx, &t, &c) &&
+            if (search_measurable_at(ctx, i, &c) && search_candidate_ok(ctx, &t, &c) &&
                 (x = grid_space_index(ctx->space, &c)) >= 0 && (at < 0 || x < at))
                 at = x, pick = c;
         }

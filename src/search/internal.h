@@ -21,15 +21,10 @@ void search_tried_release(struct search_tried *t);
  * for ctx->shape, in ctx->measurable (proposer_measurable) and not tried. */
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg);
 
-/* The points a strategy draws from: the knob space (grid.h, grid_space_point over
- * ctx->space, the late knobs ctx->best's), or, when the backend names what it can
- * measure (ctx->measurable), those configurations, in their signatures' order (a few
- * thousand, where a draw from the tens of millions of knob-space points would nearly
- * never land on one). search_point sets *out to point x in [0, search_points(ctx)) and
- * returns false when that point is not of ctx->best's dtype or does not parse (never
- * for the knob space); the caller still checks search_candidate_ok. */
-long search_points(const struct proposer_ctx *ctx);
-bool search_point(const struct proposer_ctx *ctx, long x, struct croq_config *out);
+/* Entry i (< ctx->n_measurable) of the configurations the backend can measure
+ * (ctx->measurable: a replay's dataset) into *out; false when it does not parse or is of
+ * another dtype than ctx->best. The caller still checks search_candidate_ok. */
+bool search_measurable_at(const struct proposer_ctx *ctx, size_t i, struct croq_config *out);
 
 /* *out for cfg (kind: how it was chosen): category the one most of its changed knobs
  * have against ctx->best (ties: macro, structural, variant, micro, as the proposer files

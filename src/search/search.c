@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
 #include "util/log.h"
 
 #define SEARCH_STRATEGY(name) extern const struct search_strategy search_##name;
@@ -123,17 +122,8 @@ void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cf
     snprintf(out->justification, sizeof out->justification, "%s", justification);
 }
 
-long search_points(const struct proposer_ctx *ctx)
-{
-    return ctx->measurable ? (long)ctx->n_measurable : grid_space_points(ctx->space);
-}
-
-bool search_point(const struct proposer_ctx *ctx, long x, struct croq_config *out)
+bool search_measurable_at(const struct proposer_ctx *ctx, size_t i, struct croq_config *out)
 {
     char err[128];
-    if (!ctx->measurable) {
-        grid_space_point(ctx->space, x, &ctx->best, out);
-        return true;
-    }
-    return !knobs_parse_signature(out, ctx->measurable[x], err, sizeof err) && out->dtype == ctx->best.dtype;
+    return !knobs_parse_signature(out, ctx->measurable[i], err, sizeof err) && out->dtype == ctx->best.dtype;
 }

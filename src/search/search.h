@@ -8,7 +8,8 @@
  * the iteration and budget, the best's profile, the other shapes' bests and measurements,
  * and the shape's seed; the knob space is ctx->space, the knobs and values the shape's
  * generator implements (src/knobs/space.h; NULL: the table's, src/knobs/knobs.def), and no
- * strategy proposes outside it. Each uses
+ * strategy proposes outside it, nor outside ctx->measurable when the backend names what it
+ * can measure (a replay's dataset; internal.h's search_candidate_ok checks both). Each uses
  * what it needs of it. The engine's compile-ahead asks the same function with the
  * history it would have after the pending candidate was discarded (the next
  * configurations), so next must be a pure function of the context: no I/O, no clock, no

@@ -61,7 +61,17 @@ grep -q "^e4m3_1024x1024x4096 *best .*no other dataset" <<<"$out" || fail "e4m3 
 awk '$2 == "scratch" || ($2 == "best" && $3 > 0) { for (i = 4; i <= 5; i++) if ($i <= 0 || $i > 1) exit 1 }' \
   <<<"$out" || fail "a ratio outside (0, 1]: $out"
 out=$("$bin" replay-bench --datasets "$tmp/ds" --seeds 2 --iters 50 --jobs 2) || fail "replay-bench 50"
+grep -qx "proposals: 0 of [1-9][0-9]* were not in their dataset (no numbers, never kept)" <<<"$out" ||
+  fail "a proposal outside a dataset, or no count: $out"
 [[ "$(tail -n 1 <<<"$out")" =~ ^replay-bench:\ min@10\ [01]\.[0-9]{3}\ min@30\ [01]\.[0-9]{3}\ min@50\ [01]\.[0-9]{3}$ ]] || fail "line: $(tail -n 1 <<<"$out")"
+# a recorded failure has no numbers either, but the dataset holds it: not counted as outside
+# (each of the 2 runs proposes all 13 configurations but the baseline, the 2 failures among them)
+mkdir "$tmp/fails"
+awk '!/kernel=0,/ && n < 2 && sub(/"status":"ok"/, "\"status\":\"incorrect\"") { n++ } 1' "$d" >"$tmp/fails/f16_1024x1024x4096.jsonl"
+[ "$(grep -c '"status":"incorrect"' "$tmp/fails/f16_1024x1024x4096.jsonl")" -eq 2 ] || fail "two records marked incorrect"
+out=$("$bin" replay-bench --datasets "$tmp/fails" --seeds 2 --iters 20 --jobs 2) || fail "replay-bench with failures: $out"
+grep -qx "proposals: 0 of 26 were not in their dataset (no numbers, never kept)" <<<"$out" ||
+  fail "recorded failures counted as outside the dataset: $out"
 
 # a dataset without the baseline (where every run starts) is refused by name, never
 # scored 0.000; a replay tune on it ends with an error exit saying so
