@@ -76,6 +76,9 @@ static int phase_ok(struct run *r)
     if (!c->agent)
         return run_fail(r, "shape '%s' is driven by the engine; 'croqtuner tune ... --agent' hands its IDEATE step "
                         "to an agent", c->key);
+    if (r->o->dataset && strcmp(c->backend, "replay")) /* it would be ignored, as tune refuses it */
+        return run_fail(r, "--dataset is the replay backend's; shape '%s' is measured by the %s backend", c->key,
+                        c->backend);
     if (c->phase != PH_IDEATE)
         return run_fail(r, "out of order: shape '%s' is in phase %s; propose is accepted only in IDEATE%s", c->key,
                         phase_name(c->phase), c->phase == PH_NEXT_SHAPE ? " (the shape is done)" : "");

@@ -28,6 +28,11 @@ refused() { # WANT args...: exit 1 with WANT in the message, results.tsv untouch
     cmp -s "$res" "$tmp/res.before" || fail "a refused propose changed results.tsv"
 }
 
+# --dataset is the replay backend's: on a sim shape it is refused, not ignored
+touch "$tmp/ds.jsonl"
+src z
+refused "replay backend's; shape '$key' is measured by the sim backend" --idea x --category micro --src "$tmp/z.cu" --dataset "$tmp/ds.jsonl"
+
 idea=$'it\'s "quoted" $(touch '"$tmp"$'/pwned) `touch '"$tmp"$'/pwned2` ; rm -rf /nonexistent\tTAB\nNEWLINE \\ back\\nslash ✓'
 src a
 out=$(propose --idea "$idea" --category micro --src "$tmp/a.cu" --set raster=1 --json) || fail "propose exited $?: $out"
