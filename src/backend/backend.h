@@ -203,12 +203,12 @@ struct backend {
      * in-flight count per candidate (gpu). false: nothing of a candidate runs (sim,
      * replay), and a tuner that dies was stopped from outside. */
     bool runs_candidates;
-    /* The configurations this backend can answer for, signatures (knobs_signature) sorted
-     * by strcmp, each once; NULL: any (gpu, sim). replay: every configuration its dataset
-     * recorded, ok or failed; the engine hands the list to the search strategy
-     * (proposer_ctx.measurable) so no iteration goes to one without numbers. Owned by
-     * the backend, valid until release. */
-    const char (*measurable)[CROQ_SIG_MAX];
+    /* The configurations this backend can answer for, sorted by knobs_config_cmp, each
+     * once; NULL: any (gpu, sim). replay: every configuration its dataset recorded, ok or
+     * failed; the engine hands the list to the search strategy (proposer_ctx.measurable)
+     * so no iteration goes to one without numbers. Owned by the backend, valid until
+     * release. */
+    const struct croq_config *measurable;
     size_t n_measurable;
     void *priv;
 };

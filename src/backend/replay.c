@@ -45,27 +45,22 @@
 struct replay {
     struct dataset ds;
     char path[1024];
-    char (*sigs)[CROQ_SIG_MAX]; /* backend.measurable */
+    struct croq_config *cfgs; /* backend.measurable */
 };
 
-static int cmp_sig(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-/* The dataset's signatures as backend.measurable wants them: canonical (the proposer
- * compares knobs_signature's text), sorted, each once. Returns how many. */
+/* The dataset's configurations as backend.measurable wants them: sorted, each once.
+ * Returns how many. */
 static size_t measurable_init(struct replay *p)
 {
     size_t n = 0;
-    p->sigs = xmalloc(((size_t)p->ds.n + 1) * sizeof *p->sigs);
+    p->cfgs = xmalloc(((size_t)p->ds.n + 1) * sizeof *p->cfgs);
     for (int i = 0; i < p->ds.n; i++)
-        knobs_signature(&p->ds.r[i].cfg, p->sigs[n++]);
-    qsort(p->sigs, n, sizeof *p->sigs, cmp_sig);
+        p->cfgs[n++] = p->ds.r[i].cfg;
+    qsort(p->cfgs, n, sizeof *p->cfgs, knobs_config_cmp);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
-        if (!u || strcmp(p->sigs[u - 1], p->sigs[i]))
-            memmove(p->sigs[u++], p->sigs[i], CROQ_SIG_MAX);
+        if (!u || knobs_config_cmp(&p->cfgs[u - 1], &p->cfgs[i]))
+            p->cfgs[u++] = p->cfgs[i];
     return u;
 }
 
@@ -244,7 +239,7 @@ static void replay_release(struct backend *b)
 {
     struct replay *p = b->priv;
     dataset_release(&p->ds);
-    free(p->sigs);
+    free(p->cfgs);
     free(p);
     free(b);
 }
@@ -287,10 +282,10 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
         free(p);
         return NULL;
     }
-    size_t n_sigs = measurable_init(p);
+    size_t n_cfgs = measurable_init(p);
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
                           .profile = replay_profile, .ladder = replay_ladder, .release = replay_release,
-                          .measurable = (const char (*)[CROQ_SIG_MAX])p->sigs, .n_measurable = n_sigs, .priv = p};
+                          .measurable = p->cfgs, .n_measurable = n_cfgs, .priv = p};
     return b;
 }

@@ -616,3 +616,8 @@ int shape_parse(const char *s, struct croq_shape *out)
         return -1;
     return (out->m > 0 && out->n > 0 && out->k > 0) ? 0 : -1;
 }
+
+int knobs_config_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(struct croq_config));
+}

@@ -112,6 +112,9 @@ bool shape_validate(int dtype, const struct croq_shape *shape, char *why, size_t
 /* Canonical "dtype=f16,kernel=1,tile_m=128,..." in table order; late knobs at their
  * default are left out (KNOB_FIRST_LATE). */
 void knobs_signature(const struct croq_config *cfg, char out[CROQ_SIG_MAX]);
+/* A total order on configurations (their bytes: a config is ints only, so equal configs
+ * compare equal), for qsort and bsearch over struct croq_config arrays. */
+int knobs_config_cmp(const void *a, const void *b);
 /* The short label tables print: "base 64x128x64 s2" / "ws 128x256x64 s4 c2" (kernel,
  * tile_m x tile_n x tile_k, stages, consumers of the warp-specialized kernel) + every
  * other knob that differs from the dtype's default as " name=value" (no commas: the

@@ -378,12 +378,10 @@ static int gen_random_measurable(const struct prop_state *st, uint64_t rng, stru
     for (size_t i = 0; i < n && l->n < RANDOM_KEEP && !rc; i++) {
         size_t j = i + (size_t)(rng_next(&rng) % (uint64_t)(n - i)), x = ix[j];
         ix[j] = ix[i], ix[i] = x;
-        struct croq_config c;
-        char err[128];
-        if (knobs_parse_signature(&c, st->ctx->measurable[x], err, sizeof err) || c.dtype != st->ctx->best.dtype ||
-            !prop_cand_usable(st, &c))
+        const struct croq_config *c = &st->ctx->measurable[x];
+        if (c->dtype != st->ctx->best.dtype || !prop_cand_usable(st, c))
             continue;
-        struct cand cd = cand_make(st, &c, KIND_RANDOM, -1);
+        struct cand cd = cand_make(st, c, KIND_RANDOM, -1);
         rc = prop_cand_push(l, &cd);
     }
     free(ix);
@@ -474,12 +472,10 @@ static bool walk_measurable(const struct prop_state *st, uint64_t rng, struct ca
     size_t n = st->ctx->n_measurable;
     size_t start = n ? (size_t)(rng_next(&rng) % n) : 0;
     for (size_t t = 0; t < n; t++) {
-        struct croq_config c;
-        char err[128];
-        if (knobs_parse_signature(&c, st->ctx->measurable[(start + t) % n], err, sizeof err) ||
-            c.dtype != st->ctx->best.dtype || !prop_cand_usable(st, &c))
+        const struct croq_config *c = &st->ctx->measurable[(start + t) % n];
+        if (c->dtype != st->ctx->best.dtype || !prop_cand_usable(st, c))
             continue;
-        *out = cand_make(st, &c, KIND_RANDOM, -1);
+        *out = cand_make(st, c, KIND_RANDOM, -1);
         return true;
     }
     return false;

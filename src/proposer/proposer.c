@@ -203,18 +203,10 @@ static int propose(struct prop_state *st, struct cand_list *l, struct idea *out)
     return 0;
 }
 
-static int cmp_sig(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
 bool proposer_measurable(const struct proposer_ctx *ctx, const struct croq_config *cfg)
 {
-    if (!ctx->measurable)
-        return true;
-    char sig[CROQ_SIG_MAX];
-    knobs_signature(cfg, sig);
-    return bsearch(sig, ctx->measurable, ctx->n_measurable, sizeof *ctx->measurable, cmp_sig) != NULL;
+    return !ctx->measurable ||
+           bsearch(cfg, ctx->measurable, ctx->n_measurable, sizeof *ctx->measurable, knobs_config_cmp) != NULL;
 }
 
 int proposer_next(const struct proposer_ctx *ctx, struct idea *out)

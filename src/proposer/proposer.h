@@ -112,16 +112,16 @@ struct proposer_ctx {
      * strategy proposes inside it: a knob the generator lacks stays at its default, a
      * value it lacks is never taken. NULL: this binary's whole table. */
     const struct knob_space *space;
-    /* appended: the configurations the backend can answer for, as signatures sorted by
-     * strcmp (the replay backend's: every configuration its dataset recorded, ok or
-     * failed), or NULL: any (a GPU measures whatever builds). Every strategy proposes
+    /* appended: the configurations the backend can answer for, sorted by knobs_config_cmp
+     * (the replay backend's: every configuration its dataset recorded, ok or failed), or
+     * NULL: any (a GPU measures whatever builds). Every strategy proposes
      * inside it as inside space: a replayed configuration the dataset never measured has
      * no numbers, so a move to one would spend an iteration on nothing (issue 25). */
-    const char (*measurable)[CROQ_SIG_MAX];
+    const struct croq_config *measurable;
     size_t n_measurable;
 };
 
-/* True when ctx->measurable is NULL or holds cfg's signature. */
+/* True when ctx->measurable is NULL or holds cfg. */
 bool proposer_measurable(const struct proposer_ctx *ctx, const struct croq_config *cfg);
 
 struct idea {

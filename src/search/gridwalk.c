@@ -25,10 +25,10 @@ static int grid_next(const struct proposer_ctx *ctx, struct idea *out)
     if (ctx->measurable) {
         /* the measurable configuration first in table order: the least point index */
         for (size_t i = 0; i < ctx->n_measurable; i++) {
+            const struct croq_config *m = &ctx->measurable[i];
             long x;
-            if (search_measurable_at(ctx, i, &c) && search_candidate_ok(ctx, &t, &c) &&
-                (x = grid_space_index(ctx->space, &c)) >= 0 && (at < 0 || x < at))
-                at = x, pick = c;
+            if (search_candidate_ok(ctx, &t, m) && (x = grid_space_index(ctx->space, m)) >= 0 && (at < 0 || x < at))
+                at = x, pick = *m;
         }
     } else {
         for (long x = 0; x < np && at < 0; x++) {

@@ -17,14 +17,10 @@ void search_tried_init(struct search_tried *t, const struct proposer_ctx *ctx);
 bool search_tried_has(const struct search_tried *t, const struct croq_config *cfg);
 void search_tried_release(struct search_tried *t);
 
-/* True when cfg may be proposed: in ctx->space (the shape's generator's knobs), valid
- * for ctx->shape, in ctx->measurable (proposer_measurable) and not tried. */
+/* True when cfg may be proposed: of ctx->best's dtype, in ctx->space (the shape's
+ * generator's knobs), valid for ctx->shape, in ctx->measurable (proposer_measurable) and
+ * not tried. */
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg);
-
-/* Entry i (< ctx->n_measurable) of the configurations the backend can measure
- * (ctx->measurable: a replay's dataset) into *out; false when it does not parse or is of
- * another dtype than ctx->best. The caller still checks search_candidate_ok. */
-bool search_measurable_at(const struct proposer_ctx *ctx, size_t i, struct croq_config *out);
 
 /* *out for cfg (kind: how it was chosen): category the one most of its changed knobs
  * have against ctx->best (ties: macro, structural, variant, micro, as the proposer files

@@ -39,34 +39,33 @@ static int random_next(const struct proposer_ctx *ctx, struct idea *out)
     search_tried_init(&t, ctx);
     uint64_t st = ctx->seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)ctx->iteration * 0xBF58476D1CE4E5B9ull ^
                   (uint64_t)ctx->n_history;
-    uint64_t np = (uint64_t)grid_space_points(ctx->space);
     struct croq_config c;
     long found = -1;
     if (ctx->measurable) {
         /* a few thousand points: every eligible one counted, then one drawn */
         size_t *ok = xmalloc((ctx->n_measurable + 1) * sizeof *ok), n_ok = 0;
         for (size_t i = 0; i < ctx->n_measurable; i++)
-            if (search_measurable_at(ctx, i, &c) && search_candidate_ok(ctx, &t, &c))
+            if (search_candidate_ok(ctx, &t, &ctx->measurable[i]))
                 ok[n_ok++] = i;
-        if (n_ok) {
-            found = (long)ok[rng_splitmix64(&st) % (uint64_t)n_ok];
-            search_measurable_at(ctx, (size_t)found, &c);
-        }
+        if (n_ok)
+            c = ctx->measurable[found = (long)ok[rng_splitmix64(&st) % (uint64_t)n_ok]];
         free(ok);
-    }
-    /* np is about 2^25: the modulo's bias, below 2^-38, is no concern */
-    for (long i = 0; !ctx->measurable && i < RANDOM_DRAWS && found < 0; i++) {
-        long x = (long)(rng_splitmix64(&st) % np);
-        grid_space_point(ctx->space, x, &ctx->best, &c);
-        if (search_candidate_ok(ctx, &t, &c))
-            found = x;
-    }
-    uint64_t x0 = ctx->measurable ? 0 : rng_splitmix64(&st) % np;
-    for (uint64_t j = 0; !ctx->measurable && j < np && found < 0; j++) {
-        long x = (long)((x0 + j) % np);
-        grid_space_point(ctx->space, x, &ctx->best, &c);
-        if (search_candidate_ok(ctx, &t, &c))
-            found = x;
+    } else {
+        uint64_t np = (uint64_t)grid_space_points(ctx->space);
+        /* np is about 2^25: the modulo's bias, below 2^-38, is no concern */
+        for (long i = 0; i < RANDOM_DRAWS && found < 0; i++) {
+            long x = (long)(rng_splitmix64(&st) % np);
+            grid_space_point(ctx->space, x, &ctx->best, &c);
+            if (search_candidate_ok(ctx, &t, &c))
+                found = x;
+        }
+        uint64_t x0 = rng_splitmix64(&st) % np;
+        for (uint64_t j = 0; j < np && found < 0; j++) {
+            long x = (long)((x0 + j) % np);
+            grid_space_point(ctx->space, x, &ctx->best, &c);
+            if (search_candidate_ok(ctx, &t, &c))
+                found = x;
+        }
     }
     search_tried_release(&t);
     if (found < 0)

@@ -91,8 +91,9 @@ void search_tried_release(struct search_tried *t)
 bool search_candidate_ok(const struct proposer_ctx *ctx, const struct search_tried *t, const struct croq_config *cfg)
 {
     char why[CROQ_WHY_MAX];
-    return knob_space_allows(ctx->space, cfg, NULL, 0) && knobs_validate(cfg, &ctx->shape, why, sizeof why) &&
-           proposer_measurable(ctx, cfg) && !search_tried_has(t, cfg);
+    return cfg->dtype == ctx->best.dtype && knob_space_allows(ctx->space, cfg, NULL, 0) &&
+           knobs_validate(cfg, &ctx->shape, why, sizeof why) && proposer_measurable(ctx, cfg) &&
+           !search_tried_has(t, cfg);
 }
 
 void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cfg, enum idea_kind kind,
@@ -120,10 +121,4 @@ void search_idea_of(const struct proposer_ctx *ctx, const struct croq_config *cf
             best = c;
     out->category = (enum idea_category)best;
     snprintf(out->justification, sizeof out->justification, "%s", justification);
-}
-
-bool search_measurable_at(const struct proposer_ctx *ctx, size_t i, struct croq_config *out)
-{
-    char err[128];
-    return !knobs_parse_signature(out, ctx->measurable[i], err, sizeof err) && out->dtype == ctx->best.dtype;
 }

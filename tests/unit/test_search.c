@@ -243,11 +243,6 @@ static void test_grid_in_table_order(void **state)
     }
 }
 
-static int cmp_sig(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
 /* With ctx->measurable (a replay's dataset: src/backend/replay.c), every engine strategy
  * proposes only its configurations, each once, and says none is left (1) when every one
  * valid for the shape and of the best's dtype was proposed; grid in table order; random
@@ -257,7 +252,8 @@ static void test_measurable(void **state)
 {
     (void)state;
     enum { NV = 40 };
-    static char list[NV + 3][CROQ_SIG_MAX], got[NV + 3][CROQ_SIG_MAX], first[NV + 3][CROQ_SIG_MAX];
+    static struct croq_config list[NV + 3];
+    static char got[NV + 3][CROQ_SIG_MAX], first[NV + 3][CROQ_SIG_MAX];
     struct croq_config base, c;
     char why[CROQ_WHY_MAX];
     knobs_baseline(&base, 0);
@@ -266,17 +262,17 @@ static void test_measurable(void **state)
     for (long x = 7; n < NV; x += np / 4099) {
         grid_space_point(NULL, x % np, &base, &c);
         if (knobs_validate(&c, &large, why, sizeof why) && memcmp(&c, &base, sizeof c))
-            knobs_signature(&c, list[n++]);
+            list[n++] = c;
     }
     c.dtype = 1;
-    knobs_signature(&c, list[n++]); /* the other dtype */
+    list[n++] = c; /* the other dtype */
     struct croq_config bad = base;
     bad.v[KNOB_TILE_M] = 256, bad.v[KNOB_SPLIT_K] = 64; /* split-K of 8192 into 64 slices of 128: tile_k 64 fits, */
     bad.v[KNOB_TILE_K] = 256;                             /* 256 does not */
     assert_false(knobs_validate(&bad, &large, why, sizeof why));
-    knobs_signature(&bad, list[n++]);
-    knobs_signature(&base, list[n++]);
-    qsort(list, n, sizeof *list, cmp_sig);
+    list[n++] = bad;
+    list[n++] = base;
+    qsort(list, n, sizeof *list, knobs_config_cmp);
     static const char *const names[] = {"heuristic", "grid", "random", "random"};
     for (int si = 0; si < 4; si++) {
         const struct search_strategy *s = search_open(names[si]);
@@ -288,7 +284,7 @@ static void test_measurable(void **state)
         long prev = -1;
         for (;;) {
             struct proposer_ctx ctx = ctx_of(&large, &base, &h, si == 3 ? 77 : 5);
-            ctx.measurable = (const char (*)[CROQ_SIG_MAX])list;
+            ctx.measurable = list;
             ctx.n_measurable = n;
             struct idea id;
             int rc = s->next(&ctx, &id);
@@ -297,7 +293,7 @@ static void test_measurable(void **state)
             assert_int_equal(rc, 0);
             assert_true(k < NV);
             knobs_signature(&id.cfg, got[k]);
-            if (!bsearch(got[k], list, n, sizeof *list, cmp_sig))
+            if (!bsearch(&id.cfg, list, n, sizeof *list, knobs_config_cmp))
                 fail_msg("%s proposed %s, not measurable", s->name, got[k]);
             assert_false(history_has(&h, &id.cfg));
             assert_true(knobs_validate(&id.cfg, &large, why, sizeof why));
