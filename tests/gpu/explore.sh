@@ -22,6 +22,9 @@ G=$(dirname "$0")/../../bench/explore/grids
 read -r L_SMALL L_MEDIUM L_LARGE <<<"${LIMITS:-55 60 110}"
 JOBS=${JOBS:-$(( $(nproc) > 3 ? $(nproc) - 2 : 1 ))}
 mkdir -p "$OUT"
+# A frozen directory (FROZEN.txt: the datasets strategies are tuned and judged on) takes
+# nothing more: a record added would move every score measured on it.
+[ ! -e "$OUT/FROZEN.txt" ] || { echo "explore.sh: $OUT is frozen ($OUT/FROZEN.txt): give another OUT_DIR"; exit 2; }
 # One dataset, one GPU model: the records of an H200 and an H100 are not one ground truth
 # (a failed record's "gpu" is "unknown": no measurement named it). Checked first, in either
 # form, so a refusal leaves OUT_DIR as it was.
