@@ -236,6 +236,8 @@ json_t *checkpoint_to_json(const struct checkpoint *c)
         json_object_set_new(o, "gpu", json_string(c->gpu));
     if (strcmp(c->strategy, CHECKPOINT_STRATEGY_DEFAULT)) /* the default's checkpoints stay as they were */
         json_object_set_new(o, "strategy", json_string(c->strategy));
+    if (c->dataset_hash[0]) /* replay only: the checkpoints of other backends stay as they were */
+        json_object_set_new(o, "dataset", json_pack("{s:s, s:s}", "path", c->dataset, "hash", c->dataset_hash));
     if (c->cold_l2) /* warm is the default: checkpoints of warm shapes stay as they were */
         json_object_set_new(o, "l2", json_string("cold"));
     if (c->ladder.done)
@@ -562,6 +564,16 @@ int checkpoint_from_json(json_t *j, struct checkpoint *c, char *err, size_t errl
         jget_str(r, j, "", "strategy", true, c->strategy, sizeof c->strategy);
         if (!r->failed && !strategy_name_ok(c->strategy))
             jget_fail(r, "", "strategy", "is not a strategy name (" STRATEGY_NAME_RULE ")");
+    }
+    json_t *ds = obj_if_present(r, j, "", "dataset"); /* absent: not replay, or before it was recorded */
+    if (ds) {
+        jget_str(r, ds, "dataset", "path", true, c->dataset, sizeof c->dataset);
+        jget_str(r, ds, "dataset", "hash", true, c->dataset_hash, sizeof c->dataset_hash);
+        if (!r->failed && (strlen(c->dataset_hash) != BACKEND_HASH_MAX - 1 ||
+                           strspn(c->dataset_hash, "0123456789abcdef") != BACKEND_HASH_MAX - 1))
+            jget_fail(r, "dataset", "hash", "is not 16 lowercase hex digits");
+        if (!r->failed && strcmp(c->backend, "replay"))
+            jget_fail(r, "", "dataset", "is only a replay shape's");
     }
     read_ladder(r, obj_if_present(r, j, "", "ladder"), (int)iter, &c->ladder);
     if (r->failed) {

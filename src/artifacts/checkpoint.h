@@ -117,6 +117,7 @@ struct ladder_rec {
 /* The ranges a checkpoint's and a state.json entry's numbers are read in (--iters takes
  * the same 1..CHECKPOINT_ITER_MAX): anything outside is an edit, refused before any cast. */
 enum { CHECKPOINT_ITER_MAX = 100000 };
+enum { CHECKPOINT_PATH_MAX = 1024 };
 /* The strategy a checkpoint without "strategy" names: the engine's default search strategy
  * (SEARCH_DEFAULT, src/search/search.h; tests/unit/test_search.c checks they agree). */
 #define CHECKPOINT_STRATEGY_DEFAULT "heuristic"
@@ -155,6 +156,11 @@ struct checkpoint {
                                          than the L2 (--l2 cold), fixed when the shape starts */
     struct ladder_rec ladder;
     char gpu[BACKEND_GPU_MAX];        /* the GPU model its measurements ran on, "" unknown (sim) */
+    /* replay: the explore dataset the shape started on, its absolute path and the FNV-1a 64
+     * of its bytes ("dataset" in the file; "" in checkpoints written before it was recorded):
+     * resume reopens that file, and refuses one whose bytes changed (engine/run.c) */
+    char dataset[CHECKPOINT_PATH_MAX];
+    char dataset_hash[BACKEND_HASH_MAX];
 };
 void checkpoint_init(struct checkpoint *c);
 void checkpoint_release(struct checkpoint *c);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +157,7 @@ static void clean_temps(struct run *r, int dtype)
         printf("%s: removed %d temporary file(s) of writes cut by a crash\n", r->ck.key, n);
 }
 
-static int open_backend(struct run *r);
+static int open_backend(struct run *r, bool is_new);
 static int check_strategy(struct run *r);
 
 /* A new shape: its backend is opened first (a replay dataset of another shape is
@@ -171,7 +172,7 @@ static int new_checkpoint(struct run *r, const struct shape_params *p)
     if (check_strategy(r))
         return ENGINE_FAILED;
     snprintf(c->backend, sizeof c->backend, "%s", p->backend ? p->backend : "gpu");
-    if (open_backend(r))
+    if (open_backend(r, true))
         return ENGINE_FAILED;
     c->seed = p->seed;
     c->budget = p->budget > 0 ? p->budget : p->new_budget;
@@ -280,14 +281,47 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
     return 0;
 }
 
-static int open_backend(struct run *r)
+/* A replay shape's dataset is part of its record: the numbers every row was drawn from.
+ * A new shape records the file (absolute path, hash of its bytes) in the checkpoint; a
+ * reopened one takes --dataset or else the recorded path, and is refused when the file's
+ * bytes are not those it started on (a dataset explored further, or another one): its
+ * ideas and draws would follow other numbers than the rows before them. */
+static int check_dataset(struct run *r, const char *path, bool is_new)
+{
+    char hash[BACKEND_HASH_MAX], abs[PATH_MAX];
+    if (backend_hash_file(path, hash))
+        return run_fail(r, "cannot read the dataset '%s': %s", path, strerror(errno));
+    if (is_new) {
+        if (!realpath(path, abs) || strlen(abs) >= sizeof r->ck.dataset)
+            return run_fail(r, "cannot name the dataset '%s' by an absolute path of at most %zu bytes", path,
+                            sizeof r->ck.dataset - 1);
+        memcpy(r->ck.dataset, abs, strlen(abs) + 1);
+        memcpy(r->ck.dataset_hash, hash, sizeof hash);
+        return 0;
+    }
+    if (r->ck.dataset_hash[0] && strcmp(hash, r->ck.dataset_hash))
+        return run_fail(r, "shape '%s' started on the dataset '%s' (FNV-1a 64 %s); '%s' holds other bytes (%s): a "
+                        "replay run goes on only on the numbers it started with; give that file as it was, or tune "
+                        "the shape anew in another --tuning directory (nothing was changed)", r->ck.key, r->ck.dataset,
+                        r->ck.dataset_hash, path, hash);
+    return 0;
+}
+
+static int open_backend(struct run *r, bool is_new)
 {
     char err[300];
-    struct backend_opts bo = {.name = r->ck.backend, .dataset = r->o->dataset, .shape = &r->ck.sk.shape,
+    bool replay = !strcmp(r->ck.backend, "replay");
+    const char *dataset = r->o->dataset || !replay || !r->ck.dataset[0] ? r->o->dataset : r->ck.dataset;
+    struct backend_opts bo = {.name = r->ck.backend, .dataset = dataset, .shape = &r->ck.sk.shape,
                               .dtype = r->ck.sk.dtype, .sim_faults = r->o->sim_faults,
                               .sim_delay_ms = r->o->sim_delay_ms, .runner = r->o->runner};
     r->be = backend_open(&bo, err, sizeof err);
-    return r->be ? 0 : run_fail(r, "%s", err);
+    if (!r->be && dataset && dataset == r->ck.dataset)
+        return run_fail(r, "%s: the dataset shape '%s' started on, as its checkpoint records it; give --dataset FILE "
+                        "if it moved", err, r->ck.key);
+    if (!r->be)
+        return run_fail(r, "%s", err);
+    return replay ? check_dataset(r, dataset, is_new) : 0;
 }
 
 
@@ -366,7 +400,7 @@ int run_open(struct run *r, const struct engine_opts *o, const struct shape_para
         return ENGINE_FAILED;
     if (r->ck.have_best && knobs_parse_signature(&r->best_cfg, r->ck.best.config, err, sizeof err))
         return run_fail(r, "checkpoint of '%s': best config: %s; the file is left as it is", r->ck.key, err);
-    if ((!r->be && open_backend(r)) || reconcile(r))
+    if ((!r->be && open_backend(r, false)) || reconcile(r))
         return ENGINE_FAILED;
     if ((rc = maybe_reopen(r, p)) || (rc = maybe_ladder(r, p)))
         return rc;

@@ -5,6 +5,10 @@
 #   and what to do; resume of a replay shape with such a dataset is refused the same way
 #   and leaves its checkpoint as it was;
 # - resume --help lists --dataset;
+# - a replay shape records its dataset (absolute path, FNV-1a 64 of its bytes): resume
+#   reopens it without --dataset; a dataset explored further since (other bytes) is
+#   refused, naming both hashes, the checkpoint unchanged; a moved one is given by
+#   --dataset;
 # - a replay shape is refused in a sim directory, and a sim shape in a replay directory,
 #   naming the other backend, the directory's state.json unchanged.
 set -u
@@ -54,4 +58,31 @@ err=$("$bin" tune --backend sim --quiet --dtype f16 --shape 1024x1024x1024 --mod
 [ $rc -eq 1 ] && grep -qF "'$tmp/r2' holds shapes tuned with backend 'replay' (f16_1024x1024x4096_fs), not 'sim'" <<<"$err" ||
     fail "sim shape in a replay directory: rc=$rc: $err"
 [ "$(entries "$tmp/r2")" = f16_1024x1024x4096_fs ] || fail "replay directory holds $(entries "$tmp/r2")"
+# 5. the recorded dataset: reopened without --dataset, refused once its bytes changed
+mkdir "$tmp/a"
+tail -n +2 "$d" >"$tmp/a/ds.jsonl"
+CROQ_CRASHPOINT=ideate.saved replay "$tmp/a/ds.jsonl" 1024x1024x4096 "$tmp/r3" >/dev/null 2>&1
+ck=$tmp/r3/checkpoints/f16_1024x1024x4096_fs.json
+read -r path hash < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['dataset']; print(d['path'], d['hash'])" "$ck") ||
+    fail "no dataset in the checkpoint: $(cat "$ck")"
+[ "$path" = "$(realpath "$tmp/a/ds.jsonl")" ] && [[ "$hash" =~ ^[0-9a-f]{16}$ ]] || fail "recorded dataset: $path $hash"
+cp "$ck" "$tmp/ck3.json"
+cp "$d" "$tmp/a/ds.jsonl" # explored further: one record more (other bytes)
+err=$("$bin" resume --tuning "$tmp/r3" --quiet 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "shape 'f16_1024x1024x4096_fs' started on the dataset '$path' (FNV-1a 64 $hash); '$path' holds other bytes (" <<<"$err" &&
+    grep -qF "(nothing was changed)" <<<"$err" || fail "resume on a dataset explored further: rc=$rc: $err"
+cmp -s "$tmp/ck3.json" "$ck" || fail "the checkpoint changed"
+mkdir "$tmp/b"
+tail -n +2 "$d" >"$tmp/b/moved.jsonl"
+rm "$tmp/a/ds.jsonl"
+err=$("$bin" resume --tuning "$tmp/r3" --quiet 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "as its checkpoint records it; give --dataset FILE if it moved" <<<"$err" ||
+    fail "resume without the recorded file: rc=$rc: $err"
+cmp -s "$tmp/ck3.json" "$ck" || fail "the checkpoint changed"
+"$bin" resume --tuning "$tmp/r3" --dataset "$tmp/b/moved.jsonl" --quiet || fail "resume with the moved dataset"
+grep -q '"phase": *"NEXT_SHAPE"' "$ck" || fail "not finished: $(grep phase "$ck")"
+# resume without --dataset: the recorded path
+CROQ_CRASHPOINT=ideate.saved replay "$tmp/b/moved.jsonl" 1024x1024x4096 "$tmp/r4" >/dev/null 2>&1
+"$bin" resume --tuning "$tmp/r4" --quiet || fail "resume without --dataset"
+grep -q '"phase": *"NEXT_SHAPE"' "$tmp/r4/checkpoints/f16_1024x1024x4096_fs.json" || fail "r4 not finished"
 echo ok

@@ -32,14 +32,13 @@ grep -q "not in the dataset" "$tmp/a/$r" && fail "the proposer left the dataset:
 "$bin" status --tuning "$tmp/a" | grep -q "13/30 .*the proposer found no untried valid configuration the backend can measure" ||
   fail "the stop: $("$bin" status --tuning "$tmp/a")"
 # an agent's idea is its own: one outside the dataset is stored without numbers, said so
-# in the progress line (not as a crash), never kept; propose needs the dataset again
+# in the progress line (not as a crash), never kept; propose reopens the dataset the checkpoint records
 "$bin" tune --agent --backend replay --dataset "$d" --dtype f16 --shape 1024x1024x4096 --mode scratch --iters 3 \
   --tuning "$tmp/g" --quiet || fail "replay tune --agent"
 k=f16_1024x1024x4096_fs
 { "$bin" source --tuning "$tmp/g" --key $k --iter 0; echo "__device__ int croq_agent_outside;"; } >"$tmp/x.cu"
 prop() { "$bin" propose --tuning "$tmp/g" --key $k --idea outside --category micro --src "$tmp/x.cu" --set raster=1 "$@"; }
-err=$(prop 2>&1); [ $? -eq 1 ] && grep -q "needs a dataset" <<<"$err" || fail "propose on a replay shape without --dataset: $err"
-prog=$(prop --dataset "$d") || fail "propose outside the dataset: $prog"
+prog=$(prop) || fail "propose outside the dataset (the checkpoint's dataset, no --dataset): $prog"
 grep -q "^$k iter 001/3 DISCARD (not in the dataset) " <<<"$prog" || fail "no progress line says 'not in the dataset': $prog"
 grep -q "iter 001/3 DISCARD_RUNTIME_CRASH" <<<"$prog" && fail "a config outside the dataset shown as a crash: $prog"
 grep -q "not in the dataset (14 configurations" "$tmp/g/logs/$k/results.tsv" || fail "the row does not say why"

@@ -466,6 +466,43 @@ static void test_checkpoint_strategy(void **state)
     checkpoint_release(&c);
 }
 
+/* A replay shape's dataset (path, FNV-1a 64 of its bytes): absent unless recorded, so the
+ * checkpoints of other backends are what they were; it round-trips; a hash that is not 16
+ * lowercase hex digits, or a dataset on a shape of another backend, is refused by name. */
+static void test_checkpoint_dataset(void **state)
+{
+    (void)state;
+    struct checkpoint c, b;
+    char err[600];
+    sample_checkpoint(&c);
+    json_t *j = checkpoint_to_json(&c);
+    assert_null(json_object_get(j, "dataset"));
+    json_decref(j);
+    snprintf(c.backend, sizeof c.backend, "replay");
+    snprintf(c.dataset, sizeof c.dataset, "/data/%s.jsonl.gz", hostile);
+    snprintf(c.dataset_hash, sizeof c.dataset_hash, "0123456789abcdef");
+    j = checkpoint_to_json(&c);
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), 0);
+    assert_string_equal(b.dataset, c.dataset);
+    assert_string_equal(b.dataset_hash, "0123456789abcdef");
+    checkpoint_release(&b);
+    static const char *const bad[] = {"", "0123456789ABCDEF", "0123456789abcde", "0123456789abcdefa", "0123456789abcdeg"};
+    json_t *ds = json_object_get(j, "dataset");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_object_set_new(ds, "hash", json_string(bad[i]));
+        assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), -1);
+        assert_non_null(strstr(err, "dataset"));
+        checkpoint_release(&b);
+    }
+    json_object_set_new(ds, "hash", json_string("0123456789abcdef"));
+    json_object_set_new(j, "backend", json_string("sim"));
+    assert_int_equal(checkpoint_from_json(j, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "replay"));
+    checkpoint_release(&b);
+    json_decref(j);
+    checkpoint_release(&c);
+}
+
 /* state.json's typed view: an entry written from a checkpoint reads back as its fields,
  * absent members keep the init values, the sweep and failed records round-trip. */
 static void test_state_model(void **state)
@@ -753,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_result_log_torn_and_malformed),
         cmocka_unit_test(test_checkpoint_round_trip_exact),
         cmocka_unit_test(test_checkpoint_strategy),
+        cmocka_unit_test(test_checkpoint_dataset),
         cmocka_unit_test(test_checkpoint_damage_refused_untouched),
         cmocka_unit_test(test_state_model),
         cmocka_unit_test(test_best_speedup),
