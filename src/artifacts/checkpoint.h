@@ -156,9 +156,10 @@ struct checkpoint {
                                          than the L2 (--l2 cold), fixed when the shape starts */
     struct ladder_rec ladder;
     char gpu[BACKEND_GPU_MAX];        /* the GPU model its measurements ran on, "" unknown (sim) */
-    /* replay: the explore dataset the shape started on, its absolute path and the FNV-1a 64
-     * of its bytes ("dataset" in the file; "" in checkpoints written before it was recorded):
-     * resume reopens that file, and refuses one whose bytes changed (engine/run.c) */
+    /* replay: the explore dataset the shape started on, its absolute path and the hash of
+     * its records (backend.dataset_hash; "dataset" in the file; "" in checkpoints written
+     * before it was recorded): resume reopens that file, refuses one whose records changed
+     * (engine/run.c) */
     char dataset[CHECKPOINT_PATH_MAX];
     char dataset_hash[BACKEND_HASH_MAX];
 };

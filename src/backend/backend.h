@@ -210,6 +210,9 @@ struct backend {
      * release. */
     const struct croq_config *measurable;
     size_t n_measurable;
+    /* replay: the identity of the records it serves (struct dataset.hash: FNV-1a 64 of
+     * their inflated text), which a replay shape's checkpoint records; NULL otherwise */
+    const char *dataset_hash;
     void *priv;
 };
 

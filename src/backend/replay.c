@@ -250,6 +250,15 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
         snprintf(err, errlen, "the replay backend needs a dataset (--dataset FILE, made by 'croqtuner explore')");
         return NULL;
     }
+    /* every artifact names the dataset in JSON text (health, the checkpoint), which holds
+     * UTF-8 only: a path that is not would be dropped from them */
+    json_t *utf8 = json_string(o->dataset);
+    if (!utf8) {
+        snprintf(err, errlen, "the dataset path is not UTF-8 text, which the tuning directory's JSON files cannot "
+                 "name: give the dataset another name");
+        return NULL;
+    }
+    json_decref(utf8);
     struct replay *p = xmalloc(sizeof *p);
     memset(p, 0, sizeof *p);
     snprintf(p->path, sizeof p->path, "%s", o->dataset);
@@ -286,6 +295,6 @@ struct backend *replay_open(const struct backend_opts *o, char *err, size_t errl
     struct backend *b = xmalloc(sizeof *b);
     *b = (struct backend){.name = "replay", .health = replay_health, .build = replay_build, .measure = replay_measure,
                           .profile = replay_profile, .ladder = replay_ladder, .release = replay_release,
-                          .measurable = p->cfgs, .n_measurable = n_cfgs, .priv = p};
+                          .measurable = p->cfgs, .n_measurable = n_cfgs, .dataset_hash = p->ds.hash, .priv = p};
     return b;
 }

@@ -42,7 +42,7 @@ static const char tune_usage[] =
     "                   (deterministic simulated GPU for tests; artifacts say backend=sim);\n"
     "                   a shape keeps the backend it started with; or replay: measurements\n"
     "                   served from an explore dataset (--dataset FILE, docs/explore.md;\n"
-    "                   give it again to go on with tune; resume reopens the recorded one)\n"
+    "                   with --backend replay always; the shape reopens the one it recorded)\n"
     "  --tuning DIR     tuning directory (default ./tuning)\n"
     "  --seed S         operand and noise seed of a new shape (default 1)\n"
     "  --git            commit the shape's artifacts after every stored iteration\n"

@@ -9,6 +9,7 @@
 
 #include "util/atomicio.h"
 #include "util/gunzip.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/regfile.h"
 
@@ -183,6 +184,10 @@ int dataset_load(const char *path, bool missing_ok, struct dataset *ds, char *er
         free(text);
         return -1;
     }
+    size_t whole = len; /* up to the last newline: a torn tail is no record */
+    while (whole && text[whole - 1] != '\n')
+        whole--;
+    hash_hex(hash_fnv1a64(HASH_FNV1A64_INIT, text, whole), ds->hash);
     int lineno = 0, rc = 0;
     char why[512];
     for (char *p = text, *nl; *p; p = nl + 1) {

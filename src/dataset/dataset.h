@@ -63,6 +63,9 @@ struct dataset {
     size_t valid_bytes;      /* length of the file's text up to its last whole line */
     bool torn;               /* a final line without its newline follows valid_bytes */
     bool compressed;         /* the file is gzip (read-only: explore appends to plain JSONL) */
+    /* FNV-1a 64 (hex) of the text the records were read from (inflated, up to valid_bytes):
+     * the records' identity, the same for a dataset and a recompressed copy of it */
+    char hash[17];
 };
 
 /* Load path: JSONL, or JSONL compressed with gzip (told by its content, util/gunzip.h:

@@ -282,28 +282,28 @@ static int maybe_reopen(struct run *r, const struct shape_params *p)
 }
 
 /* A replay shape's dataset is part of its record: the numbers every row was drawn from.
- * A new shape records the file (absolute path, hash of its bytes) in the checkpoint; a
- * reopened one takes --dataset or else the recorded path, and is refused when the file's
- * bytes are not those it started on (a dataset explored further, or another one): its
- * ideas and draws would follow other numbers than the rows before them. */
+ * A new shape records the file in the checkpoint (its absolute path, and the backend's
+ * hash of the records' text, the same for a recompressed copy); a reopened one takes
+ * --dataset or else the recorded path, is refused when the records are not those it
+ * started on (a dataset explored further, or another one): its ideas and draws would
+ * follow other numbers than the rows before them; and records a moved file's new path. */
 static int check_dataset(struct run *r, const char *path, bool is_new)
 {
-    char hash[BACKEND_HASH_MAX], abs[PATH_MAX];
-    if (backend_hash_file(path, hash))
-        return run_fail(r, "cannot read the dataset '%s': %s", path, strerror(errno));
-    if (is_new) {
-        if (!realpath(path, abs) || strlen(abs) >= sizeof r->ck.dataset)
-            return run_fail(r, "cannot name the dataset '%s' by an absolute path of at most %zu bytes", path,
-                            sizeof r->ck.dataset - 1);
-        memcpy(r->ck.dataset, abs, strlen(abs) + 1);
-        memcpy(r->ck.dataset_hash, hash, sizeof hash);
+    char abs[PATH_MAX];
+    const char *hash = r->be->dataset_hash;
+    if (!is_new && r->ck.dataset_hash[0] && strcmp(hash, r->ck.dataset_hash))
+        return run_fail(r, "shape '%s' started on the dataset '%s' (records FNV-1a 64 %s); '%s' holds other records "
+                        "(%s): a replay run goes on only on the numbers it started with; give that dataset as it was, "
+                        "or tune the shape anew in another --tuning directory (nothing was changed)", r->ck.key,
+                        r->ck.dataset, r->ck.dataset_hash, path, hash);
+    if (!is_new && !r->ck.dataset_hash[0]) /* a checkpoint from before datasets were recorded */
         return 0;
-    }
-    if (r->ck.dataset_hash[0] && strcmp(hash, r->ck.dataset_hash))
-        return run_fail(r, "shape '%s' started on the dataset '%s' (FNV-1a 64 %s); '%s' holds other bytes (%s): a "
-                        "replay run goes on only on the numbers it started with; give that file as it was, or tune "
-                        "the shape anew in another --tuning directory (nothing was changed)", r->ck.key, r->ck.dataset,
-                        r->ck.dataset_hash, path, hash);
+    if (!realpath(path, abs) || strlen(abs) >= sizeof r->ck.dataset)
+        return is_new ? run_fail(r, "cannot name the dataset '%s' by an absolute path of at most %zu bytes", path,
+                                 sizeof r->ck.dataset - 1)
+                      : 0; /* the records are right; the recorded path stays */
+    memcpy(r->ck.dataset, abs, strlen(abs) + 1);
+    snprintf(r->ck.dataset_hash, sizeof r->ck.dataset_hash, "%s", hash);
     return 0;
 }
 

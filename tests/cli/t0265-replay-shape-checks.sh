@@ -7,8 +7,8 @@
 # - resume --help lists --dataset;
 # - a replay shape records its dataset (absolute path, FNV-1a 64 of its bytes): resume
 #   reopens it without --dataset; a dataset explored further since (other bytes) is
-#   refused, naming both hashes, the checkpoint unchanged; a moved one is given by
-#   --dataset;
+#   refused, naming both hashes, the checkpoint unchanged; a moved or recompressed one
+#   (the same records) is given by --dataset once, and recorded;
 # - a replay shape is refused in a sim directory, and a sim shape in a replay directory,
 #   naming the other backend, the directory's state.json unchanged.
 set -u
@@ -69,7 +69,7 @@ read -r path hash < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])
 cp "$ck" "$tmp/ck3.json"
 cp "$d" "$tmp/a/ds.jsonl" # explored further: one record more (other bytes)
 err=$("$bin" resume --tuning "$tmp/r3" --quiet 2>&1); rc=$?
-[ $rc -eq 1 ] && grep -qF "shape 'f16_1024x1024x4096_fs' started on the dataset '$path' (FNV-1a 64 $hash); '$path' holds other bytes (" <<<"$err" &&
+[ $rc -eq 1 ] && grep -qF "shape 'f16_1024x1024x4096_fs' started on the dataset '$path' (records FNV-1a 64 $hash); '$path' holds other records (" <<<"$err" &&
     grep -qF "(nothing was changed)" <<<"$err" || fail "resume on a dataset explored further: rc=$rc: $err"
 cmp -s "$tmp/ck3.json" "$ck" || fail "the checkpoint changed"
 mkdir "$tmp/b"
@@ -79,10 +79,23 @@ err=$("$bin" resume --tuning "$tmp/r3" --quiet 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "as its checkpoint records it; give --dataset FILE if it moved" <<<"$err" ||
     fail "resume without the recorded file: rc=$rc: $err"
 cmp -s "$tmp/ck3.json" "$ck" || fail "the checkpoint changed"
-"$bin" resume --tuning "$tmp/r3" --dataset "$tmp/b/moved.jsonl" --quiet || fail "resume with the moved dataset"
+# moved, and recompressed: the same records (gzip, another file's bytes) are the same dataset;
+# the checkpoint then names the new path, so a later resume needs no --dataset
+gzip -9c "$tmp/b/moved.jsonl" >"$tmp/b/moved.jsonl.gz"; rm "$tmp/b/moved.jsonl"
+( (CROQ_CRASHPOINT=ideate.saved "$bin" resume --tuning "$tmp/r3" --dataset "$tmp/b/moved.jsonl.gz" --quiet) >/dev/null 2>&1 ) 2>/dev/null
+[ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['dataset']['path'])" "$ck")" = "$(realpath "$tmp/b/moved.jsonl.gz")" ] ||
+    fail "the moved path is not recorded: $(grep -A3 '"dataset"' "$ck")"
+"$bin" resume --tuning "$tmp/r3" --quiet || fail "resume after the move"
 grep -q '"phase": *"NEXT_SHAPE"' "$ck" || fail "not finished: $(grep phase "$ck")"
+gzip -dc "$tmp/b/moved.jsonl.gz" >"$tmp/b/moved.jsonl"
 # resume without --dataset: the recorded path
 CROQ_CRASHPOINT=ideate.saved replay "$tmp/b/moved.jsonl" 1024x1024x4096 "$tmp/r4" >/dev/null 2>&1
 "$bin" resume --tuning "$tmp/r4" --quiet || fail "resume without --dataset"
 grep -q '"phase": *"NEXT_SHAPE"' "$tmp/r4/checkpoints/f16_1024x1024x4096_fs.json" || fail "r4 not finished"
+# a dataset path that is not UTF-8: the JSON artifacts could not name it, so refused up front
+bad=$tmp/$'bad\xff'
+mkdir "$bad" && cp "$d" "$bad/ds.jsonl"
+err=$(replay "$bad/ds.jsonl" 1024x1024x4096 "$tmp/r5" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "the dataset path is not UTF-8 text" <<<"$err" || fail "a non-UTF-8 dataset path: rc=$rc: $err"
+[ -z "$(entries "$tmp/r5")" ] || fail "the shape was registered: $(entries "$tmp/r5")"
 echo ok

@@ -8,7 +8,8 @@
 # seconds, default "55 60 110": ~7.5 min for all six) so the call ends inside the device
 # tool's 10 minutes; a run cut short has the grid's first blocks (hand-picked points and
 # neighbourhoods) and a random part of the rest, and running this again with the same
-# OUT_DIR continues every dataset where it stopped. GRID=NAME uses
+# OUT_DIR continues every dataset where it stopped (refused, exit 2, in a directory holding a
+# FROZEN.txt: bench/explore/wide-h100, frozen for issue 25). GRID=NAME uses
 # bench/explore/grids/<dtype>-NAME.txt instead (GRID=dispatch: the configurations the
 # library's dispatch can pick, bench/results/dispatch-nearest-h200.txt; with OUT_DIR a
 # copy of bench/explore, only those the datasets lack are measured). Compiles run in JOBS processes
