@@ -30,7 +30,9 @@
 #        e4m3:12288x12288x12288"; a case without a configuration whose best is not
 #        registered yet is skipped; e.g. CASES="e4m3:4096x8192x32768:tile_m=256,tile_n=128,
 #        persistent=1,epilogue=1,group=8,meta_path=0,stages=4"),
-#        SPARSE_RE (default 'sparse|sp_?gemm|spmma|sptensor'), NCU (default ncu).
+#        SPARSE_RE (default 'sparse|sp_?gemm|spmma|sptensor'), NCU (default ncu),
+#        NCU_CACHE (ncu --cache-control: default all, caches flushed before every profiled
+#        launch, a cold-L2 launch; none keeps what the earlier launches left, as timed runs do).
 # Writes OUT_DIR/profile.tgz (the raw CSVs and the listings; the device tool returns at most
 # 8 files) and prints the table last. Exit 0 when every case that ran has both rows; 1
 # otherwise; 77 without a GPU.
@@ -39,6 +41,7 @@ B=${1:?bin dir}; T=${2:?tuning dir}; OUT=${3:?out dir}
 CASES=${CASES:-f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096 e4m3:12288x12288x12288}
 SPARSE_RE=${SPARSE_RE:-sparse|sp_?gemm|spmma|sptensor}
 NCU=${NCU:-ncu}
+NCU_CACHE=${NCU_CACHE:-all}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cusparselt/lib:${LD_LIBRARY_PATH:-}
 [ -n "${CROQ_CUOBJDUMP:-}" ] || export CROQ_CUOBJDUMP=$(command -v cuobjdump)
@@ -54,7 +57,7 @@ profile() { # NAME KERNEL_FILTER... -- COMMAND...: one launch, raw CSV into $W/N
     local filt=()
     while [ "$1" != -- ]; do filt+=("$1"); shift; done
     shift
-    "$NCU" "${filt[@]}" --launch-count 1 --clock-control none --section SpeedOfLight --section LaunchStats \
+    "$NCU" "${filt[@]}" --launch-count 1 --clock-control none --cache-control "$NCU_CACHE" --section SpeedOfLight --section LaunchStats \
         --section Occupancy --section WarpStateStats --metrics "$METRICS" \
         --csv --page raw --print-units base "$@" > "$W/$name.csv" 2> "$W/$name.err"
     echo "ncu $name: rc=$?"
