@@ -123,8 +123,7 @@ static int propose(struct run *r, const struct run_history *h, struct idea *idea
                  c->key, who(c, w), why);
         return -1;
     }
-    struct proposer_ctx mc = {.measurable = r->be->measurable, .n_measurable = r->be->n_measurable};
-    if (!proposer_measurable(&mc, &idea->cfg)) {
+    if (!knobs_config_in(r->be->measurable, r->be->n_measurable, &idea->cfg)) {
         run_fail(r, "shape '%s': the %s gave '%s', which the %s backend cannot measure (refused)", c->key, who(c, w),
                  sig, r->be->name);
         return -1;

@@ -621,3 +621,8 @@ int knobs_config_cmp(const void *a, const void *b)
 {
     return memcmp(a, b, sizeof(struct croq_config));
 }
+
+bool knobs_config_in(const struct croq_config *set, size_t n, const struct croq_config *cfg)
+{
+    return !set || bsearch(cfg, set, n, sizeof *set, knobs_config_cmp) != NULL;
+}

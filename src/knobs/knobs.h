@@ -115,6 +115,9 @@ void knobs_signature(const struct croq_config *cfg, char out[CROQ_SIG_MAX]);
 /* A total order on configurations (their bytes: a config is ints only, so equal configs
  * compare equal), for qsort and bsearch over struct croq_config arrays. */
 int knobs_config_cmp(const void *a, const void *b);
+/* True when set is NULL (no restriction) or its n configurations, sorted by
+ * knobs_config_cmp, hold cfg: a backend's measurable list (backend.measurable). */
+bool knobs_config_in(const struct croq_config *set, size_t n, const struct croq_config *cfg);
 /* The short label tables print: "base 64x128x64 s2" / "ws 128x256x64 s4 c2" (kernel,
  * tile_m x tile_n x tile_k, stages, consumers of the warp-specialized kernel) + every
  * other knob that differs from the dtype's default as " name=value" (no commas: the

@@ -205,8 +205,7 @@ static int propose(struct prop_state *st, struct cand_list *l, struct idea *out)
 
 bool proposer_measurable(const struct proposer_ctx *ctx, const struct croq_config *cfg)
 {
-    return !ctx->measurable ||
-           bsearch(cfg, ctx->measurable, ctx->n_measurable, sizeof *ctx->measurable, knobs_config_cmp) != NULL;
+    return knobs_config_in(ctx->measurable, ctx->n_measurable, cfg);
 }
 
 int proposer_next(const struct proposer_ctx *ctx, struct idea *out)
