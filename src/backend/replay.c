@@ -48,20 +48,16 @@ struct replay {
     struct croq_config *cfgs; /* backend.measurable */
 };
 
-/* The dataset's configurations as backend.measurable wants them: sorted, each once.
- * Returns how many. */
+/* The dataset's configurations as backend.measurable wants them: sorted, each once
+ * (dataset_load refuses a configuration measured twice). Returns how many. */
 static size_t measurable_init(struct replay *p)
 {
-    size_t n = 0;
-    p->cfgs = xmalloc(((size_t)p->ds.n + 1) * sizeof *p->cfgs);
-    for (int i = 0; i < p->ds.n; i++)
-        p->cfgs[n++] = p->ds.r[i].cfg;
-    qsort(p->cfgs, n, sizeof *p->cfgs, knobs_config_cmp);
-    size_t u = 0;
+    size_t n = (size_t)p->ds.n;
+    p->cfgs = xmalloc((n + 1) * sizeof *p->cfgs);
     for (size_t i = 0; i < n; i++)
-        if (!u || knobs_config_cmp(&p->cfgs[u - 1], &p->cfgs[i]))
-            p->cfgs[u++] = p->cfgs[i];
-    return u;
+        p->cfgs[i] = p->ds.r[i].cfg;
+    qsort(p->cfgs, n, sizeof *p->cfgs, knobs_config_cmp);
+    return n;
 }
 
 static int replay_health(struct backend *b, const struct cand_req *r, struct backend_health *out)

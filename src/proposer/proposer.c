@@ -4,7 +4,6 @@
  * select.c (diversity and escalation). */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
