@@ -63,7 +63,9 @@ profile() { # NAME KERNEL_FILTER... -- COMMAND...: one launch, raw CSV into $W/N
     echo "ncu $name: rc=$?"
 }
 : > "$W/cases.txt"
+i=0
 for c in $CASES; do
+    i=$((i + 1))
     dt=${c%%:*}; sh=${c#*:}; named=
     case $sh in *:*) named=${sh#*:}; sh=${sh%%:*} ;; esac
     if [ -n "$named" ]; then
@@ -78,24 +80,26 @@ PY
 )
         if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
     fi
-    echo "$dt $sh $cfg" >> "$W/cases.txt"
+    # files are named by the case's place in CASES: two cases may share a dtype and shape
+    tag=$i-$dt-$sh
+    echo "$tag $dt $sh $cfg" >> "$W/cases.txt"
     sets=(); IFS=, read -ra kv <<<"$cfg"
     for x in "${kv[@]}"; do [ "${x%%=*}" = dtype ] || sets+=(--set "$x"); done
-    if ! "$B/croqtuner" build --dtype "$dt" --shape "$sh" "${sets[@]}" --name "ours-$dt-$sh" --out "$W/build" \
-            > "$W/build-$dt-$sh.log" 2>&1; then
-        echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$dt-$sh.log"; continue
+    if ! "$B/croqtuner" build --dtype "$dt" --shape "$sh" "${sets[@]}" --name "ours-$tag" --out "$W/build" \
+            > "$W/build-$tag.log" 2>&1; then
+        echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$tag.log"; continue
     fi
     # launches of `run`: the verification, one warm-up, one timed: profile the third
-    profile "ours-$dt-$sh" --kernel-name croq_gemm_sp --launch-skip 2 -- \
-        "$B/croq-runner" run --cubin "$W/build/ours-$dt-$sh.cubin" --dtype "$dt" --shape "$sh" \
+    profile "ours-$tag" --kernel-name croq_gemm_sp --launch-skip 2 -- \
+        "$B/croq-runner" run --cubin "$W/build/ours-$tag.cubin" --dtype "$dt" --shape "$sh" \
         --warmup 1 --iters 1 --trials 1
     "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --page raw --print-units base \
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
-        > "$W/list-$dt-$sh.csv" 2> "$W/list-$dt-$sh.err"
+        > "$W/list-$tag.csv" 2> "$W/list-$tag.err"
     echo "ncu listing $dt $sh: rc=$?"
     # ncu's CSV shares stdout with croq-runner's JSON line and ncu's ==PROF== lines: the
     # readers below take only the lines that start with a quote, the CSV's
-    pick=$(python3 - "$W/list-$dt-$sh.csv" "$SPARSE_RE" <<'PY'
+    pick=$(python3 - "$W/list-$tag.csv" "$SPARSE_RE" <<'PY'
 import csv, re, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))
         if r.get("ID", "").isdigit()]
@@ -123,7 +127,7 @@ else:
 PY
 )
     if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
-    profile "cusparselt-$dt-$sh" --kernel-name "$pick" -- \
+    profile "cusparselt-$tag" --kernel-name "$pick" -- \
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2
 done
 tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
@@ -158,9 +162,9 @@ def num(r, k):
 bad = 0
 print("%-5s %-16s %-10s %s  %s" % ("dtype", "shape", "kernel", "  ".join("%10s" % c for c, _ in cols), "top stalls"))
 for line in open(os.path.join(w, "cases.txt")):
-    dt, sh, cfg = line.split(" ", 2)
+    tag, dt, sh, cfg = line.split(" ", 3)
     for who in ("ours", "cusparselt"):
-        r = row_of(os.path.join(w, f"{who}-{dt}-{sh}.csv"))
+        r = row_of(os.path.join(w, f"{who}-{tag}.csv"))
         if not r:
             print("%-5s %-16s %-10s (no profile row)" % (dt, sh, who))
             bad += 1
