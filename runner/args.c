@@ -42,6 +42,8 @@ static const struct arg_spec specs[] = {
     {"--reference", ARG_REF, CMD_MEASURE, OFF(reference), 0, 0},
     {"--device", ARG_INT, CMD_MEASURE | CMD_HEALTH, OFF(device), 0, 63},
     {"--l2", ARG_L2, CMD_COMPARE, OFF(cold_l2), 0, 0},
+    {"--slt-config", ARG_INT, CMD_COMPARE, OFF(slt_config), 0, 100000},
+    {"--slt-split-k", ARG_INT, CMD_COMPARE, OFF(slt_split_k), 1, 100000},
 };
 
 static int cmd_bit(const char *cmd)
@@ -137,6 +139,8 @@ static void opts_default(struct runner_opts *o)
     o->trials = 5;
     o->warmup_ms = 2000;
     o->reference = REF_AUTO;
+    o->slt_config = -1;
+    o->slt_split_k = -1;
 }
 
 int args_parse(int argc, char **argv, struct runner_opts *o)
@@ -171,6 +175,10 @@ int args_parse(int argc, char **argv, struct runner_opts *o)
     }
     if ((cmd & (CMD_COMPARE | CMD_SUITE | CMD_SERVE)) && o->dtype < 0) {
         runner_fail(RS_BAD_ARGS, "%s: '--dtype f16|e4m3' is required", argv[0]);
+        return -1;
+    }
+    if (o->slt_split_k >= 0 && o->slt_config < 0) {
+        runner_fail(RS_BAD_ARGS, "compare: '--slt-split-k' needs '--slt-config ID' (a searched plan picks its own)");
         return -1;
     }
     if (cmd == CMD_SUITE && !o->cubins) {

@@ -178,8 +178,8 @@ static void compare_measure(struct cmp *c, json_t *out)
 {
     struct bench_env env = {&c->g, &c->ops, &c->ref, {c->o.warmup, c->o.iters, c->o.trials, c->o.warmup_ms}, true,
                             c->o.cold_l2};
-    c->slt = vendor_cusparselt_open(&env, &c->s[S_SLT_DEFAULT], &c->s[S_SLT_SEARCH], &c->sk[S_SLT_DEFAULT],
-                                    &c->sk[S_SLT_SEARCH]);
+    c->slt = vendor_cusparselt_open(&env, c->o.slt_config, c->o.slt_split_k, &c->s[S_SLT_DEFAULT],
+                                    &c->s[S_SLT_SEARCH], &c->sk[S_SLT_DEFAULT], &c->sk[S_SLT_SEARCH]);
     c->dense = vendor_cublas_open(&env, &c->s[S_CUBLAS], &c->sk[S_CUBLAS]);
     open_ours(&env, c);
     if (verify_all(&env, c))

@@ -26,6 +26,8 @@ static void usage(FILE *f)
           "                           [--warmup W] [--iters N] [--trials T] [--reference R] [--device D]\n"
           "                           [--l2 warm|cold]   (every subject verified, then all timed\n"
           "                           interleaved: one warm-up, T rounds of one trial of each)\n"
+          "                           [--slt-config ID [--slt-split-k K]]   (cuSPARSELt's searched plan\n"
+          "                           made with that configuration instead: a search's result again)\n"
           "       croq-runner health  [--device 0]\n"
           "       croq-runner suite   --cubins LIST --dtype D --shape MxNxK [run's options]\n"
           "       croq-runner serve   --dtype D --shape MxNxK [--seed S] [--reference R] [--device D]\n"

@@ -35,11 +35,13 @@ void ours_release(struct ours *k);
  *
  * cuSPARSELt: one handle and compressed A (cusparseLtSpMMACompress of the same pruned A),
  * two plans: def the default algorithm, search a plan of its own after
- * cusparseLtMatmulSearch, which runs inside the open (never inside a timing). Without
- * CROQ_HAVE_CUSPARSELT both come back unavailable and the open returns NULL. */
+ * cusparseLtMatmulSearch, which runs inside the open (never inside a timing), or, with
+ * pin_config >= 0, made with that algorithm configuration (and split-K pin_split_k when
+ * >= 0) without a search (compare --slt-config). Without CROQ_HAVE_CUSPARSELT both come
+ * back unavailable and the open returns NULL. */
 struct slt;
-struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
-                                   struct subject_kernel *kdef, struct subject_kernel *ksearch);
+struct slt *vendor_cusparselt_open(const struct bench_env *env, int pin_config, int pin_split_k, struct subject *def,
+                                   struct subject *search, struct subject_kernel *kdef, struct subject_kernel *ksearch);
 void vendor_cusparselt_close(struct slt *s);
 /* Dense cuBLAS on the decompressed A: f16 cublasGemmEx, e4m3 cublasLtMatmul. */
 struct dense;

@@ -35,6 +35,11 @@ struct runner_opts {
     enum ref_mode reference;  /* --reference auto|cpu|cublas */
     bool cold_l2;             /* --l2 cold (compare): timed over copies larger than the L2 (coldl2.h) */
     int device;               /* --device: CUDA ordinal */
+    int slt_config;           /* --slt-config (compare): cuSPARSELt's "search" plan runs this algorithm
+                                 configuration (CUSPARSELT_MATMUL_ALG_CONFIG_ID) instead of searching;
+                                 -1 (default): cusparseLtMatmulSearch picks it */
+    int slt_split_k;          /* --slt-split-k (compare, with --slt-config): its CUSPARSELT_MATMUL_SPLIT_K;
+                                 -1: the library's value for that configuration */
 };
 
 /* Parse argv (argv[0] = the subcommand) into o. 0, or -1 with a bad_args failure. */

@@ -8,7 +8,10 @@
  * same values. Two plans over the one matmul descriptor, each with its own algorithm
  * selection and D: "default" keeps the default algorithm; "search" is changed by
  * cusparseLtMatmulSearch (which writes the plan's algorithm selection) before anything
- * is timed, so compare can time both in the same rounds. Both run on the one compressed
+ * is timed, so compare can time both in the same rounds. With a pinned configuration
+ * (compare --slt-config) the "search" plan is made with that configuration instead and
+ * nothing is searched: how a profiler run launches the kernel an unprofiled search kept
+ * (a search under ncu times serialized, flushed launches and keeps another one). Both run on the one compressed
  * A, as cuSPARSELt's own samples do after a search, with one workspace of the larger
  * size (one stream: never two launches at once).
  * Compiled in only with CROQ_HAVE_CUSPARSELT (CMake found the header and library).
@@ -31,10 +34,12 @@ static void unavailable(struct subject *s, const char *name)
     snprintf(s->note, sizeof s->note, "runner built without cuSPARSELt (cusparseLt.h or libcusparseLt not found by CMake)");
 }
 
-struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
-                                   struct subject_kernel *kdef, struct subject_kernel *ksearch)
+struct slt *vendor_cusparselt_open(const struct bench_env *env, int pin_config, int pin_split_k, struct subject *def,
+                                   struct subject *search, struct subject_kernel *kdef, struct subject_kernel *ksearch)
 {
     (void)env;
+    (void)pin_config;
+    (void)pin_split_k;
     unavailable(def, "cusparselt_default");
     unavailable(search, "cusparselt_search");
     memset(kdef, 0, sizeof *kdef);
@@ -193,6 +198,33 @@ static int slt_search(struct slt *s)
     return slt_workspace(s);
 }
 
+/* The search plan made with configuration `config` (and split-K `split_k` when >= 0)
+ * instead of searched: the plan is made again from its algorithm selection with those
+ * attributes set (cuSPARSELt reads them at cusparseLtMatmulPlanInit), then the
+ * workspace grows if it needs more. A configuration past the problem's
+ * CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID is a bad_args failure that names the range. */
+static int slt_pin(struct slt *s, int config, int split_k)
+{
+    struct slt_plan *p = &s->p[P_SEARCH];
+    int max_id = -1;
+    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID,
+              &max_id, sizeof max_id), slt_text);
+    if (config > max_id) {
+        runner_fail(RS_BAD_ARGS, "--slt-config %d: cuSPARSELt has configurations 0..%d for this problem", config, max_id);
+        return -1;
+    }
+    cusparseLtMatmulPlanDestroy(&p->plan);
+    p->have = 1;
+    LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &config,
+              sizeof config), slt_text);
+    if (split_k >= 0)
+        LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k,
+                  sizeof split_k), slt_text);
+    LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulPlanInit(&s->h, &p->plan, &s->mm, &p->alg), slt_text);
+    p->have = 2;
+    return slt_workspace(s);
+}
+
 /* Cold L2: per plan, copies of the compressed A (a plain buffer: the plan holds no pointer
  * into it), B and its D (buffers 0..2); made after the compression. */
 static int slt_cold_prepare(const struct bench_env *env, struct slt_plan *p)
@@ -207,15 +239,21 @@ static int slt_cold_prepare(const struct bench_env *env, struct slt_plan *p)
     return cold_rot_make(env->g, bufs, 3, &p->rot);
 }
 
-static json_t *slt_alg_json(struct slt_plan *p)
+/* The plan's algorithm as the library reports it: enough to make the same plan again with
+ * --slt-config config_id --slt-split-k split_k (split_k_mode and split_k_buffers say
+ * whether the library's choice for them matches). pinned: made from --slt-config. */
+static json_t *slt_alg_json(struct slt_plan *p, bool pinned)
 {
     struct slt *s = p->s;
-    int id = -1, max_id = -1, split_k = -1;
+    int id = -1, max_id = -1, split_k = -1, mode = -1, buffers = -1;
     cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &id, sizeof id);
     cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID, &max_id, sizeof max_id);
     cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k, sizeof split_k);
-    return json_pack("{s:s, s:{s:i, s:i, s:i, s:I}}", "library", "cusparselt", "algorithm", "config_id", id,
-                     "config_max_id", max_id, "split_k", split_k, "workspace_bytes", (json_int_t)p->ws_need);
+    cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K_MODE, &mode, sizeof mode);
+    cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K_BUFFERS, &buffers, sizeof buffers);
+    return json_pack("{s:s, s:{s:i, s:i, s:i, s:i, s:i, s:I, s:b}}", "library", "cusparselt", "algorithm",
+                     "config_id", id, "config_max_id", max_id, "split_k", split_k, "split_k_mode", mode,
+                     "split_k_buffers", buffers, "workspace_bytes", (json_int_t)p->ws_need, "pinned", pinned);
 }
 
 void vendor_cusparselt_close(struct slt *s)
@@ -265,8 +303,8 @@ static struct subject_kernel plan_kernel(struct slt_plan *p)
     return (struct subject_kernel){slt_launch, p, p->d_c, slt_cold_launch, p, p->rot.b[0][2], &p->rot};
 }
 
-struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *def, struct subject *search,
-                                   struct subject_kernel *kdef, struct subject_kernel *ksearch)
+struct slt *vendor_cusparselt_open(const struct bench_env *env, int pin_config, int pin_split_k, struct subject *def,
+                                   struct subject *search, struct subject_kernel *kdef, struct subject_kernel *ksearch)
 {
     struct slt *s = xmalloc(sizeof *s);
     *s = (struct slt){.o = env->o, .stream = (cudaStream_t)env->g->stream};
@@ -284,12 +322,13 @@ struct slt *vendor_cusparselt_open(const struct bench_env *env, struct subject *
         subject_take_failure(def);
     else
         *kdef = plan_kernel(&s->p[P_DEFAULT]);
-    if (slt_search(s) || (cold && slt_cold_prepare(env, &s->p[P_SEARCH])))
+    if ((pin_config >= 0 ? slt_pin(s, pin_config, pin_split_k) : slt_search(s)) ||
+        (cold && slt_cold_prepare(env, &s->p[P_SEARCH])))
         subject_take_failure(search);
     else
         *ksearch = plan_kernel(&s->p[P_SEARCH]);
-    def->extra = slt_alg_json(&s->p[P_DEFAULT]);
-    search->extra = slt_alg_json(&s->p[P_SEARCH]);
+    def->extra = slt_alg_json(&s->p[P_DEFAULT], false);
+    search->extra = slt_alg_json(&s->p[P_SEARCH], pin_config >= 0);
     return s;
 }
 

@@ -37,4 +37,11 @@ expect_bad_args "unknown option '--shape'" health --shape 128x256x128
 expect_bad_args "option '--trials' needs a value" run --cubin x.cubin --shape 128x256x128 --trials
 expect_bad_args "option '--l2': 'hot' is not warm or cold" compare --dtype f16 --shape 128x256x128 --l2 hot
 expect_bad_args "run: unknown option '--l2'" run --cubin x.cubin --shape 128x256x128 --l2 cold
+# a pinned cuSPARSELt configuration (compare --slt-config): an integer >= 0, compare only,
+# and a split-K only beside it (a searched plan picks its own)
+expect_bad_args "option '--slt-config': '-1' is not an integer in [0, 100000]" compare --dtype f16 --shape 128x256x128 --slt-config -1
+expect_bad_args "option '--slt-config': 'x7' is not an integer" compare --dtype f16 --shape 128x256x128 --slt-config x7
+expect_bad_args "option '--slt-split-k': '0' is not an integer in [1, 100000]" compare --dtype f16 --shape 128x256x128 --slt-config 3 --slt-split-k 0
+expect_bad_args "'--slt-split-k' needs '--slt-config ID'" compare --dtype f16 --shape 128x256x128 --slt-split-k 2
+expect_bad_args "run: unknown option '--slt-config'" run --cubin x.cubin --shape 128x256x128 --slt-config 3
 echo "ok"

@@ -11,19 +11,20 @@
 # e.g. the ceiling's winner on a shape whose registered best is another kernel),
 # built with `croqtuner build` (the kernel sources of main; for configurations the pinned
 # generator has, the same SASS, tests/sass_identity.sh), one launch after the verification
-# and one warm-up (`croq-runner run`). cuSPARSELt: `croq-runner compare` without ours,
-# first listed under ncu at one metric per kernel (every launch: the search's candidates,
-# both plans' timing, cuBLAS); the search plan's kernel is the sparse GEMM of the timed
-# rounds (after the search's runs of back-to-back launches) that is not the default plan's
-# (the search's first candidate, config 0; on the H200, 2026-12-03, the last sparse launch
-# was the default plan's for e4m3 12288^3, so "the last one" is not the rule); then that
-# kernel profiled once at its first launch in a second run. Not its
-# last: the search times its candidates, so under ncu two runs may pick different kernels
-# (H200, 2026-12-03: the second run launched the listing's pick only among the search's
-# candidates, fewer times than the listing did); its first launch is that kernel on the same
-# operands, a candidate of the search. The listing is kept, and the table prints the profiled
-# kernel's name, so a wrong pick can be seen: a sparse kernel is one whose name matches
-# SPARSE_RE.
+# and one warm-up (`croq-runner run`). cuSPARSELt: first `croq-runner compare` without
+# ncu, whose cusparseLtMatmulSearch keeps the configuration it runs at full speed
+# (`algorithm.config_id`, `split_k` of the JSON); then, under ncu, compare with that
+# configuration pinned (`--slt-config ID --slt-split-k K`: no search), listed at one metric
+# per kernel, the pinned plan's kernel being the sparse GEMM of the listing that is not the
+# default plan's (the first one launched: the default plan is verified first), and that
+# kernel profiled once in a second pinned run. Why pinned: a search under ncu times
+# serialized launches with flushed caches and keeps another kernel than it keeps
+# unprofiled (H100, 2026-12-07, e4m3 512x8192x8192: 64x64x256 under ncu, 128x192x128
+# without). When the unprofiled run gives no configuration the case falls back to the
+# search under ncu, as before (the listing's pick after the search's runs of back-to-back
+# launches, profiled at its first launch). The listing is kept, and the table prints the
+# profiled kernel's name, so a wrong pick can be seen: a sparse kernel is one whose name
+# matches SPARSE_RE.
 #
 # Usage (GPU machine, repo root): tests/gpu/profile-vs-vendor.sh BIN_DIR TUNING_DIR OUT_DIR
 #   env: CASES (default "f16:12288x12288x12288 f16:12288x4096x4096 e4m3:12288x4096x4096
@@ -89,12 +90,26 @@ PY
             > "$W/build-$tag.log" 2>&1; then
         echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$tag.log"; continue
     fi
+    # cuSPARSELt's search without ncu: the configuration to pin under it
+    "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
+        > "$W/search-$tag.json" 2> "$W/search-$tag.err"
+    pin=$(python3 - "$W/search-$tag.json" <<'PY'
+import json, sys
+try:
+    a = json.loads(open(sys.argv[1]).readline())["results"]["cusparselt_search"]["algorithm"]
+    if a["config_id"] >= 0 and a["split_k"] >= 1:
+        print(f"--slt-config {a['config_id']} --slt-split-k {a['split_k']}")
+except (OSError, ValueError, KeyError, TypeError):
+    pass
+PY
+)
+    echo "cuSPARSELt's search without ncu, $dt $sh: ${pin:-no configuration (the search runs under ncu)}"
     # launches of `run`: the verification, one warm-up, one timed: profile the third
     profile "ours-$tag" --kernel-name croq_gemm_sp --launch-skip 2 -- \
         "$B/croq-runner" run --cubin "$W/build/ours-$tag.cubin" --dtype "$dt" --shape "$sh" \
         --warmup 1 --iters 1 --trials 1
     "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --page raw --print-units base \
-        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
+        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin \
         > "$W/list-$tag.csv" 2> "$W/list-$tag.err"
     echo "ncu listing $dt $sh: rc=$?"
     # ncu's CSV shares stdout with croq-runner's JSON line and ncu's ==PROF== lines: the
@@ -128,7 +143,7 @@ PY
 )
     if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
     profile "cusparselt-$tag" --kernel-name "$pick" -- \
-        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2
+        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin
 done
 tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
 python3 - "$W" <<'PY'
