@@ -35,7 +35,9 @@ import csv, json, sys
 o = sys.argv[1]
 for n in ("sk", "dp"):
     t = json.loads(open(f"{o}/time-{n}.json").readline() or "{}")
-    print(f"{n}: timed {t.get('status')} {t.get('tflops')} TFLOPS {t.get('median_ms')} ms {t.get('sm_clock_mhz')} MHz")
+    tm, st = t.get("timing") or {}, t.get("gpu_state") or {}
+    print(f"{n}: timed {t.get('status')} {tm.get('tflops')} TFLOPS {tm.get('median_ms')} ms "
+          f"{st.get('sm_clock_median_mhz')} MHz (one after the other, not interleaved)")
     rows = [r for r in csv.DictReader(l for l in open(f"{o}/ncu-{n}.csv") if l.startswith('"')) if r.get("ID", "").isdigit()]
     if not rows:
         print("  no ncu row"); continue
@@ -46,8 +48,10 @@ for n in ("sk", "dp"):
         print(f"  {k} = {r.get(k)}")
     st = []
     for k, v in r.items():
-        if k.startswith("smsp__average_warp_latency_issue_stalled") and k.endswith(".ratio"):
-            try: st.append((float(v), k.split("stalled_")[1].split(".")[0]))
+        # ncu's WarpStateStats names, as profile-vs-vendor.sh reads them
+        if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("_per_issue_active.ratio") \
+                and "_not_issued" not in k:
+            try: st.append((float(v.replace(",", "")), k[len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")]))
             except ValueError: pass
     print("  stalls:", ", ".join(f"{k} {v:.2f}" for v, k in sorted(st, reverse=True)[:7]))
 PY
