@@ -153,8 +153,10 @@ static int slt_prune_check(struct slt *s)
     return 0;
 }
 
-/* The workspace: the larger of the plans' needs (a search may pick an algorithm that
- * needs more than the default). */
+/* The workspace: the larger of the plans' needs (a search or a pinned configuration may
+ * need more than the default). When the larger one cannot be had, the old one stays: the
+ * default plan, whose kernel may already be handed out, still fits it; the caller fails
+ * the plan that grew. */
 static int slt_workspace(struct slt *s)
 {
     size_t need = 0;
@@ -165,9 +167,12 @@ static int slt_workspace(struct slt *s)
     if (s->ws && need <= s->ws_bytes)
         return 0;
     CU_CHECK(RS_INTERNAL_ERROR, cuStreamSynchronize((CUstream)s->stream)); /* nothing still uses the old one */
+    CUdeviceptr grown;
+    TRY(gpu_alloc(&grown, need, "cuSPARSELt workspace"));
     gpu_free(&s->ws);
+    s->ws = grown;
     s->ws_bytes = need;
-    return gpu_alloc(&s->ws, need, "cuSPARSELt workspace");
+    return 0;
 }
 
 static int slt_buffers(struct slt *s)
@@ -215,6 +220,7 @@ static int slt_pin(struct slt *s, int config, int split_k)
     }
     cusparseLtMatmulPlanDestroy(&p->plan);
     p->have = 1;
+    p->ws_need = 0; /* the JSON's workspace_bytes of a plan that was not made again */
     LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &config,
               sizeof config), slt_text);
     if (split_k >= 0)

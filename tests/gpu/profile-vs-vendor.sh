@@ -96,8 +96,9 @@ PY
     pin=$(python3 - "$W/search-$tag.json" <<'PY'
 import json, sys
 try:
-    a = json.loads(open(sys.argv[1]).readline())["results"]["cusparselt_search"]["algorithm"]
-    if a["config_id"] >= 0 and a["split_k"] >= 1:
+    r = json.loads(open(sys.argv[1]).readline())["results"]["cusparselt_search"]
+    a = r["algorithm"]  # written even when the search failed: only an ok search's counts
+    if r["status"] == "ok" and a["config_id"] >= 0 and a["split_k"] >= 1:
         print(f"--slt-config {a['config_id']} --slt-split-k {a['split_k']}")
 except (OSError, ValueError, KeyError, TypeError):
     pass
@@ -114,9 +115,23 @@ PY
     echo "ncu listing $dt $sh: rc=$?"
     # ncu's CSV shares stdout with croq-runner's JSON line and ncu's ==PROF== lines: the
     # readers below take only the lines that start with a quote, the CSV's
-    pick=$(python3 - "$W/list-$tag.csv" "$SPARSE_RE" <<'PY'
-import csv, re, sys
-rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))
+    # prints "SKIP REGEX": the launches of that kernel to skip before the profiled one
+    pick=$(python3 - "$W/list-$tag.csv" "$SPARSE_RE" "$pin" <<'PY'
+import csv, json, re, sys
+lines = open(sys.argv[1]).readlines()
+pinned = sys.argv[3].split()[1] if sys.argv[3] else None  # the pinned config_id
+if pinned is not None:
+    # the pinned plan must have been made: else the listing holds only the default plan's
+    # kernel, and profiling it as cuSPARSELt's pick would be wrong
+    try:
+        r = json.loads(next(l for l in lines if l.startswith("{")))["results"]["cusparselt_search"]
+        ok = r["status"] == "ok" and r["algorithm"]["pinned"] and str(r["algorithm"]["config_id"]) == pinned
+    except (StopIteration, ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        print(f"the pinned plan (config {pinned}) did not run ok in the listing", file=sys.stderr)
+        sys.exit(0)
+rows = [r for r in csv.DictReader(l for l in lines if l.startswith('"'))
         if r.get("ID", "").isdigit()]
 names = [r["Kernel Name"] for r in rows]
 gemm = lambda n: re.search(sys.argv[2], n, re.I) and not re.search(r"compress|reorder|metadata|prun", n, re.I)
@@ -128,7 +143,8 @@ for n in names:
         runs[-1][1] += 1
     else:
         runs.append([n, 1])
-last = max((i for i, r in enumerate(runs) if r[1] >= 3), default=-1)
+# pinned: nothing was searched (and without cuBLAS the two plans' launches can be one run)
+last = -1 if pinned is not None else max((i for i, r in enumerate(runs) if r[1] >= 3), default=-1)
 rounds = {r[0] for r in runs[last + 1:] if gemm(r[0])}
 first = next((n for n in names if gemm(n)), None)  # the search's first candidate: config 0, the default plan's
 # the timed rounds launch the default plan's kernel and the search plan's: the search's is
@@ -136,13 +152,16 @@ first = next((n for n in names if gemm(n)), None)  # the search's first candidat
 pick = rounds - {first} if first in rounds else set()
 pick = pick or ({first} if rounds == {first} else set())
 if len(pick) == 1:
-    print("regex:^" + re.escape(re.sub(r"[(<].*", "", pick.pop())))
+    p = pick.pop()
+    # pinned to a kernel of the default plan's name: its first launch is the default plan's
+    # verification (the default plan is verified first), the second the pinned plan's
+    print(1 if pinned is not None and p == first else 0, "regex:^" + re.escape(re.sub(r"[(<].*", "", p)))
 else:
     print(f"rounds' sparse kernels {sorted(rounds)}, first candidate {first}: no single pick", file=sys.stderr)
 PY
 )
     if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
-    profile "cusparselt-$tag" --kernel-name "$pick" -- \
+    profile "cusparselt-$tag" --kernel-name "${pick#* }" --launch-skip "${pick%% *}" -- \
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin
 done
 tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
@@ -181,7 +200,7 @@ for line in open(os.path.join(w, "cases.txt")):
     for who in ("ours", "cusparselt"):
         r = row_of(os.path.join(w, f"{who}-{tag}.csv"))
         if not r:
-            print("%-5s %-16s %-10s (no profile row)" % (dt, sh, who))
+            print("%-5s %-16s %-10s (no profile row)" % (dt, sh, f"{who}#{tag.split('-', 1)[0]}"))
             bad += 1
             continue
         vals = []
@@ -196,7 +215,7 @@ for line in open(os.path.join(w, "cases.txt")):
         stalls = sorted(((num(r, k), k[len(a):-len(b)]) for k in r for a, b in STALLS
                          if k.startswith(a) and k.endswith(b) and not k.endswith("_not_issued" + b)), reverse=True)
         top = ", ".join("%s %.2f" % (n, v) for v, n in stalls[:5] if v == v)
-        print("%-5s %-16s %-10s %s  %s; stalls: %s" % (dt, sh, who, "  ".join(vals), cl or "no cluster metric", top))
+        print("%-5s %-16s %-10s %s  %s; stalls: %s" % (dt, sh, f"{who}#{tag.split('-', 1)[0]}", "  ".join(vals), cl or "no cluster metric", top))
         if who == "cusparselt":
             print("      %s" % r.get("Kernel Name", "?")[:150])
 sys.exit(1 if bad else 0)
