@@ -108,7 +108,30 @@ static int slt_cold_launch(void *ctx)
     return slt_matmul(p, p->rot.b[i][0], p->rot.b[i][1], p->rot.b[i][2]);
 }
 
-static int slt_descriptors(struct slt *s)
+/* The search plan's algorithm selection set to configuration `config` (and split-K
+ * `split_k` when >= 0) before its plan is made, as cuSPARSELt's samples set one (the plan
+ * reads them at cusparseLtMatmulPlanInit; changing them on a made plan's selection is not
+ * how the library is used: a plan destroyed and made again from the same selection
+ * crashed in the library, H100, 2026-12-07). A configuration past the problem's
+ * CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID fails, naming the range. */
+static int slt_pin(struct slt *s, cusparseLtMatmulAlgSelection_t *alg, int config, int split_k)
+{
+    int max_id = -1;
+    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgGetAttribute(&s->h, alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID,
+              &max_id, sizeof max_id), slt_text);
+    if (config > max_id) {
+        runner_fail(RS_BAD_ARGS, "--slt-config %d: cuSPARSELt has configurations 0..%d for this problem", config, max_id);
+        return -1;
+    }
+    LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &config,
+              sizeof config), slt_text);
+    if (split_k >= 0)
+        LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k,
+                  sizeof split_k), slt_text);
+    return 0;
+}
+
+static int slt_descriptors(struct slt *s, int pin_config, int pin_split_k)
 {
     const struct operands *o = s->o;
     cudaDataType t = o->dtype == CROQ_DTYPE_F16 ? CUDA_R_16F : CUDA_R_8F_E4M3;
@@ -127,6 +150,8 @@ static int slt_descriptors(struct slt *s)
         p->s = s;
         LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgSelectionInit(&s->h, &p->alg, &s->mm, CUSPARSELT_MATMUL_ALG_DEFAULT), slt_text);
         p->have = 1;
+        if (i == P_SEARCH && pin_config >= 0)
+            TRY(slt_pin(s, &p->alg, pin_config, pin_split_k));
         LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulPlanInit(&s->h, &p->plan, &s->mm, &p->alg), slt_text);
         p->have = 2;
     }
@@ -200,34 +225,6 @@ static int slt_search(struct slt *s)
               cusparseLtMatmulSearch(&s->h, &p->plan, &one, (const void *)s->a_comp, (const void *)s->o->d_b, &zero,
                                      (const void *)p->d_c, (void *)p->d_c, (void *)s->ws, &s->stream, 1),
               slt_text);
-    return slt_workspace(s);
-}
-
-/* The search plan made with configuration `config` (and split-K `split_k` when >= 0)
- * instead of searched: the plan is made again from its algorithm selection with those
- * attributes set (cuSPARSELt reads them at cusparseLtMatmulPlanInit), then the
- * workspace grows if it needs more. A configuration past the problem's
- * CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID is a bad_args failure that names the range. */
-static int slt_pin(struct slt *s, int config, int split_k)
-{
-    struct slt_plan *p = &s->p[P_SEARCH];
-    int max_id = -1;
-    LIB_CHECK(RS_INTERNAL_ERROR, cusparseLtMatmulAlgGetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_MAX_ID,
-              &max_id, sizeof max_id), slt_text);
-    if (config > max_id) {
-        runner_fail(RS_BAD_ARGS, "--slt-config %d: cuSPARSELt has configurations 0..%d for this problem", config, max_id);
-        return -1;
-    }
-    cusparseLtMatmulPlanDestroy(&p->plan);
-    p->have = 1;
-    p->ws_need = 0; /* the JSON's workspace_bytes of a plan that was not made again */
-    LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_ALG_CONFIG_ID, &config,
-              sizeof config), slt_text);
-    if (split_k >= 0)
-        LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulAlgSetAttribute(&s->h, &p->alg, CUSPARSELT_MATMUL_SPLIT_K, &split_k,
-                  sizeof split_k), slt_text);
-    LIB_CHECK(RS_BAD_ARGS, cusparseLtMatmulPlanInit(&s->h, &p->plan, &s->mm, &p->alg), slt_text);
-    p->have = 2;
     return slt_workspace(s);
 }
 
@@ -318,7 +315,9 @@ struct slt *vendor_cusparselt_open(const struct bench_env *env, int pin_config, 
     init_subject(search, "cusparselt_search");
     memset(kdef, 0, sizeof *kdef);
     memset(ksearch, 0, sizeof *ksearch);
-    if (slt_descriptors(s) || slt_prune_check(s) || slt_buffers(s)) {
+    /* a pinned configuration the library refuses makes cuSPARSELt unavailable in this run,
+     * its note saying why (the plans are made together) */
+    if (slt_descriptors(s, pin_config, pin_split_k) || slt_prune_check(s) || slt_buffers(s)) {
         mark_unavailable(def, search);
         vendor_cusparselt_close(s);
         return NULL;
@@ -328,7 +327,7 @@ struct slt *vendor_cusparselt_open(const struct bench_env *env, int pin_config, 
         subject_take_failure(def);
     else
         *kdef = plan_kernel(&s->p[P_DEFAULT]);
-    if ((pin_config >= 0 ? slt_pin(s, pin_config, pin_split_k) : slt_search(s)) ||
+    if ((pin_config < 0 && slt_search(s)) ||
         (cold && slt_cold_prepare(env, &s->p[P_SEARCH])))
         subject_take_failure(search);
     else

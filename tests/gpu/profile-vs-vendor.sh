@@ -20,8 +20,8 @@
 # kernel profiled once in a second pinned run. Why pinned: a search under ncu times
 # serialized launches with flushed caches and keeps another kernel than it keeps
 # unprofiled (H100, 2026-12-07, e4m3 512x8192x8192: 64x64x256 under ncu, 128x192x128
-# without). When the unprofiled run gives no configuration the case falls back to the
-# search under ncu, as before (the listing's pick after the search's runs of back-to-back
+# without). When the unprofiled run gives no configuration, or the pinned listing no pick
+# (the pinned plan failed), the case falls back to the search under ncu, as before (the listing's pick after the search's runs of back-to-back
 # launches, profiled at its first launch). The listing is kept, and the table prints the
 # profiled kernel's name, so a wrong pick can be seen: a sparse kernel is one whose name
 # matches SPARSE_RE.
@@ -63,60 +63,19 @@ profile() { # NAME KERNEL_FILTER... -- COMMAND...: one launch, raw CSV into $W/N
         --csv --page raw --print-units base "$@" > "$W/$name.csv" 2> "$W/$name.err"
     echo "ncu $name: rc=$?"
 }
-: > "$W/cases.txt"
-i=0
-for c in $CASES; do
-    i=$((i + 1))
-    dt=${c%%:*}; sh=${c#*:}; named=
-    case $sh in *:*) named=${sh#*:}; sh=${sh%%:*} ;; esac
-    if [ -n "$named" ]; then
-        cfg="dtype=$dt,$named"
-    else
-        cfg=$(python3 - "$T/state.json" "${dt}_${sh}_fs" <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))["shapes"].get(sys.argv[2]) or {}
-b = e.get("best") or {}
-print(b.get("config", "") if e.get("status") == "done" else "")
-PY
-)
-        if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
-    fi
-    # files are named by the case's place in CASES: two cases may share a dtype and shape
-    tag=$i-$dt-$sh
-    echo "$tag $dt $sh $cfg" >> "$W/cases.txt"
-    sets=(); IFS=, read -ra kv <<<"$cfg"
-    for x in "${kv[@]}"; do [ "${x%%=*}" = dtype ] || sets+=(--set "$x"); done
-    if ! "$B/croqtuner" build --dtype "$dt" --shape "$sh" "${sets[@]}" --name "ours-$tag" --out "$W/build" \
-            > "$W/build-$tag.log" 2>&1; then
-        echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$tag.log"; continue
-    fi
-    # cuSPARSELt's search without ncu: the configuration to pin under it
-    "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
-        > "$W/search-$tag.json" 2> "$W/search-$tag.err"
-    pin=$(python3 - "$W/search-$tag.json" <<'PY'
-import json, sys
-try:
-    r = json.loads(open(sys.argv[1]).readline())["results"]["cusparselt_search"]
-    a = r["algorithm"]  # written even when the search failed: only an ok search's counts
-    if r["status"] == "ok" and a["config_id"] >= 0 and a["split_k"] >= 1:
-        print(f"--slt-config {a['config_id']} --slt-split-k {a['split_k']}")
-except (OSError, ValueError, KeyError, TypeError):
-    pass
-PY
-)
-    echo "cuSPARSELt's search without ncu, $dt $sh: ${pin:-no configuration (the search runs under ncu)}"
-    # launches of `run`: the verification, one warm-up, one timed: profile the third
-    profile "ours-$tag" --kernel-name croq_gemm_sp --launch-skip 2 -- \
-        "$B/croq-runner" run --cubin "$W/build/ours-$tag.cubin" --dtype "$dt" --shape "$sh" \
-        --warmup 1 --iters 1 --trials 1
+# list_pick TAG DT SH [PIN OPTIONS]: cuSPARSELt's compare listed under ncu (one metric per
+# kernel), then "SKIP REGEX" on stdout: its pick and the launches of that kernel to skip
+# before the profiled one; nothing when there is no single pick. ncu's CSV shares stdout
+# with croq-runner's JSON line and ncu's ==PROF== lines: the reader takes only the lines
+# that start with a quote, the CSV's (and with a pin, the JSON line).
+list_pick() {
+    local tag=$1 dt=$2 sh=$3
+    shift 3
     "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --page raw --print-units base \
-        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin \
+        "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 "$@" \
         > "$W/list-$tag.csv" 2> "$W/list-$tag.err"
-    echo "ncu listing $dt $sh: rc=$?"
-    # ncu's CSV shares stdout with croq-runner's JSON line and ncu's ==PROF== lines: the
-    # readers below take only the lines that start with a quote, the CSV's
-    # prints "SKIP REGEX": the launches of that kernel to skip before the profiled one
-    pick=$(python3 - "$W/list-$tag.csv" "$SPARSE_RE" "$pin" <<'PY'
+    echo "ncu listing $dt $sh ${*:-(searched)}: rc=$?" >&2
+    python3 - "$W/list-$tag.csv" "$SPARSE_RE" "$*" <<'PY'
 import csv, json, re, sys
 lines = open(sys.argv[1]).readlines()
 pinned = sys.argv[3].split()[1] if sys.argv[3] else None  # the pinned config_id
@@ -159,7 +118,60 @@ if len(pick) == 1:
 else:
     print(f"rounds' sparse kernels {sorted(rounds)}, first candidate {first}: no single pick", file=sys.stderr)
 PY
+}
+: > "$W/cases.txt"
+i=0
+for c in $CASES; do
+    i=$((i + 1))
+    dt=${c%%:*}; sh=${c#*:}; named=
+    case $sh in *:*) named=${sh#*:}; sh=${sh%%:*} ;; esac
+    if [ -n "$named" ]; then
+        cfg="dtype=$dt,$named"
+    else
+        cfg=$(python3 - "$T/state.json" "${dt}_${sh}_fs" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["shapes"].get(sys.argv[2]) or {}
+b = e.get("best") or {}
+print(b.get("config", "") if e.get("status") == "done" else "")
+PY
 )
+        if [ -z "$cfg" ]; then echo "skip $dt $sh: no registered best in $T"; continue; fi
+    fi
+    # files are named by the case's place in CASES: two cases may share a dtype and shape
+    tag=$i-$dt-$sh
+    echo "$tag $dt $sh $cfg" >> "$W/cases.txt"
+    sets=(); IFS=, read -ra kv <<<"$cfg"
+    for x in "${kv[@]}"; do [ "${x%%=*}" = dtype ] || sets+=(--set "$x"); done
+    if ! "$B/croqtuner" build --dtype "$dt" --shape "$sh" "${sets[@]}" --name "ours-$tag" --out "$W/build" \
+            > "$W/build-$tag.log" 2>&1; then
+        echo "build of ours $dt $sh failed:"; tail -n 3 "$W/build-$tag.log"; continue
+    fi
+    # cuSPARSELt's search without ncu: the configuration to pin under it
+    "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 \
+        > "$W/search-$tag.json" 2> "$W/search-$tag.err"
+    pin=$(python3 - "$W/search-$tag.json" <<'PY'
+import json, sys
+try:
+    r = json.loads(open(sys.argv[1]).readline())["results"]["cusparselt_search"]
+    a = r["algorithm"]  # written even when the search failed: only an ok search's counts
+    # split_k -1: the library's own for that configuration (H100, 2026-12-07: every pick)
+    if r["status"] == "ok" and a["config_id"] >= 0:
+        print(f"--slt-config {a['config_id']}" + (f" --slt-split-k {a['split_k']}" if a["split_k"] >= 1 else ""))
+except (OSError, ValueError, KeyError, TypeError):
+    pass
+PY
+)
+    echo "cuSPARSELt's search without ncu, $dt $sh: ${pin:-no configuration (the search runs under ncu)}"
+    # launches of `run`: the verification, one warm-up, one timed: profile the third
+    profile "ours-$tag" --kernel-name croq_gemm_sp --launch-skip 2 -- \
+        "$B/croq-runner" run --cubin "$W/build/ours-$tag.cubin" --dtype "$dt" --shape "$sh" \
+        --warmup 1 --iters 1 --trials 1
+    pick=$(list_pick "$tag" "$dt" "$sh" $pin)
+    if [ -z "$pick" ] && [ -n "$pin" ]; then
+        echo "the pinned listing gave no pick ($dt $sh): the search runs under ncu instead"
+        pin=
+        pick=$(list_pick "$tag" "$dt" "$sh")
+    fi
     if [ -z "$pick" ]; then echo "no kernel matching '$SPARSE_RE' in the compare's listing ($dt $sh)"; continue; fi
     profile "cusparselt-$tag" --kernel-name "${pick#* }" --launch-skip "${pick%% *}" -- \
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin
