@@ -2,9 +2,10 @@
 # tests/gpu/streamk-profile.sh — on the GPU machine: why stream-K loses on a one-wave grid
 # (issue 23; streamk-h100.txt: 0.65-0.69x at e4m3 4096x1024x8192, 128 tiles for 132 SMs).
 # The same persistent 256x128 kernel with stream_k=1 and =0, each built, timed by
-# croq-runner (5 trials of 200 launches) and profiled under ncu (warm L2, one launch after
-# the verification and a warm-up): time, active cycles (avg / min / max over SMs: a CTA
-# that waits shows as a long max), tensor-pipe %, L2 hit rate, DRAM and L2 bytes, top stalls.
+# croq-runner (5 trials of 200 launches) and profiled under ncu (warm L2: the run's third launch,
+# after its verification and first warm-up launch): time, active cycles (avg / min / max over
+# SMs; a CTA spinning on a flag counts as active), tensor-pipe %, L2 hit rate, DRAM and L2
+# bytes, top stalls.
 # Usage: tests/gpu/streamk-profile.sh BIN_DIR OUT_DIR   (env SHAPE, DTYPE, BASE: knob=value list)
 set -u
 B=${1:?bin dir}; OUT=${2:?out dir}
