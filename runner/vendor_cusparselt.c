@@ -11,9 +11,9 @@
  * is timed, so compare can time both in the same rounds. With a pinned configuration
  * (compare --slt-config) the "search" plan is made with that configuration instead and
  * nothing is searched: how a profiler run launches the kernel an unprofiled search kept
- * (a search under ncu times serialized, flushed launches and keeps another one). Both run on the one compressed
- * A, as cuSPARSELt's own samples do after a search, with one workspace of the larger
- * size (one stream: never two launches at once).
+ * (a search under ncu times serialized, flushed launches and keeps another one). Both
+ * run on the one compressed A, as cuSPARSELt's own samples do after a search, with one
+ * workspace of the larger size (one stream: never two launches at once).
  * Compiled in only with CROQ_HAVE_CUSPARSELT (CMake found the header and library).
  */
 #include "ours.h"
