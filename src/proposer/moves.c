@@ -365,7 +365,7 @@ static void random_config(const struct prop_state *st, uint64_t *rng, int dtype,
 /* Under replay (ctx->measurable): up to RANDOM_KEEP usable entries of the list drawn
  * without replacement (a partial Fisher-Yates shuffle of its indices), for the cost
  * model to rank as it ranks the space's draws; drawing knob-space points instead would
- * find about one usable entry in 30 calls (600 of 84 M points). */
+ * find about one usable entry in 30 calls (600 of 126 M points). */
 static int gen_random_measurable(const struct prop_state *st, uint64_t rng, struct cand_list *l)
 {
     size_t n = st->ctx->n_measurable;

@@ -104,7 +104,7 @@ grep -q "iter 7: its idea" <<<"$a" && fail "the grid rows after the edit are nam
 
 # grid: the knob space in table order
 tune --iters 4 --tuning "$tmp/g" --strategy grid || fail "tune --strategy grid"
-m=$(grep -c '"idea":"grid point [0-9]* of 83886080 (the knob space in table order): ' "$tmp/g/logs/$key/idea-log.jsonl")
+m=$(grep -c '"idea":"grid point [0-9]* of 125829120 (the knob space in table order): ' "$tmp/g/logs/$key/idea-log.jsonl")
 [ "$m" -eq 4 ] || fail "grid: $m of 4 ideas are grid points"
 a=$("$bin" audit --tuning "$tmp/g") || fail "grid run does not audit clean: $a"
 

@@ -489,17 +489,18 @@ static void test_codegen_refuses_by_name(void **state)
 }
 
 /* The snapshots committed with the H200 results read: the typical sweep's generator has
- * this binary's whole table but `stream_k` (added after it: a croqtuner of this tree
- * resuming it proposes as before, stream_k held at 0), and one from before `schedule`
- * lacks exactly those two knobs. */
+ * this binary's whole table but `stream_k` and the value 4 of `cluster_m` (added after
+ * it: a croqtuner of this tree resuming it proposes as before, stream_k held at 0,
+ * cluster_m in 1 and 2), and one from before `schedule` lacks those and `schedule`. */
 static void test_committed_snapshots(void **state)
 {
     (void)state;
     static const struct {
         const char *dir, *id, *lacks;
     } snaps[] = {
-        {"results/h200/sweep-typical", "bf864aace8b80df1", "knob stream_k (held at 0)"},
-        {"results/h200/tuning-typical", "660dcf0c7e886d77", "knob schedule (held at 0), knob stream_k (held at 0)"},
+        {"results/h200/sweep-typical", "bf864aace8b80df1", "cluster_m=4, knob stream_k (held at 0)"},
+        {"results/h200/tuning-typical", "660dcf0c7e886d77",
+         "cluster_m=4, knob schedule (held at 0), knob stream_k (held at 0)"},
     };
     for (size_t i = 0; i < sizeof snaps / sizeof *snaps; i++) {
         char dir[1024], err[700], d[KNOB_SPACE_DESCRIBE_MAX];
