@@ -56,7 +56,7 @@ void grid_release(struct grid *g);
  * [0, grid_space_points(space)) in mixed-radix order, the first knob of the table varying
  * fastest (as a grid block's product). The value lists are space's (the shape's
  * generator's knobs and values, src/knobs/space.h); a NULL space is this binary's whole
- * table, 83,886,080 points. grid_space_point sets the early knobs of *out to point x
+ * table, 125,829,120 points. grid_space_point sets the early knobs of *out to point x
  * and copies dtype and the late knobs from base. Valid or not: the caller validates
  * for its shape (and checks the late knobs base carried against space). */
 long grid_space_points(const struct knob_space *space);
