@@ -21,8 +21,9 @@
 # serialized launches with flushed caches and keeps another kernel than it keeps
 # unprofiled (H100, 2026-12-07, e4m3 512x8192x8192: 64x64x256 under ncu, 128x192x128
 # without). When the unprofiled run gives no configuration, or the pinned listing no pick
-# (the pinned plan failed), the case falls back to the search under ncu, as before (the listing's pick after the search's runs of back-to-back
-# launches, profiled at its first launch). The listing is kept, and the table prints the
+# (the pinned plan failed), the case falls back to the search under ncu, as before (the
+# listing's pick after the search's runs of back-to-back launches, profiled at its first
+# launch). The listing is kept, and the table prints the
 # profiled kernel's name, so a wrong pick can be seen: a sparse kernel is one whose name
 # matches SPARSE_RE.
 #
@@ -177,9 +178,11 @@ PY
         "$B/croq-runner" compare --dtype "$dt" --shape "$sh" --warmup 1 --iters 1 --trials 2 $pin
 done
 tar czf "$OUT/profile.tgz" -C "$(dirname "$W")" profile
-python3 - "$W" <<'PY'
-import csv, os, sys
+python3 - "$W" "$(dirname "$0")/tools" <<'PY'
+import os, sys
 w = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from ncu_csv import num, row_of, top_stalls
 cols = [("grid", "launch__grid_size"), ("block", "launch__block_size"), ("regs", "launch__registers_per_thread"),
         ("smem KB", ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")),
         ("us", "gpu__time_duration.sum"), ("MHz", ["sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"]),
@@ -190,21 +193,6 @@ cols = [("grid", "launch__grid_size"), ("block", "launch__block_size"), ("regs",
         ("bank confl", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")]
 # a tuple: summed; a list: alternatives, the first this ncu reports (on the H200, 2026-12-03,
 # ncu 13.0 gave the elapsed form of the tensor pipe and gpu__dram_throughput only)
-# the stall reasons, in either form ncu's WarpStateStats gives them (src/profile reads both)
-STALLS = (("smsp__average_warp_latency_issue_stalled_", ".ratio"),
-          ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"))
-def row_of(path):
-    try:
-        rows = [r for r in csv.DictReader(l for l in open(path) if l.startswith('"'))
-                if r.get("ID", "").isdigit()]
-    except OSError:
-        return None
-    return rows[-1] if rows else None
-def num(r, k):
-    try:
-        return float(str(r.get(k, "nan")).replace(",", ""))
-    except ValueError:
-        return float("nan")
 bad = 0
 print("%-5s %-16s %-10s %s  %s" % ("dtype", "shape", "kernel", "  ".join("%10s" % c for c, _ in cols), "top stalls"))
 for line in open(os.path.join(w, "cases.txt")):
@@ -224,9 +212,7 @@ for line in open(os.path.join(w, "cases.txt")):
             vals.append("%10.1f" % v)
         dims = [r.get("launch__cluster_dim_" + d, "") for d in "xyz"]
         cl = "cluster " + "x".join(dims) if all(dims) else ""
-        stalls = sorted(((num(r, k), k[len(a):-len(b)]) for k in r for a, b in STALLS
-                         if k.startswith(a) and k.endswith(b) and not k.endswith("_not_issued" + b)), reverse=True)
-        top = ", ".join("%s %.2f" % (n, v) for v, n in stalls[:5] if v == v)
+        top = top_stalls(r)
         print("%-5s %-16s %-10s %s  %s; stalls: %s" % (dt, sh, f"{who}#{tag.split('-', 1)[0]}", "  ".join(vals), cl or "no cluster metric", top))
         if who == "cusparselt":
             print("      %s" % r.get("Kernel Name", "?")[:150])

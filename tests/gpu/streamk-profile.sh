@@ -31,28 +31,22 @@ for n in sk dp; do
     echo "ncu $n: rc=$?"
     "${run[@]}" --warmup 20 --iters 200 --trials 5 > "$OUT/time-$n.json" 2> "$OUT/time-$n.err"
 done
-python3 - "$OUT" <<'PY'
-import csv, json, sys
+python3 - "$OUT" "$(dirname "$0")/tools" <<'PY'
+import json, sys
 o = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from ncu_csv import row_of, top_stalls
 for n in ("sk", "dp"):
     t = json.loads(open(f"{o}/time-{n}.json").readline() or "{}")
     tm, st = t.get("timing") or {}, t.get("gpu_state") or {}
     print(f"{n}: timed {t.get('status')} {tm.get('tflops')} TFLOPS {tm.get('median_ms')} ms "
           f"{st.get('sm_clock_median_mhz')} MHz (one after the other, not interleaved)")
-    rows = [r for r in csv.DictReader(l for l in open(f"{o}/ncu-{n}.csv") if l.startswith('"')) if r.get("ID", "").isdigit()]
-    if not rows:
+    r = row_of(f"{o}/ncu-{n}.csv")
+    if not r:
         print("  no ncu row"); continue
-    r = rows[-1]
     for k in ("gpu__time_duration.sum", "sm__cycles_active.avg", "sm__cycles_active.min", "sm__cycles_active.max",
-              "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", "lts__t_sector_hit_rate.pct",
+              "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "lts__t_sector_hit_rate.pct",
               "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "launch__grid_size"):
         print(f"  {k} = {r.get(k)}")
-    st = []
-    for k, v in r.items():
-        # ncu's WarpStateStats names, as profile-vs-vendor.sh reads them
-        if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("_per_issue_active.ratio") \
-                and "_not_issued" not in k:
-            try: st.append((float(v.replace(",", "")), k[len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")]))
-            except ValueError: pass
-    print("  stalls:", ", ".join(f"{k} {v:.2f}" for v, k in sorted(st, reverse=True)[:7]))
+    print("  stalls:", top_stalls(r, 7))
 PY
