@@ -167,7 +167,8 @@ PY
     profile "ours-$tag" --kernel-name croq_gemm_sp --launch-skip 2 -- \
         "$B/croq-runner" run --cubin "$W/build/ours-$tag.cubin" --dtype "$dt" --shape "$sh" \
         --warmup 1 --iters 1 --trials 1
-    pick=$(list_pick "$tag" "$dt" "$sh" $pin)
+    # the pinned listing's files keep their own name: a fallback listing must not hide why it failed
+    pick=$(list_pick "${pin:+pin-}$tag" "$dt" "$sh" $pin)
     if [ -z "$pick" ] && [ -n "$pin" ]; then
         echo "the pinned listing gave no pick ($dt $sh): the search runs under ncu instead"
         pin=
