@@ -4,8 +4,8 @@
  * build:   the source must exist and the config pass knobs_validate (as sim); a config
  *          the dataset recorded as compile_error fails again with the recorded reason.
  * measure: a config the dataset measured ok gets as many trials as were recorded (10 paired
- *          with the incumbent's, drawn alike from its record, when the engine asks for a
- *          paired measurement: DECIDE rules 3), each
+ *          with the incumbent's, drawn from its record with the pair's shared state (below)
+ *          when the engine asks for a paired measurement: DECIDE rules 3), each
  *          drawn (with replacement) from the recorded trials by a generator seeded from
  *          (seed, key, iteration, tag, config) as the sim's noise is: the same run
  *          replays the same numbers, and another seed sees another draw of the measured
@@ -112,6 +112,46 @@ static int replay_build(struct backend *b, const struct cand_req *r, struct cand
     return 0;
 }
 
+/* Trials timed back to back share the GPU's state. A recorded trial's time is mostly the
+ * SM clock the power cap left it (the H100 datasets' records are bimodal, ~1500 against
+ * 1800-1980 MHz), and on the GPU a pair of DECIDE (rules 3) or a round of the final ladder
+ * runs its subjects within milliseconds, at one clock. Drawing every subject's trial
+ * independently loses that: the paired ratios' spread becomes the two records' spreads
+ * added. So a subject's draw is, with probability REPLAY_STATE_SHARED, the trial at the
+ * pair's or round's common rank in its own record (slow with slow, fast with fast), else
+ * an independent one. Calibration (bench/pair-coupling.py on the H200 typical sweep's 603
+ * paired measurements of 10 pairs, 2026-12-08): the sign-test interval's width / median
+ * ratio is 1.20 % as measured (median over the measurements; 5.20 % at the 90th
+ * percentile); the same trials re-paired independently give 2.06 % (9.85 %), always at the
+ * common rank 0.59 % (3.59 %), at the common rank in 0.6 of the draws 1.06 % (5.91 %). */
+#define REPLAY_STATE_SHARED 0.6
+
+/* The rank (0 = fastest) of trial k among rec's trials, ties in recorded order. */
+static int trial_rank(const struct ds_record *rec, int k)
+{
+    int below = 0;
+    for (int q = 0; q < rec->n_trials; q++)
+        below += rec->trial_ms[q] < rec->trial_ms[k] || (rec->trial_ms[q] == rec->trial_ms[k] && q < k);
+    return below;
+}
+
+/* The index of rec's trial at quantile u in [0, 1): rank floor(u x n_trials). */
+static int trial_at(const struct ds_record *rec, double u)
+{
+    int want = (int)(u * rec->n_trials);
+    for (int k = 0; k < rec->n_trials; k++)
+        if (trial_rank(rec, k) == want)
+            return k;
+    return rec->n_trials - 1; /* not reached: the ranks are 0..n_trials-1 */
+}
+
+/* A subject's draw in a pair or round whose state is quantile u: with probability shared
+ * the trial at u, else an independent one. */
+static int draw_trial(const struct ds_record *rec, double u, double shared, struct rng *g)
+{
+    return rng_uniform(g) < shared ? trial_at(rec, u) : (int)(rng_next(g) % (uint64_t)rec->n_trials);
+}
+
 static int replay_measure(struct backend *b, const struct cand_req *r, struct cand_result *out)
 {
     struct replay *p = b->priv;
@@ -156,8 +196,9 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
             int k = (int)(rng_next(&g) % (uint64_t)rec->n_trials);
             trial[i] = rec->trial_ms[k];
             clock[i] = k < rec->n_trial_clocks ? rec->trial_clock_mhz[k] : rec->sm_clock_mhz;
-            if (paired)
-                inc[i] = irec->trial_ms[rng_next(&g) % (uint64_t)irec->n_trials];
+            if (paired) /* the pair's state: the candidate's trial's quantile */
+                inc[i] = irec->trial_ms[draw_trial(irec, (trial_rank(rec, k) + 0.5) / rec->n_trials,
+                                                   REPLAY_STATE_SHARED, &g)];
         }
         /* the clock of the median trial: the one the reported time ran at */
         int mid = 0;
@@ -181,8 +222,8 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
 }
 
 /* The final ladder: every round draws one recorded trial of each entry (with replacement,
- * seeded as measure's draws are), with its recorded clock. An entry the dataset did not
- * measure ok fails the ladder as its record says. */
+ * seeded as measure's draws are, the round's state shared as a pair's), with its recorded
+ * clock. An entry the dataset did not measure ok fails the ladder as its record says. */
 static int replay_ladder(struct backend *b, const struct ladder_req *q, struct ladder_result *out)
 {
     struct replay *p = b->priv;
@@ -206,15 +247,19 @@ static int replay_ladder(struct backend *b, const struct ladder_req *q, struct l
             snprintf(out->reason, sizeof out->reason, "iteration %d: not measured ok in the dataset", q->e[i].iter);
         }
     }
-    for (int r = 0; out->status == CAND_OK && r < rounds && r < LADDER_MAX_ROUNDS; r++)
+    for (int r = 0; out->status == CAND_OK && r < rounds && r < LADDER_MAX_ROUNDS; r++) {
+        /* the round's state; each entry takes it with probability sqrt(shared), so any two
+         * entries of a round share it as a DECIDE pair does */
+        const double u = rng_uniform(&g);
         for (int k = 0; k < q->n; k++) {
             int i = (r + k) % q->n;
             struct ladder_entry_result *e = &out->e[i];
-            int t = (int)(rng_next(&g) % (uint64_t)rec[i]->n_trials);
+            int t = draw_trial(rec[i], u, sqrt(REPLAY_STATE_SHARED), &g);
             double clk = t < rec[i]->n_trial_clocks ? rec[i]->trial_clock_mhz[t] : rec[i]->sm_clock_mhz;
             e->trial_ms[e->trials] = rec[i]->trial_ms[t];
             e->trial_clock_mhz[e->trials++] = isfinite(clk) ? (int)round(clk) : -1;
         }
+    }
     if (out->status == CAND_OK)
         backend_ladder_summarise(q, out);
     json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "schema", 1, "command", "ladder", "tag", q->tag,

@@ -1,7 +1,8 @@
 /* tests/unit/test_replay.c — the replay backend (src/backend/replay.c): trials drawn from
  * the recorded ones and seeded, recorded failures replayed, configs outside the dataset
  * reported as such, the shape checked, the stand-in profile; a dataset read the same
- * from its gzip form (the committed datasets' form). */
+ * from its gzip form (the committed datasets' form); a pair's and a ladder round's trials
+ * sharing the GPU state as the GPU's alternating trials do. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -306,6 +307,68 @@ static void test_gzip_dataset(void **state)
     (void)state;
 }
 
+/* Two bimodal records whose every state has the same ratio (the incumbent 1.02x slower,
+ * fast 0.100 / 0.102 ms, slow 0.120 / 0.1224): a pair drawn in one state has ratio 1.02,
+ * a mixed one 0.85 or 1.224. replay.c shares the state in 0.6 of the draws, so a pair is
+ * in one state with probability 0.6 + 0.4 / 2 = 0.8 (independent draws: 0.5). */
+static void test_shared_state(void **state)
+{
+    char err[256], p2[160];
+    snprintf(p2, sizeof p2, "%s/bimodal.jsonl", dir);
+    struct croq_config a = c_ok, inc = c_ok, base;
+    a.v[KNOB_GROUP] = 2;
+    inc.v[KNOB_GROUP] = 4;
+    knobs_baseline(&base, CROQ_DTYPE_F16);
+    const struct croq_config *cfgs[3] = {&a, &inc, &base};
+    const double fast[3] = {0.100, 0.102, 0.5}, slow[3] = {0.120, 0.1224, 0.5};
+    for (int c = 0; c < 3; c++) {
+        struct ds_record r;
+        rec_of(&r, cfgs[c], "ok", "");
+        r.n_trials = 10;
+        for (int i = 0; i < 10; i++) /* interleaved, so a rank is not a recorded position */
+            r.trial_ms[i] = i % 2 ? slow[c] : fast[c];
+        r.max_err_over_tol = 0.25;
+        r.median_ms = (fast[c] + slow[c]) / 2, r.tflops = 2.0 * 1024 * 1024 * 4096 / (r.median_ms * 1e-3) / 1e12;
+        assert_int_equal(dataset_append(p2, &r, CROQ_DTYPE_F16, &shape, NULL, err, sizeof err), 0);
+    }
+    struct backend_opts o = {.name = "replay", .dataset = p2};
+    struct backend *b = backend_open(&o, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    /* DECIDE's pairs: the interval [r_(2), r_(9)] of 10 pairs is the point 1.02 when at most
+     * one pair is mixed either way, P ~ 0.55 here, ~ 0.06 with independent draws */
+    int point = 0;
+    for (int s = 0; s < 100; s++) {
+        struct cand_req q = req(&a, (unsigned long long)s + 1, 7);
+        q.incumbent_cfg = &inc;
+        struct cand_result r;
+        assert_int_equal(b->measure(b, &q, &r), 0);
+        if (r.status != CAND_OK)
+            fail_msg("%s", r.reason);
+        assert_true(r.ratio_lo >= 0.85 - 1e-9 && r.ratio_hi <= 1.224 + 1e-9);
+        point += fabs(r.ratio_lo - 1.02) < 1e-9 && fabs(r.ratio_hi - 1.02) < 1e-9;
+    }
+    assert_in_range(point, 35, 80);
+    /* the final ladder: any two entries of a round share its state as a pair does, so
+     * both are in one state in ~0.8 of 400 rounds */
+    int same = 0, rounds = 0;
+    for (int s = 0; s < 20; s++) {
+        struct ladder_req q = {.dir = dir, .key = "f16_1024x1024x4096_fs", .shape = shape, .seed = (unsigned long long)s,
+                               .tag = "shared", .n = 2, .rounds = 20};
+        q.e[0] = (struct ladder_entry_req){.iter = 1, .cfg = &a, .src_rel = "k.cu"};
+        q.e[1] = (struct ladder_entry_req){.iter = 2, .cfg = &inc, .src_rel = "k.cu"};
+        struct ladder_result l;
+        assert_int_equal(b->ladder(b, &q, &l), 0);
+        assert_int_equal(l.status, CAND_OK);
+        assert_int_equal(l.e[0].trials, 20);
+        for (int t = 0; t < 20; t++, rounds++)
+            same += (l.e[0].trial_ms[t] < 0.11) == (l.e[1].trial_ms[t] < 0.11);
+    }
+    assert_in_range(same, 280, 360);
+    backend_close(b);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_bad_datasets),
         cmocka_unit_test(test_record_without_a_knob),
         cmocka_unit_test(test_gzip_dataset),
+        cmocka_unit_test(test_shared_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
