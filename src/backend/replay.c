@@ -118,12 +118,15 @@ static int replay_build(struct backend *b, const struct cand_req *r, struct cand
  * runs its subjects within milliseconds, at one clock. Drawing every subject's trial
  * independently loses that: the paired ratios' spread becomes the two records' spreads
  * added. So a subject's draw is, with probability REPLAY_STATE_SHARED, the trial at the
- * pair's or round's common rank in its own record (slow with slow, fast with fast), else
- * an independent one. Calibration (bench/pair-coupling.py on the H200 typical sweep's 603
- * paired measurements of 10 pairs, 2026-12-08): the sign-test interval's width / median
- * ratio is 1.20 % as measured (median over the measurements; 5.20 % at the 90th
- * percentile); the same trials re-paired independently give 2.06 % (9.85 %), always at the
- * common rank 0.59 % (3.59 %), at the common rank in 0.6 of the draws 1.06 % (5.91 %). */
+ * pair's or round's common quantile of its own record (slow with slow, fast with fast, as
+ * far as two records hold their modes in the same proportion: quantiles are matched, not
+ * recorded clocks, which lag the trials), else an independent one. Calibration
+ * (bench/pair-coupling.py on the H200 typical sweep's 603 paired measurements of 10 pairs,
+ * 2026-12-08): the sign-test interval's width / median ratio is 1.20 % as measured (median
+ * over the measurements; 5.20 % at the 90th percentile); the same trials re-paired
+ * independently give 2.10 % (9.86 %), always at the common quantile 0.60 % (3.70 %), at it
+ * in 0.6 of the draws 1.11 % (5.74 %): 0.6 lies between the median's fit (~0.57) and the
+ * 90th percentile's (~0.7). */
 #define REPLAY_STATE_SHARED 0.6
 
 /* The rank (0 = fastest) of trial k among rec's trials, ties in recorded order. */
@@ -196,9 +199,11 @@ static int replay_measure(struct backend *b, const struct cand_req *r, struct ca
             int k = (int)(rng_next(&g) % (uint64_t)rec->n_trials);
             trial[i] = rec->trial_ms[k];
             clock[i] = k < rec->n_trial_clocks ? rec->trial_clock_mhz[k] : rec->sm_clock_mhz;
-            if (paired) /* the pair's state: the candidate's trial's quantile */
-                inc[i] = irec->trial_ms[draw_trial(irec, (trial_rank(rec, k) + 0.5) / rec->n_trials,
-                                                   REPLAY_STATE_SHARED, &g)];
+            if (paired) { /* the pair's state: a quantile inside the candidate's trial's rank
+                           * (uniform over the incumbent's ranks whatever the two counts) */
+                const double u = (trial_rank(rec, k) + rng_uniform(&g)) / rec->n_trials;
+                inc[i] = irec->trial_ms[draw_trial(irec, u, REPLAY_STATE_SHARED, &g)];
+            }
         }
         /* the clock of the median trial: the one the reported time ran at */
         int mid = 0;
