@@ -10,7 +10,7 @@ for f in "$ds"/f16_*.jsonl; do cp "$f" "$tmp/plain/"; gzip -9c "$f" >"$tmp/gz/$(
 [ "$(ls "$tmp/gz" | wc -l)" -ge 3 ] || fail "expected the committed f16 datasets in $ds"
 a=$("$bin" replay-bench --datasets "$tmp/plain" --seeds 2 --iters 30 --jobs 2) || fail "plain: $a"
 b=$("$bin" replay-bench --datasets "$tmp/gz" --seeds 2 --iters 30 --jobs 2) || fail "gzip: $b"
-grep -Eq "^replay-bench: min@10 0\.[0-9]{3} min@30 0\.[0-9]{3}$" <<<"$b" || fail "gzip summary: $b"
+grep -Eq "^replay-bench: min@10 [01]\.[0-9]{3} min@30 [01]\.[0-9]{3}$" <<<"$b" || fail "gzip summary: $b"
 [ "$a" = "$b" ] || fail "the gzip datasets replay differently: $(diff <(echo "$a") <(echo "$b"))"
 one=$(ls "$tmp/plain" | head -n 1)
 cp "$tmp/plain/$one" "$tmp/gz/"
